@@ -1,0 +1,66 @@
+//! Pieces every command shares: starting the engine (with setup when needed) and progress bars.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use seamscope::embed::install;
+use seamscope::index::{BuildProgress, BuildStage};
+use seamscope::session::{Engine, needs_setup};
+use seamscope::settings::Settings;
+
+/// Install the model if the default one is missing, then load the engine.
+pub fn start_engine(settings: Settings) -> anyhow::Result<Engine> {
+    if needs_setup(&settings) {
+        eprintln!("seamscope: the embedding model is not installed yet; running setup (once)");
+        let data_dir = settings.places().data_dir;
+        install::install(&data_dir, &mut |line| eprintln!("  {line}"))?;
+    }
+    Ok(Engine::load(settings)?)
+}
+
+/// A progress bar on stderr for index builds; hidden when stderr is not a terminal.
+pub struct BuildBar {
+    bar: ProgressBar,
+    stage: Option<BuildStage>,
+}
+
+impl BuildBar {
+    /// A new, empty bar.
+    pub fn new() -> Self {
+        let bar = if std::io::stderr().is_terminal() {
+            ProgressBar::new(0)
+        } else {
+            ProgressBar::hidden()
+        };
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{msg:>14} [{bar:40}] {pos}/{len} tokens ({per_sec}, eta {eta})",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        BuildBar { bar, stage: None }
+    }
+
+    /// Show one progress report; always continues.
+    pub fn update(&mut self, p: BuildProgress) -> bool {
+        if self.stage != Some(p.stage) {
+            self.stage = Some(p.stage);
+            self.bar.set_message(match p.stage {
+                BuildStage::Verify => "verifying",
+                BuildStage::EmbedChunks => "embed chunks",
+                BuildStage::EmbedSeams => "embed seams",
+                BuildStage::WriteIndexes => "write indexes",
+            });
+            self.bar.set_position(0);
+        }
+        self.bar.set_length(p.total as u64);
+        self.bar.set_position(p.done as u64);
+        true
+    }
+
+    /// Remove the bar.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

@@ -1,0 +1,163 @@
+//! `seamscope index`: chunk, embed and index a corpus, and say what was done.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use seamscope::corpus::SkippedFile;
+use seamscope::index::{BuildReport, IndexSizes};
+use seamscope::layout::LayoutTimings;
+use seamscope::session::OpenCorpus;
+
+use super::common::{BuildBar, start_engine};
+use super::{GlobalArgs, LayoutArgs};
+
+/// Everything `index` reports, as printed and as JSON.
+#[derive(Debug, Serialize)]
+pub struct IndexSummary {
+    corpus: String,
+    documents: usize,
+    skipped: Vec<SkippedFile>,
+    tokens: usize,
+    chunker: String,
+    chunks: usize,
+    k: usize,
+    seams: usize,
+    mean_seam_tokens: f64,
+    vectors: usize,
+    vectors_vs_chunks_alone: f64,
+    tokens_embedded: usize,
+    tokens_from_cache: usize,
+    layout_seconds: LayoutTimings,
+    build: BuildReport,
+}
+
+impl IndexSummary {
+    fn new(open: &OpenCorpus) -> Self {
+        let l = &open.layout;
+        let seam_tokens: usize = l
+            .seams
+            .iter()
+            .map(|s| (s.left_tokens + s.right_tokens) as usize)
+            .sum();
+        let r = &open.report;
+        IndexSummary {
+            corpus: open.corpus.root.display().to_string(),
+            documents: open.corpus.documents.len(),
+            skipped: open.corpus.skipped.clone(),
+            tokens: l.total_tokens(),
+            chunker: l.chunker.clone(),
+            chunks: l.chunks.len(),
+            k: l.k,
+            seams: l.seams.len(),
+            mean_seam_tokens: seam_tokens as f64 / l.seams.len().max(1) as f64,
+            vectors: l.chunks.len() + l.seams.len(),
+            vectors_vs_chunks_alone: (l.chunks.len() + l.seams.len()) as f64
+                / l.chunks.len().max(1) as f64,
+            tokens_embedded: r.chunk_embedding.tokens_embedded + r.seam_embedding.tokens_embedded,
+            tokens_from_cache: r.chunk_embedding.tokens_cached + r.seam_embedding.tokens_cached,
+            layout_seconds: l.timings,
+            build: r.clone(),
+        }
+    }
+
+    fn print(&self) {
+        let r = &self.build;
+        println!("corpus     {}", self.corpus);
+        println!(
+            "documents  {} loaded, {} skipped",
+            self.documents,
+            self.skipped.len()
+        );
+        for s in &self.skipped {
+            println!(
+                "           skipped {}: {}",
+                seamscope::text::safe(&s.path),
+                s.reason
+            );
+        }
+        println!("tokens     {}", self.tokens);
+        println!("chunks     {} ({})", self.chunks, self.chunker);
+        println!(
+            "seams      {} (k = {}, mean window {:.0} tokens)",
+            self.seams, self.k, self.mean_seam_tokens
+        );
+        println!(
+            "vectors    {} = {:.2}x chunks alone ({} dense search)",
+            self.vectors,
+            self.vectors_vs_chunks_alone,
+            match r.search_mode {
+                seamscope::index::vectors::SearchMode::Exact => "exact",
+                seamscope::index::vectors::SearchMode::Approximate => "approximate (HNSW)",
+            }
+        );
+        if r.reopened {
+            println!("embedding  none: reopened a verified index");
+        } else {
+            let c = &r.chunk_embedding;
+            let s = &r.seam_embedding;
+            println!(
+                "embedding  {} tokens embedded, {} served from cache",
+                self.tokens_embedded, self.tokens_from_cache
+            );
+            println!(
+                "           chunks: {} embedded, {} from cache ({} model windows)",
+                c.cache_misses, c.cache_hits, c.windows
+            );
+            println!(
+                "           seams:  {} embedded, {} from cache ({} model windows)",
+                s.cache_misses, s.cache_hits, s.windows
+            );
+        }
+        if let Some(why) = &r.rebuilt_because {
+            println!("rebuilt    the existing index was not used: {why}");
+        }
+        let t = &self.layout_seconds;
+        let b = &r.timings;
+        println!(
+            "time       tokenize {:.2}s, chunk {:.3}s, seams {:.3}s, open {:.2}s, embed chunks {:.2}s, embed seams {:.2}s, write {:.2}s",
+            t.tokenize, t.chunk, t.seams, b.open, b.embed_chunks, b.embed_seams, b.write_indexes
+        );
+        let IndexSizes {
+            chunk_vectors,
+            seam_vectors,
+            chunk_keywords,
+            seam_keywords,
+        } = r.bytes_on_disk;
+        println!(
+            "on disk    vectors: chunks {}, seams {}; keywords: chunks {}, seams {}",
+            kib(chunk_vectors),
+            kib(seam_vectors),
+            kib(chunk_keywords),
+            kib(seam_keywords)
+        );
+        println!("index      {}", r.dir.display());
+    }
+}
+
+fn kib(bytes: u64) -> String {
+    format!("{:.1} KiB", bytes as f64 / 1024.0)
+}
+
+/// Index `corpus` and print the summary.
+pub fn run(
+    global: &GlobalArgs,
+    corpus: &Path,
+    layout: &LayoutArgs,
+    json: bool,
+) -> anyhow::Result<()> {
+    let mut settings = global.settings()?;
+    layout.apply(&mut settings)?;
+    let mut engine = start_engine(settings)?;
+    let mut bar = BuildBar::new();
+    let open = engine.open_corpus(corpus, &mut |p| bar.update(p));
+    bar.finish();
+    let open = open?;
+    let summary = IndexSummary::new(&open);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+    } else {
+        summary.print();
+    }
+    Ok(())
+}

@@ -1,0 +1,406 @@
+//! Documents and their loading: a folder (or one file) of UTF-8 text becomes a [`Corpus`].
+//!
+//! Files that cannot be used are skipped with a [`SkipReason`] each, never silently.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Index of a document in a [`Corpus`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct DocId(pub u32);
+
+/// A half-open byte range `[start, end)` into one document's text, always on `char` boundaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Span {
+    /// First byte.
+    pub start: usize,
+    /// One past the last byte.
+    pub end: usize,
+}
+
+impl Span {
+    /// A span from `start` to `end`.
+    pub fn new(start: usize, end: usize) -> Self {
+        debug_assert!(start <= end);
+        Span { start, end }
+    }
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+    /// Whether the span holds no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+    /// Whether `other` lies wholly inside this span.
+    pub fn contains(&self, other: &Span) -> bool {
+        self.start <= other.start && other.end <= self.end
+    }
+    /// Whether the two spans share at least one byte.
+    pub fn overlaps(&self, other: &Span) -> bool {
+        self.start < other.end && other.start < self.end
+    }
+}
+
+/// One document: a file's whole text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    /// Position in the corpus.
+    pub id: DocId,
+    /// Path relative to the corpus root, with `/` separators (the file name when one file was given).
+    pub path: String,
+    /// The file's text, exactly as stored (CRLF kept), so byte offsets match the file.
+    pub text: String,
+    /// What kind of text this is, for highlighting and structure.
+    pub kind: DocKind,
+}
+
+impl Document {
+    /// The text of a span of this document.
+    pub fn slice(&self, span: Span) -> &str {
+        &self.text[span.start..span.end]
+    }
+}
+
+/// The kind of a document, from its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DocKind {
+    /// Markdown (`.md`, `.markdown`).
+    Markdown,
+    /// Source code (a known programming-language extension).
+    Code,
+    /// Any other UTF-8 text.
+    Text,
+}
+
+impl DocKind {
+    fn from_path(path: &Path) -> Self {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        match ext.as_str() {
+            "md" | "markdown" | "mdown" => DocKind::Markdown,
+            "rs" | "py" | "go" | "js" | "ts" | "java" | "c" | "h" | "cpp" | "hpp" | "cc" | "rb"
+            | "sh" | "toml" | "yaml" | "yml" | "sql" | "kt" | "swift" | "cs" | "scala" => {
+                DocKind::Code
+            }
+            _ => DocKind::Text,
+        }
+    }
+}
+
+/// Why a file was left out of the corpus.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum SkipReason {
+    /// The file holds NUL bytes or other binary content.
+    Binary,
+    /// The file is larger than the size limit.
+    TooLarge {
+        /// The file's size.
+        bytes: u64,
+        /// The limit in force.
+        limit: u64,
+    },
+    /// The file is not valid UTF-8.
+    InvalidUtf8 {
+        /// Offset of the first byte that is not valid UTF-8.
+        at_byte: usize,
+    },
+    /// The file holds no text, or only whitespace.
+    Empty,
+    /// The file could not be read.
+    Unreadable {
+        /// The operating system's message.
+        error: String,
+    },
+    /// The path was excluded by name (question files, hidden files).
+    Excluded,
+    /// A symbolic link that leads back into a folder already being walked.
+    SymlinkLoop,
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::Binary => write!(f, "binary file (holds NUL bytes)"),
+            SkipReason::TooLarge { bytes, limit } => write!(
+                f,
+                "too large: {bytes} bytes, over the {limit}-byte limit (raise max_file_bytes to include it)"
+            ),
+            SkipReason::InvalidUtf8 { at_byte } => write!(
+                f,
+                "not valid UTF-8 (first bad byte at offset {at_byte}); convert it to UTF-8 to include it"
+            ),
+            SkipReason::Empty => write!(f, "empty or whitespace only"),
+            SkipReason::Unreadable { error } => write!(f, "unreadable: {error}"),
+            SkipReason::Excluded => write!(f, "excluded by name"),
+            SkipReason::SymlinkLoop => write!(f, "symbolic link loop"),
+        }
+    }
+}
+
+/// A file that was not loaded, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedFile {
+    /// Path relative to the corpus root.
+    pub path: String,
+    /// Why it was skipped.
+    #[serde(flatten)]
+    pub reason: SkipReason,
+}
+
+/// Options for loading a corpus.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// Files larger than this are skipped.
+    pub max_file_bytes: u64,
+    /// File names that are never documents (question sets kept beside a corpus).
+    pub exclude_names: Vec<String>,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            max_file_bytes: 8 * 1024 * 1024,
+            exclude_names: vec!["questions.jsonl".to_string()],
+        }
+    }
+}
+
+/// Errors that stop a corpus from loading at all.
+#[derive(Debug, thiserror::Error)]
+pub enum CorpusError {
+    /// The path given does not exist or cannot be read.
+    #[error("cannot open corpus at {path}: {source}")]
+    Open {
+        /// The path given.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// Nothing usable was found.
+    #[error(
+        "no usable documents in {path} ({skipped} file(s) skipped; run with --verbose or see the skip list for reasons)"
+    )]
+    NoDocuments {
+        /// The path given.
+        path: PathBuf,
+        /// How many files were skipped.
+        skipped: usize,
+    },
+}
+
+/// A loaded corpus: documents in path order, and the files left out.
+#[derive(Debug, Clone)]
+pub struct Corpus {
+    /// The folder or file that was loaded.
+    pub root: PathBuf,
+    /// Documents sorted by path; `documents[i].id == DocId(i)`.
+    pub documents: Vec<Document>,
+    /// Files that were not loaded, with reasons.
+    pub skipped: Vec<SkippedFile>,
+}
+
+impl Corpus {
+    /// Load every usable text file under `root` (or `root` itself when it is a file).
+    pub fn load(root: &Path, options: &LoadOptions) -> Result<Corpus, CorpusError> {
+        let meta = std::fs::metadata(root).map_err(|source| CorpusError::Open {
+            path: root.to_path_buf(),
+            source,
+        })?;
+        let mut found: Vec<(String, PathBuf)> = Vec::new();
+        let mut skipped = Vec::new();
+        if meta.is_file() {
+            let name = root
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| root.display().to_string());
+            found.push((name, root.to_path_buf()));
+        } else {
+            let walker = walkdir::WalkDir::new(root)
+                .follow_links(true)
+                .sort_by_file_name()
+                .into_iter()
+                .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()));
+            for entry in walker {
+                match entry {
+                    Ok(e) if e.file_type().is_file() => {
+                        let rel = relative_path(root, e.path());
+                        let name = e.file_name().to_string_lossy();
+                        if options.exclude_names.iter().any(|x| x == name.as_ref()) {
+                            skipped.push(SkippedFile {
+                                path: rel,
+                                reason: SkipReason::Excluded,
+                            });
+                        } else {
+                            found.push((rel, e.path().to_path_buf()));
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(err) => {
+                        let path = err
+                            .path()
+                            .map(|p| relative_path(root, p))
+                            .unwrap_or_default();
+                        let reason = if err.loop_ancestor().is_some() {
+                            SkipReason::SymlinkLoop
+                        } else {
+                            SkipReason::Unreadable {
+                                error: err
+                                    .io_error()
+                                    .map(|e| e.to_string())
+                                    .unwrap_or_else(|| err.to_string()),
+                            }
+                        };
+                        skipped.push(SkippedFile { path, reason });
+                    }
+                }
+            }
+        }
+        found.sort();
+        let mut documents = Vec::new();
+        for (rel, path) in found {
+            match read_document(&path, options.max_file_bytes) {
+                Ok((text, kind)) => documents.push(Document {
+                    id: DocId(documents.len() as u32),
+                    path: rel,
+                    text,
+                    kind,
+                }),
+                Err(reason) => skipped.push(SkippedFile { path: rel, reason }),
+            }
+        }
+        if documents.is_empty() {
+            return Err(CorpusError::NoDocuments {
+                path: root.to_path_buf(),
+                skipped: skipped.len(),
+            });
+        }
+        Ok(Corpus {
+            root: root.to_path_buf(),
+            documents,
+            skipped,
+        })
+    }
+
+    /// A corpus built from in-memory texts, for tests and examples.
+    pub fn from_texts<P: Into<String>, T: Into<String>>(
+        texts: impl IntoIterator<Item = (P, T)>,
+    ) -> Corpus {
+        let documents = texts
+            .into_iter()
+            .enumerate()
+            .map(|(i, (p, t))| {
+                let path: String = p.into();
+                let kind = DocKind::from_path(Path::new(&path));
+                Document {
+                    id: DocId(i as u32),
+                    path,
+                    text: t.into(),
+                    kind,
+                }
+            })
+            .collect();
+        Corpus {
+            root: PathBuf::from("."),
+            documents,
+            skipped: Vec::new(),
+        }
+    }
+
+    /// The document with this id.
+    pub fn doc(&self, id: DocId) -> &Document {
+        &self.documents[id.0 as usize]
+    }
+
+    /// A hash of every document's path and text: equal fingerprints mean equal corpora.
+    pub fn fingerprint(&self) -> String {
+        let mut h = blake3::Hasher::new();
+        for d in &self.documents {
+            h.update(&(d.path.len() as u64).to_le_bytes());
+            h.update(d.path.as_bytes());
+            h.update(&(d.text.len() as u64).to_le_bytes());
+            h.update(d.text.as_bytes());
+        }
+        h.finalize().to_hex()[..32].to_string()
+    }
+
+    /// Total bytes of text.
+    pub fn total_bytes(&self) -> usize {
+        self.documents.iter().map(|d| d.text.len()).sum()
+    }
+}
+
+fn is_hidden(name: &std::ffi::OsStr) -> bool {
+    name.to_str().is_some_and(|s| s.starts_with('.'))
+}
+
+fn relative_path(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Read one file as a document, or say why it cannot be one.
+fn read_document(path: &Path, max_bytes: u64) -> Result<(String, DocKind), SkipReason> {
+    let unreadable = |e: std::io::Error| SkipReason::Unreadable {
+        error: e.to_string(),
+    };
+    let meta = std::fs::metadata(path).map_err(unreadable)?;
+    if meta.len() > max_bytes {
+        return Err(SkipReason::TooLarge {
+            bytes: meta.len(),
+            limit: max_bytes,
+        });
+    }
+    let bytes = std::fs::read(path).map_err(unreadable)?;
+    let text = decode_text(bytes)?;
+    Ok((text, DocKind::from_path(path)))
+}
+
+/// Check that bytes are a usable text document and return them as a string.
+pub fn decode_text(bytes: Vec<u8>) -> Result<String, SkipReason> {
+    let head = &bytes[..bytes.len().min(8192)];
+    if head.contains(&0) {
+        return Err(SkipReason::Binary);
+    }
+    let text = String::from_utf8(bytes).map_err(|e| SkipReason::InvalidUtf8 {
+        at_byte: e.utf8_error().valid_up_to(),
+    })?;
+    if text.trim().is_empty() {
+        return Err(SkipReason::Empty);
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_rejects_binary_invalid_and_empty() {
+        assert_eq!(decode_text(vec![b'a', 0, b'b']), Err(SkipReason::Binary));
+        assert_eq!(
+            decode_text(vec![b'o', b'k', 0xff, b'x']),
+            Err(SkipReason::InvalidUtf8 { at_byte: 2 })
+        );
+        assert_eq!(decode_text(b" \r\n\t".to_vec()), Err(SkipReason::Empty));
+        assert_eq!(decode_text(b"a\r\nb".to_vec()).unwrap(), "a\r\nb");
+    }
+
+    #[test]
+    fn spans_relate() {
+        let a = Span::new(0, 10);
+        assert!(a.contains(&Span::new(2, 10)));
+        assert!(!a.contains(&Span::new(2, 11)));
+        assert!(a.overlaps(&Span::new(9, 12)));
+        assert!(!a.overlaps(&Span::new(10, 12)));
+    }
+}

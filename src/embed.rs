@@ -1,0 +1,309 @@
+//! Embedding: the model behind a small trait, the long-text rule, and the vector cache.
+//!
+//! A text longer than the model's window is embedded as the normalised mean of the fewest windows
+//! that cover it evenly with equal overlap, so the embedder never truncates silently.
+
+pub mod cache;
+pub mod install;
+pub mod model;
+pub mod runtime;
+pub mod testing;
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::corpus::Span;
+use crate::tokens::{TokenCounter, TokenOffsets};
+use cache::{VectorCache, text_key};
+
+/// Errors from loading or running the embedding model.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    /// The ONNX Runtime library is not where it should be.
+    #[error(
+        "ONNX Runtime library not found at {path}: run `seamscope setup` to install it, or set SEAMSCOPE_ORT_LIB (or `runtime_path` in settings) to an existing libonnxruntime"
+    )]
+    RuntimeMissing {
+        /// The path tried.
+        path: String,
+    },
+    /// The library could not be loaded.
+    #[error(
+        "cannot load ONNX Runtime from {path}: {message}; run `seamscope setup` to install a working copy"
+    )]
+    RuntimeUnusable {
+        /// The path tried.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The library is older than `ort` supports.
+    #[error(
+        "ONNX Runtime at {path} is version {version}; seamscope needs 1.24 or newer: run `seamscope setup`, or point SEAMSCOPE_ORT_LIB at a newer library"
+    )]
+    RuntimeTooOld {
+        /// The path tried.
+        path: String,
+        /// Its version.
+        version: String,
+    },
+    /// Loading the runtime failed earlier in this process.
+    #[error("{0}")]
+    Runtime(String),
+    /// A model file is missing or unreadable.
+    #[error(
+        "cannot read model file {path}: {message}; run `seamscope setup`, or set SEAMSCOPE_MODEL_DIR (or `model_dir` in settings) to a folder with model.onnx and the tokenizer files"
+    )]
+    ModelFiles {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The model failed to load or to run.
+    #[error("embedding model error: {0}")]
+    Model(String),
+    /// The tokenizer failed.
+    #[error(transparent)]
+    Tokenizer(#[from] crate::tokens::TokenizerError),
+    /// The model returned a different number of vectors than texts.
+    #[error("the model returned {got} vectors for {expected} texts")]
+    Count {
+        /// Texts sent.
+        expected: usize,
+        /// Vectors received.
+        got: usize,
+    },
+    /// The work was cancelled by the caller.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// Something that turns texts into unit vectors. One worker owns it (`&mut self`).
+pub trait Embedder {
+    /// Name and weight hash of the model: part of every cache key.
+    fn identity(&self) -> &str;
+    /// Vector length.
+    fn dim(&self) -> usize;
+    /// The model's window in tokens, special tokens included.
+    fn max_tokens(&self) -> usize;
+    /// Embed texts that each fit the window; returns one normalised vector per text.
+    fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+}
+
+/// The windows that cover a text of `offsets.len()` tokens when at most `window` tokens fit.
+///
+/// Uses the fewest windows; all have the same length and neighbours overlap equally, so a text
+/// at most two windows long keeps its middle inside every window. Returns byte spans.
+pub fn plan_windows(offsets: &TokenOffsets, text_len: usize, window: usize) -> Vec<Span> {
+    let t = offsets.len();
+    let window = window.max(1);
+    if t <= window {
+        return vec![Span::new(0, text_len)];
+    }
+    let n = t.div_ceil(window);
+    (0..n)
+        .map(|i| {
+            let first = (i * (t - window) + (n - 1) / 2) / (n - 1);
+            let last = first + window - 1;
+            Span::new(offsets.starts[first], offsets.ends[last])
+        })
+        .collect()
+}
+
+/// What one embedding run did: cache hits, misses and time.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct EmbedStats {
+    /// Texts asked for.
+    pub texts: usize,
+    /// Texts served from the cache.
+    pub cache_hits: usize,
+    /// Texts that had to be embedded.
+    pub cache_misses: usize,
+    /// Tokens of the texts that were embedded.
+    pub tokens_embedded: usize,
+    /// Tokens of the texts served from the cache.
+    pub tokens_cached: usize,
+    /// Model windows run (a long text takes several).
+    pub windows: usize,
+    /// Seconds spent inside the model.
+    pub model_seconds: f64,
+    /// Seconds in total, including tokenizing, windowing and cache work.
+    pub total_seconds: f64,
+}
+
+/// Progress of an embedding run, in tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EmbedProgress {
+    /// Tokens embedded so far.
+    pub done_tokens: usize,
+    /// Tokens to embed in all.
+    pub total_tokens: usize,
+}
+
+/// Options for [`embed_texts`].
+#[derive(Debug, Clone, Copy)]
+pub struct EmbedOptions {
+    /// Window texts per call into the model (keeps memory flat).
+    pub slice: usize,
+}
+
+impl Default for EmbedOptions {
+    fn default() -> Self {
+        EmbedOptions { slice: 64 }
+    }
+}
+
+/// Embed `texts`, serving what it can from `cache` and storing what it computes there.
+///
+/// `progress` is called after every slice and may return `false` to cancel.
+pub fn embed_texts(
+    embedder: &mut dyn Embedder,
+    tokenizer: &TokenCounter,
+    cache: &mut VectorCache,
+    texts: &[&str],
+    options: EmbedOptions,
+    progress: &mut dyn FnMut(EmbedProgress) -> bool,
+) -> Result<(Vec<Vec<f32>>, EmbedStats), EmbedError> {
+    let started = Instant::now();
+    let window = embedder
+        .max_tokens()
+        .saturating_sub(tokenizer.special_tokens())
+        .max(1);
+    let mut stats = EmbedStats {
+        texts: texts.len(),
+        ..EmbedStats::default()
+    };
+    let mut out: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
+    // Window texts to run: (owner text index, window text, tokens).
+    let mut jobs: Vec<(usize, &str, usize)> = Vec::new();
+    let mut pending: std::collections::HashMap<cache::TextKey, usize> = Default::default();
+    let mut duplicates: Vec<(usize, usize)> = Vec::new();
+    for (i, text) in texts.iter().enumerate() {
+        let key = text_key(text);
+        if let Some(v) = cache.get(&key) {
+            out[i] = Some(v.to_vec());
+            stats.cache_hits += 1;
+            stats.tokens_cached += tokenizer.count(text)?;
+            continue;
+        }
+        if let Some(&first) = pending.get(&key) {
+            duplicates.push((i, first));
+            stats.cache_hits += 1;
+            continue;
+        }
+        pending.insert(key, i);
+        stats.cache_misses += 1;
+        let offsets = tokenizer.offsets(text)?;
+        stats.tokens_embedded += offsets.len();
+        for span in plan_windows(&offsets, text.len(), window) {
+            let piece = &text[span.start..span.end];
+            let n = offsets.count_in(span.start, span.end);
+            jobs.push((i, piece, n));
+        }
+    }
+    stats.windows = jobs.len();
+    let total_tokens: usize = jobs.iter().map(|j| j.2).sum();
+    let mut done_tokens = 0;
+    let mut sums: Vec<Option<(Vec<f32>, usize)>> = vec![None; texts.len()];
+    for slice in jobs.chunks(options.slice.max(1)) {
+        let pieces: Vec<&str> = slice.iter().map(|j| j.1).collect();
+        let t0 = Instant::now();
+        let vectors = embedder.embed(&pieces)?;
+        stats.model_seconds += t0.elapsed().as_secs_f64();
+        if vectors.len() != pieces.len() {
+            return Err(EmbedError::Count {
+                expected: pieces.len(),
+                got: vectors.len(),
+            });
+        }
+        for ((owner, _, n), v) in slice.iter().zip(vectors) {
+            done_tokens += n;
+            match &mut sums[*owner] {
+                Some((acc, count)) => {
+                    acc.iter_mut().zip(&v).for_each(|(a, b)| *a += b);
+                    *count += 1;
+                }
+                slot => *slot = Some((v, 1)),
+            }
+        }
+        if !progress(EmbedProgress {
+            done_tokens,
+            total_tokens,
+        }) {
+            return Err(EmbedError::Cancelled);
+        }
+    }
+    for (i, sum) in sums.into_iter().enumerate() {
+        if let Some((mut v, count)) = sum {
+            if count > 1 {
+                normalize(&mut v);
+            }
+            cache.insert(text_key(texts[i]), v.clone());
+            out[i] = Some(v);
+        }
+    }
+    for (i, first) in duplicates {
+        out[i] = out[first].clone();
+    }
+    stats.total_seconds = started.elapsed().as_secs_f64();
+    let vectors = out
+        .into_iter()
+        .map(|v| {
+            v.ok_or(EmbedError::Count {
+                expected: texts.len(),
+                got: 0,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((vectors, stats))
+}
+
+/// Scale a vector to unit length (a zero vector stays zero).
+pub fn normalize(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 1e-12 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+}
+
+/// Cosine similarity of two unit vectors.
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn offsets(n: usize) -> TokenOffsets {
+        TokenOffsets {
+            starts: (0..n).map(|i| i * 2).collect(),
+            ends: (0..n).map(|i| i * 2 + 1).collect(),
+        }
+    }
+
+    #[test]
+    fn short_text_is_one_window() {
+        assert_eq!(plan_windows(&offsets(10), 20, 254), vec![Span::new(0, 20)]);
+    }
+
+    #[test]
+    fn long_text_uses_fewest_even_windows() {
+        // 300 tokens, window 254: two windows [0,254) and [46,300), overlap 208.
+        let w = plan_windows(&offsets(300), 600, 254);
+        assert_eq!(
+            w,
+            vec![Span::new(0, 2 * 253 + 1), Span::new(92, 2 * 299 + 1)]
+        );
+        // The middle token (150) lies inside both windows.
+        assert!(w.iter().all(|s| s.start <= 300 && 300 < s.end));
+        // 1,024 tokens: five windows of 254 with equal steps of 192.5 tokens (rounded).
+        let w = plan_windows(&offsets(1024), 2048, 254);
+        assert_eq!(w.len(), 5);
+        let firsts: Vec<usize> = w.iter().map(|s| s.start / 2).collect();
+        assert_eq!(firsts, vec![0, 193, 385, 578, 770]);
+        assert_eq!(w[4].end, 2 * 1023 + 1);
+    }
+}

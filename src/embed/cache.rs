@@ -1,0 +1,201 @@
+//! The vector cache: every text ever embedded with one model, keyed by a hash of the text.
+//!
+//! One file per model identity, checked by a trailing hash and written atomically, so a damaged
+//! file is detected and rebuilt, never trusted.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const MAGIC: &[u8; 8] = b"SSVEC001";
+
+/// A text's cache key: the blake3 hash of its bytes.
+pub type TextKey = [u8; 32];
+
+/// The key of a text.
+pub fn text_key(text: &str) -> TextKey {
+    *blake3::hash(text.as_bytes()).as_bytes()
+}
+
+/// Vectors by text hash for one model, backed by one file.
+#[derive(Debug)]
+pub struct VectorCache {
+    path: PathBuf,
+    dim: usize,
+    vectors: HashMap<TextKey, Vec<f32>>,
+    dirty: bool,
+}
+
+/// How opening the cache went.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum CacheOpen {
+    /// No cache file yet.
+    New,
+    /// The file was read and verified.
+    Loaded {
+        /// Vectors in it.
+        entries: usize,
+    },
+    /// The file was damaged and is ignored; it will be rewritten.
+    Damaged {
+        /// What was wrong.
+        reason: String,
+    },
+}
+
+impl VectorCache {
+    /// The cache file for `identity` under `cache_dir`.
+    pub fn path_for(cache_dir: &Path, identity: &str) -> PathBuf {
+        let name = blake3::hash(identity.as_bytes()).to_hex();
+        cache_dir
+            .join("vectors")
+            .join(format!("{}.bin", &name[..24]))
+    }
+
+    /// Open (or start) the cache at `path` for vectors of `dim` dimensions.
+    pub fn open(path: PathBuf, dim: usize) -> (VectorCache, CacheOpen) {
+        let mut cache = VectorCache {
+            path,
+            dim,
+            vectors: HashMap::new(),
+            dirty: false,
+        };
+        let state = match std::fs::read(&cache.path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => CacheOpen::New,
+            Err(e) => CacheOpen::Damaged {
+                reason: format!("unreadable: {e}"),
+            },
+            Ok(bytes) => match decode(&bytes, dim) {
+                Ok(v) => {
+                    cache.vectors = v;
+                    CacheOpen::Loaded {
+                        entries: cache.vectors.len(),
+                    }
+                }
+                Err(reason) => {
+                    cache.dirty = true;
+                    CacheOpen::Damaged { reason }
+                }
+            },
+        };
+        (cache, state)
+    }
+
+    /// The vector of a text, if cached.
+    pub fn get(&self, key: &TextKey) -> Option<&[f32]> {
+        self.vectors.get(key).map(|v| v.as_slice())
+    }
+
+    /// Remember a vector.
+    pub fn insert(&mut self, key: TextKey, vector: Vec<f32>) {
+        debug_assert_eq!(vector.len(), self.dim);
+        self.vectors.insert(key, vector);
+        self.dirty = true;
+    }
+
+    /// Number of cached vectors.
+    pub fn len(&self) -> usize {
+        self.vectors.len()
+    }
+
+    /// Whether the cache holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.vectors.is_empty()
+    }
+
+    /// The file behind the cache.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Write the cache if it changed: to a temporary file first, then renamed over the old one.
+    pub fn save(&mut self) -> std::io::Result<()> {
+        if !self.dirty {
+            return Ok(());
+        }
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let mut buf = Vec::with_capacity(24 + self.vectors.len() * (32 + 4 * self.dim) + 32);
+        buf.extend_from_slice(MAGIC);
+        buf.extend_from_slice(&(self.dim as u32).to_le_bytes());
+        buf.extend_from_slice(&(self.vectors.len() as u64).to_le_bytes());
+        let mut keys: Vec<&TextKey> = self.vectors.keys().collect();
+        keys.sort();
+        for key in keys {
+            buf.extend_from_slice(key);
+            for x in &self.vectors[key] {
+                buf.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        let sum = blake3::hash(&buf);
+        buf.extend_from_slice(sum.as_bytes());
+        let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+        tmp.write_all(&buf)?;
+        tmp.as_file().sync_all()?;
+        tmp.persist(&self.path).map_err(|e| e.error)?;
+        self.dirty = false;
+        Ok(())
+    }
+}
+
+fn decode(bytes: &[u8], dim: usize) -> Result<HashMap<TextKey, Vec<f32>>, String> {
+    if bytes.len() < 20 + 32 || &bytes[..8] != MAGIC {
+        return Err("not a seamscope vector cache (bad header)".into());
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - 32);
+    if blake3::hash(body).as_bytes() != sum {
+        return Err("checksum mismatch (truncated or corrupted)".into());
+    }
+    let file_dim = u32::from_le_bytes([body[8], body[9], body[10], body[11]]) as usize;
+    if file_dim != dim {
+        return Err(format!(
+            "holds {file_dim}-d vectors, the model gives {dim}-d"
+        ));
+    }
+    let mut count_bytes = [0u8; 8];
+    count_bytes.copy_from_slice(&body[12..20]);
+    let count = u64::from_le_bytes(count_bytes) as usize;
+    let record = 32 + 4 * dim;
+    if body.len() != 20 + count.saturating_mul(record) {
+        return Err("length does not match its entry count".into());
+    }
+    let mut map = HashMap::with_capacity(count);
+    for rec in body[20..].chunks_exact(record) {
+        let mut key = [0u8; 32];
+        key.copy_from_slice(&rec[..32]);
+        let v = rec[32..]
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        map.insert(key, v);
+    }
+    Ok(map)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_detects_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.bin");
+        let (mut c, state) = VectorCache::open(path.clone(), 3);
+        assert_eq!(state, CacheOpen::New);
+        c.insert(text_key("a"), vec![1.0, 2.0, 3.0]);
+        c.save().unwrap();
+        let (c2, state) = VectorCache::open(path.clone(), 3);
+        assert_eq!(state, CacheOpen::Loaded { entries: 1 });
+        assert_eq!(c2.get(&text_key("a")), Some(&[1.0f32, 2.0, 3.0][..]));
+
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
+        let (c3, state) = VectorCache::open(path.clone(), 3);
+        assert!(matches!(state, CacheOpen::Damaged { .. }));
+        assert!(c3.is_empty());
+
+        let (_, state) = VectorCache::open(path, 4);
+        assert!(matches!(state, CacheOpen::Damaged { .. }));
+    }
+}

@@ -1,0 +1,156 @@
+//! The engine assembled: settings, tokenizer and model loaded once, then corpora opened with
+//! their indexes. Front ends (CLI, TUI) drive this; it never prints.
+
+use std::path::Path;
+
+use crate::chunk::fixed::FixedTokens;
+use crate::corpus::{Corpus, CorpusError, LoadOptions};
+use crate::embed::install;
+use crate::embed::model::ModelEmbedder;
+use crate::embed::{EmbedError, EmbedOptions};
+use crate::index::{BuildOptions, BuildProgress, BuildReport, IndexError, IndexSet, open_or_build};
+use crate::layout::Layout;
+use crate::settings::{Places, Settings, SettingsError};
+use crate::tokens::{TokenCounter, TokenizerError};
+
+/// Anything that stops the engine from starting or a corpus from opening.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// A setting is out of range.
+    #[error(transparent)]
+    Settings(#[from] SettingsError),
+    /// The model or runtime is not installed.
+    #[error(
+        "the embedding model is not installed in {model_dir} (run `seamscope setup`, or set SEAMSCOPE_MODEL_DIR to a folder holding model.onnx and tokenizer.json)"
+    )]
+    NotInstalled {
+        /// Where it was looked for.
+        model_dir: String,
+    },
+    /// Setup failed.
+    #[error(transparent)]
+    Install(#[from] install::InstallError),
+    /// The tokenizer failed.
+    #[error(transparent)]
+    Tokenizer(#[from] TokenizerError),
+    /// The model failed.
+    #[error(transparent)]
+    Embed(#[from] EmbedError),
+    /// The corpus could not be loaded.
+    #[error(transparent)]
+    Corpus(#[from] CorpusError),
+    /// The indexes could not be opened or built.
+    #[error(transparent)]
+    Index(#[from] IndexError),
+}
+
+/// The loaded engine: one tokenizer and one model, owned by one worker.
+pub struct Engine {
+    /// Settings in force.
+    pub settings: Settings,
+    /// Folders and files in use.
+    pub places: Places,
+    /// The model's tokenizer, for counting.
+    pub tokenizer: TokenCounter,
+    /// The embedding model.
+    pub embedder: ModelEmbedder,
+}
+
+/// A corpus opened under the engine's settings: its layout and indexes.
+pub struct OpenCorpus {
+    /// The documents.
+    pub corpus: Corpus,
+    /// Chunks and seams.
+    pub layout: Layout,
+    /// The indexes on disk.
+    pub indexes: IndexSet,
+    /// What opening did.
+    pub report: BuildReport,
+}
+
+/// Whether the default model folder needs `setup` before the engine can start.
+pub fn needs_setup(settings: &Settings) -> bool {
+    let places = settings.places();
+    let using_default_model =
+        settings.model_dir.is_none() && std::env::var_os("SEAMSCOPE_MODEL_DIR").is_none();
+    let using_default_runtime =
+        settings.runtime_path.is_none() && std::env::var_os("SEAMSCOPE_ORT_LIB").is_none();
+    (using_default_model && !install::model_installed(&places.model_dir))
+        || (using_default_runtime && !install::runtime_installed(&places.runtime_path))
+}
+
+impl Engine {
+    /// Load the tokenizer and model named by `settings`.
+    pub fn load(settings: Settings) -> Result<Engine, EngineError> {
+        settings.validate()?;
+        let places = settings.places();
+        if !places.model_dir.join("model.onnx").is_file() {
+            return Err(EngineError::NotInstalled {
+                model_dir: places.model_dir.display().to_string(),
+            });
+        }
+        let tokenizer = TokenCounter::from_file(&places.model_dir.join("tokenizer.json"))?;
+        let embedder = ModelEmbedder::load(
+            &places.model_dir,
+            &places.runtime_path,
+            settings.model_max_tokens,
+            settings.embed_batch,
+        )?;
+        Ok(Engine {
+            settings,
+            places,
+            tokenizer,
+            embedder,
+        })
+    }
+
+    /// Load a corpus from `path`, lay it out and open (or build) its indexes.
+    pub fn open_corpus(
+        &mut self,
+        path: &Path,
+        progress: &mut dyn FnMut(BuildProgress) -> bool,
+    ) -> Result<OpenCorpus, EngineError> {
+        let corpus = Corpus::load(
+            path,
+            &LoadOptions {
+                max_file_bytes: self.settings.max_file_bytes,
+                ..LoadOptions::default()
+            },
+        )?;
+        let chunker = FixedTokens {
+            tokens: self.settings.chunk_tokens,
+        };
+        let layout = Layout::build(&corpus, &self.tokenizer, &chunker, self.settings.k)?;
+        self.index_layout(corpus, layout, progress)
+    }
+
+    /// Open (or build) the indexes of an already laid-out corpus.
+    pub fn index_layout(
+        &mut self,
+        corpus: Corpus,
+        layout: Layout,
+        progress: &mut dyn FnMut(BuildProgress) -> bool,
+    ) -> Result<OpenCorpus, EngineError> {
+        let options = BuildOptions {
+            exact_search_limit: self.settings.exact_search_limit,
+            embed: EmbedOptions {
+                slice: self.settings.embed_slice,
+            },
+        };
+        let (indexes, report) = open_or_build(
+            &corpus,
+            &layout,
+            &mut self.embedder,
+            &self.tokenizer,
+            &self.places.cache_dir,
+            options,
+            progress,
+        )?;
+        Ok(OpenCorpus {
+            corpus,
+            layout,
+            indexes,
+            report,
+        })
+    }
+}

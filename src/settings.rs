@@ -1,0 +1,283 @@
+//! One `Settings` type shared by the CLI and the TUI: defaults, a TOML file, and validation.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Every setting a run depends on. Missing fields in a settings file take their defaults.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Settings {
+    /// Tokens per chunk for the fixed-size chunker.
+    pub chunk_tokens: usize,
+    /// Seam half-width: tokens taken from each side of a cut.
+    pub k: usize,
+    /// Fire margin: a seam fires only when it outranks both chunks by at least this many places.
+    pub m: u32,
+    /// Chunks sent to the model.
+    pub budget: usize,
+    /// How many results each search list keeps.
+    pub depth: usize,
+    /// The constant `c` of reciprocal rank fusion.
+    pub rrf_c: f64,
+    /// Files larger than this many bytes are skipped.
+    pub max_file_bytes: u64,
+    /// Above this many vectors, dense search switches from exact to approximate (HNSW).
+    pub exact_search_limit: usize,
+    /// Texts handed to the embedder per call (memory stays flat however large the corpus).
+    pub embed_slice: usize,
+    /// Texts per model batch inside one call.
+    pub embed_batch: usize,
+    /// A folder holding `model.onnx` and the tokenizer files; default: the data directory's model.
+    pub model_dir: Option<PathBuf>,
+    /// The ONNX Runtime shared library; default: the data directory's runtime.
+    pub runtime_path: Option<PathBuf>,
+    /// The model's window in tokens, special tokens included.
+    pub model_max_tokens: usize,
+    /// Where caches (vectors, indexes) live; default: the platform cache directory.
+    pub cache_dir: Option<PathBuf>,
+    /// Where the model and runtime are installed; default: the platform data directory.
+    pub data_dir: Option<PathBuf>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            chunk_tokens: 1024,
+            k: 150,
+            m: 3,
+            budget: 5,
+            depth: 150,
+            rrf_c: 60.0,
+            max_file_bytes: 8 * 1024 * 1024,
+            exact_search_limit: 50_000,
+            embed_slice: 64,
+            embed_batch: 16,
+            model_dir: None,
+            runtime_path: None,
+            model_max_tokens: 256,
+            cache_dir: None,
+            data_dir: None,
+        }
+    }
+}
+
+/// A setting outside its allowed range, or an unreadable settings file.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// A value is out of range.
+    #[error("setting `{name}` = {value} is out of range: {allowed}")]
+    OutOfRange {
+        /// The setting's name.
+        name: &'static str,
+        /// The value given.
+        value: String,
+        /// What is allowed.
+        allowed: &'static str,
+    },
+    /// The settings file could not be read or parsed.
+    #[error("cannot read settings file {path}: {message}")]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl Settings {
+    /// Check every value against its range.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        fn check(
+            ok: bool,
+            name: &'static str,
+            value: impl ToString,
+            allowed: &'static str,
+        ) -> Result<(), SettingsError> {
+            if ok {
+                Ok(())
+            } else {
+                Err(SettingsError::OutOfRange {
+                    name,
+                    value: value.to_string(),
+                    allowed,
+                })
+            }
+        }
+        check(
+            (16..=65_536).contains(&self.chunk_tokens),
+            "chunk_tokens",
+            self.chunk_tokens,
+            "16 to 65536 tokens",
+        )?;
+        check(
+            (1..=4096).contains(&self.k),
+            "k",
+            self.k,
+            "1 to 4096 tokens per side",
+        )?;
+        check(self.m <= 10_000, "m", self.m, "0 to 10000 places")?;
+        check(
+            self.budget <= 10_000,
+            "budget",
+            self.budget,
+            "0 to 10000 chunks",
+        )?;
+        check(
+            (1..=100_000).contains(&self.depth),
+            "depth",
+            self.depth,
+            "1 to 100000 results per list",
+        )?;
+        check(
+            self.rrf_c.is_finite() && self.rrf_c >= 0.0,
+            "rrf_c",
+            self.rrf_c,
+            "a finite number >= 0",
+        )?;
+        check(
+            self.max_file_bytes >= 1,
+            "max_file_bytes",
+            self.max_file_bytes,
+            "at least 1 byte",
+        )?;
+        check(
+            (1..=4096).contains(&self.embed_slice),
+            "embed_slice",
+            self.embed_slice,
+            "1 to 4096 texts",
+        )?;
+        check(
+            (1..=1024).contains(&self.embed_batch),
+            "embed_batch",
+            self.embed_batch,
+            "1 to 1024 texts",
+        )?;
+        check(
+            (8..=100_000).contains(&self.model_max_tokens),
+            "model_max_tokens",
+            self.model_max_tokens,
+            "8 to 100000 tokens",
+        )?;
+        Ok(())
+    }
+
+    /// Load settings from a TOML file; a missing file gives the defaults.
+    pub fn load(path: &Path) -> Result<Settings, SettingsError> {
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
+            Err(e) => {
+                return Err(SettingsError::File {
+                    path: path.to_path_buf(),
+                    message: e.to_string(),
+                });
+            }
+        };
+        let settings: Settings = toml::from_str(&text).map_err(|e| SettingsError::File {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// The folders this run uses, with overrides applied.
+    pub fn places(&self) -> Places {
+        let dirs = directories::ProjectDirs::from("", "", "seamscope");
+        let fallback = |sub: &str| std::env::temp_dir().join("seamscope").join(sub);
+        let data_dir = self
+            .data_dir
+            .clone()
+            .or_else(|| std::env::var_os("SEAMSCOPE_DATA_DIR").map(PathBuf::from))
+            .or_else(|| dirs.as_ref().map(|d| d.data_dir().to_path_buf()))
+            .unwrap_or_else(|| fallback("data"));
+        let cache_dir = self
+            .cache_dir
+            .clone()
+            .or_else(|| std::env::var_os("SEAMSCOPE_CACHE_DIR").map(PathBuf::from))
+            .or_else(|| dirs.as_ref().map(|d| d.cache_dir().to_path_buf()))
+            .unwrap_or_else(|| fallback("cache"));
+        let config_dir = std::env::var_os("SEAMSCOPE_CONFIG_DIR")
+            .map(PathBuf::from)
+            .or_else(|| dirs.as_ref().map(|d| d.config_dir().to_path_buf()))
+            .unwrap_or_else(|| fallback("config"));
+        let model_dir = self
+            .model_dir
+            .clone()
+            .or_else(|| std::env::var_os("SEAMSCOPE_MODEL_DIR").map(PathBuf::from))
+            .unwrap_or_else(|| data_dir.join("model"));
+        let runtime_path = self
+            .runtime_path
+            .clone()
+            .or_else(|| std::env::var_os("SEAMSCOPE_ORT_LIB").map(PathBuf::from))
+            .unwrap_or_else(|| {
+                data_dir
+                    .join("runtime")
+                    .join(crate::embed::install::RUNTIME_FILE)
+            });
+        Places {
+            data_dir,
+            cache_dir,
+            config_dir,
+            model_dir,
+            runtime_path,
+        }
+    }
+}
+
+/// The resolved folders and files of a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Places {
+    /// Model and runtime installs.
+    pub data_dir: PathBuf,
+    /// Vector caches and indexes.
+    pub cache_dir: PathBuf,
+    /// `settings.toml`.
+    pub config_dir: PathBuf,
+    /// The model folder in use.
+    pub model_dir: PathBuf,
+    /// The ONNX Runtime library in use.
+    pub runtime_path: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_match_the_design() {
+        let s = Settings::default();
+        s.validate().unwrap();
+        assert_eq!(
+            (s.chunk_tokens, s.k, s.m, s.budget, s.depth),
+            (1024, 150, 3, 5, 150)
+        );
+        assert_eq!(s.rrf_c, 60.0);
+    }
+
+    #[test]
+    fn out_of_range_names_the_setting() {
+        let s = Settings {
+            depth: 0,
+            ..Settings::default()
+        };
+        let msg = s.validate().unwrap_err().to_string();
+        assert!(msg.contains("depth") && msg.contains("0"), "{msg}");
+    }
+
+    #[test]
+    fn toml_file_overrides_and_rejects_unknown_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("settings.toml");
+        std::fs::write(&p, "k = 200\nbudget = 8\n").unwrap();
+        let s = Settings::load(&p).unwrap();
+        assert_eq!((s.k, s.budget, s.chunk_tokens), (200, 8, 1024));
+        std::fs::write(&p, "kk = 2\n").unwrap();
+        assert!(Settings::load(&p).unwrap_err().to_string().contains("kk"));
+        assert_eq!(
+            Settings::load(&dir.path().join("none.toml")).unwrap(),
+            Settings::default()
+        );
+    }
+}

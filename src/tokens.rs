@@ -1,0 +1,134 @@
+//! The embedding model's own tokenizer, used to count tokens and map tokens to byte offsets.
+//!
+//! Counting with the model's tokenizer makes "1,024 tokens" mean the same thing to the chunker and
+//! to the embedder.
+
+use std::path::Path;
+
+/// Errors from loading or running the tokenizer.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenizerError {
+    /// The tokenizer file is missing or malformed.
+    #[error(
+        "cannot load tokenizer from {path}: {message} (run `seamscope setup`, or point `model_dir` at a folder with tokenizer.json)"
+    )]
+    Load {
+        /// The file tried.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The tokenizer failed on a text.
+    #[error("tokenizer failed: {0}")]
+    Encode(String),
+}
+
+/// Token offsets of one text: for token `i`, bytes `starts[i]..ends[i]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TokenOffsets {
+    /// Byte offset where each token starts, ascending.
+    pub starts: Vec<usize>,
+    /// Byte offset where each token ends.
+    pub ends: Vec<usize>,
+}
+
+impl TokenOffsets {
+    /// Number of tokens.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+    /// Whether the text has no tokens.
+    pub fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+    /// Index of the first token that starts at or after byte `pos`.
+    pub fn first_at_or_after(&self, pos: usize) -> usize {
+        self.starts.partition_point(|&s| s < pos)
+    }
+    /// Number of tokens that start inside `[start, end)`.
+    pub fn count_in(&self, start: usize, end: usize) -> usize {
+        self.first_at_or_after(end) - self.first_at_or_after(start)
+    }
+}
+
+/// The model's tokenizer with truncation and padding switched off, so counts never cap.
+#[derive(Clone)]
+pub struct TokenCounter {
+    inner: tokenizers::Tokenizer,
+}
+
+impl std::fmt::Debug for TokenCounter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TokenCounter")
+    }
+}
+
+impl TokenCounter {
+    /// Load `tokenizer.json`.
+    pub fn from_file(path: &Path) -> Result<Self, TokenizerError> {
+        let bytes = std::fs::read(path).map_err(|e| TokenizerError::Load {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        })?;
+        Self::from_bytes(&bytes).map_err(|e| match e {
+            TokenizerError::Load { message, .. } => TokenizerError::Load {
+                path: path.display().to_string(),
+                message,
+            },
+            other => other,
+        })
+    }
+
+    /// Load a tokenizer from the bytes of a `tokenizer.json`.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, TokenizerError> {
+        let mut inner =
+            tokenizers::Tokenizer::from_bytes(bytes).map_err(|e| TokenizerError::Load {
+                path: "tokenizer.json".into(),
+                message: e.to_string(),
+            })?;
+        // tokenizer.json ships with truncation and padding at 128; both would cap every count.
+        inner
+            .with_truncation(None)
+            .map_err(|e| TokenizerError::Load {
+                path: "tokenizer.json".into(),
+                message: e.to_string(),
+            })?;
+        inner.with_padding(None);
+        Ok(TokenCounter { inner })
+    }
+
+    /// Byte offsets of every token in `text`, without special tokens.
+    pub fn offsets(&self, text: &str) -> Result<TokenOffsets, TokenizerError> {
+        let enc = self
+            .inner
+            .encode(text, false)
+            .map_err(|e| TokenizerError::Encode(e.to_string()))?;
+        let mut out = TokenOffsets {
+            starts: Vec::with_capacity(enc.len()),
+            ends: Vec::with_capacity(enc.len()),
+        };
+        for &(s, e) in enc.get_offsets() {
+            // Offsets are byte offsets; keep them monotone even if the tokenizer repeats a span.
+            let s = s.max(out.starts.last().copied().unwrap_or(0));
+            out.starts.push(s);
+            out.ends.push(e.max(s));
+        }
+        Ok(out)
+    }
+
+    /// Number of tokens in `text`, without special tokens.
+    pub fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+        Ok(self
+            .inner
+            .encode(text, false)
+            .map_err(|e| TokenizerError::Encode(e.to_string()))?
+            .len())
+    }
+
+    /// Number of special tokens the model adds around one text ([CLS] and [SEP] for BERT).
+    pub fn special_tokens(&self) -> usize {
+        self.inner
+            .get_post_processor()
+            .map_or(0, |p| tokenizers::PostProcessor::added_tokens(p, false))
+    }
+}
