@@ -8,7 +8,7 @@
 //!
 //! Stages, one file each:
 //! - [`list`]: entries and ranked lists, ranks 1-based;
-//! - [`fuse`]: reciprocal rank fusion, with deterministic ties;
+//! - [`fuse`](mod@fuse): reciprocal rank fusion, with deterministic ties;
 //! - [`fire`]: the fire test, `pos(seam) + m ≤ pos(left)` and `≤ pos(right)`;
 //! - [`rerank`]: which chunks a reranker may judge, and the call to it;
 //! - [`plan`]: the ranking the budget fill walks (fired seams and their chunks pinned);

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::list::EntryRef;
 use super::plan::{Plan, PlanItem};
 use crate::chunk::ChunkId;
+use crate::seam::SeamId;
 
 /// Default final budget, in chunks.
 pub const DEFAULT_BUDGET: usize = 5;
@@ -93,6 +94,22 @@ impl BudgetFill {
     pub fn is_full(&self) -> bool {
         self.slots_used >= self.budget
     }
+
+    /// Fired seams the walk reached, in order (the fire rate counts only these).
+    pub fn fired_seams_reached(&self) -> Vec<SeamId> {
+        self.steps
+            .iter()
+            .filter(|step| {
+                matches!(
+                    step.action,
+                    BudgetAction::AddedPair { .. }
+                        | BudgetAction::SkippedNoRoom { .. }
+                        | BudgetAction::FiredNothingNew
+                )
+            })
+            .filter_map(|step| step.entry.seam())
+            .collect()
+    }
 }
 
 /// Fill a budget of `budget` chunks by reading `plan` in order.
@@ -154,7 +171,6 @@ mod tests {
     use super::*;
     use crate::retrieve::fire::fire_test;
     use crate::retrieve::fuse::FusedEntry;
-    use crate::seam::SeamId;
 
     fn links(seam: SeamId) -> (ChunkId, ChunkId) {
         (ChunkId(seam.0 / 100), ChunkId(seam.0 % 100))
@@ -232,6 +248,7 @@ mod tests {
             ]
         );
         assert_eq!(fill.chunks, ids(&[1, 2, 3]));
+        assert_eq!(fill.fired_seams_reached(), vec![SeamId(708)]);
     }
 
     #[test]

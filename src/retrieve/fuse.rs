@@ -9,7 +9,7 @@
 //! summed in a fixed order (best rank first), so two entries with the same ranks always get
 //! bit-identical scores and fall through to the next key rather than to rounding noise.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -74,12 +74,11 @@ pub fn fuse(lists: &[RankedList], c: f64) -> Vec<FusedEntry> {
     let mut index: HashMap<EntryRef, usize> = HashMap::new();
     let mut fused: Vec<FusedEntry> = Vec::new();
     for list in lists {
-        let mut seen_here: Vec<EntryRef> = Vec::with_capacity(list.hits.len());
+        let mut seen_here: HashSet<EntryRef> = HashSet::with_capacity(list.hits.len());
         for (i, hit) in list.hits.iter().enumerate() {
-            if seen_here.contains(&hit.entry) {
+            if !seen_here.insert(hit.entry) {
                 continue;
             }
-            seen_here.push(hit.entry);
             let rank = ListRank {
                 source: list.source,
                 rank: i + 1,

@@ -44,7 +44,7 @@ impl RankingInput {
 
 /// What the reranker contributed to a query.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(tag = "rerank", rename_all = "snake_case")]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RerankInput {
     /// No reranker is configured.
     #[default]

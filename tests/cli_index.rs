@@ -1,0 +1,120 @@
+//! The `index` command as a user runs it: summary, JSON, reopening, rebuilds and bad input.
+
+mod common;
+
+use assert_cmd::Command;
+
+fn seamscope(cache: &std::path::Path) -> Command {
+    let _ = common::settings(cache);
+    let mut cmd = Command::cargo_bin("seamscope").unwrap();
+    cmd.env("SEAMSCOPE_CACHE_DIR", cache);
+    cmd
+}
+
+fn corpus() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..60)
+        .map(|i| format!("Section {i}. The runbook says to drain traffic before promoting the replica, and to check lag first. "))
+        .collect();
+    std::fs::write(dir.path().join("runbook.md"), text).unwrap();
+    std::fs::write(dir.path().join("logo.png"), [0x89, b'P', 0, 0]).unwrap();
+    dir
+}
+
+#[test]
+fn index_prints_what_it_did_then_reopens_without_embedding() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let out = seamscope(cache.path())
+        .args(["index", "--chunk-tokens", "200", "--k", "50", "--json"])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["documents"], 1);
+    assert_eq!(v["skipped"][0]["path"], "logo.png");
+    assert_eq!(v["skipped"][0]["reason"], "binary");
+    let chunks = v["chunks"].as_u64().unwrap();
+    assert!(chunks >= 5);
+    assert_eq!(v["seams"].as_u64().unwrap(), chunks - 1);
+    assert_eq!(v["build"]["reopened"], false);
+    assert!(v["tokens_embedded"].as_u64().unwrap() > 0);
+
+    let out = seamscope(cache.path())
+        .args(["index", "--chunk-tokens", "200", "--k", "50"])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("none: reopened a verified index"), "{text}");
+    assert!(text.contains("skipped logo.png: binary file"), "{text}");
+    assert!(text.contains("x chunks alone"), "{text}");
+}
+
+#[test]
+fn a_damaged_index_is_rebuilt_with_a_message() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let run = || {
+        seamscope(cache.path())
+            .args(["index", "--chunk-tokens", "200", "--k", "50", "--json"])
+            .arg(corpus.path())
+            .output()
+            .unwrap()
+    };
+    let first: serde_json::Value = serde_json::from_slice(&run().stdout).unwrap();
+    let dir = std::path::PathBuf::from(first["build"]["dir"].as_str().unwrap());
+    std::fs::write(dir.join("chunks.usearch"), b"truncated").unwrap();
+    let out = run();
+    assert!(out.status.success());
+    let second: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(second["build"]["reopened"], false);
+    assert!(
+        second["build"]["rebuilt_because"]
+            .as_str()
+            .unwrap()
+            .contains("chunks.usearch")
+    );
+}
+
+#[test]
+fn bad_input_gets_a_clear_error_and_exit_code() {
+    let cache = tempfile::tempdir().unwrap();
+    let out = seamscope(cache.path())
+        .args(["index", "/definitely/not/here"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot open corpus at /definitely/not/here")
+    );
+
+    let corpus = corpus();
+    let out = seamscope(cache.path())
+        .args(["index", "--k", "0"])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("setting `k` = 0 is out of range"));
+
+    let out = seamscope(cache.path())
+        .args(["index", "--k", "-3", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "a usage error exits 2");
+
+    let empty = tempfile::tempdir().unwrap();
+    let out = seamscope(cache.path())
+        .arg("index")
+        .arg(empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no usable documents"));
+}

@@ -1,0 +1,33 @@
+//! Shared helpers for integration tests that use the real model (installed by `scripts/test`).
+#![allow(dead_code)]
+
+use std::path::Path;
+
+use seamscope::session::{Engine, needs_setup};
+use seamscope::settings::Settings;
+use seamscope::tokens::TokenCounter;
+
+/// Settings that use the installed model and a private cache folder.
+pub fn settings(cache: &Path) -> Settings {
+    let s = Settings {
+        cache_dir: Some(cache.to_path_buf()),
+        ..Settings::default()
+    };
+    assert!(
+        !needs_setup(&s),
+        "the model is not installed: run `cargo run -- setup` (scripts/test does this) before the tests"
+    );
+    s
+}
+
+/// The engine with the real model and a private cache.
+pub fn engine(cache: &Path) -> Engine {
+    Engine::load(settings(cache)).expect("the real model loads")
+}
+
+/// The real model's tokenizer.
+pub fn tokenizer() -> TokenCounter {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let places = settings(dir.path()).places();
+    TokenCounter::from_file(&places.model_dir.join("tokenizer.json")).expect("tokenizer loads")
+}
