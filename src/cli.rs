@@ -3,6 +3,7 @@
 mod bench;
 mod common;
 mod index;
+mod query;
 mod setup;
 
 use std::path::PathBuf;
@@ -78,6 +79,20 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run one question through search, fusion, the fire test and the budget fill.
+    Query {
+        /// Corpus folder or file (indexed first if needed).
+        corpus: PathBuf,
+        /// The question.
+        question: String,
+        #[command(flatten)]
+        layout: LayoutArgs,
+        #[command(flatten)]
+        query: query::QueryArgs,
+        /// Print the whole trace as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Measure ingest speed and the pipeline's overhead over calling the model directly.
     Bench {
         /// Corpus folder or file (default: sample-corpus).
@@ -143,6 +158,13 @@ pub fn run() -> ExitCode {
             layout,
             json,
         }) => index::run(&cli.global, &corpus, &layout, json),
+        Some(Command::Query {
+            corpus,
+            question,
+            layout,
+            query,
+            json,
+        }) => query::run(&cli.global, &corpus, &question, &layout, &query, json),
         Some(Command::Bench { corpus, json }) => bench::run(&cli.global, &corpus, json),
         None => match cli.corpus {
             Some(corpus) => index::run(&cli.global, &corpus, &LayoutArgs::default(), false),

@@ -260,6 +260,36 @@ pub fn embed_texts(
     Ok((vectors, stats))
 }
 
+/// Embed one text (a question), windowing it like any other text if it is long. Not cached.
+pub fn embed_one(
+    embedder: &mut dyn Embedder,
+    tokenizer: &TokenCounter,
+    text: &str,
+) -> Result<Vec<f32>, EmbedError> {
+    let window = embedder
+        .max_tokens()
+        .saturating_sub(tokenizer.special_tokens())
+        .max(1);
+    let offsets = tokenizer.offsets(text)?;
+    let pieces: Vec<&str> = plan_windows(&offsets, text.len(), window)
+        .into_iter()
+        .map(|s| &text[s.start..s.end])
+        .collect();
+    let vectors = embedder.embed(&pieces)?;
+    let mut sum = vec![0f32; embedder.dim()];
+    for v in &vectors {
+        sum.iter_mut().zip(v).for_each(|(a, b)| *a += b);
+    }
+    if vectors.len() != pieces.len() || vectors.is_empty() {
+        return Err(EmbedError::Count {
+            expected: pieces.len(),
+            got: vectors.len(),
+        });
+    }
+    normalize(&mut sum);
+    Ok(sum)
+}
+
 /// Scale a vector to unit length (a zero vector stays zero).
 pub fn normalize(v: &mut [f32]) {
     let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();

@@ -6,6 +6,7 @@
 
 pub mod keywords;
 pub mod manifest;
+pub mod search;
 pub mod vectors;
 
 use std::path::{Path, PathBuf};

@@ -8,6 +8,7 @@
 pub mod chunk;
 pub mod corpus;
 pub mod embed;
+pub mod eval;
 pub mod index;
 pub mod layout;
 pub mod retrieve;

@@ -2,6 +2,14 @@
 //! their indexes. Front ends (CLI, TUI) drive this; it never prints.
 
 use std::path::Path;
+use std::time::Instant;
+
+use crate::chunk::ChunkId;
+use crate::embed::embed_one;
+use crate::retrieve::{
+    EntryRef, Lookups, QueryInput, QuerySettings, RankingInput, RerankInput, Trace, replan,
+};
+use crate::seam::SeamId;
 
 use crate::chunk::fixed::FixedTokens;
 use crate::corpus::{Corpus, CorpusError, LoadOptions};
@@ -16,6 +24,12 @@ use crate::tokens::{TokenCounter, TokenizerError};
 /// Anything that stops the engine from starting or a corpus from opening.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
+    /// The question is empty.
+    #[error("the question is empty: type what you want to find")]
+    EmptyQuestion,
+    /// A query setting cannot be used.
+    #[error(transparent)]
+    Query(#[from] crate::retrieve::QuerySettingsError),
     /// A setting is out of range.
     #[error(transparent)]
     Settings(#[from] SettingsError),
@@ -79,7 +93,93 @@ pub fn needs_setup(settings: &Settings) -> bool {
         || (using_default_runtime && !install::runtime_installed(&places.runtime_path))
 }
 
+impl OpenCorpus {
+    /// The facts the pure query stages need: seam links and chunk token counts.
+    pub fn with_lookups<R>(&self, f: impl FnOnce(&Lookups<'_>) -> R) -> R {
+        let links = |s: SeamId| {
+            let seam = self.layout.seam(s);
+            (seam.left, seam.right)
+        };
+        let tokens = |c: ChunkId| self.layout.chunk(c).tokens;
+        f(&Lookups {
+            links: &links,
+            tokens: &tokens,
+        })
+    }
+
+    /// Redo the stages after search for new settings: no model, no index.
+    pub fn replan(&self, trace: &Trace, settings: &QuerySettings) -> Result<Trace, EngineError> {
+        Ok(self.with_lookups(|l| trace.replan(settings, l))?)
+    }
+
+    /// A chunk's human name: `chunk 7 (guide.md#3)`.
+    pub fn chunk_label(&self, id: ChunkId) -> String {
+        let c = self.layout.chunk(id);
+        let path = crate::text::safe(&self.corpus.doc(c.doc).path);
+        format!("chunk {} ({})", id.0, c.stable_key(&path))
+    }
+
+    /// A seam's human name: `seam 7|8`.
+    pub fn seam_label(&self, id: SeamId) -> String {
+        let s = self.layout.seam(id);
+        format!("seam {}|{}", s.left.0, s.right.0)
+    }
+
+    /// The human name of any entry.
+    pub fn entry_label(&self, e: EntryRef) -> String {
+        match e {
+            EntryRef::Chunk(c) => self.chunk_label(c),
+            EntryRef::Seam(s) => self.seam_label(s),
+        }
+    }
+}
+
+/// Timings of one query, in seconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct QueryTimings {
+    /// Embedding the question.
+    pub embed: f64,
+    /// Dense and keyword search.
+    pub search: f64,
+    /// Fuse, fire test, plan, budget fill and comparison.
+    pub stages: f64,
+}
+
 impl Engine {
+    /// Run a question through the whole pipeline on an open corpus.
+    pub fn ask(
+        &mut self,
+        open: &OpenCorpus,
+        question: &str,
+        settings: &QuerySettings,
+    ) -> Result<(Trace, QueryTimings), EngineError> {
+        if question.trim().is_empty() {
+            return Err(EngineError::EmptyQuestion);
+        }
+        settings.validate()?;
+        let t0 = Instant::now();
+        let vector = embed_one(&mut self.embedder, &self.tokenizer, question)?;
+        let t1 = Instant::now();
+        let lists = open.indexes.search(&vector, question, settings.depth)?;
+        let t2 = Instant::now();
+        let input = QueryInput {
+            question: question.to_string(),
+            ranking: RankingInput::Lists(lists.with_seams),
+            chunks_only: Some(RankingInput::Lists(lists.chunks_only)),
+            rerank: RerankInput::NotConfigured,
+        };
+        let trace = open.with_lookups(|l| replan(&input, settings, l))?;
+        let t3 = Instant::now();
+        Ok((
+            trace,
+            QueryTimings {
+                embed: (t1 - t0).as_secs_f64(),
+                search: (t2 - t1).as_secs_f64(),
+                stages: (t3 - t2).as_secs_f64(),
+            },
+        ))
+    }
+
     /// Load the tokenizer and model named by `settings`.
     pub fn load(settings: Settings) -> Result<Engine, EngineError> {
         settings.validate()?;

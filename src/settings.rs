@@ -162,6 +162,18 @@ impl Settings {
         Ok(())
     }
 
+    /// The knobs a query runs under.
+    pub fn query_settings(&self) -> crate::retrieve::QuerySettings {
+        crate::retrieve::QuerySettings {
+            k: self.k as u32,
+            m: self.m,
+            budget: self.budget,
+            depth: self.depth,
+            rrf_c: self.rrf_c,
+            ..crate::retrieve::QuerySettings::default()
+        }
+    }
+
     /// Load settings from a TOML file; a missing file gives the defaults.
     pub fn load(path: &Path) -> Result<Settings, SettingsError> {
         let text = match std::fs::read_to_string(path) {

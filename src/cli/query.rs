@@ -1,0 +1,338 @@
+//! `seamscope query`: one question through the whole pipeline, shown like the white paper's
+//! worked example: fused ranking, fire test, budget fill, context beside "without Seams".
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use seamscope::chunk::ChunkId;
+use seamscope::retrieve::{EntryRef, ListSource, QuerySettings, Trace};
+use seamscope::session::{OpenCorpus, QueryTimings};
+
+use super::common::{BuildBar, start_engine};
+use super::{GlobalArgs, LayoutArgs};
+
+/// Query options as typed; validated into [`QuerySettings`] with clear messages.
+#[derive(Debug, clap::Args, Clone, Default)]
+pub struct QueryArgs {
+    /// Fire margin: places a seam must lead both chunks by (default 3).
+    #[arg(long, allow_hyphen_values = true, value_name = "PLACES")]
+    m: Option<i64>,
+    /// Chunks in the final context (default 5).
+    #[arg(long, allow_hyphen_values = true, value_name = "CHUNKS")]
+    budget: Option<i64>,
+    /// Results kept per search list (default 150).
+    #[arg(long, allow_hyphen_values = true, value_name = "N")]
+    depth: Option<i64>,
+    /// Reciprocal rank fusion constant c (default 60).
+    #[arg(long, allow_hyphen_values = true, value_name = "C")]
+    rrf_c: Option<f64>,
+    /// Rows of the fused ranking to print (default 20; the JSON always holds all).
+    #[arg(long, default_value_t = 20, value_name = "ROWS")]
+    show: usize,
+}
+
+fn non_negative(name: &str, v: i64, what: &str) -> anyhow::Result<usize> {
+    anyhow::ensure!(v >= 0, "--{name} must be 0 or more ({what}); got {v}");
+    Ok(v as usize)
+}
+
+impl QueryArgs {
+    fn apply(&self, s: &mut seamscope::settings::Settings) -> anyhow::Result<()> {
+        if let Some(m) = self.m {
+            s.m = non_negative("m", m, "a number of places in the fused ranking")? as u32;
+        }
+        if let Some(b) = self.budget {
+            s.budget = non_negative("budget", b, "a number of chunks")?;
+        }
+        if let Some(d) = self.depth {
+            anyhow::ensure!(d >= 1, "--depth must be at least 1 (results per search list); got {d}");
+            s.depth = d as usize;
+        }
+        if let Some(c) = self.rrf_c {
+            s.rrf_c = c;
+        }
+        s.validate()?;
+        Ok(())
+    }
+}
+
+#[derive(Serialize)]
+struct ChunkInfo {
+    id: u32,
+    doc: String,
+    ordinal: u32,
+    start: usize,
+    end: usize,
+    tokens: u32,
+}
+
+#[derive(Serialize)]
+struct SeamInfo {
+    id: u32,
+    left: u32,
+    right: u32,
+    start: usize,
+    end: usize,
+    left_tokens: u32,
+    right_tokens: u32,
+}
+
+/// The JSON output: the trace plus the chunks and seams it names, so it stands alone.
+#[derive(Serialize)]
+struct QueryReport<'a> {
+    trace: &'a Trace,
+    timings: QueryTimings,
+    dense_search: seamscope::index::vectors::SearchMode,
+    chunks: Vec<ChunkInfo>,
+    seams: Vec<SeamInfo>,
+}
+
+/// Run one question.
+pub fn run(
+    global: &GlobalArgs,
+    corpus: &Path,
+    question: &str,
+    layout: &LayoutArgs,
+    args: &QueryArgs,
+    json: bool,
+) -> anyhow::Result<()> {
+    anyhow::ensure!(!question.trim().is_empty(), "the question is empty: type what you want to find");
+    let mut settings = global.settings()?;
+    layout.apply(&mut settings)?;
+    args.apply(&mut settings)?;
+    let mut engine = start_engine(settings.clone())?;
+    let mut bar = BuildBar::new();
+    let open = engine.open_corpus(corpus, &mut |p| bar.update(p));
+    bar.finish();
+    let open = open?;
+    if !open.report.reopened && !json {
+        eprintln!(
+            "seamscope: indexed {} first ({} chunks, {} seams)",
+            corpus.display(),
+            open.layout.chunks.len(),
+            open.layout.seams.len()
+        );
+    }
+    let qs = settings.query_settings();
+    let (trace, timings) = engine.ask(&open, question, &qs)?;
+    if json {
+        let report = QueryReport {
+            trace: &trace,
+            timings,
+            dense_search: open.indexes.search_mode,
+            chunks: open
+                .layout
+                .chunks
+                .iter()
+                .map(|c| ChunkInfo {
+                    id: c.id.0,
+                    doc: open.corpus.doc(c.doc).path.clone(),
+                    ordinal: c.ordinal,
+                    start: c.span.start,
+                    end: c.span.end,
+                    tokens: c.tokens,
+                })
+                .collect(),
+            seams: open
+                .layout
+                .seams
+                .iter()
+                .map(|s| SeamInfo {
+                    id: s.id.0,
+                    left: s.left.0,
+                    right: s.right.0,
+                    start: s.span.start,
+                    end: s.span.end,
+                    left_tokens: s.left_tokens,
+                    right_tokens: s.right_tokens,
+                })
+                .collect(),
+        };
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", render(&open, &trace, &qs, args.show, timings));
+    }
+    Ok(())
+}
+
+fn rank_cell(e: &seamscope::retrieve::FusedEntry, source: ListSource) -> String {
+    e.rank_in(source)
+        .map_or_else(|| "-".to_string(), |r| r.to_string())
+}
+
+fn chunk_list(ids: &[ChunkId]) -> String {
+    if ids.is_empty() {
+        return "none".into();
+    }
+    ids.iter().map(|c| c.0.to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// The text report, in the shape of the white paper's worked example.
+pub fn render(open: &OpenCorpus, trace: &Trace, qs: &QuerySettings, show: usize, t: QueryTimings) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let safe = seamscope::text::safe;
+    let _ = writeln!(out, "question  {}", safe(trace.question()));
+    let _ = writeln!(
+        out,
+        "settings  k = {}, m = {}, budget {}, depth {}, c = {}; dense search {}; reranker: {}",
+        qs.k,
+        qs.m,
+        qs.budget,
+        qs.depth,
+        qs.rrf_c,
+        match open.indexes.search_mode {
+            seamscope::index::vectors::SearchMode::Exact => "exact",
+            seamscope::index::vectors::SearchMode::Approximate => "approximate (HNSW)",
+        },
+        match trace.rerank_status() {
+            seamscope::retrieve::RerankStatus::NotConfigured => "none configured (stage skipped)".to_string(),
+            other => format!("{other:?}"),
+        }
+    );
+    let fired: std::collections::HashMap<_, _> = trace
+        .decisions
+        .iter()
+        .map(|d| (d.seam, d.fires))
+        .collect();
+
+    let _ = writeln!(
+        out,
+        "\n1. Fused ranking ({} of {} entries)",
+        show.min(trace.fused.len()),
+        trace.fused.len()
+    );
+    let _ = writeln!(
+        out,
+        "  {:>4}  {:<44} {:<5} {:>6} {:>7} {:>6}  {:>8}",
+        "pos", "entry", "kind", "dense", "bm25-ch", "bm25-s", "rrf"
+    );
+    for (i, e) in trace.fused.iter().take(show).enumerate() {
+        let (kind, mark) = match e.entry {
+            EntryRef::Chunk(_) => ("chunk", ""),
+            EntryRef::Seam(s) => (
+                "seam",
+                if fired.get(&s).copied().unwrap_or(false) {
+                    "  fires"
+                } else {
+                    "  dropped"
+                },
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "  {:>4}  {:<44} {:<5} {:>6} {:>7} {:>6}  {:>8.5}{}",
+            i + 1,
+            truncate(&open.entry_label(e.entry), 44),
+            kind,
+            rank_cell(e, ListSource::Dense),
+            rank_cell(e, ListSource::KeywordChunks),
+            rank_cell(e, ListSource::KeywordSeams),
+            e.score,
+            mark
+        );
+    }
+
+    let _ = writeln!(out, "\n2. Fire test (m = {})", qs.m);
+    let reached: Vec<_> = trace.fill.steps.iter().map(|s| s.entry).collect();
+    let mut shown = 0;
+    for d in &trace.decisions {
+        // Show every seam the budget fill reached, and the first few beyond it.
+        let in_fill = reached.contains(&EntryRef::Seam(d.seam));
+        if !in_fill && shown >= 8 {
+            continue;
+        }
+        shown += 1;
+        let _ = writeln!(
+            out,
+            "  {} at {}: {}{}",
+            open.seam_label(d.seam),
+            d.seam_position,
+            d.arithmetic(),
+            if d.fired_on_absence {
+                "  (passed only because a linked chunk is absent)"
+            } else {
+                ""
+            }
+        );
+    }
+    let rest = trace.decisions.len().saturating_sub(shown);
+    if rest > 0 {
+        let _ = writeln!(out, "  ... {rest} more seams deeper in the ranking (see --json)");
+    }
+    if trace.decisions.is_empty() {
+        let _ = writeln!(out, "  no seam in the ranking");
+    }
+
+    let _ = writeln!(out, "\n3. Budget fill ({} slots)", trace.fill.budget);
+    for step in &trace.fill.steps {
+        let _ = writeln!(
+            out,
+            "  {:>4}  {:<44} {:<48} {} of {}",
+            step.position,
+            truncate(&open.entry_label(step.entry), 44),
+            step.action.describe(),
+            step.slots_used_after,
+            trace.fill.budget
+        );
+    }
+    if trace.fill.steps.is_empty() {
+        let _ = writeln!(out, "  budget 0: nothing is sent");
+    }
+
+    let _ = writeln!(out, "\n4. Context");
+    let _ = writeln!(
+        out,
+        "  with Seams      chunks {} ({} tokens)",
+        chunk_list(&trace.fill.chunks),
+        trace.tokens_sent
+    );
+    if let Some(run) = &trace.without_seams.retrieval {
+        let tokens: u64 = run
+            .fill
+            .chunks
+            .iter()
+            .map(|c| u64::from(open.layout.chunk(*c).tokens))
+            .sum();
+        let _ = writeln!(
+            out,
+            "  without Seams   chunks {} ({} tokens; {})",
+            chunk_list(&run.fill.chunks),
+            tokens,
+            run.comparison.baseline.label()
+        );
+        let c = &run.comparison;
+        if c.added.is_empty() && c.displaced.is_empty() {
+            let _ = writeln!(out, "  differ          no: the same chunks");
+        } else {
+            let _ = writeln!(
+                out,
+                "  differ          Seams adds {}; displaces {}",
+                chunk_list(&c.added),
+                chunk_list(&c.displaced)
+            );
+        }
+    }
+    for c in &trace.fill.chunks {
+        let _ = writeln!(out, "    {}", open.chunk_label(*c));
+    }
+    let _ = writeln!(
+        out,
+        "\ntime      embed question {:.1} ms, search {:.1} ms, fuse to context {:.3} ms",
+        t.embed * 1e3,
+        t.search * 1e3,
+        t.stages * 1e3
+    );
+    out
+}
+
+fn truncate(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(width - 1).collect();
+        t.push('…');
+        t
+    }
+}
