@@ -2,6 +2,7 @@
 
 mod bench;
 mod common;
+mod eval;
 mod index;
 mod query;
 mod setup;
@@ -93,8 +94,23 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Measure ingest speed and the pipeline's overhead over calling the model directly.
+    /// Score a question set: Seams at several margins against chunks-only retrieval.
+    Eval {
+        /// Corpus folder or file (indexed first if needed).
+        corpus: PathBuf,
+        #[command(flatten)]
+        layout: LayoutArgs,
+        #[command(flatten)]
+        eval: eval::EvalArgs,
+        /// Print the rows as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Measure ingest speed (`ingest`) or query speed (`query`).
     Bench {
+        /// What to measure.
+        #[arg(value_enum)]
+        what: bench::BenchKind,
         /// Corpus folder or file (default: sample-corpus).
         #[arg(default_value = "sample-corpus")]
         corpus: PathBuf,
@@ -165,7 +181,16 @@ pub fn run() -> ExitCode {
             query,
             json,
         }) => query::run(&cli.global, &corpus, &question, &layout, &query, json),
-        Some(Command::Bench { corpus, json }) => bench::run(&cli.global, &corpus, json),
+        Some(Command::Eval {
+            corpus,
+            layout,
+            eval,
+            json,
+        }) => eval::run(&cli.global, &corpus, &layout, &eval, json),
+        Some(Command::Bench { what, corpus, json }) => match what {
+            bench::BenchKind::Ingest => bench::ingest::run(&cli.global, &corpus, json),
+            bench::BenchKind::Query => bench::query::run(&cli.global, &corpus, json),
+        },
         None => match cli.corpus {
             Some(corpus) => index::run(&cli.global, &corpus, &LayoutArgs::default(), false),
             None => {

@@ -45,7 +45,7 @@ impl Default for Settings {
         Settings {
             chunk_tokens: 1024,
             k: 150,
-            m: 3,
+            m: crate::retrieve::DEFAULT_M,
             budget: 5,
             depth: 150,
             rrf_c: 60.0,

@@ -46,7 +46,10 @@ impl QueryArgs {
             s.budget = non_negative("budget", b, "a number of chunks")?;
         }
         if let Some(d) = self.depth {
-            anyhow::ensure!(d >= 1, "--depth must be at least 1 (results per search list); got {d}");
+            anyhow::ensure!(
+                d >= 1,
+                "--depth must be at least 1 (results per search list); got {d}"
+            );
             s.depth = d as usize;
         }
         if let Some(c) = self.rrf_c {
@@ -97,7 +100,10 @@ pub fn run(
     args: &QueryArgs,
     json: bool,
 ) -> anyhow::Result<()> {
-    anyhow::ensure!(!question.trim().is_empty(), "the question is empty: type what you want to find");
+    anyhow::ensure!(
+        !question.trim().is_empty(),
+        "the question is empty: type what you want to find"
+    );
     let mut settings = global.settings()?;
     layout.apply(&mut settings)?;
     args.apply(&mut settings)?;
@@ -165,11 +171,20 @@ fn chunk_list(ids: &[ChunkId]) -> String {
     if ids.is_empty() {
         return "none".into();
     }
-    ids.iter().map(|c| c.0.to_string()).collect::<Vec<_>>().join(", ")
+    ids.iter()
+        .map(|c| c.0.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The text report, in the shape of the white paper's worked example.
-pub fn render(open: &OpenCorpus, trace: &Trace, qs: &QuerySettings, show: usize, t: QueryTimings) -> String {
+pub fn render(
+    open: &OpenCorpus,
+    trace: &Trace,
+    qs: &QuerySettings,
+    show: usize,
+    t: QueryTimings,
+) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let safe = seamscope::text::safe;
@@ -187,15 +202,13 @@ pub fn render(open: &OpenCorpus, trace: &Trace, qs: &QuerySettings, show: usize,
             seamscope::index::vectors::SearchMode::Approximate => "approximate (HNSW)",
         },
         match trace.rerank_status() {
-            seamscope::retrieve::RerankStatus::NotConfigured => "none configured (stage skipped)".to_string(),
+            seamscope::retrieve::RerankStatus::NotConfigured =>
+                "none configured (stage skipped)".to_string(),
             other => format!("{other:?}"),
         }
     );
-    let fired: std::collections::HashMap<_, _> = trace
-        .decisions
-        .iter()
-        .map(|d| (d.seam, d.fires))
-        .collect();
+    let fired: std::collections::HashMap<_, _> =
+        trace.decisions.iter().map(|d| (d.seam, d.fires)).collect();
 
     let _ = writeln!(
         out,
@@ -259,7 +272,10 @@ pub fn render(open: &OpenCorpus, trace: &Trace, qs: &QuerySettings, show: usize,
     }
     let rest = trace.decisions.len().saturating_sub(shown);
     if rest > 0 {
-        let _ = writeln!(out, "  ... {rest} more seams deeper in the ranking (see --json)");
+        let _ = writeln!(
+            out,
+            "  ... {rest} more seams deeper in the ranking (see --json)"
+        );
     }
     if trace.decisions.is_empty() {
         let _ = writeln!(out, "  no seam in the ranking");

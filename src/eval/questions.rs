@@ -115,7 +115,9 @@ pub enum QuestionError {
         doc: String,
     },
     /// A span is empty, reversed, past the end or not on character boundaries.
-    #[error("line {line} ({id}): span {start}..{end} is not a valid {unit} range of {doc} ({len} long)")]
+    #[error(
+        "line {line} ({id}): span {start}..{end} is not a valid {unit} range of {doc} ({len} long)"
+    )]
     BadSpan {
         /// 1-based line number.
         line: usize,
@@ -133,7 +135,9 @@ pub enum QuestionError {
         len: usize,
     },
     /// The quoted text differs from the document over the span.
-    #[error("line {line} ({id}): quote drift in {doc} at byte {at}: the file has {found:?}, the quote has {quoted:?}{hint}")]
+    #[error(
+        "line {line} ({id}): quote drift in {doc} at byte {at}: the file has {found:?}, the quote has {quoted:?}{hint}"
+    )]
     Drift {
         /// 1-based line number.
         line: usize,
@@ -183,7 +187,10 @@ pub fn parse_questions(text: &str) -> (Vec<(usize, RawQuestion)>, Vec<QuestionEr
 }
 
 /// Resolve parsed questions against `corpus`: convert offsets to bytes and check every quote.
-pub fn resolve(corpus: &Corpus, raw: &[(usize, RawQuestion)]) -> (Vec<Question>, Vec<QuestionError>) {
+pub fn resolve(
+    corpus: &Corpus,
+    raw: &[(usize, RawQuestion)],
+) -> (Vec<Question>, Vec<QuestionError>) {
     let mut out = Vec::new();
     let mut errors = Vec::new();
     'questions: for (line, q) in raw {
@@ -258,7 +265,11 @@ pub fn load_questions(path: &Path, corpus: &Corpus) -> Result<Vec<Question>, Vec
     let (raw, mut errors) = parse_questions(&text);
     let (questions, more) = resolve(corpus, &raw);
     errors.extend(more);
-    if errors.is_empty() { Ok(questions) } else { Err(errors) }
+    if errors.is_empty() {
+        Ok(questions)
+    } else {
+        Err(errors)
+    }
 }
 
 fn char_to_byte(text: &str, start: usize, end: usize) -> Option<Span> {
@@ -274,7 +285,9 @@ fn char_to_byte(text: &str, start: usize, end: usize) -> Option<Span> {
             return byte_start.map(|s| Span::new(s, bi));
         }
     }
-    (end == text.chars().count()).then_some(()).and(byte_start.map(|s| Span::new(s, text.len())))
+    (end == text.chars().count())
+        .then_some(())
+        .and(byte_start.map(|s| Span::new(s, text.len())))
 }
 
 fn drift(
@@ -335,11 +348,18 @@ mod tests {
         let (raw, _) = parse_questions(text);
         let (_, errs) = resolve(&corpus(), &raw);
         let msg = errs[0].to_string();
-        assert!(msg.contains("line 1 (d)") && msg.contains("at byte 22"), "{msg}");
+        assert!(
+            msg.contains("line 1 (d)") && msg.contains("at byte 22"),
+            "{msg}"
+        );
         let shifted = r#"{"id":"s","question":"q","doc":"a.md","spans":[{"start":14,"end":25,"text":"stale reads"}]}"#;
         let (raw, _) = parse_questions(shifted);
         let (_, errs) = resolve(&corpus(), &raw);
-        assert!(errs[0].to_string().contains("occurs at bytes 15..26"), "{}", errs[0]);
+        assert!(
+            errs[0].to_string().contains("occurs at bytes 15..26"),
+            "{}",
+            errs[0]
+        );
     }
 
     #[test]
@@ -347,11 +367,15 @@ mod tests {
         let text = "{\"id\":\"x\"}\n\n{\"id\":\"y\",\"question\":\"q\",\"doc\":\"nope.md\",\"spans\":[]}\n{\"id\":\"y\",\"question\":\"q\",\"doc\":\"a.md\",\"spans\":[{\"start\":2,\"end\":3,\"text\":\"x\"}]}";
         let (raw, errs) = parse_questions(text);
         assert!(matches!(errs[0], QuestionError::Parse { line: 1, .. }));
-        assert!(matches!(errs[1], QuestionError::DuplicateId { line: 4, .. }));
+        assert!(matches!(
+            errs[1],
+            QuestionError::DuplicateId { line: 4, .. }
+        ));
         let (_, errs) = resolve(&corpus(), &raw);
         assert!(matches!(errs[0], QuestionError::UnknownDoc { line: 3, .. }));
         // A span that splits the two-byte "é" is rejected, not panicked on.
-        let split = r#"{"id":"z","question":"q","doc":"a.md","spans":[{"start":2,"end":4,"text":"x"}]}"#;
+        let split =
+            r#"{"id":"z","question":"q","doc":"a.md","spans":[{"start":2,"end":4,"text":"x"}]}"#;
         let (raw, _) = parse_questions(split);
         let (_, errs) = resolve(&corpus(), &raw);
         assert!(matches!(errs[0], QuestionError::BadSpan { .. }));
