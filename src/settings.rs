@@ -263,7 +263,7 @@ mod tests {
         s.validate().unwrap();
         assert_eq!(
             (s.chunk_tokens, s.k, s.m, s.budget, s.depth),
-            (1024, 150, 3, 5, 150)
+            (1024, 150, 1, 5, 150)
         );
         assert_eq!(s.rrf_c, 60.0);
     }

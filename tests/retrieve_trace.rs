@@ -107,6 +107,7 @@ fn retrieve_trace_depth_cuts_cached_lists() {
     };
     let settings = QuerySettings {
         depth: 1,
+        m: 3,
         ..QuerySettings::default()
     };
     let Ok(trace) = replan(&input(), &settings, &lookups) else {
