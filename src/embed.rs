@@ -6,6 +6,7 @@
 pub mod cache;
 pub mod install;
 pub mod model;
+pub mod reranker;
 pub mod runtime;
 pub mod testing;
 
@@ -56,6 +57,16 @@ pub enum EmbedError {
         "cannot read model file {path}: {message}; run `seamscope setup`, or set SEAMSCOPE_MODEL_DIR (or `model_dir` in settings) to a folder with model.onnx and the tokenizer files"
     )]
     ModelFiles {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// A reranker file is missing or unreadable.
+    #[error(
+        "cannot read reranker file {path}: {message}; the reranker folder (SEAMSCOPE_RERANKER_DIR or `reranker_dir`) needs model.onnx, tokenizer.json, config.json, special_tokens_map.json and tokenizer_config.json of a cross-encoder"
+    )]
+    RerankerFiles {
         /// The file.
         path: String,
         /// What went wrong.

@@ -6,8 +6,10 @@ use std::time::Instant;
 
 use crate::chunk::ChunkId;
 use crate::embed::embed_one;
+use crate::embed::reranker::CrossEncoder;
 use crate::retrieve::{
-    EntryRef, Lookups, QueryInput, QuerySettings, RankingInput, RerankInput, Trace, replan,
+    EntryRef, Lookups, QueryInput, QuerySettings, RankingInput, RerankInput, Reranker, Trace,
+    replan, score_candidates,
 };
 use crate::seam::SeamId;
 
@@ -68,6 +70,8 @@ pub struct Engine {
     pub tokenizer: TokenCounter,
     /// The embedding model.
     pub embedder: ModelEmbedder,
+    /// The cross-encoder reranker, when one is configured.
+    pub reranker: Option<CrossEncoder>,
 }
 
 /// A corpus opened under the engine's settings: its layout and indexes.
@@ -162,12 +166,26 @@ impl Engine {
         let t1 = Instant::now();
         let lists = open.indexes.search(&vector, question, settings.depth)?;
         let t2 = Instant::now();
-        let input = QueryInput {
+        let mut input = QueryInput {
             question: question.to_string(),
             ranking: RankingInput::Lists(lists.with_seams),
             chunks_only: Some(RankingInput::Lists(lists.chunks_only)),
             rerank: RerankInput::NotConfigured,
         };
+        if let Some(reranker) = self.reranker.as_mut() {
+            let candidates = open.with_lookups(|l| input.rerank_candidates(settings, l.links));
+            let text_of = |c: ChunkId| {
+                let chunk = open.layout.chunk(c);
+                Some(open.corpus.doc(chunk.doc).slice(chunk.span))
+            };
+            input.rerank = match score_candidates(reranker, question, &candidates, &text_of) {
+                Ok(scores) => RerankInput::Scores(scores),
+                Err(e) => RerankInput::Failed {
+                    reranker: reranker.name().to_string(),
+                    error: e.to_string(),
+                },
+            };
+        }
         let trace = open.with_lookups(|l| replan(&input, settings, l))?;
         let t3 = Instant::now();
         Ok((
@@ -196,11 +214,20 @@ impl Engine {
             settings.model_max_tokens,
             settings.embed_batch,
         )?;
+        let reranker = match &places.reranker_dir {
+            Some(dir) => Some(CrossEncoder::load(
+                dir,
+                &places.runtime_path,
+                settings.reranker_max_tokens,
+            )?),
+            None => None,
+        };
         Ok(Engine {
             settings,
             places,
             tokenizer,
             embedder,
+            reranker,
         })
     }
 

@@ -34,6 +34,12 @@ pub struct Settings {
     pub runtime_path: Option<PathBuf>,
     /// The model's window in tokens, special tokens included.
     pub model_max_tokens: usize,
+    /// A folder with a cross-encoder reranker (`model.onnx` + tokenizer files); none by default.
+    pub reranker_dir: Option<PathBuf>,
+    /// How many ordinary chunks the reranker judges (N).
+    pub rerank_candidates: usize,
+    /// The reranker's window for question and chunk together.
+    pub reranker_max_tokens: usize,
     /// Where caches (vectors, indexes) live; default: the platform cache directory.
     pub cache_dir: Option<PathBuf>,
     /// Where the model and runtime are installed; default: the platform data directory.
@@ -56,6 +62,9 @@ impl Default for Settings {
             model_dir: None,
             runtime_path: None,
             model_max_tokens: 256,
+            reranker_dir: None,
+            rerank_candidates: crate::retrieve::DEFAULT_RERANK_CANDIDATES,
+            reranker_max_tokens: 512,
             cache_dir: None,
             data_dir: None,
         }
@@ -170,7 +179,7 @@ impl Settings {
             budget: self.budget,
             depth: self.depth,
             rrf_c: self.rrf_c,
-            ..crate::retrieve::QuerySettings::default()
+            rerank_candidates: self.rerank_candidates,
         }
     }
 
@@ -228,7 +237,12 @@ impl Settings {
                     .join("runtime")
                     .join(crate::embed::install::RUNTIME_FILE)
             });
+        let reranker_dir = self
+            .reranker_dir
+            .clone()
+            .or_else(|| std::env::var_os("SEAMSCOPE_RERANKER_DIR").map(PathBuf::from));
         Places {
+            reranker_dir,
             data_dir,
             cache_dir,
             config_dir,
@@ -251,6 +265,8 @@ pub struct Places {
     pub model_dir: PathBuf,
     /// The ONNX Runtime library in use.
     pub runtime_path: PathBuf,
+    /// The cross-encoder reranker folder, when one is configured.
+    pub reranker_dir: Option<PathBuf>,
 }
 
 #[cfg(test)]

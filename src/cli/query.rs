@@ -204,7 +204,21 @@ pub fn render(
         match trace.rerank_status() {
             seamscope::retrieve::RerankStatus::NotConfigured =>
                 "none configured (stage skipped)".to_string(),
-            other => format!("{other:?}"),
+            seamscope::retrieve::RerankStatus::Applied {
+                reranker,
+                candidates,
+                unscored,
+            } => format!(
+                "{reranker} rescored {candidates} chunks (fired pairs pinned){}",
+                if unscored.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {} unscored", unscored.len())
+                }
+            ),
+            seamscope::retrieve::RerankStatus::Failed { reranker, error } => {
+                format!("{reranker} failed ({error}); fused order kept")
+            }
         }
     );
     let fired: std::collections::HashMap<_, _> =
