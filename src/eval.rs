@@ -1,5 +1,8 @@
 //! Evaluation: question sets with gold answer spans, and how retrieval did on them.
 
+pub mod collection;
+pub mod grid;
 pub mod metrics;
 pub mod questions;
 pub mod run;
+pub mod strategy;

@@ -48,7 +48,7 @@ pub fn cut_fixed(text: &str, offsets: &TokenOffsets, max_tokens: usize) -> Vec<S
 }
 
 /// The start of the whitespace-delimited word holding byte `pos`, not going below `floor`.
-pub(crate) fn word_start_at_or_before(text: &str, pos: usize, floor: usize) -> usize {
+pub fn word_start_at_or_before(text: &str, pos: usize, floor: usize) -> usize {
     let before = &text[floor..pos];
     match before.char_indices().rev().find(|(_, c)| c.is_whitespace()) {
         Some((i, c)) => floor + i + c.len_utf8(),

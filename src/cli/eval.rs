@@ -1,10 +1,13 @@
-//! `seamscope eval`: run a question set and compare Seams (at several margins) with a real
-//! chunks-only retrieval under the same budget.
+//! `seamscope eval`: the strategy comparison of DESIGN.md §7 on a question set, under one budget,
+//! and (with `--sweep-m`) Seams at several margins against chunks-only retrieval.
 
 use std::path::{Path, PathBuf};
 
-use seamscope::eval::questions::load_questions;
+use seamscope::eval::grid::{GridRow, GridSettings, run_grid};
+use seamscope::eval::questions::{Question, load_questions};
 use seamscope::eval::run::{Summary, score, search_all};
+use seamscope::eval::strategy::Strategy;
+use seamscope::session::{Engine, OpenCorpus};
 
 use super::common::{BuildBar, start_engine};
 use super::{GlobalArgs, LayoutArgs};
@@ -15,15 +18,110 @@ pub struct EvalArgs {
     /// Question file (JSONL with gold spans); default: questions.jsonl in the corpus folder.
     #[arg(long, value_name = "FILE")]
     questions: Option<PathBuf>,
-    /// Fire margins to compare, comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "0,1,2,3,5")]
-    m: Vec<u32>,
+    /// Seam half-widths to compare, comma-separated.
+    #[arg(long = "seam-k", value_delimiter = ',', default_value = "100,150,200")]
+    seam_k: Vec<usize>,
     /// Chunks in the final context (default from settings, 5).
     #[arg(long)]
     budget: Option<usize>,
+    /// Fire margin for Seams (default from settings).
+    #[arg(long)]
+    m: Option<u32>,
+    /// Also write the table as CSV to this file.
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Instead of the grid: Seams at these margins against chunks-only retrieval.
+    #[arg(long, value_delimiter = ',', value_name = "M,M,...")]
+    sweep_m: Option<Vec<u32>>,
 }
 
-fn row(s: &Summary) -> String {
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+fn tag_rate(r: &GridRow, tags: &[&str]) -> String {
+    let (f, n) = tags.iter().fold((0, 0), |acc, t| {
+        let (f, n) = r.by_tag.get(*t).copied().unwrap_or((0, 0));
+        (acc.0 + f, acc.1 + n)
+    });
+    if n == 0 {
+        "-".into()
+    } else {
+        pct(f as f64 / n as f64)
+    }
+}
+
+fn print_grid(rows: &[GridRow]) {
+    println!(
+        "  {:<22} {:>7} {:>7} {:>9} {:>7} {:>7} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
+        "strategy",
+        "vectors",
+        "fail",
+        "boundary",
+        "inside",
+        "tokens",
+        "fire",
+        "false",
+        "waste",
+        "whole",
+        "recall",
+        "prec",
+        "IoU"
+    );
+    for r in rows {
+        let seams = matches!(r.strategy, Strategy::Seams { .. });
+        let or_dash = |s: String| if seams { s } else { "-".into() };
+        println!(
+            "  {:<22} {:>6.2}x {:>7} {:>9} {:>7} {:>7.0} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
+            r.label,
+            r.vectors_vs_chunks,
+            pct(r.failure_rate),
+            tag_rate(r, &["boundary"]),
+            tag_rate(r, &["inside", "edge"]),
+            r.mean_tokens,
+            or_dash(pct(r.fire_rate)),
+            or_dash(pct(r.false_fire_rate)),
+            or_dash(pct(r.waste_rate)),
+            pct(r.answer_in_one_chunk),
+            pct(r.span_recall),
+            format!("{:.2}%", r.span_precision * 100.0),
+            format!("{:.2}%", r.span_iou * 100.0),
+        );
+    }
+}
+
+fn csv(rows: &[GridRow]) -> String {
+    let mut out = String::from(
+        "strategy,vectors,vectors_vs_chunks,failure_rate,failure_boundary,failure_inside,mean_tokens,fire_rate,fires_per_question,false_fire_rate,waste_rate,whole,split,absent,answer_in_one_chunk,span_recall,span_precision,span_iou\n",
+    );
+    for r in rows {
+        let rate = |tags: &[&str]| tag_rate(r, tags).trim_end_matches('%').to_string();
+        out.push_str(&format!(
+            "\"{}\",{},{:.4},{:.4},{},{},{:.1},{:.4},{:.4},{:.4},{:.4},{},{},{},{:.4},{:.4},{:.5},{:.5}\n",
+            r.label,
+            r.vectors,
+            r.vectors_vs_chunks,
+            r.failure_rate,
+            rate(&["boundary"]),
+            rate(&["inside", "edge"]),
+            r.mean_tokens,
+            r.fire_rate,
+            r.fires_per_question,
+            r.false_fire_rate,
+            r.waste_rate,
+            r.span_classes.0,
+            r.span_classes.1,
+            r.span_classes.2,
+            r.answer_in_one_chunk,
+            r.span_recall,
+            r.span_precision,
+            r.span_iou
+        ));
+    }
+    out
+}
+
+fn sweep_row(s: &Summary) -> String {
     format!(
         "  {:<22} {:>6.1}% {:>8.1}% {:>7.1}% {:>8.0} {:>7.2} {:>7.0}% {:>6.0}%",
         s.label,
@@ -37,7 +135,42 @@ fn row(s: &Summary) -> String {
     )
 }
 
-/// Run the evaluation and print the table (or JSON).
+fn sweep(
+    engine: &mut Engine,
+    open: &OpenCorpus,
+    questions: &[Question],
+    ms: &[u32],
+    qs: seamscope::retrieve::QuerySettings,
+    json: bool,
+) -> anyhow::Result<()> {
+    let searched = search_all(engine, open, questions, &qs, &mut |_, _| {})?;
+    let mut rows = Vec::new();
+    for &m in ms {
+        let (seams, base) = score(
+            open,
+            &searched,
+            &seamscope::retrieve::QuerySettings { m, ..qs },
+        )?;
+        if rows.is_empty() {
+            rows.push(base);
+        }
+        rows.push(seams);
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        println!(
+            "  {:<22} {:>7} {:>9} {:>8} {:>8} {:>7} {:>8} {:>7}",
+            "strategy", "fail", "boundary", "inside", "tokens", "fires/q", "false", "waste"
+        );
+        for r in &rows {
+            println!("{}", sweep_row(r));
+        }
+    }
+    Ok(())
+}
+
+/// Run the evaluation and print the table (or JSON / CSV).
 pub fn run(
     global: &GlobalArgs,
     corpus: &Path,
@@ -50,7 +183,14 @@ pub fn run(
     if let Some(b) = args.budget {
         settings.budget = b;
     }
+    if let Some(m) = args.m {
+        settings.m = m;
+    }
     settings.validate()?;
+    anyhow::ensure!(
+        args.seam_k.iter().all(|&k| (1..=4096).contains(&k)),
+        "--seam-k values must be between 1 and 4096 tokens"
+    );
     let mut engine = start_engine(settings.clone())?;
     let mut bar = BuildBar::new();
     let open = engine.open_corpus(corpus, &mut |p| bar.update(p));
@@ -77,48 +217,77 @@ pub fn run(
         "{} holds no questions",
         qpath.display()
     );
-    let base_settings = settings.query_settings();
+    if let Some(ms) = &args.sweep_m {
+        return sweep(
+            &mut engine,
+            &open,
+            &questions,
+            ms,
+            settings.query_settings(),
+            json,
+        );
+    }
+    let grid = GridSettings {
+        budget: settings.budget,
+        m: settings.m,
+        depth: settings.depth,
+        rrf_c: settings.rrf_c,
+        chunk_tokens: settings.chunk_tokens,
+    };
+    let strategies = Strategy::grid(settings.chunk_tokens, settings.k, &args.seam_k);
     let started = std::time::Instant::now();
-    let searched = search_all(
+    let rows = run_grid(
         &mut engine,
-        &open,
+        &open.corpus,
+        &open.layout,
         &questions,
-        &base_settings,
-        &mut |i, n| {
-            if !json && i % 20 == 0 {
-                eprintln!("eval: searched {i} of {n} questions");
+        &strategies,
+        &grid,
+        &mut |label| {
+            if !json {
+                eprintln!("eval: {label}");
             }
         },
     )?;
-    let search_secs = started.elapsed().as_secs_f64();
-    let mut rows = Vec::new();
-    for &m in &args.m {
-        let qs = seamscope::retrieve::QuerySettings { m, ..base_settings };
-        let (seams, base) = score(&open, &searched, &qs)?;
-        if rows.is_empty() {
-            rows.push(base);
-        }
-        rows.push(seams);
+    let secs = started.elapsed().as_secs_f64();
+    if let Some(path) = &args.csv {
+        std::fs::write(path, csv(&rows))
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
     }
     if json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(());
     }
     println!(
-        "{} questions on {} (budget {}, k = {}, chunks of {} tokens); searched in {:.1}s",
+        "{} questions on {}: budget {} chunks, {}-token chunks, m = {}; {} strategies in {:.1}s ({} texts embedded, the rest from the cache)",
         questions.len(),
         corpus.display(),
         settings.budget,
-        settings.k,
         settings.chunk_tokens,
-        search_secs
+        settings.m,
+        rows.len(),
+        secs,
+        rows.iter().map(|r| r.embedded_texts).sum::<usize>()
     );
-    println!(
-        "  {:<22} {:>7} {:>9} {:>8} {:>8} {:>7} {:>8} {:>7}",
-        "strategy", "fail", "boundary", "inside", "tokens", "fires/q", "false", "waste"
-    );
+    print_grid(&rows);
+    println!("\nfailure rate by tag (questions per tag in brackets)");
+    let tags = ["boundary", "partial", "edge", "inside", "short"];
+    let count = |t: &str| {
+        rows.first()
+            .and_then(|r| r.by_tag.get(t))
+            .map_or(0, |x| x.1)
+    };
+    print!("  {:<22}", "strategy");
+    for t in tags {
+        print!(" {:>14}", format!("{t} ({})", count(t)));
+    }
+    println!();
     for r in &rows {
-        println!("{}", row(r));
+        print!("  {:<22}", r.label);
+        for t in tags {
+            print!(" {:>14}", tag_rate(r, &[t]));
+        }
+        println!();
     }
     Ok(())
 }

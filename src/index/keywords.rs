@@ -58,8 +58,23 @@ fn schema() -> (Schema, Field, Field) {
 impl KeywordIndex {
     /// Build an index of `texts` (entry `i` is `texts[i]`) in the empty folder `dir`.
     pub fn build(dir: &Path, texts: &[&str]) -> Result<KeywordIndex, KeywordError> {
-        let (schema, id, body) = schema();
+        let (schema, _, _) = schema();
         let index = Index::create_in_dir(dir, schema).map_err(err("create"))?;
+        Self::fill(index, texts)?;
+        Self::open(dir)
+    }
+
+    /// Build an index of `texts` held in memory only (for evaluations that compare strategies).
+    pub fn build_in_ram(texts: &[&str]) -> Result<KeywordIndex, KeywordError> {
+        let (schema, _, _) = schema();
+        let index = Index::create_in_ram(schema);
+        Self::fill(index, texts)
+    }
+
+    fn fill(index: Index, texts: &[&str]) -> Result<KeywordIndex, KeywordError> {
+        let schema = index.schema();
+        let id = schema.get_field("id").map_err(err("schema"))?;
+        let body = schema.get_field("body").map_err(err("schema"))?;
         let mut writer: tantivy::IndexWriter = index
             .writer_with_num_threads(1, 50_000_000)
             .map_err(err("open writer"))?;
@@ -70,7 +85,12 @@ impl KeywordIndex {
         }
         writer.commit().map_err(err("commit"))?;
         writer.wait_merging_threads().map_err(err("merge"))?;
-        Self::open(dir)
+        let reader = index.reader().map_err(err("open reader"))?;
+        Ok(KeywordIndex {
+            index,
+            reader,
+            body,
+        })
     }
 
     /// Open an existing index in `dir`.

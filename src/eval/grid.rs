@@ -1,0 +1,551 @@
+//! The comparison grid: every strategy of DESIGN.md §7 on one question set, under one budget.
+//!
+//! Each strategy's texts are embedded through the shared vector cache, so a text two strategies
+//! share (the baseline chunks, most of all) is embedded once, ever.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::collection::Collection;
+use super::metrics::{SpanClass, covered, span_class};
+use super::questions::Question;
+use super::strategy::{Pointer, Strategy, Unit, link, overlapping_spans, token_windows};
+use crate::chunk::ChunkId;
+use crate::corpus::Corpus;
+use crate::embed::cache::VectorCache;
+use crate::embed::{EmbedOptions, EmbedStats, embed_one, embed_texts};
+use crate::layout::Layout;
+use crate::retrieve::{
+    BudgetAction, EntryRef, Hit, ListSource, Plan, PlanEntry, PlanItem, RankedList, fill_budget,
+    fire_test, fuse,
+};
+use crate::seam::{SeamId, build_seams};
+use crate::session::{Engine, EngineError};
+
+/// The knobs shared by every strategy in a run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct GridSettings {
+    /// Units in the final context.
+    pub budget: usize,
+    /// Fire margin for Seams.
+    pub m: u32,
+    /// Results per search list.
+    pub depth: usize,
+    /// RRF constant.
+    pub rrf_c: f64,
+    /// Tokens per baseline chunk.
+    pub chunk_tokens: usize,
+}
+
+/// A strategy made ready: its units, pointers and search collections.
+pub struct Prepared {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// Its table label.
+    pub label: String,
+    /// What can be returned.
+    pub units: Vec<Unit>,
+    /// What only leads to units.
+    pub pointers: Vec<Pointer>,
+    unit_search: Collection,
+    pointer_search: Option<Collection>,
+    /// Embedding work this strategy needed.
+    pub embedding: EmbedStats,
+}
+
+fn base_units(layout: &Layout) -> Vec<Unit> {
+    layout
+        .chunks
+        .iter()
+        .map(|c| Unit {
+            doc: c.doc,
+            span: c.span,
+            tokens: c.tokens,
+        })
+        .collect()
+}
+
+/// Build one strategy's units, pointers and collections.
+pub fn prepare(
+    engine: &mut Engine,
+    corpus: &Corpus,
+    layout: &Layout,
+    strategy: Strategy,
+    cache: &mut VectorCache,
+    settings: &GridSettings,
+) -> Result<Prepared, EngineError> {
+    let mut units = base_units(layout);
+    let mut pointers = Vec::new();
+    match strategy {
+        Strategy::NoOverlap | Strategy::NeighbourExpansion => {}
+        Strategy::Overlap { tokens } => {
+            units = corpus
+                .documents
+                .iter()
+                .zip(&layout.offsets)
+                .flat_map(|(doc, offs)| {
+                    overlapping_spans(&doc.text, offs, settings.chunk_tokens, tokens)
+                        .into_iter()
+                        .map(move |span| Unit {
+                            doc: doc.id,
+                            span,
+                            tokens: offs.count_in(span.start, span.end) as u32,
+                        })
+                })
+                .collect();
+        }
+        Strategy::Windows { width, stride } => {
+            for (doc, offs) in corpus.documents.iter().zip(&layout.offsets) {
+                let spans = token_windows(&doc.text, offs, width, stride, 0);
+                pointers.extend(link(doc.id, spans, &units));
+            }
+        }
+        Strategy::ChunkStrideWindows { width } => {
+            for c in &layout.chunks {
+                let offs = &layout.offsets[c.doc.0 as usize];
+                let text = &corpus.doc(c.doc).text;
+                let first = offs.first_at_or_after(c.span.start);
+                let mid = first + c.tokens as usize / 2;
+                let start_tok = mid.saturating_sub(width / 2).max(first);
+                let spans = token_windows(text, offs, width, usize::MAX, start_tok);
+                pointers.extend(link(c.doc, spans.into_iter().take(1).collect(), &units));
+            }
+        }
+        Strategy::Seams { k } => {
+            let seams = build_seams(corpus, &layout.offsets, &layout.chunks, k);
+            pointers = seams
+                .iter()
+                .map(|s| Pointer {
+                    doc: s.doc,
+                    span: s.span,
+                    links: vec![s.left.0, s.right.0],
+                })
+                .collect();
+        }
+    }
+    let text = |doc: crate::corpus::DocId, span: crate::corpus::Span| corpus.doc(doc).slice(span);
+    let unit_texts: Vec<&str> = units.iter().map(|u| text(u.doc, u.span)).collect();
+    let pointer_texts: Vec<&str> = pointers.iter().map(|p| text(p.doc, p.span)).collect();
+    let options = EmbedOptions {
+        slice: engine.settings.embed_slice,
+    };
+    let (unit_vecs, mut stats) = embed_texts(
+        &mut engine.embedder,
+        &engine.tokenizer,
+        cache,
+        &unit_texts,
+        options,
+        &mut |_| true,
+    )?;
+    let (pointer_vecs, pstats) = embed_texts(
+        &mut engine.embedder,
+        &engine.tokenizer,
+        cache,
+        &pointer_texts,
+        options,
+        &mut |_| true,
+    )?;
+    stats.texts += pstats.texts;
+    stats.cache_hits += pstats.cache_hits;
+    stats.cache_misses += pstats.cache_misses;
+    stats.tokens_embedded += pstats.tokens_embedded;
+    stats.tokens_cached += pstats.tokens_cached;
+    stats.windows += pstats.windows;
+    stats.model_seconds += pstats.model_seconds;
+    stats.total_seconds += pstats.total_seconds;
+    let kw = |e: crate::index::keywords::KeywordError| EngineError::Index(e.into());
+    let unit_search = Collection::build(&unit_texts, unit_vecs).map_err(kw)?;
+    let pointer_search = if pointers.is_empty() {
+        None
+    } else {
+        Some(Collection::build(&pointer_texts, pointer_vecs).map_err(kw)?)
+    };
+    Ok(Prepared {
+        strategy,
+        label: strategy.label(settings.chunk_tokens),
+        units,
+        pointers,
+        unit_search,
+        pointer_search,
+        embedding: stats,
+    })
+}
+
+/// What one strategy returned for one question.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retrieved {
+    /// Units in the context, in fill order.
+    pub units: Vec<u32>,
+    /// Pointers that fired (Seams) and the units each added.
+    pub fired: Vec<(u32, Vec<u32>)>,
+}
+
+fn hits(list: &[(u32, f32)], make: impl Fn(u32) -> EntryRef) -> Vec<Hit> {
+    list.iter()
+        .map(|&(i, score)| Hit {
+            entry: make(i),
+            score,
+        })
+        .collect()
+}
+
+/// Run one question (its vector and text) through a prepared strategy.
+pub fn retrieve(
+    p: &Prepared,
+    vector: &[f32],
+    question: &str,
+    s: &GridSettings,
+) -> Result<Retrieved, EngineError> {
+    let kw = |e: crate::index::keywords::KeywordError| EngineError::Index(e.into());
+    let unit = |i: u32| EntryRef::Chunk(ChunkId(i));
+    let ptr = |i: u32| EntryRef::Seam(SeamId(i));
+    let mut dense = hits(&p.unit_search.dense(vector, s.depth), unit);
+    let mut lists = vec![];
+    if let Some(ps) = &p.pointer_search {
+        dense.extend(hits(&ps.dense(vector, s.depth), ptr));
+        dense.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.entry.is_seam().cmp(&b.entry.is_seam()))
+        });
+        dense.truncate(s.depth);
+        lists.push(RankedList::new(
+            ListSource::KeywordSeams,
+            hits(&ps.keywords(question, s.depth).map_err(kw)?, ptr),
+        ));
+    }
+    lists.push(RankedList::new(ListSource::Dense, dense));
+    lists.push(RankedList::new(
+        ListSource::KeywordChunks,
+        hits(
+            &p.unit_search.keywords(question, s.depth).map_err(kw)?,
+            unit,
+        ),
+    ));
+    let fused = fuse(&lists, s.rrf_c);
+    let links = |seam: SeamId| {
+        let l = &p.pointers[seam.0 as usize].links;
+        (ChunkId(l[0]), ChunkId(*l.last().unwrap_or(&l[0])))
+    };
+    let plan = match p.strategy {
+        Strategy::Seams { .. } => Plan::fused_order(&fused, &fire_test(&fused, &links, s.m)),
+        Strategy::Windows { .. } | Strategy::ChunkStrideWindows { .. } => {
+            // A window hit brings the chunks it overlaps, at its rank (no fire test).
+            let entries = fused
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    let item = match e.entry {
+                        EntryRef::Chunk(chunk) => PlanItem::Chunk {
+                            chunk,
+                            placement: crate::retrieve::ChunkPlacement::Fused,
+                        },
+                        EntryRef::Seam(seam) => {
+                            let (left, right) = links(seam);
+                            if left == right {
+                                PlanItem::Chunk {
+                                    chunk: left,
+                                    placement: crate::retrieve::ChunkPlacement::Fused,
+                                }
+                            } else {
+                                PlanItem::FiredSeam { seam, left, right }
+                            }
+                        }
+                    };
+                    PlanEntry {
+                        position: i + 1,
+                        fused_position: i + 1,
+                        item,
+                    }
+                })
+                .collect();
+            Plan {
+                entries,
+                rerank: crate::retrieve::RerankStatus::NotConfigured,
+            }
+        }
+        Strategy::NoOverlap | Strategy::Overlap { .. } => Plan::fused_order(&fused, &[]),
+        Strategy::NeighbourExpansion => {
+            return Ok(Retrieved {
+                units: neighbour_fill(p, &fused, s.budget),
+                fired: Vec::new(),
+            });
+        }
+    };
+    let fill = fill_budget(&plan, s.budget);
+    let fired = fill
+        .steps
+        .iter()
+        .filter_map(|step| match (&step.action, step.entry) {
+            (BudgetAction::AddedPair { added }, EntryRef::Seam(seam))
+                if !added.is_empty() && matches!(p.strategy, Strategy::Seams { .. }) =>
+            {
+                Some((seam.0, added.iter().map(|c| c.0).collect()))
+            }
+            _ => None,
+        })
+        .collect();
+    Ok(Retrieved {
+        units: fill.chunks.iter().map(|c| c.0).collect(),
+        fired,
+    })
+}
+
+/// Chunks in fused order; each brings a same-document neighbour that ranks within `2 × budget`.
+fn neighbour_fill(p: &Prepared, fused: &[crate::retrieve::FusedEntry], budget: usize) -> Vec<u32> {
+    let position = |u: u32| {
+        fused
+            .iter()
+            .position(|e| e.entry == EntryRef::Chunk(ChunkId(u)))
+            .map(|i| i + 1)
+    };
+    let mut out: Vec<u32> = Vec::new();
+    for e in fused {
+        if out.len() >= budget {
+            break;
+        }
+        let EntryRef::Chunk(c) = e.entry else {
+            continue;
+        };
+        if !out.contains(&c.0) {
+            out.push(c.0);
+        }
+        let doc = p.units[c.0 as usize].doc;
+        let mut neighbours: Vec<(usize, u32)> = [c.0.checked_sub(1), Some(c.0 + 1)]
+            .into_iter()
+            .flatten()
+            .filter(|&n| (n as usize) < p.units.len() && p.units[n as usize].doc == doc)
+            .filter_map(|n| position(n).map(|pos| (pos, n)))
+            .filter(|&(pos, _)| pos <= 2 * budget)
+            .collect();
+        neighbours.sort();
+        for (_, n) in neighbours {
+            if out.len() < budget && !out.contains(&n) {
+                out.push(n);
+            }
+        }
+    }
+    out
+}
+
+/// One question's scores under one strategy.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Scored {
+    /// The context held every gold span.
+    pub answered: bool,
+    /// Tokens sent (duplicated text counts each time).
+    pub tokens_sent: u64,
+    /// Firings reached by the budget fill.
+    pub fires: usize,
+    /// Firings whose evidence does not cross their cut.
+    pub false_fires: usize,
+    /// Firings where one added unit holds none of the evidence.
+    pub wasted_fires: usize,
+    /// Class of each gold span against this strategy's units.
+    pub classes: Vec<SpanClass>,
+    /// Evidence tokens, returned tokens, and evidence tokens returned.
+    pub token_overlap: (u64, u64, u64),
+}
+
+/// Score what a strategy returned for a question.
+pub fn score(p: &Prepared, layout: &Layout, q: &Question, r: &Retrieved) -> Scored {
+    let returned: Vec<crate::corpus::Span> = r
+        .units
+        .iter()
+        .map(|&u| p.units[u as usize])
+        .filter(|u| u.doc == q.doc)
+        .map(|u| u.span)
+        .collect();
+    let doc_units: Vec<crate::corpus::Span> = p
+        .units
+        .iter()
+        .filter(|u| u.doc == q.doc)
+        .map(|u| u.span)
+        .collect();
+    let offs = &layout.offsets[q.doc.0 as usize];
+    let evidence: Vec<usize> = offs
+        .starts
+        .iter()
+        .copied()
+        .filter(|&t| q.spans.iter().any(|s| s.start <= t && t < s.end))
+        .collect();
+    let hit = evidence
+        .iter()
+        .filter(|&&t| returned.iter().any(|s| s.start <= t && t < s.end))
+        .count();
+    let tokens_sent: u64 = r
+        .units
+        .iter()
+        .map(|&u| u64::from(p.units[u as usize].tokens))
+        .sum();
+    let holds = |u: u32| {
+        let unit = p.units[u as usize];
+        unit.doc == q.doc && q.spans.iter().any(|s| unit.span.overlaps(s))
+    };
+    let mut false_fires = 0;
+    let mut wasted = 0;
+    for (ptr, _) in &r.fired {
+        let links = &p.pointers[*ptr as usize].links;
+        let (left, right) = (links[0], *links.last().unwrap_or(&links[0]));
+        let cut = p.units[right as usize].span.start;
+        let crosses = p.units[left as usize].doc == q.doc
+            && q.spans.iter().any(|s| s.start < cut && cut < s.end);
+        if !crosses {
+            false_fires += 1;
+        }
+        if !holds(left) || !holds(right) {
+            wasted += 1;
+        }
+    }
+    Scored {
+        answered: q.spans.iter().all(|s| covered(*s, &returned)),
+        tokens_sent,
+        fires: r.fired.len(),
+        false_fires,
+        wasted_fires: wasted,
+        classes: q.spans.iter().map(|s| span_class(*s, &doc_units)).collect(),
+        token_overlap: (evidence.len() as u64, tokens_sent, hit as u64),
+    }
+}
+
+/// One row of the results table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GridRow {
+    /// Strategy label.
+    pub label: String,
+    /// The strategy.
+    pub strategy: Strategy,
+    /// Vectors in its index.
+    pub vectors: usize,
+    /// Vectors relative to the baseline chunks alone.
+    pub vectors_vs_chunks: f64,
+    /// 1 - recall@budget over all questions.
+    pub failure_rate: f64,
+    /// Failures and questions per tag.
+    pub by_tag: BTreeMap<String, (usize, usize)>,
+    /// Mean tokens sent per answer.
+    pub mean_tokens: f64,
+    /// Firings per question (Seams only).
+    pub fires_per_question: f64,
+    /// Questions with at least one firing (Seams only).
+    pub fire_rate: f64,
+    /// Share of firings whose evidence does not cross the cut.
+    pub false_fire_rate: f64,
+    /// Share of firings where one added chunk holds none of the evidence.
+    pub waste_rate: f64,
+    /// Gold spans WHOLE / SPLIT / ABSENT against this strategy's units.
+    pub span_classes: (usize, usize, usize),
+    /// Share of gold spans WHOLE in one unit.
+    pub answer_in_one_chunk: f64,
+    /// Chroma-style token recall, precision and IoU (duplicates count against precision and IoU).
+    pub span_recall: f64,
+    /// See `span_recall`.
+    pub span_precision: f64,
+    /// See `span_recall`.
+    pub span_iou: f64,
+    /// Texts embedded for this strategy (the rest came from the cache).
+    pub embedded_texts: usize,
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    if b == 0.0 { 0.0 } else { a / b }
+}
+
+/// Summarise a strategy's scores into a table row.
+pub fn row(p: &Prepared, base_units: usize, questions: &[Question], scores: &[Scored]) -> GridRow {
+    let n = questions.len().max(1) as f64;
+    let mut by_tag: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for (q, s) in questions.iter().zip(scores) {
+        for tag in &q.tags {
+            let e = by_tag.entry(tag.clone()).or_default();
+            e.1 += 1;
+            if !s.answered {
+                e.0 += 1;
+            }
+        }
+    }
+    let fires: usize = scores.iter().map(|s| s.fires).sum();
+    let classes = scores.iter().flat_map(|s| s.classes.iter());
+    let (mut whole, mut split, mut absent) = (0, 0, 0);
+    for c in classes {
+        match c {
+            SpanClass::Whole => whole += 1,
+            SpanClass::Split => split += 1,
+            SpanClass::Absent => absent += 1,
+        }
+    }
+    let (e, r, i): (u64, u64, u64) = scores.iter().fold((0, 0, 0), |acc, s| {
+        (
+            acc.0 + s.token_overlap.0,
+            acc.1 + s.token_overlap.1,
+            acc.2 + s.token_overlap.2,
+        )
+    });
+    let vectors = p.units.len() + p.pointers.len();
+    GridRow {
+        label: p.label.clone(),
+        strategy: p.strategy,
+        vectors,
+        vectors_vs_chunks: ratio(vectors as f64, base_units as f64),
+        failure_rate: scores.iter().filter(|s| !s.answered).count() as f64 / n,
+        by_tag,
+        mean_tokens: scores.iter().map(|s| s.tokens_sent as f64).sum::<f64>() / n,
+        fires_per_question: fires as f64 / n,
+        fire_rate: scores.iter().filter(|s| s.fires > 0).count() as f64 / n,
+        false_fire_rate: ratio(
+            scores.iter().map(|s| s.false_fires).sum::<usize>() as f64,
+            fires as f64,
+        ),
+        waste_rate: ratio(
+            scores.iter().map(|s| s.wasted_fires).sum::<usize>() as f64,
+            fires as f64,
+        ),
+        span_classes: (whole, split, absent),
+        answer_in_one_chunk: ratio(whole as f64, (whole + split + absent) as f64),
+        span_recall: ratio(i as f64, e as f64),
+        span_precision: ratio(i as f64, r as f64),
+        span_iou: ratio(i as f64, (e + r - i) as f64),
+        embedded_texts: p.embedding.cache_misses,
+    }
+}
+
+/// Run every strategy on every question. `progress` hears each strategy's label as it starts.
+pub fn run_grid(
+    engine: &mut Engine,
+    corpus: &Corpus,
+    layout: &Layout,
+    questions: &[Question],
+    strategies: &[Strategy],
+    settings: &GridSettings,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Vec<GridRow>, EngineError> {
+    let cache_path = VectorCache::path_for(
+        &engine.places.cache_dir,
+        crate::embed::Embedder::identity(&engine.embedder),
+    );
+    let dim = crate::embed::Embedder::dim(&engine.embedder);
+    let (mut cache, _) = VectorCache::open(cache_path, dim);
+    let vectors = questions
+        .iter()
+        .map(|q| embed_one(&mut engine.embedder, &engine.tokenizer, &q.question))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut rows = Vec::new();
+    for &strategy in strategies {
+        progress(&strategy.label(settings.chunk_tokens));
+        let p = prepare(engine, corpus, layout, strategy, &mut cache, settings)?;
+        cache.save().map_err(|e| {
+            EngineError::Index(crate::index::IndexError::Io {
+                path: cache.path().to_path_buf(),
+                message: e.to_string(),
+            })
+        })?;
+        let mut scores = Vec::with_capacity(questions.len());
+        for (q, v) in questions.iter().zip(&vectors) {
+            let r = retrieve(&p, v, &q.question, settings)?;
+            scores.push(score(&p, layout, q, &r));
+        }
+        rows.push(row(&p, layout.chunks.len(), questions, &scores));
+    }
+    Ok(rows)
+}
