@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use seamscope::eval::grid::{GridRow, GridSettings, run_grid};
+use seamscope::embed::EmbedOptions;
+use seamscope::embed::cache::VectorCache;
+use seamscope::eval::grid::{Embedding, GridRow, GridSettings, run_grid};
 use seamscope::eval::questions::{Question, load_questions};
 use seamscope::eval::run::{Summary, score, search_all};
 use seamscope::eval::strategy::Strategy;
@@ -236,13 +238,25 @@ pub fn run(
     };
     let strategies = Strategy::grid(settings.chunk_tokens, settings.k, &args.seam_k);
     let started = std::time::Instant::now();
+    let identity = seamscope::embed::Embedder::identity(&engine.embedder).to_string();
+    let dim = seamscope::embed::Embedder::dim(&engine.embedder);
+    let cache_path = VectorCache::path_for(&engine.places.cache_dir, &identity);
+    let (mut cache, _) = VectorCache::open(cache_path, dim);
+    let mut model = Embedding {
+        embedder: &mut engine.embedder,
+        tokenizer: &engine.tokenizer,
+        options: EmbedOptions {
+            slice: settings.embed_slice,
+        },
+    };
     let rows = run_grid(
-        &mut engine,
+        &mut model,
         &open.corpus,
         &open.layout,
         &questions,
         &strategies,
         &grid,
+        &mut cache,
         &mut |label| {
             if !json {
                 eprintln!("eval: {label}");

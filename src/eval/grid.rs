@@ -14,14 +14,15 @@ use super::strategy::{Pointer, Strategy, Unit, link, overlapping_spans, token_wi
 use crate::chunk::ChunkId;
 use crate::corpus::Corpus;
 use crate::embed::cache::VectorCache;
-use crate::embed::{EmbedOptions, EmbedStats, embed_one, embed_texts};
+use crate::embed::{EmbedOptions, EmbedStats, Embedder, embed_one, embed_texts};
 use crate::layout::Layout;
 use crate::retrieve::{
     BudgetAction, EntryRef, Hit, ListSource, Plan, PlanEntry, PlanItem, RankedList, fill_budget,
     fire_test, fuse,
 };
 use crate::seam::{SeamId, build_seams};
-use crate::session::{Engine, EngineError};
+use crate::session::EngineError;
+use crate::tokens::TokenCounter;
 
 /// The knobs shared by every strategy in a run.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -66,9 +67,19 @@ fn base_units(layout: &Layout) -> Vec<Unit> {
         .collect()
 }
 
+/// The model side of an evaluation: an embedder, its tokenizer and the slice size.
+pub struct Embedding<'a> {
+    /// The embedder (the real model in the app; a test embedder in unit tests).
+    pub embedder: &'a mut dyn Embedder,
+    /// The embedder's tokenizer.
+    pub tokenizer: &'a TokenCounter,
+    /// Texts per call into the model.
+    pub options: EmbedOptions,
+}
+
 /// Build one strategy's units, pointers and collections.
 pub fn prepare(
-    engine: &mut Engine,
+    model: &mut Embedding<'_>,
     corpus: &Corpus,
     layout: &Layout,
     strategy: Strategy,
@@ -127,23 +138,20 @@ pub fn prepare(
     let text = |doc: crate::corpus::DocId, span: crate::corpus::Span| corpus.doc(doc).slice(span);
     let unit_texts: Vec<&str> = units.iter().map(|u| text(u.doc, u.span)).collect();
     let pointer_texts: Vec<&str> = pointers.iter().map(|p| text(p.doc, p.span)).collect();
-    let options = EmbedOptions {
-        slice: engine.settings.embed_slice,
-    };
     let (unit_vecs, mut stats) = embed_texts(
-        &mut engine.embedder,
-        &engine.tokenizer,
+        model.embedder,
+        model.tokenizer,
         cache,
         &unit_texts,
-        options,
+        model.options,
         &mut |_| true,
     )?;
     let (pointer_vecs, pstats) = embed_texts(
-        &mut engine.embedder,
-        &engine.tokenizer,
+        model.embedder,
+        model.tokenizer,
         cache,
         &pointer_texts,
-        options,
+        model.options,
         &mut |_| true,
     )?;
     stats.texts += pstats.texts;
@@ -231,35 +239,41 @@ pub fn retrieve(
     let plan = match p.strategy {
         Strategy::Seams { .. } => Plan::fused_order(&fused, &fire_test(&fused, &links, s.m)),
         Strategy::Windows { .. } | Strategy::ChunkStrideWindows { .. } => {
-            // A window hit brings the chunks it overlaps, at its rank (no fire test).
-            let entries = fused
-                .iter()
-                .enumerate()
-                .map(|(i, e)| {
-                    let item = match e.entry {
-                        EntryRef::Chunk(chunk) => PlanItem::Chunk {
-                            chunk,
-                            placement: crate::retrieve::ChunkPlacement::Fused,
-                        },
-                        EntryRef::Seam(seam) => {
-                            let (left, right) = links(seam);
-                            if left == right {
-                                PlanItem::Chunk {
-                                    chunk: left,
-                                    placement: crate::retrieve::ChunkPlacement::Fused,
-                                }
-                            } else {
-                                PlanItem::FiredSeam { seam, left, right }
+            // A window hit brings the chunks it overlaps, at its rank (no fire test). A window
+            // over more than two chunks (wider than a chunk) brings the rest right after.
+            let mut entries = Vec::new();
+            for (i, e) in fused.iter().enumerate() {
+                let chunk = |c: u32| PlanItem::Chunk {
+                    chunk: ChunkId(c),
+                    placement: crate::retrieve::ChunkPlacement::Fused,
+                };
+                let items = match e.entry {
+                    EntryRef::Chunk(c) => vec![chunk(c.0)],
+                    EntryRef::Seam(seam) => {
+                        let l = &p.pointers[seam.0 as usize].links;
+                        match l.as_slice() {
+                            [one] => vec![chunk(*one)],
+                            [a, b, rest @ ..] => {
+                                let mut v = vec![PlanItem::FiredSeam {
+                                    seam,
+                                    left: ChunkId(*a),
+                                    right: ChunkId(*b),
+                                }];
+                                v.extend(rest.iter().map(|&c| chunk(c)));
+                                v
                             }
+                            [] => Vec::new(),
                         }
-                    };
-                    PlanEntry {
-                        position: i + 1,
+                    }
+                };
+                for item in items {
+                    entries.push(PlanEntry {
+                        position: entries.len() + 1,
                         fused_position: i + 1,
                         item,
-                    }
-                })
-                .collect();
+                    });
+                }
+            }
             Plan {
                 entries,
                 rerank: crate::retrieve::RerankStatus::NotConfigured,
@@ -348,17 +362,22 @@ pub struct Scored {
     pub token_overlap: (u64, u64, u64),
 }
 
-/// Score what a strategy returned for a question.
-pub fn score(p: &Prepared, layout: &Layout, q: &Question, r: &Retrieved) -> Scored {
+/// Score what a strategy (its `units` and `pointers`) returned for a question.
+pub fn score(
+    units: &[Unit],
+    pointers: &[Pointer],
+    layout: &Layout,
+    q: &Question,
+    r: &Retrieved,
+) -> Scored {
     let returned: Vec<crate::corpus::Span> = r
         .units
         .iter()
-        .map(|&u| p.units[u as usize])
+        .map(|&u| units[u as usize])
         .filter(|u| u.doc == q.doc)
         .map(|u| u.span)
         .collect();
-    let doc_units: Vec<crate::corpus::Span> = p
-        .units
+    let doc_units: Vec<crate::corpus::Span> = units
         .iter()
         .filter(|u| u.doc == q.doc)
         .map(|u| u.span)
@@ -377,19 +396,19 @@ pub fn score(p: &Prepared, layout: &Layout, q: &Question, r: &Retrieved) -> Scor
     let tokens_sent: u64 = r
         .units
         .iter()
-        .map(|&u| u64::from(p.units[u as usize].tokens))
+        .map(|&u| u64::from(units[u as usize].tokens))
         .sum();
     let holds = |u: u32| {
-        let unit = p.units[u as usize];
+        let unit = units[u as usize];
         unit.doc == q.doc && q.spans.iter().any(|s| unit.span.overlaps(s))
     };
     let mut false_fires = 0;
     let mut wasted = 0;
     for (ptr, _) in &r.fired {
-        let links = &p.pointers[*ptr as usize].links;
+        let links = &pointers[*ptr as usize].links;
         let (left, right) = (links[0], *links.last().unwrap_or(&links[0]));
-        let cut = p.units[right as usize].span.start;
-        let crosses = p.units[left as usize].doc == q.doc
+        let cut = units[right as usize].span.start;
+        let crosses = units[left as usize].doc == q.doc
             && q.spans.iter().any(|s| s.start < cut && cut < s.end);
         if !crosses {
             false_fires += 1;
@@ -512,28 +531,23 @@ pub fn row(p: &Prepared, base_units: usize, questions: &[Question], scores: &[Sc
 
 /// Run every strategy on every question. `progress` hears each strategy's label as it starts.
 pub fn run_grid(
-    engine: &mut Engine,
+    model: &mut Embedding<'_>,
     corpus: &Corpus,
     layout: &Layout,
     questions: &[Question],
     strategies: &[Strategy],
     settings: &GridSettings,
+    cache: &mut VectorCache,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<GridRow>, EngineError> {
-    let cache_path = VectorCache::path_for(
-        &engine.places.cache_dir,
-        crate::embed::Embedder::identity(&engine.embedder),
-    );
-    let dim = crate::embed::Embedder::dim(&engine.embedder);
-    let (mut cache, _) = VectorCache::open(cache_path, dim);
     let vectors = questions
         .iter()
-        .map(|q| embed_one(&mut engine.embedder, &engine.tokenizer, &q.question))
+        .map(|q| embed_one(model.embedder, model.tokenizer, &q.question))
         .collect::<Result<Vec<_>, _>>()?;
     let mut rows = Vec::new();
     for &strategy in strategies {
         progress(&strategy.label(settings.chunk_tokens));
-        let p = prepare(engine, corpus, layout, strategy, &mut cache, settings)?;
+        let p = prepare(model, corpus, layout, strategy, cache, settings)?;
         cache.save().map_err(|e| {
             EngineError::Index(crate::index::IndexError::Io {
                 path: cache.path().to_path_buf(),
@@ -543,7 +557,7 @@ pub fn run_grid(
         let mut scores = Vec::with_capacity(questions.len());
         for (q, v) in questions.iter().zip(&vectors) {
             let r = retrieve(&p, v, &q.question, settings)?;
-            scores.push(score(&p, layout, q, &r));
+            scores.push(score(&p.units, &p.pointers, layout, q, &r));
         }
         rows.push(row(&p, layout.chunks.len(), questions, &scores));
     }

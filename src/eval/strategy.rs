@@ -163,7 +163,7 @@ pub fn token_windows(
         if i + width >= n {
             break;
         }
-        i += stride.max(1);
+        i = i.saturating_add(stride.max(1));
     }
     out
 }
