@@ -1,12 +1,27 @@
 //! Chunks: disjoint pieces of a document, the unit that retrieval returns as evidence.
 //!
-//! Every chunking strategy lives in `chunk/` and produces the same [`Chunk`] values.
+//! Every chunking strategy lives in `chunk/` and produces the same [`Chunk`] values: exact,
+//! contiguous byte spans that tile their document (in order, covering every byte, on char
+//! boundaries), each holding at most the budget in tokens. The one exception: when more tokens
+//! than the budget start at the same byte, no cut can fall between them and that chunk is longer
+//! (the model's tokenizer does not do this on real text). What a strategy adds for search only (a
+//! repeated table header, a heading path) lives in [`context`], never in a span.
 
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::{DocId, Span};
 
+pub mod atoms;
+pub mod context;
+pub mod failure;
 pub mod fixed;
+pub mod heading;
+pub mod markdown;
+pub(crate) mod pack;
+pub mod recursive;
+pub mod sentences;
+pub mod structure;
+pub mod survival;
 
 /// Index of a chunk in a corpus-wide chunk table (document order, then ordinal).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -49,6 +64,71 @@ pub trait Chunker {
     fn name(&self) -> String;
     /// Cut `doc` into spans in order; `offsets` are the document's token offsets.
     fn cut(&self, doc: &Document, offsets: &TokenOffsets) -> Vec<Span>;
+    /// Whether a chunk that begins inside a table gets the table's header in its search text.
+    fn repeats_table_header(&self) -> bool {
+        false
+    }
+}
+
+/// The chunking strategies on offer, wherever a chunker is chosen (CLI `--chunker`, settings, TUI).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ChunkerKind {
+    /// Fixed token windows, each cut moved back to a word start (the Seams baseline).
+    #[default]
+    Fixed,
+    /// Whole sentences packed up to the budget.
+    Sentence,
+    /// Paragraph, then line, then sentence, then word splits, packed up to the budget.
+    Recursive,
+    /// Fences and tables kept whole while they fit; the gaps packed at sentence boundaries.
+    Structure,
+}
+
+impl ChunkerKind {
+    /// Every kind, in report order.
+    pub const ALL: [ChunkerKind; 4] = [
+        ChunkerKind::Fixed,
+        ChunkerKind::Sentence,
+        ChunkerKind::Recursive,
+        ChunkerKind::Structure,
+    ];
+
+    /// The chunker of this kind with a budget of `chunk_tokens` tokens per chunk.
+    pub fn build(self, chunk_tokens: usize) -> Box<dyn Chunker + Send + Sync> {
+        match self {
+            ChunkerKind::Fixed => Box::new(fixed::FixedTokens {
+                tokens: chunk_tokens,
+            }),
+            ChunkerKind::Sentence => Box::new(sentences::SentencePacking {
+                tokens: chunk_tokens,
+            }),
+            ChunkerKind::Recursive => Box::new(recursive::Recursive {
+                tokens: chunk_tokens,
+            }),
+            ChunkerKind::Structure => Box::new(structure::StructureAware {
+                tokens: chunk_tokens,
+            }),
+        }
+    }
+
+    /// The kind's name as typed on the command line and written in settings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChunkerKind::Fixed => "fixed",
+            ChunkerKind::Sentence => "sentence",
+            ChunkerKind::Recursive => "recursive",
+            ChunkerKind::Structure => "structure",
+        }
+    }
+}
+
+impl std::fmt::Display for ChunkerKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Cut every document of `corpus` with `chunker` and number the chunks corpus-wide.
@@ -72,4 +152,37 @@ pub fn chunk_corpus(
         }
     }
     chunks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::Settings;
+
+    #[test]
+    fn kinds_build_named_chunkers_and_read_from_settings() {
+        let names: Vec<String> = ChunkerKind::ALL
+            .iter()
+            .map(|k| k.build(256).name())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "fixed-256",
+                "sentence-256",
+                "recursive-256",
+                "structure-256"
+            ]
+        );
+        assert!(ChunkerKind::Structure.build(8).repeats_table_header());
+        assert!(!ChunkerKind::Recursive.build(8).repeats_table_header());
+        let s: Settings =
+            toml::from_str("chunker = \"structure\"\nheading_prefix = true\n").unwrap_or_default();
+        assert_eq!(
+            (s.chunker, s.heading_prefix),
+            (ChunkerKind::Structure, true)
+        );
+        assert_eq!(Settings::default().chunker, ChunkerKind::Fixed);
+        assert!(toml::from_str::<Settings>("chunker = \"paragraph\"").is_err());
+    }
 }

@@ -1,6 +1,9 @@
 //! The command line: parse arguments into one resolved configuration and dispatch.
 
+mod atoms;
 mod bench;
+mod calibrate;
+mod chunks;
 mod common;
 mod eval;
 mod index;
@@ -27,6 +30,9 @@ pub struct Cli {
     command: Option<Command>,
     /// Corpus folder (or file) to open when no subcommand is given.
     corpus: Option<PathBuf>,
+    /// Screen theme: dark, light, mono, a name in themes/, or a .toml file (NO_COLOR forces mono).
+    #[arg(long, value_name = "NAME|FILE")]
+    theme: Option<String>,
     #[command(flatten)]
     global: GlobalArgs,
 }
@@ -57,6 +63,18 @@ pub struct LayoutArgs {
     /// Tokens per chunk (default 1024).
     #[arg(long, value_name = "TOKENS")]
     chunk_tokens: Option<usize>,
+    /// How documents are cut: fixed, sentence, recursive or structure (default fixed).
+    #[arg(long, value_enum, value_name = "KIND")]
+    chunker: Option<seamscope::chunk::ChunkerKind>,
+    /// Embed chunks and seams with their heading path in front (search only; evidence unchanged).
+    #[arg(
+        long,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        value_name = "BOOL"
+    )]
+    heading_prefix: Option<bool>,
     /// Seam half-width: tokens taken from each side of a cut (default 150).
     #[arg(long, value_name = "TOKENS")]
     k: Option<usize>,
@@ -103,6 +121,38 @@ enum Command {
         #[command(flatten)]
         eval: eval::EvalArgs,
         /// Print the rows as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Calibrate the fire margin m: head starts of seams on unsplit and crossing sentences.
+    Calibrate {
+        /// Corpus folder or file (indexed first if needed).
+        corpus: PathBuf,
+        #[command(flatten)]
+        layout: LayoutArgs,
+        #[command(flatten)]
+        calibrate: calibrate::CalibrateArgs,
+        /// Print the whole report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Atom meter for Markdown: fenced blocks, tables, rows and figure sentences kept whole per chunker.
+    Atoms {
+        /// Corpus folder or file.
+        corpus: PathBuf,
+        #[command(flatten)]
+        atoms: atoms::AtomsArgs,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List every chunk and seam with byte spans and token counts (layout only: no model needed).
+    Chunks {
+        /// Corpus folder or file.
+        corpus: PathBuf,
+        #[command(flatten)]
+        layout: LayoutArgs,
+        /// Print the listing as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -156,6 +206,12 @@ impl LayoutArgs {
         if let Some(c) = self.chunk_tokens {
             settings.chunk_tokens = c;
         }
+        if let Some(kind) = self.chunker {
+            settings.chunker = kind;
+        }
+        if let Some(h) = self.heading_prefix {
+            settings.heading_prefix = h;
+        }
         if let Some(k) = self.k {
             settings.k = k;
         }
@@ -187,12 +243,34 @@ pub fn run() -> ExitCode {
             eval,
             json,
         }) => eval::run(&cli.global, &corpus, &layout, &eval, json),
+        Some(Command::Calibrate {
+            corpus,
+            layout,
+            calibrate,
+            json,
+        }) => calibrate::run(&cli.global, &corpus, &layout, &calibrate, json),
+        Some(Command::Atoms {
+            corpus,
+            atoms,
+            json,
+        }) => atoms::run(&cli.global, &corpus, &atoms, json),
+        Some(Command::Chunks {
+            corpus,
+            layout,
+            json,
+        }) => chunks::run(&cli.global, &corpus, &layout, json),
         Some(Command::Bench { what, corpus, json }) => match what {
             bench::BenchKind::Ingest => bench::ingest::run(&cli.global, &corpus, json),
             bench::BenchKind::Query => bench::query::run(&cli.global, &corpus, json),
         },
         None => match cli.corpus {
-            Some(corpus) => index::run(&cli.global, &corpus, &LayoutArgs::default(), false),
+            Some(corpus) => cli.global.settings().and_then(|settings| {
+                crate::tui::run(crate::tui::Options {
+                    corpus,
+                    settings,
+                    theme: cli.theme,
+                })
+            }),
             None => {
                 eprintln!(
                     "usage: seamscope <CORPUS> | seamscope <COMMAND> (see `seamscope --help`)"

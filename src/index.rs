@@ -230,7 +230,10 @@ pub fn open_or_build(
     let (mut cache, cache_state) = VectorCache::open(cache_path, embedder.dim());
 
     let t0 = Instant::now();
-    let chunk_texts = layout.chunk_texts(corpus);
+    // Search texts: the exact spans, with any search-only context (heading path, table header).
+    let (chunk_search, seam_search) = layout.search_texts(corpus);
+    let chunk_texts: Vec<&str> = chunk_search.iter().map(|t| t.as_ref()).collect();
+    let seam_texts: Vec<&str> = seam_search.iter().map(|t| t.as_ref()).collect();
     let (chunk_vecs, chunk_stats) = embed_texts(
         embedder,
         tokenizer,
@@ -248,7 +251,6 @@ pub fn open_or_build(
     // Save after each collection so finished work survives an interruption.
     cache.save().map_err(io_err(cache.path()))?;
     let t1 = Instant::now();
-    let seam_texts = layout.seam_texts(corpus);
     let (seam_vecs, seam_stats) = embed_texts(
         embedder,
         tokenizer,

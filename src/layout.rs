@@ -3,13 +3,16 @@
 //! This is the `Corpus → Chunks → Seams` part of the pipeline; it is pure and deterministic,
 //! so it is recomputed rather than stored.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::chunk::context::{DocContext, SearchContext};
 use crate::chunk::{Chunk, ChunkId, Chunker, chunk_corpus};
-use crate::corpus::Corpus;
+use crate::corpus::{Corpus, DocId, Span};
 use crate::seam::{Seam, SeamId, build_seams};
+use crate::settings::Settings;
 use crate::tokens::{TokenCounter, TokenOffsets, TokenizerError};
 
 /// Chunks and seams of a corpus, with each document's token offsets.
@@ -21,13 +24,19 @@ pub struct Layout {
     pub chunks: Vec<Chunk>,
     /// Every seam, in document order.
     pub seams: Vec<Seam>,
-    /// The chunker's name.
+    /// The chunker's name, with `+headings` when search texts carry heading paths; indexes are
+    /// keyed by it, so each search-text variant gets its own index folder.
     pub chunker: String,
     /// The seam half-width used.
     pub k: usize,
+    /// What search texts add in front of each exact span.
+    pub search: SearchContext,
     /// Seconds spent per step.
     pub timings: LayoutTimings,
 }
+
+/// What [`Layout::with_heading_prefix`] adds to the chunker's name.
+pub const HEADINGS_SUFFIX: &str = "+headings";
 
 /// Time spent building a layout.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
@@ -65,6 +74,10 @@ impl Layout {
             seams,
             chunker: chunker.name(),
             k,
+            search: SearchContext {
+                heading_path: false,
+                table_header: chunker.repeats_table_header(),
+            },
             timings: LayoutTimings {
                 tokenize: (t1 - t0).as_secs_f64(),
                 chunk: (t2 - t1).as_secs_f64(),
@@ -85,8 +98,39 @@ impl Layout {
             seams,
             chunker: self.chunker.clone(),
             k,
+            search: self.search,
             timings,
         }
+    }
+
+    /// Lay out `corpus` as `settings` say: chunker kind, chunk size, `k` and heading prefixes.
+    pub fn for_settings(
+        corpus: &Corpus,
+        tokenizer: &TokenCounter,
+        settings: &Settings,
+    ) -> Result<Layout, TokenizerError> {
+        let chunker = settings.chunker.build(settings.chunk_tokens);
+        Ok(
+            Layout::build(corpus, tokenizer, chunker.as_ref(), settings.k)?
+                .with_heading_prefix(settings.heading_prefix),
+        )
+    }
+
+    /// The same layout with heading-path prefixes in its search texts switched on or off; the
+    /// chunker name gains or loses `+headings`. Spans do not change.
+    pub fn with_heading_prefix(mut self, on: bool) -> Layout {
+        let base = self
+            .chunker
+            .strip_suffix(HEADINGS_SUFFIX)
+            .unwrap_or(&self.chunker)
+            .to_string();
+        self.chunker = if on {
+            format!("{base}{HEADINGS_SUFFIX}")
+        } else {
+            base
+        };
+        self.search.heading_path = on;
+        self
     }
 
     /// The chunk with this id.
@@ -99,7 +143,7 @@ impl Layout {
         &self.seams[id.0 as usize]
     }
 
-    /// The text of every chunk, in id order.
+    /// The exact evidence text of every chunk, in id order.
     pub fn chunk_texts<'a>(&self, corpus: &'a Corpus) -> Vec<&'a str> {
         self.chunks
             .iter()
@@ -113,6 +157,57 @@ impl Layout {
             .iter()
             .map(|s| corpus.doc(s.doc).slice(s.span))
             .collect()
+    }
+
+    /// The search prefix of every chunk and of every seam, in id order (empty strings when the
+    /// layout's [`SearchContext`] adds nothing).
+    pub fn search_prefixes(&self, corpus: &Corpus) -> (Vec<String>, Vec<String>) {
+        if self.search.is_none() {
+            return (
+                vec![String::new(); self.chunks.len()],
+                vec![String::new(); self.seams.len()],
+            );
+        }
+        let contexts: Vec<DocContext<'_>> = corpus
+            .documents
+            .iter()
+            .map(|d| DocContext::new(d, self.search))
+            .collect();
+        let prefix = |doc: DocId, span: Span| {
+            contexts
+                .get(doc.0 as usize)
+                .map(|c| c.prefix(span))
+                .unwrap_or_default()
+        };
+        (
+            self.chunks.iter().map(|c| prefix(c.doc, c.span)).collect(),
+            self.seams.iter().map(|s| prefix(s.doc, s.span)).collect(),
+        )
+    }
+
+    /// The texts to embed and keyword-index for every chunk and every seam, in id order: the
+    /// search prefix, then the exact span. Never shown or sent as evidence.
+    pub fn search_texts<'a>(&self, corpus: &'a Corpus) -> (Vec<Cow<'a, str>>, Vec<Cow<'a, str>>) {
+        let (chunk_prefixes, seam_prefixes) = self.search_prefixes(corpus);
+        let join = |prefix: String, exact: &'a str| {
+            if prefix.is_empty() {
+                Cow::Borrowed(exact)
+            } else {
+                Cow::Owned(prefix + exact)
+            }
+        };
+        (
+            chunk_prefixes
+                .into_iter()
+                .zip(self.chunk_texts(corpus))
+                .map(|(p, t)| join(p, t))
+                .collect(),
+            seam_prefixes
+                .into_iter()
+                .zip(self.seam_texts(corpus))
+                .map(|(p, t)| join(p, t))
+                .collect(),
+        )
     }
 
     /// Total tokens over all documents.

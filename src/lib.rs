@@ -5,6 +5,7 @@
 //! Fire decisions → Budget fill → Context`.
 //! The engine never prints and never touches the terminal; front ends live in the binary.
 
+pub mod calibrate;
 pub mod chunk;
 pub mod corpus;
 pub mod embed;

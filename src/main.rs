@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 mod cli;
+mod tui;
 
 fn main() -> ExitCode {
     cli::run()

@@ -13,7 +13,6 @@ use crate::retrieve::{
 };
 use crate::seam::SeamId;
 
-use crate::chunk::fixed::FixedTokens;
 use crate::corpus::{Corpus, CorpusError, LoadOptions};
 use crate::embed::install;
 use crate::embed::model::ModelEmbedder;
@@ -231,7 +230,8 @@ impl Engine {
         })
     }
 
-    /// Load a corpus from `path`, lay it out and open (or build) its indexes.
+    /// Load a corpus from `path`, lay it out with the chunker, chunk size, `k` and heading-prefix
+    /// settings in force, and open (or build) its indexes.
     pub fn open_corpus(
         &mut self,
         path: &Path,
@@ -244,10 +244,7 @@ impl Engine {
                 ..LoadOptions::default()
             },
         )?;
-        let chunker = FixedTokens {
-            tokens: self.settings.chunk_tokens,
-        };
-        let layout = Layout::build(&corpus, &self.tokenizer, &chunker, self.settings.k)?;
+        let layout = Layout::for_settings(&corpus, &self.tokenizer, &self.settings)?;
         self.index_layout(corpus, layout, progress)
     }
 

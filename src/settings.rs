@@ -8,8 +8,13 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
-    /// Tokens per chunk for the fixed-size chunker.
+    /// Tokens per chunk: the budget every chunker packs to.
     pub chunk_tokens: usize,
+    /// How documents are cut into chunks (default: fixed token windows, the Seams baseline).
+    pub chunker: crate::chunk::ChunkerKind,
+    /// Embed and keyword-index each chunk and seam with its heading path in front (search only;
+    /// evidence stays the exact text).
+    pub heading_prefix: bool,
     /// Seam half-width: tokens taken from each side of a cut.
     pub k: usize,
     /// Fire margin: a seam fires only when it outranks both chunks by at least this many places.
@@ -50,6 +55,8 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             chunk_tokens: 1024,
+            chunker: crate::chunk::ChunkerKind::Fixed,
+            heading_prefix: false,
             k: 150,
             m: crate::retrieve::DEFAULT_M,
             budget: 5,

@@ -248,6 +248,7 @@ pub fn run(
         options: EmbedOptions {
             slice: settings.embed_slice,
         },
+        cache: &mut cache,
     };
     let rows = run_grid(
         &mut model,
@@ -256,7 +257,6 @@ pub fn run(
         &questions,
         &strategies,
         &grid,
-        &mut cache,
         &mut |label| {
             if !json {
                 eprintln!("eval: {label}");

@@ -75,6 +75,8 @@ pub struct Embedding<'a> {
     pub tokenizer: &'a TokenCounter,
     /// Texts per call into the model.
     pub options: EmbedOptions,
+    /// The vector cache every strategy shares, so no text is embedded twice.
+    pub cache: &'a mut VectorCache,
 }
 
 /// Build one strategy's units, pointers and collections.
@@ -83,7 +85,6 @@ pub fn prepare(
     corpus: &Corpus,
     layout: &Layout,
     strategy: Strategy,
-    cache: &mut VectorCache,
     settings: &GridSettings,
 ) -> Result<Prepared, EngineError> {
     let mut units = base_units(layout);
@@ -141,7 +142,7 @@ pub fn prepare(
     let (unit_vecs, mut stats) = embed_texts(
         model.embedder,
         model.tokenizer,
-        cache,
+        model.cache,
         &unit_texts,
         model.options,
         &mut |_| true,
@@ -149,7 +150,7 @@ pub fn prepare(
     let (pointer_vecs, pstats) = embed_texts(
         model.embedder,
         model.tokenizer,
-        cache,
+        model.cache,
         &pointer_texts,
         model.options,
         &mut |_| true,
@@ -537,7 +538,6 @@ pub fn run_grid(
     questions: &[Question],
     strategies: &[Strategy],
     settings: &GridSettings,
-    cache: &mut VectorCache,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Vec<GridRow>, EngineError> {
     let vectors = questions
@@ -547,10 +547,10 @@ pub fn run_grid(
     let mut rows = Vec::new();
     for &strategy in strategies {
         progress(&strategy.label(settings.chunk_tokens));
-        let p = prepare(model, corpus, layout, strategy, cache, settings)?;
-        cache.save().map_err(|e| {
+        let p = prepare(model, corpus, layout, strategy, settings)?;
+        model.cache.save().map_err(|e| {
             EngineError::Index(crate::index::IndexError::Io {
-                path: cache.path().to_path_buf(),
+                path: model.cache.path().to_path_buf(),
                 message: e.to_string(),
             })
         })?;

@@ -1,0 +1,322 @@
+//! Question generators: one question per sampled sentence, answered by that sentence.
+//!
+//! Pluggable behind [`QuestionGenerator`]. The default, [`KeywordQuestions`], works offline and
+//! says plainly what it is; [`LlmQuestions`](super::llm::LlmQuestions) asks a language model
+//! behind an OpenAI-compatible endpoint.
+
+use std::collections::HashSet;
+
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Why no question came back for a sentence.
+#[derive(Debug, thiserror::Error)]
+pub enum GenError {
+    /// Nothing usable could be made from this one sentence; the calibration skips it.
+    #[error("no question for this sentence: {0}")]
+    NoQuestion(String),
+    /// The endpoint could not be reached at all.
+    #[error(
+        "cannot reach the language model at {url}: {detail} (is the server running, and is --llm-url right?)"
+    )]
+    Unreachable {
+        /// The URL that was called.
+        url: String,
+        /// What the connection attempt said.
+        detail: String,
+    },
+    /// Every attempt ran out of time.
+    #[error(
+        "the language model at {url} did not answer within {seconds} s ({attempts} attempt(s)); raise --llm-timeout or check the server"
+    )]
+    Timeout {
+        /// The URL that was called.
+        url: String,
+        /// The time limit of one attempt, in seconds.
+        seconds: f64,
+        /// Attempts made.
+        attempts: u32,
+    },
+    /// The endpoint answered with an HTTP error.
+    #[error(
+        "the language model at {url} answered HTTP {status} after {attempts} attempt(s): {body}"
+    )]
+    Status {
+        /// The URL that was called.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+        /// The start of the reply body.
+        body: String,
+        /// Attempts made.
+        attempts: u32,
+    },
+    /// The reply was not an OpenAI-style chat completion.
+    #[error(
+        "the language model at {url} sent a reply seamscope cannot read: {what} (is it an OpenAI-compatible /chat/completions endpoint?)"
+    )]
+    Malformed {
+        /// The URL that was called.
+        url: String,
+        /// What was wrong with it.
+        what: String,
+    },
+    /// The generator's settings cannot be used.
+    #[error("question generator settings: {0}")]
+    Config(String),
+}
+
+impl GenError {
+    /// Whether the calibration must stop (the generator cannot work at all), rather than skip
+    /// one sentence.
+    pub fn is_fatal(&self) -> bool {
+        !matches!(self, GenError::NoQuestion(_))
+    }
+}
+
+/// Writes a question that a sentence answers.
+pub trait QuestionGenerator {
+    /// A short name for reports, e.g. `offline-keywords` or `llm:qwen2.5-7b`.
+    fn name(&self) -> String;
+    /// What the generator does and what it cannot do, in plain words, for the screen and report.
+    fn describe(&self) -> String;
+    /// A question answered by `sentence`; `context` (the sentences around it) is for
+    /// understanding only.
+    fn question(&mut self, sentence: &str, context: &str) -> Result<String, GenError>;
+}
+
+/// Most content words an offline question keeps.
+pub const MAX_KEYWORDS: usize = 12;
+
+/// English function words the offline generator drops.
+const STOPWORDS: &[&str] = &[
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "against",
+    "all",
+    "also",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "down",
+    "during",
+    "each",
+    "either",
+    "else",
+    "ever",
+    "every",
+    "few",
+    "for",
+    "from",
+    "further",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "however",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "may",
+    "me",
+    "might",
+    "more",
+    "most",
+    "must",
+    "my",
+    "myself",
+    "neither",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "one",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "per",
+    "same",
+    "shall",
+    "she",
+    "should",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "thus",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "upon",
+    "us",
+    "very",
+    "via",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "whether",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "whose",
+    "why",
+    "will",
+    "with",
+    "within",
+    "without",
+    "would",
+    "yet",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+];
+
+/// The offline default: a keyword query built from the sentence's content words, no model.
+#[derive(Debug, Clone, Default)]
+pub struct KeywordQuestions;
+
+impl KeywordQuestions {
+    /// The content words of `sentence`, lowercased, first occurrence only, in order, at most
+    /// [`MAX_KEYWORDS`].
+    pub fn content_words(sentence: &str) -> Vec<String> {
+        let mut seen = HashSet::new();
+        sentence
+            .unicode_words()
+            .map(str::to_lowercase)
+            .filter(|w| {
+                let has_digit = w.chars().any(|c| c.is_ascii_digit());
+                (has_digit || w.chars().count() >= 3) && !STOPWORDS.contains(&w.as_str())
+            })
+            .filter(|w| seen.insert(w.clone()))
+            .take(MAX_KEYWORDS)
+            .collect()
+    }
+}
+
+impl QuestionGenerator for KeywordQuestions {
+    fn name(&self) -> String {
+        "offline-keywords".to_string()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "offline keyword query, no language model: each question is the sentence's content \
+             words (common English function words, punctuation and one- or two-letter words \
+             dropped, numbers kept, at most {MAX_KEYWORDS}, in order). It cannot paraphrase, \
+             resolve pronouns or ask about meaning, so every question shares its words with the \
+             sentence: it favours keyword (BM25) matches and short texts that repeat those words, \
+             such as seams. Treat the head starts as a rough guide; --llm-url asks a language \
+             model for questions in other words."
+        )
+    }
+
+    fn question(&mut self, sentence: &str, _context: &str) -> Result<String, GenError> {
+        let words = Self::content_words(sentence);
+        if words.is_empty() {
+            return Err(GenError::NoQuestion(
+                "the sentence has no content words".to_string(),
+            ));
+        }
+        Ok(words.join(" "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyword_questions_keep_content_words_in_order() {
+        let mut g = KeywordQuestions;
+        let q = g
+            .question(
+                "The ledger writer retries each batch 3 times before it gives up on the batch.",
+                "",
+            )
+            .unwrap();
+        assert_eq!(q, "ledger writer retries batch 3 times gives");
+        assert!(g.describe().contains("cannot paraphrase"));
+        assert_eq!(g.name(), "offline-keywords");
+    }
+
+    #[test]
+    fn keyword_questions_cap_length_and_reject_empty_sentences() {
+        let long = (0..40)
+            .map(|i| format!("word{i}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_eq!(KeywordQuestions::content_words(&long).len(), MAX_KEYWORDS);
+        let err = KeywordQuestions
+            .question("It is on the up.", "")
+            .unwrap_err();
+        assert!(!err.is_fatal(), "{err}");
+    }
+}

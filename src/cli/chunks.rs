@@ -1,0 +1,209 @@
+//! `seamscope chunks`: every chunk and seam of a corpus with exact byte spans and token counts, so
+//! anyone can check the meters independently. Pure layout: only the model's tokenizer is loaded.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use seamscope::chunk::context::SearchContext;
+use seamscope::corpus::{Corpus, LoadOptions};
+use seamscope::embed::install;
+use seamscope::layout::Layout;
+use seamscope::session::needs_setup;
+use seamscope::settings::Settings;
+use seamscope::text::safe;
+use seamscope::tokens::TokenCounter;
+
+use super::{GlobalArgs, LayoutArgs};
+
+/// Load the model's tokenizer, installing the model first if the default one is missing.
+pub fn load_tokenizer(settings: &Settings) -> anyhow::Result<TokenCounter> {
+    if needs_setup(settings) {
+        eprintln!("seamscope: the embedding model is not installed yet; running setup (once)");
+        install::install(&settings.places().data_dir, &mut |line| {
+            eprintln!("  {line}")
+        })?;
+    }
+    let path = settings.places().model_dir.join("tokenizer.json");
+    Ok(TokenCounter::from_file(&path)?)
+}
+
+/// Load a corpus with the settings' size limit.
+pub fn load_corpus(path: &Path, settings: &Settings) -> anyhow::Result<Corpus> {
+    Ok(Corpus::load(
+        path,
+        &LoadOptions {
+            max_file_bytes: settings.max_file_bytes,
+            ..LoadOptions::default()
+        },
+    )?)
+}
+
+#[derive(Serialize)]
+struct DocumentRow {
+    id: u32,
+    path: String,
+    bytes: usize,
+    tokens: usize,
+    chunks: usize,
+}
+
+#[derive(Serialize)]
+struct ChunkRow {
+    id: u32,
+    doc: String,
+    ordinal: u32,
+    start: usize,
+    end: usize,
+    tokens: u32,
+    /// Text put in front of the span for search only (heading path, repeated table header).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    search_prefix: String,
+}
+
+#[derive(Serialize)]
+struct SeamRow {
+    id: u32,
+    doc: String,
+    left: u32,
+    right: u32,
+    cut: usize,
+    start: usize,
+    end: usize,
+    left_tokens: u32,
+    right_tokens: u32,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    search_prefix: String,
+}
+
+/// The whole listing, as printed and as JSON.
+#[derive(Serialize)]
+struct ChunkListing {
+    corpus: String,
+    chunker: String,
+    chunk_tokens: usize,
+    k: usize,
+    search_context: SearchContext,
+    documents: Vec<DocumentRow>,
+    chunks: Vec<ChunkRow>,
+    seams: Vec<SeamRow>,
+}
+
+impl ChunkListing {
+    fn new(corpus: &Corpus, layout: &Layout, chunk_tokens: usize) -> Self {
+        let (chunk_prefixes, seam_prefixes) = layout.search_prefixes(corpus);
+        let path = |d: seamscope::corpus::DocId| corpus.doc(d).path.clone();
+        ChunkListing {
+            corpus: corpus.root.display().to_string(),
+            chunker: layout.chunker.clone(),
+            chunk_tokens,
+            k: layout.k,
+            search_context: layout.search,
+            documents: corpus
+                .documents
+                .iter()
+                .map(|d| DocumentRow {
+                    id: d.id.0,
+                    path: d.path.clone(),
+                    bytes: d.text.len(),
+                    tokens: layout.offsets[d.id.0 as usize].len(),
+                    chunks: layout.chunks.iter().filter(|c| c.doc == d.id).count(),
+                })
+                .collect(),
+            chunks: layout
+                .chunks
+                .iter()
+                .zip(chunk_prefixes)
+                .map(|(c, search_prefix)| ChunkRow {
+                    id: c.id.0,
+                    doc: path(c.doc),
+                    ordinal: c.ordinal,
+                    start: c.span.start,
+                    end: c.span.end,
+                    tokens: c.tokens,
+                    search_prefix,
+                })
+                .collect(),
+            seams: layout
+                .seams
+                .iter()
+                .zip(seam_prefixes)
+                .map(|(s, search_prefix)| SeamRow {
+                    id: s.id.0,
+                    doc: path(s.doc),
+                    left: s.left.0,
+                    right: s.right.0,
+                    cut: s.cut,
+                    start: s.span.start,
+                    end: s.span.end,
+                    left_tokens: s.left_tokens,
+                    right_tokens: s.right_tokens,
+                    search_prefix,
+                })
+                .collect(),
+        }
+    }
+
+    fn print(&self) {
+        println!(
+            "{}: {} documents, {} chunks ({}), {} seams (k = {})",
+            safe(&self.corpus),
+            self.documents.len(),
+            self.chunks.len(),
+            self.chunker,
+            self.seams.len(),
+            self.k
+        );
+        println!(
+            "  {:>6}  {:<40} {:>9} {:>9} {:>6}",
+            "chunk", "document#ordinal", "start", "end", "tokens"
+        );
+        for c in &self.chunks {
+            let key = format!("{}#{}", safe(&c.doc), c.ordinal);
+            let mark = if c.search_prefix.is_empty() {
+                ""
+            } else {
+                "  +context"
+            };
+            println!(
+                "  {:>6}  {:<40} {:>9} {:>9} {:>6}{mark}",
+                c.id, key, c.start, c.end, c.tokens
+            );
+        }
+        println!(
+            "  {:>6}  {:<40} {:>9} {:>9} {:>6}",
+            "seam", "left|right", "start", "end", "tokens"
+        );
+        for s in &self.seams {
+            println!(
+                "  {:>6}  {:<40} {:>9} {:>9} {:>6}",
+                s.id,
+                format!("{}|{} (cut at {})", s.left, s.right, s.cut),
+                s.start,
+                s.end,
+                s.left_tokens + s.right_tokens
+            );
+        }
+    }
+}
+
+/// List the layout of `corpus` under the layout options.
+pub fn run(
+    global: &GlobalArgs,
+    corpus: &Path,
+    layout_args: &LayoutArgs,
+    json: bool,
+) -> anyhow::Result<()> {
+    let mut settings = global.settings()?;
+    layout_args.apply(&mut settings)?;
+    let tokenizer = load_tokenizer(&settings)?;
+    let corpus = load_corpus(corpus, &settings)?;
+    let layout = Layout::for_settings(&corpus, &tokenizer, &settings)?;
+    let listing = ChunkListing::new(&corpus, &layout, settings.chunk_tokens);
+    if json {
+        println!("{}", serde_json::to_string_pretty(&listing)?);
+    } else {
+        listing.print();
+    }
+    Ok(())
+}

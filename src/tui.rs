@@ -1,0 +1,235 @@
+//! The terminal screen: watch a question cross the seams.
+//!
+//! - [`action`]: the one `Action` enum; [`app`]: the state and `App::update`, the only place it
+//!   changes; [`views`]: drawing from `&App`; [`input`]: keys and mouse to actions.
+//! - [`jobs`] and [`worker`]: background work on the engine, numbered so the newest request wins.
+//! - [`screen`], [`doc_rows`], [`step`], [`highlight`], [`theme`], [`widgets`]: the pieces.
+//!
+//! This module sets up the terminal, starts the worker and the input reader, and runs the event
+//! loop: one channel of messages in, one redraw per batch of messages that changed something.
+
+mod action;
+mod app;
+mod doc_rows;
+mod highlight;
+mod input;
+mod jobs;
+mod screen;
+mod step;
+mod theme;
+mod views;
+mod widgets;
+mod worker;
+
+#[cfg(test)]
+mod fixture;
+
+use std::io::{IsTerminal, stdout};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use anyhow::Context;
+use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
+use crossterm::execute;
+use ratatui::DefaultTerminal;
+use seamscope::settings::Settings;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+
+use action::Action;
+use app::App;
+use jobs::{Generations, Jobs};
+use theme::{Theme, theme_dirs};
+
+/// The worker thread's name; a panic there is reported on screen instead of tearing it down.
+const WORKER_THREAD: &str = "seamscope-worker";
+
+/// A worker panic's message, printed once the terminal is restored.
+static WORKER_PANIC: Mutex<Option<String>> = Mutex::new(None);
+
+/// What `seamscope <folder>` needs to open the screen.
+pub struct Options {
+    /// The corpus folder or file.
+    pub corpus: PathBuf,
+    /// Resolved settings.
+    pub settings: Settings,
+    /// `--theme`: a built-in name, a name in a themes folder, or a file.
+    pub theme: Option<String>,
+}
+
+/// One message for the event loop.
+enum Message {
+    /// A terminal event.
+    Input(Event),
+    /// A report from the worker.
+    Worker(Action),
+}
+
+/// Open the screen on a corpus and run until the user quits.
+pub fn run(options: Options) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        stdout().is_terminal(),
+        "`seamscope <folder>` opens an interactive screen and needs a terminal; for scripts use `seamscope query` or `seamscope index`"
+    );
+    anyhow::ensure!(
+        options.corpus.exists(),
+        "cannot open corpus at {}: no such file or folder",
+        options.corpus.display()
+    );
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let dirs = theme_dirs(&options.settings.places().config_dir);
+    let theme = Theme::resolve(options.theme.as_deref(), &dirs, no_color)?;
+    let corpus_name = corpus_name(&options.corpus);
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .thread_name(WORKER_THREAD)
+        .build()
+        .context("cannot start the background worker")?;
+    let (request_tx, request_rx) = unbounded_channel();
+    let (message_tx, mut message_rx) = unbounded_channel();
+    let gens = Arc::new(Generations::default());
+    let setup = worker::WorkerSetup {
+        corpus: options.corpus.clone(),
+        settings: options.settings.clone(),
+    };
+    let worker_tx = message_tx.clone();
+    let worker_gens = Arc::clone(&gens);
+    runtime.spawn_blocking(move || {
+        let send = move |action: Action| {
+            let _ = worker_tx.send(Message::Worker(action));
+        };
+        worker::run(setup, request_rx, &send, worker_gens);
+    });
+    let stop_input = Arc::new(AtomicBool::new(false));
+    let input = spawn_input_reader(message_tx, Arc::clone(&stop_input))?;
+
+    let jobs = Jobs::new(request_tx, Arc::clone(&gens));
+    let mut app = App::new(corpus_name, &options.settings, theme, jobs);
+    let mut terminal = start_terminal()?;
+    let result = event_loop(&mut terminal, &mut app, &mut message_rx);
+    // Stop reading keys before giving the terminal back, so what is typed next goes to the shell.
+    stop_input.store(true, Ordering::SeqCst);
+    let _ = input.join();
+    stop_terminal();
+
+    gens.shut_down();
+    drop(app);
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    if let Ok(mut panic) = WORKER_PANIC.lock()
+        && let Some(message) = panic.take()
+    {
+        eprintln!("seamscope: the background worker failed: {message}");
+    }
+    result
+}
+
+fn corpus_name(path: &std::path::Path) -> String {
+    let name = path
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| path.display().to_string());
+    seamscope::text::safe(&name)
+}
+
+/// Raw mode, the alternate screen and mouse capture, with a panic hook that undoes them first.
+fn start_terminal() -> anyhow::Result<DefaultTerminal> {
+    let terminal = ratatui::try_init().context("cannot set up the terminal")?;
+    let restore_and_report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().name() == Some(WORKER_THREAD) {
+            // The worker catches its own panics and reports them on screen; keep the message.
+            if let Ok(mut slot) = WORKER_PANIC.lock() {
+                *slot = Some(info.to_string());
+            }
+            return;
+        }
+        let _ = execute!(stdout(), DisableMouseCapture);
+        restore_and_report(info);
+    }));
+    execute!(stdout(), EnableMouseCapture).context("cannot enable the mouse")?;
+    Ok(terminal)
+}
+
+/// Give the terminal back as it was.
+fn stop_terminal() {
+    let _ = execute!(stdout(), DisableMouseCapture);
+    ratatui::restore();
+}
+
+fn spawn_input_reader(
+    tx: UnboundedSender<Message>,
+    stop: Arc<AtomicBool>,
+) -> anyhow::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("seamscope-input".into())
+        .spawn(move || {
+            while !stop.load(Ordering::SeqCst) {
+                match event::poll(Duration::from_millis(100)) {
+                    Ok(true) => match event::read() {
+                        Ok(ev) => {
+                            if tx.send(Message::Input(ev)).is_err() {
+                                break;
+                            }
+                        }
+                        Err(_) => break,
+                    },
+                    Ok(false) => {}
+                    Err(_) => break,
+                }
+            }
+        })
+        .context("cannot start the input reader")
+}
+
+fn event_loop(
+    terminal: &mut DefaultTerminal,
+    app: &mut App,
+    messages: &mut UnboundedReceiver<Message>,
+) -> anyhow::Result<()> {
+    let size = terminal.size()?;
+    apply(app, Action::Resize(size.width, size.height));
+    apply(app, Action::Open);
+    terminal.draw(|frame| views::draw(app, frame))?;
+    while !app.quit {
+        let Some(message) = messages.blocking_recv() else {
+            break;
+        };
+        let mut changed = handle(app, message);
+        while !app.quit {
+            match messages.try_recv() {
+                Ok(message) => changed |= handle(app, message),
+                Err(_) => break,
+            }
+        }
+        if changed && !app.quit {
+            terminal.draw(|frame| views::draw(app, frame))?;
+        }
+    }
+    Ok(())
+}
+
+/// Turn a message into actions and apply them; returns whether anything happened.
+fn handle(app: &mut App, message: Message) -> bool {
+    let action = match message {
+        Message::Input(event) => input::action_for(app, &event),
+        Message::Worker(action) => Some(action),
+    };
+    match action {
+        Some(action) => {
+            apply(app, action);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Apply an action and every follow-up it returns.
+fn apply(app: &mut App, action: Action) {
+    let mut next = Some(action);
+    while let Some(action) = next {
+        next = app.update(action);
+    }
+}

@@ -1,0 +1,270 @@
+//! Every change to the screen's state is one of these actions, handled by [`App::update`].
+//!
+//! Keys and mouse events become actions in `input.rs`; the background worker reports with
+//! actions too. Nothing else changes the state, which is what makes the screen testable
+//! without a terminal.
+//!
+//! [`App::update`]: super::app::App::update
+
+use std::fmt;
+use std::sync::Arc;
+
+use seamscope::index::BuildStage;
+use seamscope::retrieve::Trace;
+use seamscope::session::{OpenCorpus, QueryTimings};
+
+use super::highlight::Highlights;
+
+/// A pane of the screen that can hold the keyboard focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pane {
+    /// The list of documents.
+    Documents,
+    /// The document's text with cuts and seam windows.
+    Text,
+    /// The query box.
+    Query,
+    /// The fused ranking.
+    Ranking,
+    /// The fire test of each seam.
+    Fire,
+    /// The budget fill, step by step.
+    Budget,
+    /// The context with and without Seams.
+    Compare,
+}
+
+impl Pane {
+    /// Panes in Tab order.
+    pub const ORDER: [Pane; 7] = [
+        Pane::Query,
+        Pane::Documents,
+        Pane::Text,
+        Pane::Ranking,
+        Pane::Fire,
+        Pane::Budget,
+        Pane::Compare,
+    ];
+}
+
+/// A setting with a slider on screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Slider {
+    /// Seam half-width in tokens (rebuilds seams in the background).
+    K,
+    /// Fire margin in places (replans at once).
+    M,
+    /// Final budget in chunks (replans at once).
+    Budget,
+    /// Tokens per chunk (rebuilds everything in the background).
+    ChunkTokens,
+}
+
+impl Slider {
+    /// Sliders in screen order.
+    pub const ALL: [Slider; 4] = [Slider::M, Slider::Budget, Slider::K, Slider::ChunkTokens];
+}
+
+/// What a background job is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobStage {
+    /// Installing the model and runtime (first run only).
+    Setup,
+    /// Loading the tokenizer and model.
+    LoadModel,
+    /// Reading the documents, counting tokens, cutting chunks and seams.
+    Layout,
+    /// Opening or building the indexes.
+    Build(BuildStage),
+    /// Highlighting code and Markdown.
+    Highlight,
+}
+
+impl JobStage {
+    /// What the stage is called on screen.
+    pub fn label(self) -> &'static str {
+        match self {
+            JobStage::Setup => "installing the model (first run)",
+            JobStage::LoadModel => "loading the model",
+            JobStage::Layout => "reading, chunking and cutting seams",
+            JobStage::Build(BuildStage::Verify) => "verifying the cached index",
+            JobStage::Build(BuildStage::EmbedChunks) => "embedding chunks",
+            JobStage::Build(BuildStage::EmbedSeams) => "embedding seams",
+            JobStage::Build(BuildStage::WriteIndexes) => "writing indexes",
+            JobStage::Highlight => "highlighting",
+        }
+    }
+
+    /// The unit of `done` and `total` for this stage.
+    pub fn unit(self) -> &'static str {
+        match self {
+            JobStage::Build(BuildStage::EmbedChunks | BuildStage::EmbedSeams) => "tokens",
+            JobStage::Highlight => "documents",
+            _ => "",
+        }
+    }
+}
+
+/// Progress of the layout job with generation `generation`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobProgress {
+    /// The job's generation.
+    pub generation: u64,
+    /// What it is doing.
+    pub stage: JobStage,
+    /// Units done.
+    pub done: usize,
+    /// Units in all (0 when unknown).
+    pub total: usize,
+}
+
+/// The chunking settings a layout was built with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LayoutParams {
+    /// Tokens per chunk.
+    pub chunk_tokens: usize,
+    /// Seam half-width.
+    pub k: usize,
+}
+
+/// A question's result, tagged with what it ran on.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    /// The question.
+    pub question: String,
+    /// The trace of every stage.
+    pub trace: Trace,
+    /// Time per stage.
+    pub timings: QueryTimings,
+}
+
+/// A corpus the worker opened or rebuilt, with what the screen needs to show it.
+pub struct Opened {
+    /// The layout job's generation.
+    pub generation: u64,
+    /// The corpus, layout and indexes.
+    pub open: Arc<OpenCorpus>,
+    /// Syntax classes of every document.
+    pub highlights: Arc<Highlights>,
+    /// The chunking settings used.
+    pub params: LayoutParams,
+    /// The current question, re-asked on the new layout so both arrive together.
+    pub answer: Option<Answer>,
+}
+
+impl fmt::Debug for Opened {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Opened")
+            .field("generation", &self.generation)
+            .field("params", &self.params)
+            .field("chunks", &self.open.layout.chunks.len())
+            .field("answer", &self.answer.as_ref().map(|a| &a.question))
+            .finish()
+    }
+}
+
+/// The worker's reply to a question.
+#[derive(Debug)]
+pub struct Answered {
+    /// The query's generation.
+    pub generation: u64,
+    /// The layout generation it ran on.
+    pub layout_generation: u64,
+    /// The result, or a message saying what went wrong.
+    pub result: Result<Answer, String>,
+}
+
+/// Everything that can change the screen's state. Handled by `App::update`.
+#[derive(Debug)]
+pub enum Action {
+    /// Leave seamscope.
+    Quit,
+    /// Show or hide the help overlay.
+    ToggleHelp,
+    /// Move the keyboard focus to a pane.
+    Focus(Pane),
+    /// Move the focus to the next pane in Tab order.
+    FocusNext,
+    /// Move the focus to the previous pane in Tab order.
+    FocusPrev,
+    /// Start typing in the query box.
+    StartTyping,
+    /// Stop typing; the query text stays.
+    StopTyping,
+    /// Type one character at the query cursor.
+    InsertChar(char),
+    /// Delete the character before the query cursor.
+    DeleteBack,
+    /// Delete the character at the query cursor.
+    DeleteForward,
+    /// Move the query cursor by this many characters.
+    MoveQueryCursor(i32),
+    /// Move the query cursor to the start (false) or end (true).
+    QueryCursorEdge(bool),
+    /// Empty the query box.
+    ClearQuery,
+    /// Run the question in the query box.
+    RunQuery,
+    /// Open the corpus (or reopen it) with the sliders' chunk size and `k`, in the background.
+    Open,
+    /// Move the cursor of the focused pane by this many rows.
+    MoveSelection(i32),
+    /// Move the cursor of the focused pane to its first (false) or last (true) row.
+    SelectEdge(bool),
+    /// Put the cursor of a pane on a row of its list (a mouse click), counted from the top row shown.
+    ClickRow(Pane, u16),
+    /// Scroll a pane by this many rows without moving its cursor (the mouse wheel).
+    Scroll(Pane, i32),
+    /// Put the text cursor on the next chunk of the document.
+    NextChunk,
+    /// Put the text cursor on the previous chunk of the document.
+    PrevChunk,
+    /// Put the text cursor on the next cut (its seam).
+    NextCut,
+    /// Put the text cursor on the previous cut (its seam).
+    PrevCut,
+    /// Move a slider by this many steps.
+    AdjustSlider(Slider, i32),
+    /// Set a slider to a value (clamped to its range and step).
+    SetSlider(Slider, usize),
+    /// Enter or leave step mode.
+    ToggleStepMode,
+    /// Step mode: the next decision.
+    StepForward,
+    /// Step mode: the previous decision.
+    StepBack,
+    /// Switch to the next built-in theme.
+    CycleTheme,
+    /// The terminal now has this size (columns, rows).
+    Resize(u16, u16),
+    /// The worker's progress on a layout job.
+    Progress(JobProgress),
+    /// A line from first-run setup.
+    SetupLog(String),
+    /// A layout job finished: a corpus opened or rebuilt.
+    Opened(Box<Opened>),
+    /// A layout job failed.
+    OpenFailed {
+        /// The job's generation.
+        generation: u64,
+        /// What went wrong and what to do.
+        error: String,
+    },
+    /// A question finished.
+    Answered(Box<Answered>),
+}
+
+impl Action {
+    /// Whether the user caused this action (a key, a click), rather than the worker or the terminal.
+    pub fn is_from_user(&self) -> bool {
+        !matches!(
+            self,
+            Action::Resize(..)
+                | Action::Progress(_)
+                | Action::SetupLog(_)
+                | Action::Opened(_)
+                | Action::OpenFailed { .. }
+                | Action::Answered(_)
+        )
+    }
+}

@@ -1,0 +1,389 @@
+//! The screen's state and the one place it changes: [`App::update`].
+//!
+//! Drawing reads `&App` only. Slow work (opening, rebuilding, asking) goes to the worker as a
+//! numbered request through [`Jobs`]; its replies come back as actions and are accepted only when
+//! they answer the newest request. Moving `m` or the budget replans the current trace at once
+//! through the engine (`OpenCorpus::replan`, microseconds, no I/O).
+
+mod doc_view;
+mod list_cursor;
+mod lists;
+mod navigate;
+mod query_box;
+mod replies;
+mod sliders;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
+
+use ratatui::layout::Rect;
+use seamscope::retrieve::QuerySettings;
+use seamscope::session::OpenCorpus;
+use seamscope::settings::Settings;
+
+pub use doc_view::{DocView, TextGeometry};
+pub use lists::{Lists, compare_rows, comparison};
+pub use query_box::QueryBox;
+pub use sliders::SliderValues;
+
+use super::action::{Action, Answer, LayoutParams, Pane, Slider};
+use super::doc_rows::GUTTER;
+use super::highlight::Highlights;
+use super::jobs::Jobs;
+use super::screen::Areas;
+use super::step::{Step, steps};
+use super::theme::Theme;
+
+/// The corpus on screen: what the newest finished layout job delivered.
+#[derive(Clone)]
+pub struct Shown {
+    /// The layout job that built it.
+    pub generation: u64,
+    /// Corpus, layout and indexes.
+    pub open: Arc<OpenCorpus>,
+    /// Syntax classes of every document.
+    pub highlights: Arc<Highlights>,
+    /// The chunking settings it was built with.
+    pub params: LayoutParams,
+}
+
+/// A short message on the status line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    /// What to say.
+    pub text: String,
+    /// Whether it reports a failure.
+    pub error: bool,
+}
+
+/// Everything the screen shows.
+pub struct App {
+    /// The corpus folder's name, for the header.
+    pub corpus_name: String,
+    /// Styles by meaning.
+    pub theme: Theme,
+    /// The terminal's size.
+    pub size: Rect,
+    /// The pane with the keyboard focus.
+    pub focus: Pane,
+    /// Whether keys go into the query box.
+    pub typing: bool,
+    /// Whether the help overlay is open.
+    pub help: bool,
+    /// Whether seamscope should leave.
+    pub quit: bool,
+    /// The query box.
+    pub query: QueryBox,
+    /// The sliders as the user set them.
+    pub sliders: SliderValues,
+    /// Query settings that have no slider (depth, c), from the settings file.
+    pub base_query: QuerySettings,
+    /// Requests to the worker.
+    pub jobs: Jobs,
+    /// The corpus on screen, once opened.
+    pub shown: Option<Shown>,
+    /// The current question's result on the corpus shown.
+    pub answer: Option<Answer>,
+    /// The question last run (re-asked after a rebuild).
+    pub asked: Option<String>,
+    /// Step mode's position in the current result's decisions.
+    pub step: Option<usize>,
+    /// The document view.
+    pub view: DocView,
+    /// The cursors of the list panes.
+    pub lists: Lists,
+    /// Lines from first-run setup.
+    pub setup_log: Vec<String>,
+    /// Why the corpus could not be opened, when nothing is shown.
+    pub open_error: Option<String>,
+    /// A message on the status line.
+    pub notice: Option<Notice>,
+}
+
+impl App {
+    /// A screen for the corpus called `corpus_name`, with settings, theme and a worker link.
+    pub fn new(corpus_name: String, settings: &Settings, theme: Theme, jobs: Jobs) -> App {
+        App {
+            corpus_name,
+            theme,
+            size: Rect::new(0, 0, 200, 60),
+            focus: Pane::Query,
+            typing: false,
+            help: false,
+            quit: false,
+            query: QueryBox::default(),
+            sliders: SliderValues::from_settings(settings),
+            base_query: settings.query_settings(),
+            jobs,
+            shown: None,
+            answer: None,
+            asked: None,
+            step: None,
+            view: DocView::default(),
+            lists: Lists::default(),
+            setup_log: Vec::new(),
+            open_error: None,
+            notice: None,
+        }
+    }
+
+    /// The query settings in force: the sliders' `m` and budget, the shown layout's `k`.
+    pub fn query_settings(&self) -> QuerySettings {
+        let k = self.shown.as_ref().map_or(self.sliders.k, |s| s.params.k);
+        QuerySettings {
+            k: k as u32,
+            m: self.sliders.m as u32,
+            budget: self.sliders.budget,
+            ..self.base_query
+        }
+    }
+
+    /// The screen's rectangles at the current size (`None` when the terminal is too small).
+    pub fn areas(&self) -> Option<Areas> {
+        Areas::compute(self.size, self.step.is_some())
+    }
+
+    /// Columns and rows of the document view.
+    pub fn text_geometry(&self) -> TextGeometry {
+        match self.areas() {
+            Some(a) => {
+                let body = a.body(Pane::Text);
+                TextGeometry {
+                    width: usize::from(body.width).saturating_sub(GUTTER),
+                    height: usize::from(body.height),
+                }
+            }
+            None => TextGeometry {
+                width: 60,
+                height: 20,
+            },
+        }
+    }
+
+    /// Rows a pane's list shows.
+    pub fn list_height(&self, pane: Pane) -> usize {
+        self.areas().map_or(10, |a| a.body_height(pane))
+    }
+
+    /// Step mode's decisions for the current result, and the one under test.
+    pub fn current_step(&self) -> Option<(Vec<Step>, usize)> {
+        let index = self.step?;
+        let answer = self.answer.as_ref()?;
+        Some((steps(&answer.trace), index))
+    }
+
+    /// Apply one action; returns a follow-up action to apply next, if any.
+    pub fn update(&mut self, action: Action) -> Option<Action> {
+        if action.is_from_user() {
+            self.notice = None;
+        }
+        match action {
+            Action::Quit => {
+                self.quit = true;
+                self.jobs.shut_down();
+            }
+            Action::ToggleHelp => self.help = !self.help,
+            Action::Focus(pane) => self.focus(pane),
+            Action::FocusNext => self.cycle_focus(1),
+            Action::FocusPrev => self.cycle_focus(-1),
+            Action::StartTyping => self.focus(Pane::Query),
+            Action::StopTyping => self.typing = false,
+            Action::InsertChar(c) => self.query.insert(c),
+            Action::DeleteBack => self.query.delete_back(),
+            Action::DeleteForward => self.query.delete_forward(),
+            Action::MoveQueryCursor(delta) => self.query.move_cursor(delta),
+            Action::QueryCursorEdge(end) => self.query.move_to_edge(end),
+            Action::ClearQuery => self.query.clear(),
+            Action::RunQuery => self.run_query(),
+            Action::Open => {
+                let question = self.asked.clone();
+                let query = self.query_settings();
+                self.jobs
+                    .start_layout(self.sliders.layout(), question, query);
+            }
+            Action::MoveSelection(delta) => self.move_selection(delta),
+            Action::SelectEdge(end) => self.select_edge(end),
+            Action::ClickRow(pane, row) => self.click_row(pane, row),
+            Action::Scroll(pane, delta) => self.scroll(pane, delta),
+            Action::NextChunk => self.with_view(|v, open, geo| v.step_chunk(1, open, geo)),
+            Action::PrevChunk => self.with_view(|v, open, geo| v.step_chunk(-1, open, geo)),
+            Action::NextCut => self.with_view(|v, open, geo| v.step_cut(1, open, geo)),
+            Action::PrevCut => self.with_view(|v, open, geo| v.step_cut(-1, open, geo)),
+            Action::AdjustSlider(slider, steps) => {
+                let changed = self.sliders.adjust(slider, steps);
+                self.slider_moved(slider, changed);
+            }
+            Action::SetSlider(slider, value) => {
+                let changed = self.sliders.set(slider, value);
+                self.slider_moved(slider, changed);
+            }
+            Action::ToggleStepMode => self.toggle_step_mode(),
+            Action::StepForward => self.step_by(1),
+            Action::StepBack => self.step_by(-1),
+            Action::CycleTheme => {
+                self.theme = self.theme.next_builtin();
+                self.notice = Some(Notice {
+                    text: format!("theme: {}", self.theme.name),
+                    error: false,
+                });
+            }
+            Action::Resize(width, height) => {
+                self.size = Rect::new(0, 0, width, height);
+                self.clamp_lists();
+            }
+            Action::Progress(progress) => {
+                self.jobs.record_progress(progress);
+            }
+            Action::SetupLog(line) => {
+                self.setup_log.push(seamscope::text::safe(&line));
+                let excess = self.setup_log.len().saturating_sub(8);
+                self.setup_log.drain(..excess);
+            }
+            Action::Opened(opened) => return self.opened(*opened),
+            Action::OpenFailed { generation, error } => self.open_failed(generation, error),
+            Action::Answered(answered) => self.answered(*answered),
+        }
+        None
+    }
+
+    fn focus(&mut self, pane: Pane) {
+        self.focus = pane;
+        self.typing = pane == Pane::Query;
+    }
+
+    fn cycle_focus(&mut self, step: i32) {
+        let order = Pane::ORDER;
+        let at = order.iter().position(|p| *p == self.focus).unwrap_or(0) as i32;
+        let next = (at + step).rem_euclid(order.len() as i32) as usize;
+        self.focus(order[next]);
+    }
+
+    fn run_query(&mut self) {
+        let Some(question) = self.query.question() else {
+            self.notice = Some(Notice {
+                text: "type a question first, then press Enter".into(),
+                error: true,
+            });
+            return;
+        };
+        self.asked = Some(question.clone());
+        self.typing = false;
+        self.focus = Pane::Ranking;
+        self.notice = None;
+        if self.shown.is_some() {
+            let query = self.query_settings();
+            self.jobs.start_query(question, query);
+        } else {
+            self.notice = Some(Notice {
+                text: "the question runs as soon as the corpus is open".into(),
+                error: false,
+            });
+        }
+    }
+
+    fn slider_moved(&mut self, slider: Slider, changed: bool) {
+        if !changed {
+            return;
+        }
+        if slider.rebuilds() {
+            let question = self.asked.clone();
+            let query = self.query_settings();
+            self.jobs
+                .start_layout(self.sliders.layout(), question, query);
+        } else {
+            self.replan();
+        }
+    }
+
+    /// Redo the fire test and budget fill of the current result under the sliders' settings.
+    fn replan(&mut self) {
+        let query = self.query_settings();
+        let (Some(shown), Some(answer)) = (&self.shown, &mut self.answer) else {
+            return;
+        };
+        if answer.trace.settings == query {
+            return;
+        }
+        match shown.open.replan(&answer.trace, &query) {
+            Ok(trace) => answer.trace = trace,
+            Err(e) => {
+                self.notice = Some(Notice {
+                    text: e.to_string(),
+                    error: true,
+                })
+            }
+        }
+        self.after_result_changed();
+    }
+
+    /// Keep cursors and step mode inside a result that changed shape.
+    fn after_result_changed(&mut self) {
+        self.clamp_lists();
+        if let Some((all, index)) = self.current_step() {
+            self.step = Some(index.min(all.len().saturating_sub(1)));
+            self.apply_step();
+        }
+    }
+
+    fn toggle_step_mode(&mut self) {
+        if self.step.is_some() {
+            self.step = None;
+            return;
+        }
+        if self.answer.is_none() {
+            self.notice = Some(Notice {
+                text: "run a question first: step mode walks its decisions".into(),
+                error: true,
+            });
+            return;
+        }
+        self.step = Some(0);
+        self.typing = false;
+        self.apply_step();
+    }
+
+    fn step_by(&mut self, delta: i32) {
+        let Some((all, index)) = self.current_step() else {
+            return;
+        };
+        let last = all.len().saturating_sub(1) as i64;
+        self.step = Some((index as i64 + i64::from(delta)).clamp(0, last) as usize);
+        self.apply_step();
+    }
+
+    /// Point every pane at the decision under test.
+    fn apply_step(&mut self) {
+        let Some((all, index)) = self.current_step() else {
+            return;
+        };
+        let (Some(step), Some(answer)) = (all.get(index).copied(), &self.answer) else {
+            return;
+        };
+        let trace = &answer.trace;
+        let (position, entry) = (step.position(trace), step.entry(trace));
+        let (fused, decisions, fill) = (
+            trace.fused.len(),
+            trace.decisions.len(),
+            trace.fill.steps.len(),
+        );
+        if let Some(position) = position {
+            let height = self.list_height(Pane::Ranking);
+            self.lists.ranking.select(position - 1, fused, height);
+        }
+        match step {
+            Step::Fire(i) => {
+                let height = self.list_height(Pane::Fire);
+                self.lists.fire.select(i, decisions, height);
+            }
+            Step::Fill(i) => {
+                let height = self.list_height(Pane::Budget);
+                self.lists.budget.select(i, fill, height);
+            }
+        }
+        if let Some(entry) = entry {
+            self.with_view(|v, open, geo| v.show(entry, open, geo));
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! The four sliders: their ranges and steps, and the values the user has set.
+
+use seamscope::settings::Settings;
+
+use crate::tui::action::{LayoutParams, Slider};
+
+/// A slider's range and step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SliderSpec {
+    /// Smallest value.
+    pub min: usize,
+    /// Largest value.
+    pub max: usize,
+    /// One key press moves this much.
+    pub step: usize,
+    /// Its name on screen.
+    pub label: &'static str,
+}
+
+impl SliderSpec {
+    /// The value at a point of the track (0.0 = left end, 1.0 = right end), on a step.
+    pub fn value_at(&self, fraction: f64) -> usize {
+        let steps = (self.max - self.min) / self.step;
+        let at = (fraction.clamp(0.0, 1.0) * steps as f64).round() as usize;
+        self.min + at * self.step
+    }
+}
+
+impl Slider {
+    /// Range, step and name.
+    pub fn spec(self) -> SliderSpec {
+        match self {
+            Slider::M => SliderSpec {
+                min: 0,
+                max: 30,
+                step: 1,
+                label: "m",
+            },
+            Slider::Budget => SliderSpec {
+                min: 0,
+                max: 30,
+                step: 1,
+                label: "budget",
+            },
+            Slider::K => SliderSpec {
+                min: 10,
+                max: 600,
+                step: 10,
+                label: "k",
+            },
+            Slider::ChunkTokens => SliderSpec {
+                min: 128,
+                max: 4096,
+                step: 128,
+                label: "chunk",
+            },
+        }
+    }
+
+    /// Whether moving this slider rebuilds the layout in the background (otherwise it replans).
+    pub fn rebuilds(self) -> bool {
+        matches!(self, Slider::K | Slider::ChunkTokens)
+    }
+}
+
+/// The values the user has set; `k` and the chunk size may be ahead of what is shown while a
+/// rebuild runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SliderValues {
+    /// Fire margin.
+    pub m: usize,
+    /// Final budget in chunks.
+    pub budget: usize,
+    /// Seam half-width.
+    pub k: usize,
+    /// Tokens per chunk.
+    pub chunk_tokens: usize,
+}
+
+impl SliderValues {
+    /// The values settings start from.
+    pub fn from_settings(settings: &Settings) -> SliderValues {
+        SliderValues {
+            m: settings.m as usize,
+            budget: settings.budget,
+            k: settings.k,
+            chunk_tokens: settings.chunk_tokens,
+        }
+    }
+
+    /// One slider's value.
+    pub fn get(&self, slider: Slider) -> usize {
+        match slider {
+            Slider::M => self.m,
+            Slider::Budget => self.budget,
+            Slider::K => self.k,
+            Slider::ChunkTokens => self.chunk_tokens,
+        }
+    }
+
+    /// Set one slider, clamped to its range; returns whether the value changed.
+    pub fn set(&mut self, slider: Slider, value: usize) -> bool {
+        let spec = slider.spec();
+        let value = value.clamp(spec.min, spec.max);
+        let slot = match slider {
+            Slider::M => &mut self.m,
+            Slider::Budget => &mut self.budget,
+            Slider::K => &mut self.k,
+            Slider::ChunkTokens => &mut self.chunk_tokens,
+        };
+        let changed = *slot != value;
+        *slot = value;
+        changed
+    }
+
+    /// Move one slider by `steps` steps; returns whether the value changed.
+    pub fn adjust(&mut self, slider: Slider, steps: i32) -> bool {
+        let spec = slider.spec();
+        let delta = spec.step.saturating_mul(steps.unsigned_abs() as usize);
+        let current = self.get(slider);
+        let value = if steps < 0 {
+            current.saturating_sub(delta)
+        } else {
+            current.saturating_add(delta)
+        };
+        self.set(slider, value)
+    }
+
+    /// The chunking settings these values ask for.
+    pub fn layout(&self) -> LayoutParams {
+        LayoutParams {
+            chunk_tokens: self.chunk_tokens,
+            k: self.k,
+        }
+    }
+
+    /// Where a value sits on a slider's track, 0.0 to 1.0.
+    pub fn fraction(&self, slider: Slider) -> f64 {
+        let spec = slider.spec();
+        let value = self.get(slider).clamp(spec.min, spec.max);
+        (value - spec.min) as f64 / (spec.max - spec.min).max(1) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sliders_clamp_step_and_snap() {
+        let mut v = SliderValues::from_settings(&Settings::default());
+        assert!(!v.adjust(Slider::K, 0));
+        assert!(v.adjust(Slider::K, 2));
+        assert_eq!(v.k, Settings::default().k + 20);
+        v.adjust(Slider::M, -1000);
+        assert_eq!(v.m, 0);
+        v.adjust(Slider::ChunkTokens, 1000);
+        assert_eq!(v.chunk_tokens, 4096);
+        v.set(Slider::Budget, Slider::Budget.spec().value_at(0.5));
+        assert_eq!(v.budget, 15);
+        assert_eq!(v.fraction(Slider::Budget), 0.5);
+    }
+}

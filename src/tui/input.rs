@@ -1,0 +1,268 @@
+//! Keys and mouse events become actions. Which action depends on the mode (help open, typing,
+//! step mode) and, for the mouse, on what is drawn under the pointer.
+
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use ratatui::layout::Position;
+
+use super::action::{Action, Pane, Slider};
+use super::app::App;
+use super::widgets::slider::{SliderHit, hit};
+
+/// Rows one wheel notch scrolls.
+const WHEEL_ROWS: i32 = 3;
+
+/// The action for a terminal event, if it means anything here.
+pub fn action_for(app: &App, event: &Event) -> Option<Action> {
+    match event {
+        Event::Key(key) if key.kind != KeyEventKind::Release => key_action(app, key),
+        Event::Mouse(mouse) => mouse_action(app, mouse),
+        Event::Resize(w, h) => Some(Action::Resize(*w, *h)),
+        _ => None,
+    }
+}
+
+fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    if ctrl && key.code == KeyCode::Char('c') {
+        return Some(Action::Quit);
+    }
+    if app.help {
+        return match key.code {
+            KeyCode::Char('?' | 'q') | KeyCode::Esc | KeyCode::Enter => Some(Action::ToggleHelp),
+            _ => None,
+        };
+    }
+    if app.areas().is_none() {
+        return match key.code {
+            KeyCode::Char('q') => Some(Action::Quit),
+            _ => None,
+        };
+    }
+    if app.typing {
+        return typing_action(key, ctrl);
+    }
+    if app.step.is_some()
+        && let Some(action) = step_action(key)
+    {
+        return Some(action);
+    }
+    let page = app.list_height(app.focus).max(2) as i32 - 1;
+    Some(match key.code {
+        KeyCode::Char('q') => Action::Quit,
+        KeyCode::Char('?') => Action::ToggleHelp,
+        KeyCode::Char('/' | 'i') => Action::StartTyping,
+        KeyCode::Enter if app.focus == Pane::Query => Action::StartTyping,
+        KeyCode::Enter if app.focus == Pane::Documents => Action::Focus(Pane::Text),
+        KeyCode::Tab => Action::FocusNext,
+        KeyCode::BackTab => Action::FocusPrev,
+        KeyCode::Up => Action::MoveSelection(-1),
+        KeyCode::Down => Action::MoveSelection(1),
+        KeyCode::PageUp => Action::MoveSelection(-page),
+        KeyCode::PageDown => Action::MoveSelection(page),
+        KeyCode::Home => Action::SelectEdge(false),
+        KeyCode::End => Action::SelectEdge(true),
+        KeyCode::Char('n') => Action::NextChunk,
+        KeyCode::Char('p') => Action::PrevChunk,
+        KeyCode::Char(']') => Action::NextCut,
+        KeyCode::Char('[') => Action::PrevCut,
+        KeyCode::Char('m') => Action::AdjustSlider(Slider::M, -1),
+        KeyCode::Char('M') => Action::AdjustSlider(Slider::M, 1),
+        KeyCode::Char('b') => Action::AdjustSlider(Slider::Budget, -1),
+        KeyCode::Char('B') => Action::AdjustSlider(Slider::Budget, 1),
+        KeyCode::Char('k') => Action::AdjustSlider(Slider::K, -1),
+        KeyCode::Char('K') => Action::AdjustSlider(Slider::K, 1),
+        KeyCode::Char('c') => Action::AdjustSlider(Slider::ChunkTokens, -1),
+        KeyCode::Char('C') => Action::AdjustSlider(Slider::ChunkTokens, 1),
+        KeyCode::Char('s') => Action::ToggleStepMode,
+        KeyCode::Char('t') => Action::CycleTheme,
+        _ => return None,
+    })
+}
+
+fn typing_action(key: &KeyEvent, ctrl: bool) -> Option<Action> {
+    Some(match key.code {
+        KeyCode::Enter => Action::RunQuery,
+        KeyCode::Esc => Action::StopTyping,
+        KeyCode::Tab => Action::FocusNext,
+        KeyCode::BackTab => Action::FocusPrev,
+        KeyCode::Backspace => Action::DeleteBack,
+        KeyCode::Delete => Action::DeleteForward,
+        KeyCode::Left => Action::MoveQueryCursor(-1),
+        KeyCode::Right => Action::MoveQueryCursor(1),
+        KeyCode::Home => Action::QueryCursorEdge(false),
+        KeyCode::End => Action::QueryCursorEdge(true),
+        KeyCode::Char('u') if ctrl => Action::ClearQuery,
+        KeyCode::Char(c) if !ctrl => Action::InsertChar(c),
+        _ => return None,
+    })
+}
+
+fn step_action(key: &KeyEvent) -> Option<Action> {
+    Some(match key.code {
+        KeyCode::Right | KeyCode::Char(' ') => Action::StepForward,
+        KeyCode::Left | KeyCode::Backspace => Action::StepBack,
+        KeyCode::Esc | KeyCode::Char('s') => Action::ToggleStepMode,
+        _ => return None,
+    })
+}
+
+fn mouse_action(app: &App, mouse: &MouseEvent) -> Option<Action> {
+    let at = Position::new(mouse.column, mouse.row);
+    let areas = app.areas()?;
+    if app.help {
+        return matches!(mouse.kind, MouseEventKind::Down(_)).then_some(Action::ToggleHelp);
+    }
+    if let Some(slider) = areas.slider_at(at) {
+        return match mouse.kind {
+            MouseEventKind::ScrollUp => Some(Action::AdjustSlider(slider, 1)),
+            MouseEventKind::ScrollDown => Some(Action::AdjustSlider(slider, -1)),
+            MouseEventKind::Down(MouseButton::Left) => {
+                match hit(areas.slider(slider), mouse.column)? {
+                    SliderHit::Down => Some(Action::AdjustSlider(slider, -1)),
+                    SliderHit::Up => Some(Action::AdjustSlider(slider, 1)),
+                    SliderHit::Track(along) => {
+                        Some(Action::SetSlider(slider, slider.spec().value_at(along)))
+                    }
+                }
+            }
+            _ => None,
+        };
+    }
+    let pane = areas.pane_at(at)?;
+    match mouse.kind {
+        MouseEventKind::ScrollUp => Some(Action::Scroll(pane, -WHEEL_ROWS)),
+        MouseEventKind::ScrollDown => Some(Action::Scroll(pane, WHEEL_ROWS)),
+        MouseEventKind::Down(MouseButton::Left) => {
+            let body = areas.body(pane);
+            if pane == Pane::Query {
+                Some(Action::StartTyping)
+            } else if body.contains(at) {
+                Some(Action::ClickRow(pane, at.y - body.y))
+            } else {
+                Some(Action::Focus(pane))
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crossterm::event::{KeyEventState, MouseEvent};
+
+    use super::*;
+    use crate::tui::fixture::Fixture;
+    use crate::tui::widgets::slider::parts;
+
+    fn key(code: KeyCode) -> Event {
+        Event::Key(KeyEvent {
+            code,
+            modifiers: KeyModifiers::NONE,
+            kind: KeyEventKind::Press,
+            state: KeyEventState::NONE,
+        })
+    }
+
+    fn mouse(kind: MouseEventKind, column: u16, row: u16) -> Event {
+        Event::Mouse(MouseEvent {
+            kind,
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    }
+
+    #[test]
+    fn tui_keys_depend_on_the_mode() {
+        let mut f = Fixture::answered();
+        let app = &mut f.app;
+        assert!(matches!(
+            action_for(app, &key(KeyCode::Char('M'))),
+            Some(Action::AdjustSlider(Slider::M, 1))
+        ));
+        assert!(matches!(
+            action_for(app, &key(KeyCode::Char('s'))),
+            Some(Action::ToggleStepMode)
+        ));
+        app.update(Action::StartTyping);
+        assert!(matches!(
+            action_for(app, &key(KeyCode::Char('M'))),
+            Some(Action::InsertChar('M'))
+        ));
+        assert!(matches!(
+            action_for(app, &key(KeyCode::Enter)),
+            Some(Action::RunQuery)
+        ));
+        app.update(Action::StopTyping);
+        app.update(Action::ToggleStepMode);
+        assert!(matches!(
+            action_for(app, &key(KeyCode::Right)),
+            Some(Action::StepForward)
+        ));
+        assert!(matches!(
+            action_for(app, &key(KeyCode::Char('q'))),
+            Some(Action::Quit)
+        ));
+        app.update(Action::ToggleHelp);
+        assert!(action_for(app, &key(KeyCode::Char('x'))).is_none());
+        assert!(matches!(
+            action_for(app, &key(KeyCode::Esc)),
+            Some(Action::ToggleHelp)
+        ));
+        app.update(Action::Resize(80, 20));
+        app.update(Action::ToggleHelp);
+        assert!(
+            action_for(app, &key(KeyCode::Char('M'))).is_none(),
+            "too small: only quit works"
+        );
+    }
+
+    #[test]
+    fn tui_the_mouse_selects_rows_scrolls_and_moves_sliders() {
+        let mut f = Fixture::answered();
+        let Some(areas) = f.app.areas() else {
+            panic!("200x60 fits");
+        };
+        let body = areas.body(Pane::Ranking);
+        let click = mouse(
+            MouseEventKind::Down(MouseButton::Left),
+            body.x + 3,
+            body.y + 2,
+        );
+        let Some(action) = action_for(&f.app, &click) else {
+            panic!("a click on a ranking row is an action");
+        };
+        assert!(matches!(action, Action::ClickRow(Pane::Ranking, 2)));
+        f.app.update(action);
+        assert_eq!(f.app.lists.ranking.selected, 2);
+        let third = f.app.answer.as_ref().map(|a| a.trace.fused[2].entry);
+        assert_eq!(f.app.view.cursor, third, "the text shows the entry clicked");
+
+        let text = areas.body(Pane::Text);
+        let wheel = mouse(MouseEventKind::ScrollDown, text.x + 1, text.y + 1);
+        assert!(matches!(
+            action_for(&f.app, &wheel),
+            Some(Action::Scroll(Pane::Text, 3))
+        ));
+
+        let k = areas.slider(Slider::K);
+        let p = parts(k);
+        let up = mouse(MouseEventKind::ScrollUp, k.x + 1, k.y);
+        assert!(matches!(
+            action_for(&f.app, &up),
+            Some(Action::AdjustSlider(Slider::K, 1))
+        ));
+        let plus = mouse(MouseEventKind::Down(MouseButton::Left), p.inc, k.y);
+        assert!(matches!(
+            action_for(&f.app, &plus),
+            Some(Action::AdjustSlider(Slider::K, 1))
+        ));
+        let start = mouse(MouseEventKind::Down(MouseButton::Left), p.track, k.y);
+        let min = Slider::K.spec().min;
+        assert!(
+            matches!(action_for(&f.app, &start), Some(Action::SetSlider(Slider::K, v)) if v == min)
+        );
+    }
+}

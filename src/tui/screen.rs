@@ -1,0 +1,198 @@
+//! Where everything sits on screen, as a pure function of the terminal's size.
+//!
+//! Drawing and mouse handling both use these rectangles, so a click lands on what was drawn
+//! under it, and the state can keep lists scrolled to rows that fit.
+
+use ratatui::layout::{Constraint, Layout, Position, Rect};
+
+use super::action::{Pane, Slider};
+
+/// The smallest terminal the screen is drawn in; below it a message says so.
+pub const MIN_WIDTH: u16 = 120;
+/// The smallest terminal height the screen is drawn in.
+pub const MIN_HEIGHT: u16 = 34;
+/// Rows of the step-mode banner, borders included.
+const STEP_ROWS: u16 = 5;
+
+/// The rectangles of one screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Areas {
+    /// The top line: corpus, counts, job progress.
+    pub header: Rect,
+    /// The query box, borders included.
+    pub query: Rect,
+    /// The sliders box, borders included.
+    pub sliders: Rect,
+    /// The document list.
+    pub documents: Rect,
+    /// The document text.
+    pub text: Rect,
+    /// The step-mode banner, when step mode is on.
+    pub step: Option<Rect>,
+    /// The fused ranking.
+    pub ranking: Rect,
+    /// The fire test.
+    pub fire: Rect,
+    /// The budget fill.
+    pub budget: Rect,
+    /// With and without Seams.
+    pub compare: Rect,
+    /// The bottom status line.
+    pub status: Rect,
+}
+
+impl Areas {
+    /// Lay out a screen of `area`; `None` when it is smaller than [`MIN_WIDTH`] x [`MIN_HEIGHT`].
+    pub fn compute(area: Rect, step_mode: bool) -> Option<Areas> {
+        if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+            return None;
+        }
+        let [header, top, main, status] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(3),
+            Constraint::Fill(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        let sliders_width = (area.width * 11 / 20).clamp(4 * 21 + 2, 130);
+        let [query, sliders] =
+            Layout::horizontal([Constraint::Fill(1), Constraint::Length(sliders_width)]).areas(top);
+        let documents_width = (area.width * 16 / 100).clamp(20, 34);
+        let right_width = area.width / 2;
+        let [documents, text, right] = Layout::horizontal([
+            Constraint::Length(documents_width),
+            Constraint::Fill(1),
+            Constraint::Length(right_width),
+        ])
+        .areas(main);
+        let (step, right) = if step_mode {
+            let [step, rest] =
+                Layout::vertical([Constraint::Length(STEP_ROWS), Constraint::Fill(1)]).areas(right);
+            (Some(step), rest)
+        } else {
+            (None, right)
+        };
+        let [ranking, fire, bottom] = Layout::vertical([
+            Constraint::Fill(9),
+            Constraint::Fill(5),
+            Constraint::Fill(6),
+        ])
+        .areas(right);
+        let [budget, compare] =
+            Layout::horizontal([Constraint::Percentage(66), Constraint::Percentage(34)])
+                .areas(bottom);
+        Some(Areas {
+            header,
+            query,
+            sliders,
+            documents,
+            text,
+            step,
+            ranking,
+            fire,
+            budget,
+            compare,
+            status,
+        })
+    }
+
+    /// A pane's rectangle, borders included.
+    pub fn pane(&self, pane: Pane) -> Rect {
+        match pane {
+            Pane::Documents => self.documents,
+            Pane::Text => self.text,
+            Pane::Query => self.query,
+            Pane::Ranking => self.ranking,
+            Pane::Fire => self.fire,
+            Pane::Budget => self.budget,
+            Pane::Compare => self.compare,
+        }
+    }
+
+    /// The rows of a pane's list (or text): inside the border, below its header lines.
+    pub fn body(&self, pane: Pane) -> Rect {
+        let inner = inside(self.pane(pane));
+        let (top, bottom) = match pane {
+            Pane::Documents | Pane::Text | Pane::Ranking | Pane::Compare => (1, 0),
+            Pane::Fire => (0, 2),
+            Pane::Budget => (2, 0),
+            Pane::Query => (0, 0),
+        };
+        Rect {
+            y: inner.y + top.min(inner.height),
+            height: inner.height.saturating_sub(top + bottom),
+            ..inner
+        }
+    }
+
+    /// Rows a pane's list can show.
+    pub fn body_height(&self, pane: Pane) -> usize {
+        usize::from(self.body(pane).height)
+    }
+
+    /// One slider's line inside the sliders box.
+    pub fn slider(&self, slider: Slider) -> Rect {
+        let inner = inside(self.sliders);
+        let index = Slider::ALL.iter().position(|s| *s == slider).unwrap_or(0) as u16;
+        let width = inner.width.saturating_sub(1) / Slider::ALL.len() as u16;
+        Rect {
+            x: inner.x + 1 + index * width,
+            y: inner.y,
+            width: width.saturating_sub(2),
+            height: 1,
+        }
+    }
+
+    /// The pane under a screen position.
+    pub fn pane_at(&self, at: Position) -> Option<Pane> {
+        Pane::ORDER.into_iter().find(|p| self.pane(*p).contains(at))
+    }
+
+    /// The slider under a screen position.
+    pub fn slider_at(&self, at: Position) -> Option<Slider> {
+        Slider::ALL
+            .into_iter()
+            .find(|s| self.slider(*s).contains(at))
+    }
+}
+
+/// A bordered rectangle's inside.
+pub fn inside(area: Rect) -> Rect {
+    Rect {
+        x: area.x.saturating_add(1),
+        y: area.y.saturating_add(1),
+        width: area.width.saturating_sub(2),
+        height: area.height.saturating_sub(2),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panes_tile_the_screen_and_small_terminals_get_none() {
+        assert!(Areas::compute(Rect::new(0, 0, 119, 40), false).is_none());
+        assert!(Areas::compute(Rect::new(0, 0, 120, MIN_HEIGHT - 1), false).is_none());
+        let small = Areas::compute(Rect::new(0, 0, MIN_WIDTH, MIN_HEIGHT), true);
+        for pane in Pane::ORDER.into_iter().filter(|p| *p != Pane::Query) {
+            let rows = small.map_or(0, |a| a.body(pane).height);
+            assert!(rows >= 2, "{pane:?} has {rows} rows at the minimum size");
+        }
+        let Some(a) = Areas::compute(Rect::new(0, 0, 200, 60), true) else {
+            panic!("200x60 fits");
+        };
+        assert_eq!(a.status.y, 59);
+        assert!(a.step.is_some());
+        for pane in Pane::ORDER.into_iter().filter(|p| *p != Pane::Query) {
+            assert!(a.body(pane).height >= 3, "{pane:?} has rows");
+        }
+        let right = a.ranking.union(a.fire).union(a.budget).union(a.compare);
+        assert_eq!(right.right(), 200);
+        assert!(!a.text.intersects(a.ranking));
+        assert_eq!(
+            a.slider_at(Position::new(a.slider(Slider::K).x, a.sliders.y + 1)),
+            Some(Slider::K)
+        );
+    }
+}

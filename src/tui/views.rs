@@ -1,0 +1,148 @@
+//! Drawing: every view reads `&App` and the frame, and changes nothing.
+
+mod documents;
+mod fire;
+mod header;
+mod help;
+mod loading;
+mod ranking;
+mod results;
+mod status;
+mod step;
+mod text;
+mod top;
+
+#[cfg(test)]
+mod draw_time;
+#[cfg(test)]
+mod tests;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Wrap};
+
+use super::action::Pane;
+use super::app::App;
+use super::screen::{Areas, MIN_HEIGHT, MIN_WIDTH};
+use super::theme::Theme;
+
+/// Draw the whole screen.
+pub fn draw(app: &App, frame: &mut Frame) {
+    let area = frame.area();
+    let Some(areas) = Areas::compute(area, app.step.is_some()) else {
+        too_small(app, frame, area);
+        return;
+    };
+    header::draw(app, frame, areas.header);
+    top::draw_query(app, frame, areas.query);
+    top::draw_sliders(app, frame, &areas);
+    match &app.shown {
+        Some(shown) => {
+            documents::draw(app, shown, frame, &areas);
+            text::draw(app, shown, frame, &areas);
+            ranking::draw(app, shown, frame, &areas);
+            fire::draw(app, shown, frame, &areas);
+            results::draw_budget(app, shown, frame, &areas);
+            results::draw_compare(app, shown, frame, &areas);
+            if let Some(rect) = areas.step {
+                step::draw(app, shown, frame, rect);
+            }
+        }
+        None => loading::draw(app, frame, areas.documents.union(areas.compare)),
+    }
+    status::draw(app, frame, areas.status);
+    if app.help {
+        help::draw(app, frame, area);
+    }
+}
+
+fn too_small(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let text = vec![
+        Line::styled("The terminal is too small for seamscope.", t.error),
+        Line::from(""),
+        Line::styled(
+            format!(
+                "It is {} × {}; seamscope needs at least {MIN_WIDTH} × {MIN_HEIGHT}.",
+                area.width, area.height
+            ),
+            t.text,
+        ),
+        Line::styled(
+            "Enlarge the window or the font, or press q to quit.",
+            t.muted,
+        ),
+    ];
+    let height = (text.len() as u16).min(area.height);
+    let rect = Rect {
+        y: area.y + area.height.saturating_sub(height) / 2,
+        height,
+        ..area
+    };
+    frame.render_widget(
+        Paragraph::new(text).centered().wrap(Wrap { trim: true }),
+        rect,
+    );
+}
+
+/// A pane's bordered block with its title; the focused pane's border stands out.
+fn pane_block<'a>(app: &App, pane: Pane, title: impl Into<Line<'a>>) -> Block<'a> {
+    let t = &app.theme;
+    let focused = app.focus == pane && !app.help;
+    Block::bordered()
+        .border_style(if focused { t.border_focused } else { t.border })
+        .title(
+            title
+                .into()
+                .style(if focused { t.border_focused } else { t.title }),
+        )
+}
+
+/// `text` cut to `width` columns, with `…` when cut.
+fn fit(text: &str, width: usize) -> String {
+    let span = Span::raw(text);
+    if span.width() <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = Span::raw(c.to_string()).width();
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.push('…');
+    out
+}
+
+/// A chunk or seam named briefly: `chunk 7`, `seam 7|8`.
+fn short_label(
+    open: &seamscope::session::OpenCorpus,
+    entry: seamscope::retrieve::EntryRef,
+) -> String {
+    match entry {
+        seamscope::retrieve::EntryRef::Chunk(c) => format!("chunk {}", c.0),
+        seamscope::retrieve::EntryRef::Seam(s) => open.seam_label(s),
+    }
+}
+
+/// The style of a list row: selected, under test in step mode, or plain.
+fn row_style(theme: &Theme, selected: bool, under_test: bool) -> Style {
+    if under_test {
+        theme.step_current
+    } else if selected {
+        theme.row_selected
+    } else {
+        Style::default()
+    }
+}
+
+/// A hint shown in an empty pane.
+fn empty_hint<'a>(theme: &Theme, text: &'a str) -> Paragraph<'a> {
+    Paragraph::new(Line::styled(text, theme.placeholder)).wrap(Wrap { trim: true })
+}

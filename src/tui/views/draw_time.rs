@@ -1,0 +1,105 @@
+//! Draw time per frame at 200 x 60 on the sample corpus, printed and checked against a 60 Hz
+//! frame (16.7 ms). Run `cargo test --release draw_time -- --nocapture` to see release figures.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use seamscope::corpus::{Corpus, LoadOptions};
+use seamscope::retrieve::{
+    EntryRef, ListSource, QueryInput, RankedList, RankingInput, RerankInput, replan,
+};
+use seamscope::session::QueryTimings;
+use seamscope::settings::Settings;
+
+use crate::tui::action::{Action, Answer, Pane};
+use crate::tui::fixture::Fixture;
+
+/// Frames drawn for the measurement.
+const FRAMES: usize = 200;
+
+/// Every chunk and seam of the corpus, ranked by three made-up lists (the shape of a real query).
+fn wide_answer(f: &Fixture) -> Answer {
+    let Some(shown) = &f.app.shown else {
+        panic!("no corpus shown");
+    };
+    let open = &shown.open;
+    let chunks = open.layout.chunks.len() as u32;
+    let seams = open.layout.seams.len() as u32;
+    let spread = |n: u32, step: u32| (0..n).map(move |i| (i * step + 7) % n.max(1));
+    let dense: Vec<EntryRef> = spread(chunks, 37)
+        .map(|c| EntryRef::Chunk(seamscope::chunk::ChunkId(c)))
+        .zip(spread(seams, 23).map(|s| EntryRef::Seam(seamscope::seam::SeamId(s))))
+        .flat_map(|(c, s)| [s, c])
+        .collect();
+    let keyword_chunks = spread(chunks, 11).map(|c| EntryRef::Chunk(seamscope::chunk::ChunkId(c)));
+    let keyword_seams = spread(seams, 13).map(|s| EntryRef::Seam(seamscope::seam::SeamId(s)));
+    let input = QueryInput {
+        question: "Why does the order service accept stale reads?".into(),
+        ranking: RankingInput::Lists(vec![
+            RankedList::from_entries(ListSource::Dense, dense),
+            RankedList::from_entries(ListSource::KeywordChunks, keyword_chunks.clone()),
+            RankedList::from_entries(ListSource::KeywordSeams, keyword_seams),
+        ]),
+        chunks_only: Some(RankingInput::Lists(vec![RankedList::from_entries(
+            ListSource::Dense,
+            keyword_chunks,
+        )])),
+        rerank: RerankInput::NotConfigured,
+    };
+    let trace = open.with_lookups(|l| replan(&input, &f.app.query_settings(), l));
+    Answer {
+        question: input.question.clone(),
+        trace: trace.unwrap_or_else(|e| panic!("trace: {e}")),
+        timings: QueryTimings::default(),
+    }
+}
+
+#[test]
+fn tui_draw_time_per_frame_at_200x60() {
+    let corpus = Corpus::load(Path::new("sample-corpus"), &LoadOptions::default());
+    let corpus = corpus.unwrap_or_else(|e| panic!("sample corpus: {e}"));
+    let settings = Settings {
+        m: 1,
+        ..Settings::default()
+    };
+    let mut f = Fixture::open_on(corpus, &settings);
+    let answer = wide_answer(&f);
+    f.show_answer(answer);
+    f.app.update(Action::Focus(Pane::Ranking));
+    let mut terminal = match Terminal::new(TestBackend::new(200, 60)) {
+        Ok(t) => t,
+        Err(e) => panic!("test terminal: {e}"),
+    };
+    let mut times: Vec<Duration> = Vec::with_capacity(FRAMES);
+    for i in 0..FRAMES {
+        // Something changes every frame: the ranking cursor moves and the text follows it.
+        f.app
+            .update(Action::MoveSelection(if i % 40 < 20 { 1 } else { -1 }));
+        let app = &f.app;
+        let started = Instant::now();
+        let drawn = terminal.draw(|frame| super::draw(app, frame));
+        times.push(started.elapsed());
+        assert!(drawn.is_ok());
+    }
+    times.sort();
+    let mean = times.iter().sum::<Duration>() / FRAMES as u32;
+    let p95 = times[FRAMES * 95 / 100];
+    let max = times[FRAMES - 1];
+    let profile = if cfg!(debug_assertions) {
+        "debug"
+    } else {
+        "release"
+    };
+    println!(
+        "draw time per frame at 200x60 ({profile} build, {FRAMES} frames, sample corpus): mean {:.2} ms, p95 {:.2} ms, max {:.2} ms",
+        mean.as_secs_f64() * 1e3,
+        p95.as_secs_f64() * 1e3,
+        max.as_secs_f64() * 1e3
+    );
+    assert!(
+        p95 < Duration::from_micros(16_700),
+        "drawing must fit well inside a 60 Hz frame; p95 was {p95:?}"
+    );
+}

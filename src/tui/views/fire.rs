@@ -1,0 +1,130 @@
+//! The fire test: for each seam in the fused ranking, the arithmetic and the verdict.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
+use seamscope::retrieve::FireDecision;
+use seamscope::session::OpenCorpus;
+
+use super::{empty_hint, fit, pane_block, row_style};
+use crate::tui::action::Pane;
+use crate::tui::app::{App, Shown};
+use crate::tui::screen::{Areas, inside};
+use crate::tui::step::Step;
+use crate::tui::theme::Theme;
+
+/// Draw the fire test.
+pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
+    let t = &app.theme;
+    let area = areas.fire;
+    let m = app.sliders.m;
+    let Some(answer) = &app.answer else {
+        let title = format!(" Fire test · m = {m} ");
+        frame.render_widget(pane_block(app, Pane::Fire, title), area);
+        let hint = "a seam fires when pos(seam) + m ≤ pos(left chunk) and ≤ pos(right chunk)";
+        frame.render_widget(empty_hint(t, hint), areas.body(Pane::Fire));
+        return;
+    };
+    let trace = &answer.trace;
+    let reach = trace.fill.steps.last().map_or(0, |s| s.position);
+    let fired = trace.decisions.iter().filter(|d| d.fires).count();
+    let title = format!(
+        " Fire test · m = {} · {} seams ranked, {fired} fire · the fill read to #{reach} ",
+        trace.settings.m,
+        trace.decisions.len()
+    );
+    frame.render_widget(pane_block(app, Pane::Fire, title), area);
+    let body = areas.body(Pane::Fire);
+    if trace.decisions.is_empty() {
+        frame.render_widget(empty_hint(t, "no seam is in the ranking"), body);
+        return;
+    }
+    let cursor = app.lists.fire;
+    let under_test = match app.current_step() {
+        Some((all, i)) => match all.get(i) {
+            Some(Step::Fire(d)) => Some(*d),
+            _ => None,
+        },
+        None => None,
+    };
+    let label_width = 11u16;
+    let text_width = body.width.saturating_sub(label_width + 5 + 2);
+    let rows = trace
+        .decisions
+        .iter()
+        .enumerate()
+        .skip(cursor.offset)
+        .take(usize::from(body.height))
+        .map(|(i, d)| {
+            let style = if d.seam_position > reach {
+                t.muted
+            } else if d.fired_on_absence {
+                t.fired_on_absence
+            } else if d.fires {
+                t.fired
+            } else {
+                t.dropped
+            };
+            Row::new(vec![
+                Cell::from(shown.open.seam_label(d.seam)),
+                Cell::from(format!("#{:<4}", d.seam_position)),
+                Cell::from(fit(&d.arithmetic(), usize::from(text_width))),
+            ])
+            .style(style.patch(row_style(
+                t,
+                i == cursor.selected,
+                under_test == Some(i),
+            )))
+        });
+    let widths = [
+        Constraint::Length(label_width),
+        Constraint::Length(5),
+        Constraint::Fill(1),
+    ];
+    frame.render_widget(Table::new(rows, widths), body);
+    let inner = inside(area);
+    let detail_area = Rect {
+        y: body.bottom(),
+        height: inner.bottom().saturating_sub(body.bottom()),
+        ..inner
+    };
+    let selected = under_test.unwrap_or(cursor.selected);
+    if let Some(d) = trace.decisions.get(selected) {
+        frame.render_widget(
+            Paragraph::new(detail(t, &shown.open, d)).wrap(Wrap { trim: true }),
+            detail_area,
+        );
+    }
+}
+
+/// The selected seam's test in full, with why it passed or failed.
+fn detail(t: &Theme, open: &OpenCorpus, d: &FireDecision) -> Line<'static> {
+    let mut spans = vec![
+        Span::styled(format!("{}: ", open.seam_label(d.seam)), t.title),
+        Span::styled(d.arithmetic(), if d.fires { t.fired } else { t.text }),
+    ];
+    let absent = d.absent_links();
+    if d.fired_on_absence {
+        spans.push(Span::styled(
+            format!(
+                " — passed only because chunk {} is absent from the ranking (counted as last)",
+                list(&absent)
+            ),
+            t.fired_on_absence,
+        ));
+    } else if !d.fires {
+        spans.push(Span::styled(
+            format!(" — blocked by chunk {}", list(&d.blocked_by())),
+            t.muted,
+        ));
+    }
+    Line::from(spans)
+}
+
+fn list(ids: &[seamscope::chunk::ChunkId]) -> String {
+    ids.iter()
+        .map(|c| c.0.to_string())
+        .collect::<Vec<_>>()
+        .join(" and ")
+}

@@ -1,0 +1,85 @@
+//! The top line: the corpus and its counts, and the background job's progress bar.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use seamscope::index::vectors::SearchMode;
+
+use crate::tui::app::App;
+use crate::tui::widgets::gauge::{progress, thousands};
+
+/// Draw the header.
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    frame.render_widget(Paragraph::new("").style(t.header), area);
+    let mut left = vec![
+        Span::styled(" seamscope ", t.header.patch(t.title)),
+        Span::styled(format!("│ {} ", app.corpus_name), t.header),
+    ];
+    if let Some(shown) = &app.shown {
+        let open = &shown.open;
+        let mode = match open.indexes.search_mode {
+            SearchMode::Exact => "exact dense search",
+            SearchMode::Approximate => "approximate dense search (HNSW)",
+        };
+        left.push(Span::styled(
+            format!(
+                "│ {} documents · {} chunks of {} tokens · {} seams (k {}) · {} tokens · {mode}",
+                open.corpus.documents.len(),
+                open.layout.chunks.len(),
+                shown.params.chunk_tokens,
+                open.layout.seams.len(),
+                shown.params.k,
+                thousands(open.layout.total_tokens()),
+            ),
+            t.header,
+        ));
+    }
+    let job = job_line(app);
+    // The job's progress takes what the corpus line leaves, and at least half the line.
+    let left_width: u16 = left.iter().map(|s| s.width() as u16).sum();
+    let job_width = match &job {
+        Some(_) => area
+            .width
+            .saturating_sub(left_width + 1)
+            .max(area.width / 2),
+        None => 0,
+    };
+    let [left_area, job_area] =
+        Layout::horizontal([Constraint::Fill(1), Constraint::Length(job_width)]).areas(area);
+    frame.render_widget(Paragraph::new(Line::from(left)).style(t.header), left_area);
+    if let Some(line) = job {
+        frame.render_widget(Paragraph::new(line).style(t.header), job_area);
+    }
+}
+
+/// The running layout job as a progress bar, if one runs.
+fn job_line(app: &App) -> Option<Line<'static>> {
+    let t = &app.theme;
+    let job = app.jobs.layout.as_ref()?;
+    let what = match &app.shown {
+        Some(shown) if shown.params.chunk_tokens != job.params.chunk_tokens => format!(
+            "rebuilding for chunk {} → {}",
+            shown.params.chunk_tokens, job.params.chunk_tokens
+        ),
+        Some(shown) => format!("rebuilding for k {} → {}", shown.params.k, job.params.k),
+        None => "opening".to_string(),
+    };
+    let (done, total, stage, unit) = match job.progress {
+        Some(p) => (p.done, p.total, p.stage.label(), p.stage.unit()),
+        None => (0, 0, "waiting for the worker", ""),
+    };
+    let counts = if total > 0 && !unit.is_empty() {
+        format!(" {}/{} {unit}", thousands(done), thousands(total))
+    } else {
+        String::new()
+    };
+    Some(progress(
+        done,
+        total,
+        12,
+        format!("{what}: {stage}{counts}"),
+        t,
+    ))
+}

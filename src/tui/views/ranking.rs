@@ -1,0 +1,119 @@
+//! The fused ranking: position, entry, kind, rank in each input list, RRF score; fired seams
+//! marked, dropped seams dimmed, chunks in the final context dotted.
+
+use ratatui::Frame;
+use ratatui::layout::Constraint;
+use ratatui::style::Style;
+use ratatui::text::Line;
+use ratatui::widgets::{Cell, Row, Table};
+use seamscope::retrieve::{EntryRef, FusedEntry, ListSource, RerankStatus, Trace};
+
+use super::{empty_hint, fit, pane_block, row_style};
+use crate::tui::action::Pane;
+use crate::tui::app::{App, Shown};
+use crate::tui::screen::{Areas, inside};
+use crate::tui::theme::Theme;
+
+/// Widths of the fixed columns: pos, kind, dense, bm25 chunks, bm25 seams, rrf, verdict.
+const FIXED: [u16; 7] = [4, 5, 5, 5, 5, 7, 10];
+
+/// Draw the fused ranking.
+pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
+    let t = &app.theme;
+    let area = areas.ranking;
+    let Some(answer) = &app.answer else {
+        frame.render_widget(pane_block(app, Pane::Ranking, " Fused ranking "), area);
+        let hint = if app.jobs.query.is_some() {
+            "running the question…"
+        } else {
+            "type a question in the query box (press /) and press Enter: chunks and seams are searched together and fused here"
+        };
+        frame.render_widget(empty_hint(t, hint), areas.body(Pane::Ranking));
+        return;
+    };
+    let trace = &answer.trace;
+    let rerank = match trace.rerank_status() {
+        RerankStatus::NotConfigured => String::new(),
+        RerankStatus::Applied {
+            reranker,
+            candidates,
+            ..
+        } => format!(
+            " · {candidates} chunks reranked by {}",
+            seamscope::text::safe(reranker)
+        ),
+        RerankStatus::Failed { .. } => " · reranker failed: fused order kept".to_string(),
+    };
+    let title = format!(
+        " Fused ranking · {} entries · RRF c = {} · depth {}{rerank} ",
+        trace.fused.len(),
+        trace.settings.rrf_c,
+        trace.settings.depth
+    );
+    frame.render_widget(pane_block(app, Pane::Ranking, title), area);
+    let inner = inside(area);
+    let spacing = FIXED.len() as u16;
+    let entry_width = inner
+        .width
+        .saturating_sub(FIXED.iter().sum::<u16>() + spacing);
+    let cursor = app.lists.ranking;
+    let under_test = app
+        .current_step()
+        .and_then(|(all, i)| all.get(i)?.position(trace));
+    let rows = trace
+        .fused
+        .iter()
+        .enumerate()
+        .skip(cursor.offset)
+        .take(areas.body_height(Pane::Ranking))
+        .map(|(i, e)| {
+            let label = fit(&shown.open.entry_label(e.entry), usize::from(entry_width));
+            let (verdict, verdict_style, row) = verdict(t, trace, e);
+            let cells = vec![
+                Cell::from(format!("{:>4}", i + 1)),
+                Cell::from(label),
+                Cell::from(if e.entry.is_seam() { "seam" } else { "chunk" }),
+                Cell::from(rank(e, ListSource::Dense)),
+                Cell::from(rank(e, ListSource::KeywordChunks)),
+                Cell::from(rank(e, ListSource::KeywordSeams)),
+                Cell::from(format!("{:>7.5}", e.score)),
+                Cell::from(Line::styled(verdict, verdict_style)),
+            ];
+            let selected = i == cursor.selected;
+            Row::new(cells).style(row.patch(row_style(t, selected, under_test == Some(i + 1))))
+        });
+    let header = Row::new(vec![
+        " pos", "entry", "kind", "dense", "bm25c", "bm25s", "    rrf", "",
+    ])
+    .style(t.muted);
+    let widths = [
+        Constraint::Length(FIXED[0]),
+        Constraint::Length(entry_width),
+        Constraint::Length(FIXED[1]),
+        Constraint::Length(FIXED[2]),
+        Constraint::Length(FIXED[3]),
+        Constraint::Length(FIXED[4]),
+        Constraint::Length(FIXED[5]),
+        Constraint::Length(FIXED[6]),
+    ];
+    frame.render_widget(Table::new(rows, widths).header(header), inner);
+}
+
+/// A rank in one input list, or `-` when the entry was not in it.
+fn rank(e: &FusedEntry, source: ListSource) -> String {
+    e.rank_in(source)
+        .map_or_else(|| format!("{:>5}", "-"), |r| format!("{r:>5}"))
+}
+
+/// The verdict cell and the row's style: fired seams marked, dropped seams dimmed.
+fn verdict(t: &Theme, trace: &Trace, e: &FusedEntry) -> (&'static str, Style, Style) {
+    match e.entry {
+        EntryRef::Seam(s) => match trace.decisions.iter().find(|d| d.seam == s) {
+            Some(d) if d.fired_on_absence => ("▲ fires*", t.fired_on_absence, t.text),
+            Some(d) if d.fires => ("▲ fires", t.fired, t.text),
+            _ => ("dropped", t.dropped, t.dropped),
+        },
+        EntryRef::Chunk(c) if trace.fill.chunks.contains(&c) => ("● context", t.in_context, t.text),
+        EntryRef::Chunk(_) => ("", t.text, t.text),
+    }
+}

@@ -1,0 +1,163 @@
+//! The budget fill step by step with its slot gauge, and the context beside the result without
+//! Seams (chunks that differ are marked).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Cell, Paragraph, Row, Table};
+use seamscope::retrieve::{Baseline, BudgetAction};
+
+use super::{empty_hint, fit, pane_block, row_style, short_label};
+use crate::tui::action::Pane;
+use crate::tui::app::{App, Shown, compare_rows, comparison};
+use crate::tui::screen::{Areas, inside};
+use crate::tui::step::Step;
+use crate::tui::widgets::gauge::{slots, thousands};
+
+/// Draw the budget fill.
+pub fn draw_budget(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
+    let t = &app.theme;
+    let area = areas.budget;
+    let title = format!(" Budget fill · {} slots ", app.sliders.budget);
+    frame.render_widget(pane_block(app, Pane::Budget, title), area);
+    let inner = inside(area);
+    let Some(answer) = &app.answer else {
+        let hint =
+            "the budget is filled strictly in rank order; a fired seam brings both its chunks";
+        frame.render_widget(empty_hint(t, hint), inner);
+        return;
+    };
+    let trace = &answer.trace;
+    let fill = &trace.fill;
+    // In step mode, the fill shows only the steps taken so far.
+    let shown_steps = match app.current_step() {
+        Some((all, i)) => match all.get(i) {
+            Some(Step::Fill(s)) => s + 1,
+            _ => 0,
+        },
+        None => fill.steps.len(),
+    };
+    let used = shown_steps
+        .checked_sub(1)
+        .and_then(|i| fill.steps.get(i))
+        .map_or(0, |s| s.slots_used_after);
+    let mut gauge = vec![Span::styled("slots ", t.muted)];
+    gauge.extend(slots(used, fill.budget, t));
+    if shown_steps == fill.steps.len() {
+        gauge.push(Span::styled(
+            format!(" · {} tokens sent", thousands(trace.tokens_sent as usize)),
+            t.text,
+        ));
+    }
+    frame.render_widget(
+        Paragraph::new(Line::from(gauge)),
+        Rect { height: 1, ..inner },
+    );
+
+    let body = areas.body(Pane::Budget);
+    let cursor = app.lists.budget;
+    let digits = fill.budget.to_string().len() as u16;
+    let slot_width = fill.budget.min(20) as u16 + 2 + 2 * digits;
+    let entry_width = 10;
+    let rows = fill
+        .steps
+        .iter()
+        .enumerate()
+        .take(shown_steps)
+        .skip(cursor.offset)
+        .take(usize::from(body.height))
+        .map(|(i, s)| {
+            let style = match s.action {
+                BudgetAction::AddedPair { .. } => t.fired,
+                BudgetAction::Added => t.text,
+                _ => t.muted,
+            };
+            let under_test = app.step.is_some() && i + 1 == shown_steps;
+            Row::new(vec![
+                Cell::from(format!("#{}", s.position)),
+                Cell::from(short_label(&shown.open, s.entry)),
+                Cell::from(Line::styled(s.action.describe(), style)),
+                Cell::from(Line::from(slots(s.slots_used_after, fill.budget, t))),
+            ])
+            .style(row_style(t, i == cursor.selected, under_test))
+        });
+    let header = Row::new(vec!["pos", "entry", "action", "slots"]).style(t.muted);
+    let widths = [
+        Constraint::Length(4),
+        Constraint::Length(entry_width),
+        Constraint::Fill(1),
+        Constraint::Length(slot_width),
+    ];
+    let table_area = Rect {
+        y: inner.y + 1,
+        height: inner.height.saturating_sub(1),
+        ..inner
+    };
+    if shown_steps == 0 {
+        let hint = "the fill starts once every fire test is done (→ to step on)";
+        frame.render_widget(empty_hint(t, hint), body);
+        return;
+    }
+    frame.render_widget(Table::new(rows, widths).header(header), table_area);
+}
+
+/// Draw the context with Seams beside the one without.
+pub fn draw_compare(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
+    let t = &app.theme;
+    let area = areas.compare;
+    let Some(answer) = &app.answer else {
+        frame.render_widget(
+            pane_block(app, Pane::Compare, " With vs without Seams "),
+            area,
+        );
+        let hint = "the same budget filled by a chunks-only retrieval, for comparison";
+        frame.render_widget(empty_hint(t, hint), areas.body(Pane::Compare));
+        return;
+    };
+    let trace = &answer.trace;
+    let cmp = comparison(trace);
+    let baseline = match cmp.baseline {
+        Baseline::ChunksOnlyRetrieval => "chunks-only retrieval",
+        Baseline::SeamsRemoved => "seams deleted",
+    };
+    let title = format!(
+        " With Seams vs without ({baseline}) · +{} −{} ",
+        cmp.added.len(),
+        cmp.displaced.len()
+    );
+    frame.render_widget(pane_block(app, Pane::Compare, title), area);
+    let body = areas.body(Pane::Compare);
+    let cursor = app.lists.compare;
+    let label_width = body.width.saturating_sub(1 + 4 + 3 + 3);
+    let rows = compare_rows(trace)
+        .into_iter()
+        .enumerate()
+        .skip(cursor.offset)
+        .take(usize::from(body.height))
+        .map(|(i, r)| {
+            let (mark, style) = match (r.with_seams, r.without_seams) {
+                (true, false) => ("+", t.added),
+                (false, true) => ("−", t.displaced),
+                _ => (" ", t.text),
+            };
+            let yes = |b: bool| if b { " ✓" } else { " ·" };
+            Row::new(vec![
+                Cell::from(Line::styled(mark, style)),
+                Cell::from(Line::styled(
+                    fit(&shown.open.chunk_label(r.chunk), usize::from(label_width)),
+                    style,
+                )),
+                Cell::from(yes(r.with_seams)),
+                Cell::from(yes(r.without_seams)),
+            ])
+            .style(row_style(t, i == cursor.selected, false))
+        });
+    let header = Row::new(vec!["", "chunk", "with", "w/o"]).style(t.muted);
+    let widths = [
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(4),
+        Constraint::Length(3),
+    ];
+    frame.render_widget(Table::new(rows, widths).header(header), inside(area));
+}

@@ -1,0 +1,141 @@
+//! Snapshots of the screen drawn into a test terminal; the `.snap` files sit beside the views.
+
+use std::sync::Arc;
+
+use insta::assert_snapshot;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use seamscope::index::BuildStage;
+use tokio::sync::mpsc::unbounded_channel;
+
+use crate::tui::action::{Action, JobProgress, JobStage, Pane};
+use crate::tui::app::App;
+use crate::tui::fixture::{self, Fixture};
+use crate::tui::jobs::{Generations, Jobs};
+use crate::tui::screen::Areas;
+use crate::tui::theme::Theme;
+
+fn text_of(buffer: &Buffer, area: Rect) -> String {
+    let mut out = String::new();
+    for y in area.top()..area.bottom() {
+        let mut line = String::new();
+        for x in area.left()..area.right() {
+            line.push_str(buffer[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn tui_snapshot_indexing_progress() {
+    let (tx, _requests) = unbounded_channel();
+    let jobs = Jobs::new(tx, Arc::new(Generations::default()));
+    let theme = Theme::builtin_default();
+    let mut app = App::new("sample-corpus".into(), &fixture::settings(), theme, jobs);
+    app.update(Action::Resize(120, 34));
+    app.update(Action::Open);
+    app.update(Action::Progress(JobProgress {
+        generation: 1,
+        stage: JobStage::Build(BuildStage::EmbedChunks),
+        done: 31_772,
+        total: 79_433,
+    }));
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 34));
+    let Ok(terminal) = terminal.as_mut() else {
+        panic!("test terminal");
+    };
+    let drawn = terminal.draw(|frame| super::draw(&app, frame));
+    assert!(drawn.is_ok());
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn tui_snapshot_query_with_a_fired_seam() {
+    let mut f = Fixture::answered();
+    let terminal = f.draw(200, 60);
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("▲ fires"), "a fired seam is marked");
+    assert!(screen.contains("dropped"), "a dropped seam is shown");
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn tui_snapshot_step_mode_midway() {
+    let mut f = Fixture::answered();
+    f.app.update(Action::ToggleStepMode);
+    f.app.update(Action::StepForward);
+    f.app.update(Action::StepForward);
+    f.app.update(Action::StepForward);
+    let terminal = f.draw(200, 60);
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("Step 4 of"), "{screen}");
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn tui_snapshot_help_overlay() {
+    let mut f = Fixture::answered();
+    f.app.update(Action::ToggleHelp);
+    let terminal = f.draw(120, 40);
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn tui_snapshot_tiny_terminal() {
+    let mut f = Fixture::answered();
+    let terminal = f.draw(60, 16);
+    assert!(terminal.backend().to_string().contains("too small"));
+    assert_snapshot!(terminal.backend());
+}
+
+/// One letter per cell for the syntax class its colour shows (`.` for none).
+fn classes(buffer: &Buffer, area: Rect, theme: &Theme) -> String {
+    let known = [
+        ('k', theme.syntax_keyword.fg),
+        ('s', theme.syntax_string.fg),
+        ('c', theme.syntax_comment.fg),
+        ('n', theme.syntax_number.fg),
+        ('f', theme.syntax_function.fg),
+        ('t', theme.syntax_type.fg),
+        ('h', theme.syntax_heading.fg),
+        ('r', theme.syntax_code.fg),
+    ];
+    let mut out = String::new();
+    for y in area.top()..area.bottom() {
+        let mut line = String::new();
+        for x in area.left()..area.right() {
+            let cell = &buffer[(x, y)];
+            let class = known
+                .iter()
+                .find(|(_, fg)| fg.is_some() && cell.fg == fg.unwrap_or_default())
+                .map_or('.', |(c, _)| *c);
+            line.push(if cell.symbol() == " " { ' ' } else { class });
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn tui_snapshot_document_with_a_code_fence_highlighted() {
+    let mut f = Fixture::opened();
+    f.app.update(Action::Focus(Pane::Documents));
+    f.app.update(Action::SelectEdge(false));
+    let terminal = f.draw(160, 50);
+    let Some(areas) = Areas::compute(Rect::new(0, 0, 160, 50), false) else {
+        panic!("160x50 fits");
+    };
+    let body = areas.body(Pane::Text);
+    let buffer = terminal.backend().buffer();
+    let text = text_of(buffer, body);
+    assert!(text.contains("def warm(cache, log):"), "{text}");
+    let map = classes(buffer, body, &f.app.theme);
+    assert!(
+        map.contains('k') && map.contains('c') && map.contains('h'),
+        "{map}"
+    );
+    assert_snapshot!(format!("{text}\n{map}"));
+}

@@ -1,0 +1,301 @@
+//! The document view: the text with a marker row at every cut, each seam window highlighted on
+//! both sides of its cut, code and Markdown highlighted, and the entry under the cursor described.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use seamscope::chunk::ChunkId;
+use seamscope::corpus::{DocKind, Span as ByteSpan};
+use seamscope::retrieve::{EntryRef, Trace};
+use seamscope::seam::Seam;
+use seamscope::session::OpenCorpus;
+
+use super::{empty_hint, fit, pane_block};
+use crate::tui::action::Pane;
+use crate::tui::app::{App, Shown};
+use crate::tui::doc_rows::{DocRows, GUTTER, Row, display_text, doc_chunks, doc_seams};
+use crate::tui::highlight::{SyntaxClass, Token};
+use crate::tui::screen::{Areas, inside};
+use crate::tui::theme::Theme;
+use crate::tui::widgets::gauge::thousands;
+
+/// What the rows of one document are painted with.
+struct Paint<'a> {
+    theme: &'a Theme,
+    text: &'a str,
+    tokens: &'a [Token],
+    seams: &'a [Seam],
+    selected_chunk: Option<ByteSpan>,
+    selected_seam: Option<&'a Seam>,
+    context: Vec<ChunkId>,
+    trace: Option<&'a Trace>,
+    open: &'a OpenCorpus,
+    width: usize,
+}
+
+/// Draw the document view.
+pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
+    let t = &app.theme;
+    let open = &shown.open;
+    let Some(doc) = open.corpus.documents.get(app.view.doc.0 as usize) else {
+        frame.render_widget(pane_block(app, Pane::Text, " Text "), areas.text);
+        return;
+    };
+    let kind = match doc.kind {
+        DocKind::Markdown => "markdown",
+        DocKind::Code => "code",
+        DocKind::Text => "text",
+    };
+    let chunks = doc_chunks(&open.layout, doc.id);
+    let seams = &open.layout.seams[doc_seams(&open.layout, doc.id)];
+    let title = format!(
+        " {} · {kind} · {} chunks · {} seams ",
+        seamscope::text::safe(&doc.path),
+        chunks.len(),
+        seams.len()
+    );
+    frame.render_widget(pane_block(app, Pane::Text, title), areas.text);
+    let inner = inside(areas.text);
+    let info_area = Rect { height: 1, ..inner };
+    let trace = app.answer.as_ref().map(|a| &a.trace);
+    frame.render_widget(Paragraph::new(info_line(app, open, trace)), info_area);
+
+    let body = areas.body(Pane::Text);
+    let width = usize::from(body.width).saturating_sub(GUTTER);
+    let rows = DocRows::build(&doc.text, &open.layout, doc.id, width);
+    let cursor = app.view.cursor;
+    let paint = Paint {
+        theme: t,
+        text: &doc.text,
+        tokens: shown.highlights.doc(doc.id),
+        seams,
+        selected_chunk: match cursor {
+            Some(EntryRef::Chunk(c)) => open.layout.chunks.get(c.0 as usize).map(|c| c.span),
+            _ => None,
+        },
+        selected_seam: match cursor {
+            Some(EntryRef::Seam(s)) => open.layout.seams.get(s.0 as usize),
+            _ => None,
+        },
+        context: trace.map(|tr| tr.fill.chunks.clone()).unwrap_or_default(),
+        trace,
+        open,
+        width,
+    };
+    if rows.rows.is_empty() {
+        frame.render_widget(empty_hint(t, "this document has no chunks"), body);
+        return;
+    }
+    let lines: Vec<Line> = rows
+        .rows
+        .iter()
+        .skip(app.view.scroll)
+        .take(usize::from(body.height))
+        .map(|row| paint.row(*row))
+        .collect();
+    frame.render_widget(Paragraph::new(lines), body);
+}
+
+/// The line describing the chunk or seam under the cursor.
+fn info_line<'a>(app: &App, open: &OpenCorpus, trace: Option<&Trace>) -> Line<'a> {
+    let t = &app.theme;
+    let Some(entry) = app.view.cursor else {
+        return Line::styled(
+            "n/p next/previous chunk · ]/[ next/previous cut · click the text to select",
+            t.muted,
+        );
+    };
+    let position = trace.and_then(|tr| tr.fused.iter().position(|e| e.entry == entry));
+    let ranked = position.map_or_else(
+        || " · not in the ranking".to_string(),
+        |p| format!(" · fused #{}", p + 1),
+    );
+    let mut spans = vec![Span::styled(open.entry_label(entry), t.title)];
+    match entry {
+        EntryRef::Chunk(c) => {
+            if let Some(chunk) = open.layout.chunks.get(c.0 as usize) {
+                spans.push(Span::styled(
+                    format!(
+                        " · {} tokens · bytes {}–{}{ranked}",
+                        thousands(chunk.tokens as usize),
+                        thousands(chunk.span.start),
+                        thousands(chunk.span.end)
+                    ),
+                    t.text,
+                ));
+                if trace.is_some_and(|tr| tr.fill.chunks.contains(&c)) {
+                    spans.push(Span::styled(" · in the context", t.in_context));
+                }
+            }
+        }
+        EntryRef::Seam(s) => {
+            if let Some(seam) = open.layout.seams.get(s.0 as usize) {
+                spans.push(Span::styled(
+                    format!(
+                        " · {} + {} tokens around the cut · bytes {}–{}{ranked}",
+                        seam.left_tokens,
+                        seam.right_tokens,
+                        thousands(seam.span.start),
+                        thousands(seam.span.end)
+                    ),
+                    t.text,
+                ));
+                match trace.and_then(|tr| tr.decisions.iter().find(|d| d.seam == s)) {
+                    Some(d) if d.fires => spans.push(Span::styled(" · fires", t.fired)),
+                    Some(_) => spans.push(Span::styled(" · dropped", t.dropped)),
+                    None => {}
+                }
+            }
+        }
+    }
+    Line::from(spans)
+}
+
+impl Paint<'_> {
+    fn row(&self, row: Row) -> Line<'static> {
+        match row {
+            Row::Marker { chunk, seam } => self.marker(chunk, seam.map(|s| s.0 as usize)),
+            Row::Text { chunk, start, end } => self.text_row(chunk, start, end),
+        }
+    }
+
+    fn marker(&self, chunk: ChunkId, seam: Option<usize>) -> Line<'static> {
+        let t = self.theme;
+        let open = self.open;
+        let tokens = open
+            .layout
+            .chunks
+            .get(chunk.0 as usize)
+            .map_or(0, |c| c.tokens as usize);
+        let chunk_span = open.layout.chunks.get(chunk.0 as usize).map(|c| c.span);
+        let mut style = t.cut;
+        if chunk_span.is_some() && self.selected_chunk == chunk_span {
+            style = style.patch(t.chunk_selected);
+        }
+        let window = seam.and_then(|s| open.layout.seams.get(s));
+        let (head, rest) = match window {
+            Some(s) => (
+                format!("✂ cut {}|{} · ", s.left.0, s.right.0),
+                format!(
+                    "chunk {} · {} tokens · seam window {} + {} tokens ",
+                    chunk.0,
+                    thousands(tokens),
+                    s.left_tokens,
+                    s.right_tokens
+                ),
+            ),
+            None => (
+                "▶ ".to_string(),
+                format!(
+                    "{} · {} tokens ",
+                    open.chunk_label(chunk),
+                    thousands(tokens)
+                ),
+            ),
+        };
+        // The verdict comes first, so a narrow pane cuts the details rather than the verdict.
+        let verdict = window.and_then(|s| {
+            let d = self.trace?.decisions.iter().find(|d| d.seam == s.id)?;
+            Some(if d.fires {
+                (format!("fires at #{} ", d.seam_position), t.fired)
+            } else {
+                (format!("dropped at #{} ", d.seam_position), t.dropped)
+            })
+        });
+        let full = self.width + GUTTER;
+        let mut spans = vec![Span::styled(head, style)];
+        if let Some((v, s)) = verdict {
+            spans.push(Span::styled(v, s));
+            spans.push(Span::styled("· ", style));
+        }
+        let used: usize = spans.iter().map(Span::width).sum();
+        let rest = fit(&rest, full.saturating_sub(used + 2));
+        let used = used + Span::raw(rest.as_str()).width();
+        spans.push(Span::styled(rest, style));
+        spans.push(Span::styled("─".repeat(full.saturating_sub(used)), t.cut));
+        Line::from(spans)
+    }
+
+    fn text_row(&self, chunk: ChunkId, start: usize, end: usize) -> Line<'static> {
+        let t = self.theme;
+        let mut spans = vec![if self.context.contains(&chunk) {
+            Span::styled("▎ ", t.in_context)
+        } else {
+            Span::raw("  ")
+        }];
+        let mut points = vec![start, end];
+        let first_token = self.tokens.partition_point(|tk| tk.end <= start);
+        for tk in self.tokens[first_token..]
+            .iter()
+            .take_while(|tk| tk.start < end)
+        {
+            points.extend([tk.start, tk.end]);
+        }
+        for s in self
+            .seams
+            .iter()
+            .filter(|s| s.span.start < end && s.span.end > start)
+        {
+            points.extend([s.span.start, s.cut, s.span.end]);
+        }
+        if let Some(span) = self.selected_chunk {
+            points.extend([span.start, span.end]);
+        }
+        points.retain(|p| (start..=end).contains(p));
+        points.sort_unstable();
+        points.dedup();
+        for pair in points.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            let shown = display_text(&self.text[a..b]);
+            if !shown.is_empty() {
+                spans.push(Span::styled(shown, self.style_at(a)));
+            }
+        }
+        Line::from(spans)
+    }
+
+    /// The style of the text at byte `at`: syntax, then the selected chunk, then seam windows.
+    fn style_at(&self, at: usize) -> Style {
+        let t = self.theme;
+        let mut style = t.text;
+        let i = self.tokens.partition_point(|tk| tk.end <= at);
+        if let Some(tk) = self.tokens.get(i).filter(|tk| tk.start <= at) {
+            style = style.patch(syntax_style(t, tk.class));
+        }
+        if self
+            .selected_chunk
+            .is_some_and(|s| s.start <= at && at < s.end)
+        {
+            style = style.patch(t.chunk_selected);
+        }
+        let inside = |s: &&Seam| s.span.start <= at && at < s.span.end;
+        if self.selected_seam.filter(inside).is_some() {
+            style = style.patch(t.seam_selected);
+        } else if let Some(seam) = self.seams.iter().rfind(inside) {
+            style = style.patch(if at < seam.cut {
+                t.seam_left
+            } else {
+                t.seam_right
+            });
+        }
+        style
+    }
+}
+
+/// The theme's style for a syntax class.
+pub fn syntax_style(t: &Theme, class: SyntaxClass) -> Style {
+    match class {
+        SyntaxClass::Keyword => t.syntax_keyword,
+        SyntaxClass::String => t.syntax_string,
+        SyntaxClass::Comment => t.syntax_comment,
+        SyntaxClass::Number => t.syntax_number,
+        SyntaxClass::Function => t.syntax_function,
+        SyntaxClass::Type => t.syntax_type,
+        SyntaxClass::Heading => t.syntax_heading,
+        SyntaxClass::Code => t.syntax_code,
+        SyntaxClass::Emphasis => t.syntax_emphasis,
+        SyntaxClass::Link => t.syntax_link,
+    }
+}

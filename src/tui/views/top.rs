@@ -1,0 +1,86 @@
+//! The query box and the sliders.
+
+use ratatui::Frame;
+use ratatui::layout::{Position, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+
+use super::pane_block;
+use crate::tui::action::{Pane, Slider};
+use crate::tui::app::App;
+use crate::tui::screen::{Areas, inside};
+use crate::tui::widgets::slider::SliderView;
+
+/// Draw the query box, with the last run's timings on its border.
+pub fn draw_query(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let mut block = pane_block(app, Pane::Query, " Query ");
+    if let Some(answer) = &app.answer {
+        let tm = answer.timings;
+        let timings = format!(
+            " embed {:.1} ms · search {:.1} ms · fuse→fill {:.2} ms ",
+            tm.embed * 1e3,
+            tm.search * 1e3,
+            tm.stages * 1e3
+        );
+        // Only when it fits beside the pane's own title.
+        if usize::from(area.width) > Span::raw(timings.as_str()).width() + 12 {
+            block = block.title(Line::styled(timings, t.muted).right_aligned());
+        }
+    } else if app.jobs.query.is_some() {
+        block = block.title(Line::styled(" running… ", t.notice).right_aligned());
+    }
+    let inner = inside(area);
+    frame.render_widget(block, area);
+    let width = usize::from(inner.width).saturating_sub(1);
+    if app.query.text.is_empty() && !app.typing {
+        let hint = "press / and type a question; Enter runs it";
+        frame.render_widget(Paragraph::new(Span::styled(hint, t.placeholder)), inner);
+        return;
+    }
+    // Show the end of a long question, with the cursor in view.
+    let chars: Vec<char> = app.query.text.chars().collect();
+    let skip = app.query.cursor.saturating_sub(width);
+    let shown: String = seamscope::text::safe(&chars[skip..].iter().collect::<String>());
+    frame.render_widget(Paragraph::new(Span::styled(shown, t.input)), inner);
+    if app.typing && !app.help {
+        let x = inner.x + (app.query.cursor - skip) as u16;
+        frame.set_cursor_position(Position::new(
+            x.min(inner.right().saturating_sub(1)),
+            inner.y,
+        ));
+    }
+}
+
+/// Draw the four sliders.
+pub fn draw_sliders(app: &App, frame: &mut Frame, areas: &Areas) {
+    let t = &app.theme;
+    let block = Block::bordered()
+        .border_style(t.border)
+        .title(Line::styled(" Settings ", t.title))
+        .title(Line::styled(" m, budget: instant · k, chunk: rebuild ", t.muted).right_aligned());
+    frame.render_widget(block, areas.sliders);
+    for slider in Slider::ALL {
+        // A rebuilding slider shows its new value with a mark until the new layout arrives.
+        let pending = app.jobs.layout.as_ref().is_some_and(|job| {
+            let shown = app.shown.as_ref().map(|s| s.params);
+            match slider {
+                Slider::K => shown.is_none_or(|p| p.k != job.params.k),
+                Slider::ChunkTokens => {
+                    shown.is_none_or(|p| p.chunk_tokens != job.params.chunk_tokens)
+                }
+                Slider::M | Slider::Budget => false,
+            }
+        });
+        frame.render_widget(
+            SliderView {
+                slider,
+                value: app.sliders.get(slider),
+                fraction: app.sliders.fraction(slider),
+                pending,
+                theme: t,
+            },
+            areas.slider(slider),
+        );
+    }
+}

@@ -1,0 +1,4 @@
+//! Small reusable pieces of the screen: sliders and gauges.
+
+pub mod gauge;
+pub mod slider;

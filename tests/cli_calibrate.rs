@@ -1,0 +1,233 @@
+//! `seamscope calibrate` as a user runs it on a small hand-made corpus: the text report, the JSON,
+//! and bad input (a missing model name, an endpoint nobody listens on).
+
+mod common;
+
+use assert_cmd::Command;
+
+fn seamscope(cache: &std::path::Path) -> Command {
+    let _ = common::settings(cache);
+    let mut cmd = Command::cargo_bin("seamscope").unwrap();
+    cmd.env("SEAMSCOPE_CACHE_DIR", cache);
+    cmd
+}
+
+/// One document of varied prose sentences, long enough for several 120-token chunks.
+fn corpus() -> tempfile::TempDir {
+    let teams = [
+        "billing",
+        "dispatch",
+        "security",
+        "warehouse",
+        "platform",
+        "finance",
+    ];
+    let things = [
+        "the replica lag dashboard",
+        "every open customs declaration",
+        "the quarterly access review",
+        "the carrier rate tables",
+        "the failover runbook",
+        "the outbound manifest queue",
+        "the cold storage sensors",
+    ];
+    let when = [
+        "each Monday",
+        "before every release",
+        "at the end of each shift",
+        "twice a year",
+    ];
+    let text: String = (0..70)
+        .map(|i| {
+            format!(
+                "The {} team checks {} {} and records what it found in ticket {}. ",
+                teams[i % teams.len()],
+                things[i % things.len()],
+                when[i % when.len()],
+                1000 + i * 7
+            )
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("operations.md"), text).unwrap();
+    dir
+}
+
+const SMALL: [&str; 5] = ["calibrate", "--chunk-tokens", "120", "--k", "30"];
+
+#[test]
+fn calibrate_prints_both_histograms_and_a_recommendation() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let out = seamscope(cache.path())
+        .args(SMALL)
+        .args(["--samples", "15"])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    for part in [
+        "questions: offline-keywords",
+        "cannot paraphrase",
+        "head start",
+        "unsplit (15)",
+        "crossing (",
+        "recommended m = ",
+        "working range",
+        "rule: m = p90",
+    ] {
+        assert!(text.contains(part), "missing {part:?}:\n{text}");
+    }
+
+    let out = seamscope(cache.path())
+        .args(SMALL)
+        .args(["--samples", "15", "--seed", "3", "--json"])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["setup"]["seed"], 3);
+    assert_eq!(json["setup"]["k"], 30);
+    assert_eq!(json["unsplit"]["drawn"], 15);
+    assert!(json["crossing"]["drawn"].as_u64().unwrap() > 0);
+    assert!(json["verdict"]["recommended_m"].as_u64().unwrap() >= 1);
+    assert!(!json["histogram"].as_array().unwrap().is_empty());
+    let sample = &json["samples"][0];
+    for key in [
+        "kind",
+        "doc",
+        "start",
+        "end",
+        "seam",
+        "sentence",
+        "question",
+        "head_start",
+    ] {
+        assert!(sample.get(key).is_some(), "sample lacks {key}: {sample}");
+    }
+    assert!(sample["head_start"].get("chunk_absent").is_some());
+}
+
+#[test]
+fn calibrate_rejects_an_llm_url_without_a_model() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let out = seamscope(cache.path())
+        .args(SMALL)
+        .args(["--llm-url", "http://127.0.0.1:9/v1"])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--llm-model"));
+}
+
+#[test]
+fn calibrate_names_an_unreachable_endpoint() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let out = seamscope(cache.path())
+        .args(SMALL)
+        .args(["--samples", "3", "--llm-url", &url, "--llm-model", "any"])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("{url}/chat/completions")) && stderr.contains("cannot reach"),
+        "{stderr}"
+    );
+}
+
+/// A local chat-completions endpoint that asks back each sentence it is sent, word for word,
+/// for at most `limit` requests.
+fn echo_endpoint(limit: usize) -> String {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(limit) {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(&mut stream);
+            let mut length = 0usize;
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                    break;
+                }
+                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    length = v.trim().parse().unwrap_or(0);
+                }
+                if line.trim().is_empty() {
+                    break;
+                }
+            }
+            let mut body = vec![0u8; length];
+            let _ = reader.read_exact(&mut body);
+            let request: serde_json::Value =
+                serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
+            let user = request["messages"][1]["content"].as_str().unwrap_or("");
+            let sentence = user
+                .split("Sentence:\n")
+                .nth(1)
+                .and_then(|s| s.split("\n\n").next())
+                .unwrap_or("empty");
+            let reply = serde_json::json!({
+                "choices": [{"message": {"role": "assistant", "content": format!("What about this: {sentence}")}}]
+            })
+            .to_string();
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{reply}",
+                reply.len()
+            );
+        }
+    });
+    base
+}
+
+#[test]
+fn calibrate_asks_a_language_model_when_given_one() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let url = echo_endpoint(40);
+    let out = seamscope(cache.path())
+        .args(SMALL)
+        .args([
+            "--samples",
+            "4",
+            "--json",
+            "--llm-url",
+            &url,
+            "--llm-model",
+            "echo",
+        ])
+        .env("SEAMSCOPE_TEST_KEY", "sk-local")
+        .args(["--llm-key-env", "SEAMSCOPE_TEST_KEY"])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["setup"]["generator"], "llm:echo");
+    let samples = json["samples"].as_array().unwrap();
+    assert!(!samples.is_empty());
+    for s in samples {
+        let question = s["question"].as_str().unwrap();
+        let sentence = s["sentence"].as_str().unwrap();
+        assert_eq!(question, format!("What about this: {sentence}"));
+    }
+}

@@ -1,0 +1,171 @@
+//! End to end: the real binary in tmux on `sample-corpus/`, read back from the pane.
+//!
+//! It waits for indexing, types a question, finds the fused ranking and a fired seam, opens the
+//! help, quits, and checks that the shell works again with the terminal out of raw mode.
+//! `scripts/test` installs tmux when it is missing.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// A tmux server of our own (its own socket), killed when dropped.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn start(dir: &Path) -> Tmux {
+        let version = Command::new("tmux").arg("-V").output();
+        assert!(
+            version.is_ok_and(|o| o.status.success()),
+            "tmux is needed for this test: run scripts/test (it installs tmux) or install it"
+        );
+        let tmux = Tmux {
+            socket: format!("seamscope-e2e-{}", std::process::id()),
+        };
+        let started = tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "e2e",
+            "-x",
+            "200",
+            "-y",
+            "60",
+            "-c",
+            &dir.display().to_string(),
+            "bash --norc --noprofile",
+        ]);
+        assert!(started.status.success(), "tmux did not start: {started:?}");
+        tmux
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        let out = Command::new("tmux")
+            .args(["-u", "-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .env("LC_ALL", "C.UTF-8")
+            .output();
+        match out {
+            Ok(out) => out,
+            Err(e) => panic!("cannot run tmux: {e}"),
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "e2e"];
+        args.extend_from_slice(keys);
+        assert!(self.run(&args).status.success());
+    }
+
+    fn type_text(&self, text: &str) {
+        assert!(
+            self.run(&["send-keys", "-t", "e2e", "-l", text])
+                .status
+                .success()
+        );
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
+    }
+
+    /// Wait until the pane satisfies `done`; fails with the pane on timeout.
+    fn wait_until(&self, what: &str, seconds: u64, done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(seconds);
+        loop {
+            let screen = self.screen();
+            if done(&screen) {
+                return screen;
+            }
+            if Instant::now() > deadline {
+                panic!("waited {seconds} s for {what}; the pane shows:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// Wait until the pane shows every one of `all`.
+    fn wait_for(&self, all: &[&str], seconds: u64) -> String {
+        self.wait_until(&format!("{all:?}"), seconds, |screen| {
+            all.iter().all(|s| screen.contains(s))
+        })
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+#[test]
+fn tui_end_to_end_in_tmux_on_the_sample_corpus() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tui-e2e");
+    std::fs::create_dir_all(&work).unwrap_or_else(|e| panic!("{}: {e}", work.display()));
+    // m = 1 so the question below fires a seam whatever the default margin is; the index cache
+    // lives under target/ so later runs reopen it instead of embedding again.
+    let config = work.join("settings.toml");
+    std::fs::write(&config, "m = 1\nbudget = 5\n").unwrap_or_else(|e| panic!("{e}"));
+    let cache = work.join("cache");
+
+    let tmux = Tmux::start(&root);
+    tmux.type_text("export PS1='e2e$ '");
+    tmux.keys(&["Enter"]);
+    let command = format!(
+        "SEAMSCOPE_CACHE_DIR='{}' '{}' --config '{}' sample-corpus",
+        cache.display(),
+        env!("CARGO_BIN_EXE_seamscope"),
+        config.display()
+    );
+    tmux.type_text(&command);
+    tmux.keys(&["Enter"]);
+
+    // Indexing (or reopening the cached index) finishes: the documents and their counts show.
+    let opened = tmux.wait_for(&["Documents · 13", "chunks of 1024 tokens"], 600);
+    assert!(opened.contains("press / and type a question") || opened.contains("Query"));
+
+    // `/` starts typing in the query box: type a question and run it.
+    tmux.type_text("/");
+    tmux.type_text("Why does the order service accept stale reads?");
+    std::thread::sleep(Duration::from_millis(300));
+    tmux.keys(&["Enter"]);
+    let answered = tmux.wait_for(&["Fused ranking ·", "▲ fires", "Fire test · m = 1"], 60);
+    assert!(answered.contains("seam 42|43"), "{answered}");
+    assert!(
+        answered.contains("fires at #") || answered.contains(": fires"),
+        "{answered}"
+    );
+    assert!(answered.contains("Budget fill"), "{answered}");
+
+    // `?` shows the help; Esc closes it.
+    tmux.type_text("?");
+    tmux.wait_for(&["Help · seamscope keys", "q  or  Ctrl-C"], 10);
+    tmux.keys(&["Escape"]);
+    std::thread::sleep(Duration::from_millis(500));
+    let closed = tmux.screen();
+    assert!(!closed.contains("Help · seamscope keys"), "{closed}");
+
+    // `q` quits; the shell is usable again and the terminal is out of raw mode.
+    tmux.type_text("q");
+    tmux.wait_until("the shell prompt after quitting", 10, |screen| {
+        let last = screen.lines().rev().find(|l| !l.trim().is_empty());
+        !screen.contains("Fused ranking") && last.is_some_and(|l| l.trim() == "e2e$")
+    });
+    tmux.type_text("echo shell-ok-$((6*7)); stty -a | tr ' ' '\\n' | grep -x -e icanon -e echo");
+    tmux.keys(&["Enter"]);
+    let after = tmux.wait_until("the command's output and a new prompt", 10, |screen| {
+        let last = screen.lines().rev().find(|l| !l.trim().is_empty());
+        screen.contains("shell-ok-42") && last.is_some_and(|l| l.trim() == "e2e$")
+    });
+    assert!(
+        !after.contains("Fused ranking"),
+        "the alternate screen is gone:\n{after}"
+    );
+    let lines: Vec<&str> = after.lines().map(str::trim).collect();
+    assert!(
+        lines.contains(&"icanon") && lines.contains(&"echo"),
+        "line editing and echo are back on:\n{after}"
+    );
+}
