@@ -69,10 +69,6 @@ enum Message {
 /// Open the screen on a corpus and run until the user quits.
 pub fn run(options: Options) -> anyhow::Result<()> {
     anyhow::ensure!(
-        stdout().is_terminal(),
-        "`seamscope <folder>` opens an interactive screen and needs a terminal; for scripts use `seamscope query` or `seamscope index`"
-    );
-    anyhow::ensure!(
         options.corpus.exists(),
         "cannot open corpus at {}: no such file or folder",
         options.corpus.display()
@@ -80,6 +76,10 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let dirs = theme_dirs(&options.settings.places().config_dir);
     let theme = Theme::resolve(options.theme.as_deref(), &dirs, no_color)?;
+    anyhow::ensure!(
+        stdout().is_terminal(),
+        "`seamscope <folder>` opens an interactive screen and needs a terminal; for scripts use `seamscope query` or `seamscope index`"
+    );
     let corpus_name = corpus_name(&options.corpus);
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
