@@ -31,13 +31,7 @@
 //!
 //! let text = "Orders keep flowing in an outage. Reads may be stale for a while. \
 //!             Billing records stay strongly consistent. Everything else may lag.";
-//! let mut offsets = TokenOffsets::default();
-//! let mut pos = 0;
-//! for word in text.split(' ') {
-//!     offsets.starts.push(pos);
-//!     offsets.ends.push(pos + word.len());
-//!     pos += word.len() + 1;
-//! }
+//! let offsets = TokenOffsets::of_words(text);
 //! let chunks = cut_fixed(text, &offsets, 8);
 //! // The second cut falls inside "Billing records stay | strongly consistent."
 //! assert_eq!(&text[chunks[1].start..chunks[1].end], "be stale for a while. Billing records stay ");

@@ -49,6 +49,28 @@ impl TokenOffsets {
     pub fn count_in(&self, start: usize, end: usize) -> usize {
         self.first_at_or_after(end) - self.first_at_or_after(start)
     }
+
+    /// One token per whitespace-delimited word: a stand-in tokenizer for examples and tests
+    /// whose cuts are worked out by hand (the app always counts with the model's tokenizer).
+    pub fn of_words(text: &str) -> TokenOffsets {
+        let mut o = TokenOffsets::default();
+        let mut in_word = false;
+        for (i, c) in text.char_indices() {
+            if c.is_whitespace() {
+                if in_word {
+                    o.ends.push(i);
+                }
+                in_word = false;
+            } else if !in_word {
+                o.starts.push(i);
+                in_word = true;
+            }
+        }
+        if in_word {
+            o.ends.push(text.len());
+        }
+        o
+    }
 }
 
 /// The model's tokenizer with truncation and padding switched off, so counts never cap.

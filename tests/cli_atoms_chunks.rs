@@ -3,17 +3,10 @@
 
 mod common;
 
-use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn seamscope(cache: &Path) -> Command {
-    let _ = common::settings(cache);
-    let mut cmd = Command::cargo_bin("seamscope").unwrap();
-    cmd.env("SEAMSCOPE_CACHE_DIR", cache);
-    cmd
-}
+use common::seamscope;
 
 const GUIDE: &str = "# Guide\n\n## Setup\n\nThe installer needs 2 GB of disk and takes about 5 minutes on a laptop.\n\n\
 ```sh\nmake install\nmake test\n```\n\n## Limits\n\n| limit | value |\n|---|---|\n| users | 40 |\n| disk | 2 GB |\n| rate | 100/s |\n\n\

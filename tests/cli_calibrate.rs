@@ -3,14 +3,7 @@
 
 mod common;
 
-use assert_cmd::Command;
-
-fn seamscope(cache: &std::path::Path) -> Command {
-    let _ = common::settings(cache);
-    let mut cmd = Command::cargo_bin("seamscope").unwrap();
-    cmd.env("SEAMSCOPE_CACHE_DIR", cache);
-    cmd
-}
+use common::seamscope;
 
 /// One document of varied prose sentences, long enough for several 120-token chunks.
 fn corpus() -> tempfile::TempDir {

@@ -2,14 +2,7 @@
 
 mod common;
 
-use assert_cmd::Command;
-
-fn seamscope(cache: &std::path::Path) -> Command {
-    let _ = common::settings(cache);
-    let mut cmd = Command::cargo_bin("seamscope").unwrap();
-    cmd.env("SEAMSCOPE_CACHE_DIR", cache);
-    cmd
-}
+use common::seamscope;
 
 fn corpus() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();

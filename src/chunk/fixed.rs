@@ -62,23 +62,7 @@ mod tests {
 
     /// Offsets of a whitespace tokenizer: one token per word.
     fn words(text: &str) -> TokenOffsets {
-        let mut o = TokenOffsets::default();
-        let mut in_word = false;
-        for (i, c) in text.char_indices() {
-            if c.is_whitespace() {
-                if in_word {
-                    o.ends.push(i);
-                }
-                in_word = false;
-            } else if !in_word {
-                o.starts.push(i);
-                in_word = true;
-            }
-        }
-        if in_word {
-            o.ends.push(text.len());
-        }
-        o
+        TokenOffsets::of_words(text)
     }
 
     #[test]

@@ -164,23 +164,7 @@ pub(crate) mod tests {
 
     /// One token per whitespace-delimited word.
     pub(crate) fn words(text: &str) -> TokenOffsets {
-        let mut o = TokenOffsets::default();
-        let mut in_word = false;
-        for (i, c) in text.char_indices() {
-            if c.is_whitespace() {
-                if in_word {
-                    o.ends.push(i);
-                }
-                in_word = false;
-            } else if !in_word {
-                o.starts.push(i);
-                in_word = true;
-            }
-        }
-        if in_word {
-            o.ends.push(text.len());
-        }
-        o
+        TokenOffsets::of_words(text)
     }
 
     fn parts<'t>(text: &'t str, spans: &[Span]) -> Vec<&'t str> {

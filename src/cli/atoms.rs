@@ -10,7 +10,7 @@ use serde::Serialize;
 use seamscope::chunk::ChunkerKind;
 use seamscope::chunk::failure::{DeliveryTally, delivery};
 use seamscope::chunk::survival::{AtomReport, atom_report};
-use seamscope::eval::questions::{Question, load_questions};
+use seamscope::eval::questions::Question;
 use seamscope::settings::Settings;
 use seamscope::text::safe;
 
@@ -95,23 +95,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &AtomsArgs, json: bool) -> 
     let retrieval = match &args.questions {
         Some(path) => {
             // Check the question set before any embedding starts.
-            let questions = load_questions(path, &docs).map_err(|errors| {
-                anyhow::anyhow!(
-                    "{} problem(s) in {}:\n{}",
-                    errors.len(),
-                    path.display(),
-                    errors
-                        .iter()
-                        .map(|e| format!("  {e}"))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                )
-            })?;
-            anyhow::ensure!(
-                !questions.is_empty(),
-                "{} holds no questions",
-                path.display()
-            );
+            let questions = super::common::load_question_file(path, &docs)?;
             let section = retrieval(corpus, &questions, &kinds, &settings, json)?;
             Some(RetrievalSection {
                 questions: path.display().to_string(),

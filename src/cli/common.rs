@@ -64,3 +64,28 @@ impl BuildBar {
         self.bar.finish_and_clear();
     }
 }
+
+/// Load a question set for `corpus`, listing every problem in the file when there are any.
+pub fn load_question_file(
+    path: &std::path::Path,
+    corpus: &seamscope::corpus::Corpus,
+) -> anyhow::Result<Vec<seamscope::eval::questions::Question>> {
+    let questions = seamscope::eval::questions::load_questions(path, corpus).map_err(|errors| {
+        anyhow::anyhow!(
+            "{} problem(s) in {}:\n{}",
+            errors.len(),
+            path.display(),
+            errors
+                .iter()
+                .map(|e| format!("  {e}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    })?;
+    anyhow::ensure!(
+        !questions.is_empty(),
+        "{} holds no questions",
+        path.display()
+    );
+    Ok(questions)
+}

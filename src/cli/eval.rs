@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use seamscope::embed::EmbedOptions;
 use seamscope::embed::cache::VectorCache;
 use seamscope::eval::grid::{Embedding, GridRow, GridSettings, run_grid};
-use seamscope::eval::questions::{Question, load_questions};
+use seamscope::eval::questions::Question;
 use seamscope::eval::run::{Summary, score, search_all};
 use seamscope::eval::strategy::Strategy;
 use seamscope::session::{Engine, OpenCorpus};
@@ -202,23 +202,7 @@ pub fn run(
         .questions
         .clone()
         .unwrap_or_else(|| corpus.join("questions.jsonl"));
-    let questions = load_questions(&qpath, &open.corpus).map_err(|errors| {
-        anyhow::anyhow!(
-            "{} problem(s) in {}:\n{}",
-            errors.len(),
-            qpath.display(),
-            errors
-                .iter()
-                .map(|e| format!("  {e}"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        )
-    })?;
-    anyhow::ensure!(
-        !questions.is_empty(),
-        "{} holds no questions",
-        qpath.display()
-    );
+    let questions = super::common::load_question_file(&qpath, &open.corpus)?;
     if let Some(ms) = &args.sweep_m {
         return sweep(
             &mut engine,

@@ -31,3 +31,11 @@ pub fn tokenizer() -> TokenCounter {
     let places = settings(dir.path()).places();
     TokenCounter::from_file(&places.model_dir.join("tokenizer.json")).expect("tokenizer loads")
 }
+
+/// The real binary with the installed model and a private cache folder.
+pub fn seamscope(cache: &Path) -> assert_cmd::Command {
+    let _ = settings(cache);
+    let mut cmd = assert_cmd::Command::cargo_bin("seamscope").expect("the binary is built");
+    cmd.env("SEAMSCOPE_CACHE_DIR", cache);
+    cmd
+}
