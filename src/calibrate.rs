@@ -14,6 +14,7 @@
 //! [`CalibrationReport`] for the CLI, `--json` and the TUI alike.
 
 pub mod generate;
+pub mod gold;
 pub mod llm;
 pub mod measure;
 pub mod recommend;
@@ -22,6 +23,7 @@ pub mod sample;
 pub mod stats;
 
 pub use generate::{GenError, KeywordQuestions, QuestionGenerator};
+pub use gold::calibrate_from_questions;
 pub use llm::{LlmConfig, LlmQuestions};
 pub use measure::{HeadStart, crossing_head_start, head_start};
 pub use recommend::{Verdict, WorkingRange, judge, recommend_m};

@@ -200,3 +200,56 @@ fn the_draw_is_deterministic_per_seed() {
     let more = sample_sentences(&open.corpus, &open.layout, &options(&engine, 30, 1).sample);
     assert!(a.unsplit.iter().all(|s| more.unsplit.contains(s)));
 }
+
+#[test]
+fn the_question_set_calibrates_from_gold_evidence() {
+    let (mut engine, open) = open_sample();
+    let questions = seamscope::eval::questions::load_questions(
+        Path::new("sample-corpus/questions.jsonl"),
+        &open.corpus,
+    )
+    .unwrap();
+    let setup = seamscope::calibrate::CalibrationSetup {
+        corpus: "sample-corpus".into(),
+        chunker: open.layout.chunker.clone(),
+        k: open.layout.k,
+        depth: 150,
+        rrf_c: 60.0,
+        samples_per_kind: 0,
+        seed: 0,
+        min_words: 0,
+        generator: String::new(),
+        generator_description: String::new(),
+    };
+    let query = engine.settings.query_settings();
+    let mut search = |q: &str| Ok(engine.ask(&open, q, &query)?.0.fused);
+    let report = seamscope::calibrate::calibrate_from_questions(
+        &open.corpus,
+        &open.layout,
+        &questions,
+        "questions.jsonl",
+        setup,
+        &mut search,
+        &mut |_| true,
+    )
+    .unwrap();
+    let boundary = questions.iter().filter(|q| q.has_tag("boundary")).count();
+    assert_eq!(report.crossing.measured, boundary);
+    assert!(report.unsplit.measured >= 60);
+    for s in &report.samples {
+        let seam = open.layout.seam(SeamId(s.seam));
+        let evidence = Span::new(s.start, s.end);
+        match s.kind {
+            // The seam's cut really splits a boundary question's evidence.
+            SampleKind::Crossing => assert!(evidence.start < seam.cut && seam.cut < evidence.end),
+            // An unsplit question's seam sits at a cut of the chunk holding its evidence.
+            SampleKind::Unsplit => {
+                let holder = s.holder.unwrap();
+                assert!(seam.left.0 == holder || seam.right.0 == holder);
+                assert!(open.layout.chunks[holder as usize].span.contains(&evidence));
+            }
+        }
+    }
+    assert!(report.setup.generator.starts_with("question set"));
+    assert!(report.verdict.recommended_m.is_some());
+}

@@ -255,9 +255,13 @@ fn warnings(
                  sentences that cross a cut fire their seam, and half of them fire only up to \
                  m = {half}. This corpus lies outside the setting Seams is designed for: its split \
                  facts do not make seams stand out from their chunks, so any m either fires on \
-                 many unsplit facts or misses most split ones. Check the questions first: \
-                 questions that repeat the sentence's words (the offline generator) favour \
-                 short seams in both samples alike."
+                 many unsplit facts or misses most split ones.{}",
+                if setup.generator.starts_with("offline") {
+                    " Check the questions first: questions that repeat the sentence's words (the \
+                     offline generator) favour short seams in both samples alike."
+                } else {
+                    ""
+                }
             ),
         );
     }

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use seamscope::calibrate::{
-    CalibrateOptions, CalibrationReport, Distribution, KeywordQuestions, LlmConfig, LlmQuestions,
-    QuestionGenerator, SampleOptions, calibrate,
+    CalibrateOptions, CalibrationReport, CalibrationSetup, Distribution, KeywordQuestions,
+    LlmConfig, LlmQuestions, QuestionGenerator, SampleOptions, calibrate, calibrate_from_questions,
 };
 use seamscope::text::safe;
 
@@ -51,6 +51,10 @@ pub struct CalibrateArgs {
     /// Also list every sampled sentence with its question and head start.
     #[arg(long)]
     list: bool,
+    /// Calibrate from a question set with gold evidence instead of sampled sentences: boundary
+    /// questions are the crossing sample, inside and edge questions the unsplit one.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["llm_url", "llm_model"])]
+    questions: Option<std::path::PathBuf>,
 }
 
 fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
@@ -117,12 +121,47 @@ pub fn run(
         },
         query: settings.query_settings(),
     };
-    let report = calibrate(&mut engine, &open, generator.as_mut(), &options, &mut |p| {
-        if !json && (p.done % 20 == 0 || p.done == p.total) {
+    let mut progress = |p: seamscope::calibrate::CalibrationProgress| {
+        if !json && (p.done.is_multiple_of(20) || p.done == p.total) {
             eprintln!("calibrate: asked {} of {} questions", p.done, p.total);
         }
         true
-    })?;
+    };
+    let report = match &args.questions {
+        None => calibrate(
+            &mut engine,
+            &open,
+            generator.as_mut(),
+            &options,
+            &mut progress,
+        )?,
+        Some(path) => {
+            let questions = super::common::load_question_file(path, &open.corpus)?;
+            let setup = CalibrationSetup {
+                corpus: open.corpus.root.display().to_string(),
+                chunker: open.layout.chunker.clone(),
+                k: open.layout.k,
+                depth: options.query.depth,
+                rrf_c: options.query.rrf_c,
+                samples_per_kind: 0,
+                seed: 0,
+                min_words: 0,
+                generator: String::new(),
+                generator_description: String::new(),
+            };
+            let query = options.query;
+            let mut search = |q: &str| Ok(engine.ask(&open, q, &query)?.0.fused);
+            calibrate_from_questions(
+                &open.corpus,
+                &open.layout,
+                &questions,
+                &path.display().to_string(),
+                setup,
+                &mut search,
+                &mut progress,
+            )?
+        }
+    };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
