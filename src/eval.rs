@@ -4,5 +4,7 @@ pub mod collection;
 pub mod grid;
 pub mod metrics;
 pub mod questions;
+pub mod rescore;
 pub mod run;
+pub mod select;
 pub mod strategy;

@@ -2,14 +2,18 @@
 //!
 //! - [`action`]: the one `Action` enum; [`app`]: the state and `App::update`, the only place it
 //!   changes; [`views`]: drawing from `&App`; [`input`]: keys and mouse to actions.
-//! - [`jobs`] and [`worker`]: background work on the engine, numbered so the newest request wins.
-//! - [`screen`], [`doc_rows`], [`step`], [`highlight`], [`theme`], [`widgets`]: the pieces.
+//! - [`jobs`] and [`worker`]: background work on the engine, numbered so the newest request wins;
+//!   [`background`]: what the measuring jobs (calibration, evaluation) report back.
+//! - [`screen`], [`doc_rows`], [`doc_atoms`], [`step`], [`highlight`], [`theme`], [`widgets`]: the
+//!   pieces.
 //!
 //! This module sets up the terminal, starts the worker and the input reader, and runs the event
 //! loop: one channel of messages in, one redraw per batch of messages that changed something.
 
 mod action;
 mod app;
+mod background;
+mod doc_atoms;
 mod doc_rows;
 mod highlight;
 mod input;

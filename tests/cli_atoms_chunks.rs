@@ -3,7 +3,6 @@
 
 mod common;
 
-
 use serde_json::Value;
 
 use common::seamscope;

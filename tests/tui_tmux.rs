@@ -1,7 +1,8 @@
 //! End to end: the real binary in tmux on `sample-corpus/`, read back from the pane.
 //!
 //! It waits for indexing, types a question, finds the fused ranking and a fired seam, opens the
-//! help, quits, and checks that the shell works again with the terminal out of raw mode.
+//! help, calibrates `m` on the calibration page and applies the recommendation, looks at the
+//! evaluation page, quits, and checks that the shell works again with the terminal out of raw mode.
 //! `scripts/test` installs tmux when it is missing.
 
 use std::path::{Path, PathBuf};
@@ -146,6 +147,24 @@ fn tui_end_to_end_in_tmux_on_the_sample_corpus() {
     std::thread::sleep(Duration::from_millis(500));
     let closed = tmux.screen();
     assert!(!closed.contains("Help · seamscope keys"), "{closed}");
+
+    // `2` shows the calibration page; `r` calibrates in the background; `a` applies the result.
+    tmux.type_text("2");
+    tmux.wait_for(&["Calibration of m", "Press r to calibrate"], 10);
+    tmux.type_text("r");
+    let calibrated = tmux.wait_for(&["Recommended m =", "Working range", "unsplit ("], 300);
+    assert!(calibrated.contains("offline-keywords"), "{calibrated}");
+    tmux.type_text("a");
+    tmux.wait_for(&["the recommendation ✓"], 10);
+
+    // `3` shows the evaluation page, waiting for `r`; `1` goes back to the question.
+    tmux.type_text("3");
+    tmux.wait_for(
+        &["Evaluation · strategies under one budget", "Press r to run"],
+        10,
+    );
+    tmux.type_text("1");
+    tmux.wait_for(&["Fused ranking ·"], 10);
 
     // `q` quits; the shell is usable again and the terminal is out of raw mode.
     tmux.type_text("q");

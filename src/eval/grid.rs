@@ -10,16 +10,14 @@ use serde::Serialize;
 use super::collection::Collection;
 use super::metrics::{SpanClass, covered, span_class};
 use super::questions::Question;
+pub use super::select::{Retrieved, select};
 use super::strategy::{Pointer, Strategy, Unit, link, overlapping_spans, token_windows};
 use crate::chunk::ChunkId;
 use crate::corpus::Corpus;
 use crate::embed::cache::VectorCache;
 use crate::embed::{EmbedOptions, EmbedStats, Embedder, embed_one, embed_texts};
 use crate::layout::Layout;
-use crate::retrieve::{
-    BudgetAction, EntryRef, Hit, ListSource, Plan, PlanEntry, PlanItem, RankedList, fill_budget,
-    fire_test, fuse,
-};
+use crate::retrieve::{EntryRef, Hit, ListSource, RankedList};
 use crate::seam::{SeamId, build_seams};
 use crate::session::EngineError;
 use crate::tokens::TokenCounter;
@@ -181,31 +179,15 @@ pub fn prepare(
     })
 }
 
-/// What one strategy returned for one question.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Retrieved {
-    /// Units in the context, in fill order.
-    pub units: Vec<u32>,
-    /// Pointers that fired (Seams) and the units each added.
-    pub fired: Vec<(u32, Vec<u32>)>,
-}
-
-fn hits(list: &[(u32, f32)], make: impl Fn(u32) -> EntryRef) -> Vec<Hit> {
-    list.iter()
-        .map(|&(i, score)| Hit {
-            entry: make(i),
-            score,
-        })
-        .collect()
-}
-
-/// Run one question (its vector and text) through a prepared strategy.
-pub fn retrieve(
+/// Run one question's searches (its vector and text) on a prepared strategy: the dense list
+/// (units and pointers together), the keyword list of units and, when there are pointers, the
+/// keyword list of pointers. Everything after this is pure: see [`select`].
+pub fn search_lists(
     p: &Prepared,
     vector: &[f32],
     question: &str,
     s: &GridSettings,
-) -> Result<Retrieved, EngineError> {
+) -> Result<Vec<RankedList>, EngineError> {
     let kw = |e: crate::index::keywords::KeywordError| EngineError::Index(e.into());
     let unit = |i: u32| EntryRef::Chunk(ChunkId(i));
     let ptr = |i: u32| EntryRef::Seam(SeamId(i));
@@ -232,116 +214,27 @@ pub fn retrieve(
             unit,
         ),
     ));
-    let fused = fuse(&lists, s.rrf_c);
-    let links = |seam: SeamId| {
-        let l = &p.pointers[seam.0 as usize].links;
-        (ChunkId(l[0]), ChunkId(*l.last().unwrap_or(&l[0])))
-    };
-    let plan = match p.strategy {
-        Strategy::Seams { .. } => Plan::fused_order(&fused, &fire_test(&fused, &links, s.m)),
-        Strategy::Windows { .. } | Strategy::ChunkStrideWindows { .. } => {
-            // A window hit brings the chunks it overlaps, at its rank (no fire test). A window
-            // over more than two chunks (wider than a chunk) brings the rest right after.
-            let mut entries = Vec::new();
-            for (i, e) in fused.iter().enumerate() {
-                let chunk = |c: u32| PlanItem::Chunk {
-                    chunk: ChunkId(c),
-                    placement: crate::retrieve::ChunkPlacement::Fused,
-                };
-                let items = match e.entry {
-                    EntryRef::Chunk(c) => vec![chunk(c.0)],
-                    EntryRef::Seam(seam) => {
-                        let l = &p.pointers[seam.0 as usize].links;
-                        match l.as_slice() {
-                            [one] => vec![chunk(*one)],
-                            [a, b, rest @ ..] => {
-                                let mut v = vec![PlanItem::FiredSeam {
-                                    seam,
-                                    left: ChunkId(*a),
-                                    right: ChunkId(*b),
-                                }];
-                                v.extend(rest.iter().map(|&c| chunk(c)));
-                                v
-                            }
-                            [] => Vec::new(),
-                        }
-                    }
-                };
-                for item in items {
-                    entries.push(PlanEntry {
-                        position: entries.len() + 1,
-                        fused_position: i + 1,
-                        item,
-                    });
-                }
-            }
-            Plan {
-                entries,
-                rerank: crate::retrieve::RerankStatus::NotConfigured,
-            }
-        }
-        Strategy::NoOverlap | Strategy::Overlap { .. } => Plan::fused_order(&fused, &[]),
-        Strategy::NeighbourExpansion => {
-            return Ok(Retrieved {
-                units: neighbour_fill(p, &fused, s.budget),
-                fired: Vec::new(),
-            });
-        }
-    };
-    let fill = fill_budget(&plan, s.budget);
-    let fired = fill
-        .steps
-        .iter()
-        .filter_map(|step| match (&step.action, step.entry) {
-            (BudgetAction::AddedPair { added }, EntryRef::Seam(seam))
-                if !added.is_empty() && matches!(p.strategy, Strategy::Seams { .. }) =>
-            {
-                Some((seam.0, added.iter().map(|c| c.0).collect()))
-            }
-            _ => None,
-        })
-        .collect();
-    Ok(Retrieved {
-        units: fill.chunks.iter().map(|c| c.0).collect(),
-        fired,
-    })
+    Ok(lists)
 }
 
-/// Chunks in fused order; each brings a same-document neighbour that ranks within `2 × budget`.
-fn neighbour_fill(p: &Prepared, fused: &[crate::retrieve::FusedEntry], budget: usize) -> Vec<u32> {
-    let position = |u: u32| {
-        fused
-            .iter()
-            .position(|e| e.entry == EntryRef::Chunk(ChunkId(u)))
-            .map(|i| i + 1)
-    };
-    let mut out: Vec<u32> = Vec::new();
-    for e in fused {
-        if out.len() >= budget {
-            break;
-        }
-        let EntryRef::Chunk(c) = e.entry else {
-            continue;
-        };
-        if !out.contains(&c.0) {
-            out.push(c.0);
-        }
-        let doc = p.units[c.0 as usize].doc;
-        let mut neighbours: Vec<(usize, u32)> = [c.0.checked_sub(1), Some(c.0 + 1)]
-            .into_iter()
-            .flatten()
-            .filter(|&n| (n as usize) < p.units.len() && p.units[n as usize].doc == doc)
-            .filter_map(|n| position(n).map(|pos| (pos, n)))
-            .filter(|&(pos, _)| pos <= 2 * budget)
-            .collect();
-        neighbours.sort();
-        for (_, n) in neighbours {
-            if out.len() < budget && !out.contains(&n) {
-                out.push(n);
-            }
-        }
-    }
-    out
+fn hits(list: &[(u32, f32)], make: impl Fn(u32) -> EntryRef) -> Vec<Hit> {
+    list.iter()
+        .map(|&(i, score)| Hit {
+            entry: make(i),
+            score,
+        })
+        .collect()
+}
+
+/// Run one question (its vector and text) through a prepared strategy: search, then select.
+pub fn retrieve(
+    p: &Prepared,
+    vector: &[f32],
+    question: &str,
+    s: &GridSettings,
+) -> Result<Retrieved, EngineError> {
+    let lists = search_lists(p, vector, question, s)?;
+    Ok(select(p.strategy, &p.units, &p.pointers, &lists, s))
 }
 
 /// One question's scores under one strategy.
@@ -472,8 +365,37 @@ fn ratio(a: f64, b: f64) -> f64 {
     if b == 0.0 { 0.0 } else { a / b }
 }
 
-/// Summarise a strategy's scores into a table row.
+/// Summarise a prepared strategy's scores into a table row.
 pub fn row(p: &Prepared, base_units: usize, questions: &[Question], scores: &[Scored]) -> GridRow {
+    let facts = RowFacts {
+        label: &p.label,
+        strategy: p.strategy,
+        vectors: p.units.len() + p.pointers.len(),
+        embedded_texts: p.embedding.cache_misses,
+    };
+    summarise(&facts, base_units, questions, scores)
+}
+
+/// What a table row says about a strategy beyond its scores.
+#[derive(Debug, Clone, Copy)]
+pub struct RowFacts<'a> {
+    /// Its table label.
+    pub label: &'a str,
+    /// The strategy.
+    pub strategy: Strategy,
+    /// Vectors in its index (units and pointers).
+    pub vectors: usize,
+    /// Texts embedded for it (the rest came from the cache).
+    pub embedded_texts: usize,
+}
+
+/// Summarise a strategy's per-question scores into a table row.
+pub fn summarise(
+    facts: &RowFacts<'_>,
+    base_units: usize,
+    questions: &[Question],
+    scores: &[Scored],
+) -> GridRow {
     let n = questions.len().max(1) as f64;
     let mut by_tag: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for (q, s) in questions.iter().zip(scores) {
@@ -502,10 +424,10 @@ pub fn row(p: &Prepared, base_units: usize, questions: &[Question], scores: &[Sc
             acc.2 + s.token_overlap.2,
         )
     });
-    let vectors = p.units.len() + p.pointers.len();
+    let vectors = facts.vectors;
     GridRow {
-        label: p.label.clone(),
-        strategy: p.strategy,
+        label: facts.label.to_string(),
+        strategy: facts.strategy,
         vectors,
         vectors_vs_chunks: ratio(vectors as f64, base_units as f64),
         failure_rate: scores.iter().filter(|s| !s.answered).count() as f64 / n,
@@ -526,7 +448,7 @@ pub fn row(p: &Prepared, base_units: usize, questions: &[Question], scores: &[Sc
         span_recall: ratio(i as f64, e as f64),
         span_precision: ratio(i as f64, r as f64),
         span_iou: ratio(i as f64, (e + r - i) as f64),
-        embedded_texts: p.embedding.cache_misses,
+        embedded_texts: facts.embedded_texts,
     }
 }
 
@@ -548,12 +470,7 @@ pub fn run_grid(
     for &strategy in strategies {
         progress(&strategy.label(settings.chunk_tokens));
         let p = prepare(model, corpus, layout, strategy, settings)?;
-        model.cache.save().map_err(|e| {
-            EngineError::Index(crate::index::IndexError::Io {
-                path: model.cache.path().to_path_buf(),
-                message: e.to_string(),
-            })
-        })?;
+        save_cache(model.cache)?;
         let mut scores = Vec::with_capacity(questions.len());
         for (q, v) in questions.iter().zip(&vectors) {
             let r = retrieve(&p, v, &q.question, settings)?;
@@ -562,4 +479,14 @@ pub fn run_grid(
         rows.push(row(&p, layout.chunks.len(), questions, &scores));
     }
     Ok(rows)
+}
+
+/// Write the shared vector cache to disk, so the next run finds what this one embedded.
+pub fn save_cache(cache: &mut VectorCache) -> Result<(), EngineError> {
+    cache.save().map_err(|e| {
+        EngineError::Index(crate::index::IndexError::Io {
+            path: cache.path().to_path_buf(),
+            message: e.to_string(),
+        })
+    })
 }

@@ -9,11 +9,39 @@
 use std::fmt;
 use std::sync::Arc;
 
+use seamscope::chunk::ChunkerKind;
 use seamscope::index::BuildStage;
 use seamscope::retrieve::Trace;
 use seamscope::session::{OpenCorpus, QueryTimings};
 
+use super::background::{BackgroundProgress, Calibrated, Evaluated, SeamsPrepared};
+use super::doc_atoms::DocAtoms;
 use super::highlight::Highlights;
+
+/// A page of the screen: the query explorer, or one of the two measuring pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Page {
+    /// Documents, text, ranking, fire test and budget fill: one question at a time.
+    Explore,
+    /// Calibrating `m`: head-start histograms and the recommended margin.
+    Calibration,
+    /// The strategy comparison on the corpus's question set.
+    Evaluation,
+}
+
+impl Page {
+    /// Pages in key order (`1`, `2`, `3`).
+    pub const ALL: [Page; 3] = [Page::Explore, Page::Calibration, Page::Evaluation];
+
+    /// The page's name on screen.
+    pub fn label(self) -> &'static str {
+        match self {
+            Page::Explore => "explore",
+            Page::Calibration => "calibrate",
+            Page::Evaluation => "evaluate",
+        }
+    }
+}
 
 /// A pane of the screen that can hold the keyboard focus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -125,6 +153,17 @@ pub struct LayoutParams {
     pub chunk_tokens: usize,
     /// Seam half-width.
     pub k: usize,
+    /// The chunking strategy.
+    pub chunker: ChunkerKind,
+    /// Whether search texts carry each chunk's heading path.
+    pub heading_prefix: bool,
+}
+
+impl LayoutParams {
+    /// Whether `other` cuts the same chunks (only `k` or heading prefixes may differ).
+    pub fn same_chunks(&self, other: &LayoutParams) -> bool {
+        self.chunk_tokens == other.chunk_tokens && self.chunker == other.chunker
+    }
 }
 
 /// A question's result, tagged with what it ran on.
@@ -146,6 +185,8 @@ pub struct Opened {
     pub open: Arc<OpenCorpus>,
     /// Syntax classes of every document.
     pub highlights: Arc<Highlights>,
+    /// The atoms (fences, tables, rows, figure sentences) of every document.
+    pub atoms: Arc<DocAtoms>,
     /// The chunking settings used.
     pub params: LayoutParams,
     /// The current question, re-asked on the new layout so both arrive together.
@@ -235,6 +276,20 @@ pub enum Action {
     StepBack,
     /// Switch to the next built-in theme.
     CycleTheme,
+    /// Show a page: explore, calibration or evaluation.
+    ShowPage(Page),
+    /// Pick the next (1) or previous (-1) chunker; rebuilds everything in the background.
+    CycleChunker(i32),
+    /// Switch heading-path prefixes in search texts on or off; rebuilds the indexes.
+    ToggleHeadingPrefix,
+    /// Calibrate `m` on the corpus shown, in the background.
+    RunCalibration,
+    /// Set `m` to the calibration's recommendation (through the `m` slider: every pane replans).
+    ApplyRecommendedM,
+    /// Run the strategy comparison on the corpus's question set, in the background.
+    RunEvaluation,
+    /// Stop the calibration or evaluation running for the page shown.
+    CancelJob,
     /// The terminal now has this size (columns, rows).
     Resize(u16, u16),
     /// The worker's progress on a layout job.
@@ -252,6 +307,16 @@ pub enum Action {
     },
     /// A question finished.
     Answered(Box<Answered>),
+    /// The worker's progress on a calibration.
+    CalibrationProgress(BackgroundProgress),
+    /// A calibration finished or failed.
+    Calibrated(Box<Calibrated>),
+    /// The worker's progress on an evaluation (the grid, or Seams again for a new `k`).
+    EvalProgress(BackgroundProgress),
+    /// An evaluation finished or could not run.
+    Evaluated(Box<Evaluated>),
+    /// Seams were prepared and searched again for a new `k` on the evaluation's question set.
+    SeamsPrepared(Box<SeamsPrepared>),
 }
 
 impl Action {
@@ -265,6 +330,11 @@ impl Action {
                 | Action::Opened(_)
                 | Action::OpenFailed { .. }
                 | Action::Answered(_)
+                | Action::CalibrationProgress(_)
+                | Action::Calibrated(_)
+                | Action::EvalProgress(_)
+                | Action::Evaluated(_)
+                | Action::SeamsPrepared(_)
         )
     }
 }

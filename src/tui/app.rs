@@ -5,14 +5,19 @@
 //! they answer the newest request. Moving `m` or the budget replans the current trace at once
 //! through the engine (`OpenCorpus::replan`, microseconds, no I/O).
 
+mod calibration;
 mod doc_view;
+mod evaluation;
 mod list_cursor;
 mod lists;
 mod navigate;
 mod query_box;
 mod replies;
 mod sliders;
+mod step_mode;
 
+#[cfg(test)]
+mod measure_tests;
 #[cfg(test)]
 mod tests;
 
@@ -23,12 +28,15 @@ use seamscope::retrieve::QuerySettings;
 use seamscope::session::OpenCorpus;
 use seamscope::settings::Settings;
 
+pub use calibration::CalibrationState;
 pub use doc_view::{DocView, TextGeometry};
+pub use evaluation::{EvalState, Rescore};
 pub use lists::{Lists, compare_rows, comparison};
 pub use query_box::QueryBox;
 pub use sliders::SliderValues;
 
-use super::action::{Action, Answer, LayoutParams, Pane, Slider};
+use super::action::{Action, Answer, LayoutParams, Page, Pane, Slider};
+use super::doc_atoms::DocAtoms;
 use super::doc_rows::GUTTER;
 use super::highlight::Highlights;
 use super::jobs::Jobs;
@@ -45,6 +53,8 @@ pub struct Shown {
     pub open: Arc<OpenCorpus>,
     /// Syntax classes of every document.
     pub highlights: Arc<Highlights>,
+    /// The atoms of every document.
+    pub atoms: Arc<DocAtoms>,
     /// The chunking settings it was built with.
     pub params: LayoutParams,
 }
@@ -66,7 +76,9 @@ pub struct App {
     pub theme: Theme,
     /// The terminal's size.
     pub size: Rect,
-    /// The pane with the keyboard focus.
+    /// The page shown.
+    pub page: Page,
+    /// The pane with the keyboard focus (on the explore page).
     pub focus: Pane,
     /// Whether keys go into the query box.
     pub typing: bool,
@@ -100,6 +112,10 @@ pub struct App {
     pub open_error: Option<String>,
     /// A message on the status line.
     pub notice: Option<Notice>,
+    /// The calibration page.
+    pub calibration: CalibrationState,
+    /// The evaluation page.
+    pub evaluation: EvalState,
 }
 
 impl App {
@@ -109,6 +125,7 @@ impl App {
             corpus_name,
             theme,
             size: Rect::new(0, 0, 200, 60),
+            page: Page::Explore,
             focus: Pane::Query,
             typing: false,
             help: false,
@@ -126,6 +143,8 @@ impl App {
             setup_log: Vec::new(),
             open_error: None,
             notice: None,
+            calibration: CalibrationState::default(),
+            evaluation: EvalState::default(),
         }
     }
 
@@ -188,7 +207,10 @@ impl App {
             Action::Focus(pane) => self.focus(pane),
             Action::FocusNext => self.cycle_focus(1),
             Action::FocusPrev => self.cycle_focus(-1),
-            Action::StartTyping => self.focus(Pane::Query),
+            Action::StartTyping => {
+                self.page = Page::Explore;
+                self.focus(Pane::Query);
+            }
             Action::StopTyping => self.typing = false,
             Action::InsertChar(c) => self.query.insert(c),
             Action::DeleteBack => self.query.delete_back(),
@@ -229,6 +251,22 @@ impl App {
                     error: false,
                 });
             }
+            Action::ShowPage(page) => {
+                self.page = page;
+                self.typing = false;
+            }
+            Action::CycleChunker(steps) => {
+                let changed = self.sliders.cycle_chunker(steps);
+                self.layout_choice_changed(changed);
+            }
+            Action::ToggleHeadingPrefix => {
+                self.sliders.heading_prefix = !self.sliders.heading_prefix;
+                self.layout_choice_changed(true);
+            }
+            Action::RunCalibration => self.run_calibration(),
+            Action::ApplyRecommendedM => return self.apply_recommended_m(),
+            Action::RunEvaluation => self.run_evaluation(),
+            Action::CancelJob => self.cancel_job(),
             Action::Resize(width, height) => {
                 self.size = Rect::new(0, 0, width, height);
                 self.clamp_lists();
@@ -244,6 +282,13 @@ impl App {
             Action::Opened(opened) => return self.opened(*opened),
             Action::OpenFailed { generation, error } => self.open_failed(generation, error),
             Action::Answered(answered) => self.answered(*answered),
+            Action::CalibrationProgress(progress) => {
+                self.jobs.record_calibration_progress(progress)
+            }
+            Action::Calibrated(calibrated) => self.calibrated(*calibrated),
+            Action::EvalProgress(progress) => self.jobs.record_eval_progress(progress),
+            Action::Evaluated(evaluated) => self.evaluated(*evaluated),
+            Action::SeamsPrepared(prepared) => self.seams_prepared(*prepared),
         }
         None
     }
@@ -287,14 +332,32 @@ impl App {
         if !changed {
             return;
         }
-        if slider.rebuilds() {
-            let question = self.asked.clone();
-            let query = self.query_settings();
-            self.jobs
-                .start_layout(self.sliders.layout(), question, query);
-        } else {
-            self.replan();
+        match slider {
+            Slider::K | Slider::ChunkTokens => self.layout_choice_changed(true),
+            Slider::M => {
+                self.replan();
+                self.rescore_eval(Rescore::Seams);
+            }
+            Slider::Budget => {
+                self.replan();
+                self.rescore_eval(Rescore::All);
+            }
         }
+        if slider == Slider::K {
+            self.eval_k_moved();
+        }
+    }
+
+    /// A chunking choice changed (chunk size, `k`, chunker, heading prefixes): rebuild in the
+    /// background, re-asking the current question on the new layout.
+    fn layout_choice_changed(&mut self, changed: bool) {
+        if !changed {
+            return;
+        }
+        let question = self.asked.clone();
+        let query = self.query_settings();
+        self.jobs
+            .start_layout(self.sliders.layout(), question, query);
     }
 
     /// Redo the fire test and budget fill of the current result under the sliders' settings.
@@ -324,66 +387,6 @@ impl App {
         if let Some((all, index)) = self.current_step() {
             self.step = Some(index.min(all.len().saturating_sub(1)));
             self.apply_step();
-        }
-    }
-
-    fn toggle_step_mode(&mut self) {
-        if self.step.is_some() {
-            self.step = None;
-            return;
-        }
-        if self.answer.is_none() {
-            self.notice = Some(Notice {
-                text: "run a question first: step mode walks its decisions".into(),
-                error: true,
-            });
-            return;
-        }
-        self.step = Some(0);
-        self.typing = false;
-        self.apply_step();
-    }
-
-    fn step_by(&mut self, delta: i32) {
-        let Some((all, index)) = self.current_step() else {
-            return;
-        };
-        let last = all.len().saturating_sub(1) as i64;
-        self.step = Some((index as i64 + i64::from(delta)).clamp(0, last) as usize);
-        self.apply_step();
-    }
-
-    /// Point every pane at the decision under test.
-    fn apply_step(&mut self) {
-        let Some((all, index)) = self.current_step() else {
-            return;
-        };
-        let (Some(step), Some(answer)) = (all.get(index).copied(), &self.answer) else {
-            return;
-        };
-        let trace = &answer.trace;
-        let (position, entry) = (step.position(trace), step.entry(trace));
-        let (fused, decisions, fill) = (
-            trace.fused.len(),
-            trace.decisions.len(),
-            trace.fill.steps.len(),
-        );
-        if let Some(position) = position {
-            let height = self.list_height(Pane::Ranking);
-            self.lists.ranking.select(position - 1, fused, height);
-        }
-        match step {
-            Step::Fire(i) => {
-                let height = self.list_height(Pane::Fire);
-                self.lists.fire.select(i, decisions, height);
-            }
-            Step::Fill(i) => {
-                let height = self.list_height(Pane::Budget);
-                self.lists.budget.select(i, fill, height);
-            }
-        }
-        if let Some(entry) = entry {
-            self.with_view(|v, open, geo| v.show(entry, open, geo));
         }
     }
 }

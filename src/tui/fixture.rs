@@ -6,8 +6,7 @@ use std::sync::Arc;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use seamscope::chunk::ChunkId;
-use seamscope::chunk::fixed::FixedTokens;
+use seamscope::chunk::{ChunkId, ChunkerKind};
 use seamscope::corpus::Corpus;
 use seamscope::embed::testing::HashEmbedder;
 use seamscope::index::{BuildOptions, open_or_build};
@@ -22,8 +21,13 @@ use seamscope::tokens::TokenCounter;
 use tempfile::TempDir;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
+mod reports;
+
+pub use reports::{calibration_report, eval_run};
+
 use super::action::{Action, Answer, Answered, LayoutParams, Opened};
 use super::app::App;
+use super::doc_atoms::DocAtoms;
 use super::highlight::{Highlighter, Highlights};
 use super::jobs::{Generations, Jobs, Request};
 use super::theme::Theme;
@@ -49,6 +53,8 @@ deploy.\n\nThe review also asked for a dashboard of hit rates per node.\n";
 pub const PARAMS: LayoutParams = LayoutParams {
     chunk_tokens: 40,
     k: 8,
+    chunker: ChunkerKind::Fixed,
+    heading_prefix: false,
 };
 
 /// A screen opened on the fixture corpus, with the worker's request queue to inspect.
@@ -59,10 +65,13 @@ pub struct Fixture {
     pub requests: UnboundedReceiver<Request>,
     /// Syntax classes of the fixture corpus.
     pub highlights: Arc<Highlights>,
+    /// Atoms of the fixture corpus.
+    pub atoms: Arc<DocAtoms>,
     cache: TempDir,
 }
 
-fn tokenizer() -> TokenCounter {
+/// The real model's tokenizer (installed by `seamscope setup`).
+pub fn tokenizer() -> TokenCounter {
     let places = Settings::default().places();
     match TokenCounter::from_file(&places.model_dir.join("tokenizer.json")) {
         Ok(t) => t,
@@ -78,10 +87,9 @@ pub fn corpus() -> Corpus {
 /// `corpus` laid out with `params`, indexed in `cache` with a stand-in embedder.
 pub fn open_corpus(corpus: Corpus, params: LayoutParams, cache: &TempDir) -> Arc<OpenCorpus> {
     let tokenizer = tokenizer();
-    let chunker = FixedTokens {
-        tokens: params.chunk_tokens,
-    };
-    let layout = Layout::build(&corpus, &tokenizer, &chunker, params.k);
+    let chunker = params.chunker.build(params.chunk_tokens);
+    let layout = Layout::build(&corpus, &tokenizer, chunker.as_ref(), params.k)
+        .map(|l| l.with_heading_prefix(params.heading_prefix));
     let layout = layout.unwrap_or_else(|e| panic!("fixture layout: {e}"));
     let mut embedder = HashEmbedder::new(16, 256);
     let built = open_or_build(
@@ -181,10 +189,12 @@ impl Fixture {
         let params = app.sliders.layout();
         let open = open_corpus(corpus, params, &cache);
         let highlights = Arc::new(Highlighter::new().corpus(&open.corpus, &mut |_, _| true));
+        let atoms = Arc::new(DocAtoms::find(&open.corpus, &mut |_, _| true));
         let mut fixture = Fixture {
             app,
             requests,
             highlights,
+            atoms,
             cache,
         };
         fixture.app.update(Action::Open);
@@ -234,6 +244,7 @@ impl Fixture {
             generation,
             open,
             highlights: Arc::clone(&self.highlights),
+            atoms: Arc::clone(&self.atoms),
             params,
             answer,
         })));

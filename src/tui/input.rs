@@ -1,12 +1,12 @@
 //! Keys and mouse events become actions. Which action depends on the mode (help open, typing,
-//! step mode) and, for the mouse, on what is drawn under the pointer.
+//! step mode), on the page shown and, for the mouse, on what is drawn under the pointer.
 
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use ratatui::layout::Position;
 
-use super::action::{Action, Pane, Slider};
+use super::action::{Action, Page, Pane, Slider};
 use super::app::App;
 use super::widgets::slider::{SliderHit, hit};
 
@@ -43,16 +43,23 @@ fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
     if app.typing {
         return typing_action(key, ctrl);
     }
-    if app.step.is_some()
-        && let Some(action) = step_action(key)
-    {
+    let on_page = match app.page {
+        Page::Explore if app.step.is_some() => step_action(key),
+        Page::Explore => None,
+        Page::Calibration => calibration_action(key),
+        Page::Evaluation => evaluation_action(key),
+    };
+    if on_page.is_some() {
+        return on_page;
+    }
+    if let Some(action) = everywhere_action(key) {
         return Some(action);
+    }
+    if app.page != Page::Explore {
+        return None;
     }
     let page = app.list_height(app.focus).max(2) as i32 - 1;
     Some(match key.code {
-        KeyCode::Char('q') => Action::Quit,
-        KeyCode::Char('?') => Action::ToggleHelp,
-        KeyCode::Char('/' | 'i') => Action::StartTyping,
         KeyCode::Enter if app.focus == Pane::Query => Action::StartTyping,
         KeyCode::Enter if app.focus == Pane::Documents => Action::Focus(Pane::Text),
         KeyCode::Tab => Action::FocusNext,
@@ -67,6 +74,20 @@ fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
         KeyCode::Char('p') => Action::PrevChunk,
         KeyCode::Char(']') => Action::NextCut,
         KeyCode::Char('[') => Action::PrevCut,
+        KeyCode::Char('s') => Action::ToggleStepMode,
+        _ => return None,
+    })
+}
+
+/// Keys that mean the same on every page: quit, help, typing, pages, sliders, chunking, theme.
+fn everywhere_action(key: &KeyEvent) -> Option<Action> {
+    Some(match key.code {
+        KeyCode::Char('q') => Action::Quit,
+        KeyCode::Char('?') => Action::ToggleHelp,
+        KeyCode::Char('/' | 'i') => Action::StartTyping,
+        KeyCode::Char('1') => Action::ShowPage(Page::Explore),
+        KeyCode::Char('2') => Action::ShowPage(Page::Calibration),
+        KeyCode::Char('3') => Action::ShowPage(Page::Evaluation),
         KeyCode::Char('m') => Action::AdjustSlider(Slider::M, -1),
         KeyCode::Char('M') => Action::AdjustSlider(Slider::M, 1),
         KeyCode::Char('b') => Action::AdjustSlider(Slider::Budget, -1),
@@ -75,8 +96,27 @@ fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
         KeyCode::Char('K') => Action::AdjustSlider(Slider::K, 1),
         KeyCode::Char('c') => Action::AdjustSlider(Slider::ChunkTokens, -1),
         KeyCode::Char('C') => Action::AdjustSlider(Slider::ChunkTokens, 1),
-        KeyCode::Char('s') => Action::ToggleStepMode,
+        KeyCode::Char('x') => Action::CycleChunker(1),
+        KeyCode::Char('X') => Action::CycleChunker(-1),
+        KeyCode::Char('h') => Action::ToggleHeadingPrefix,
         KeyCode::Char('t') => Action::CycleTheme,
+        _ => return None,
+    })
+}
+
+fn calibration_action(key: &KeyEvent) -> Option<Action> {
+    Some(match key.code {
+        KeyCode::Char('r') => Action::RunCalibration,
+        KeyCode::Char('a') => Action::ApplyRecommendedM,
+        KeyCode::Esc => Action::CancelJob,
+        _ => return None,
+    })
+}
+
+fn evaluation_action(key: &KeyEvent) -> Option<Action> {
+    Some(match key.code {
+        KeyCode::Char('r') => Action::RunEvaluation,
+        KeyCode::Esc => Action::CancelJob,
         _ => return None,
     })
 }
@@ -129,6 +169,9 @@ fn mouse_action(app: &App, mouse: &MouseEvent) -> Option<Action> {
             }
             _ => None,
         };
+    }
+    if app.page != Page::Explore {
+        return None;
     }
     let pane = areas.pane_at(at)?;
     match mouse.kind {
@@ -217,6 +260,46 @@ mod tests {
             action_for(app, &key(KeyCode::Char('M'))).is_none(),
             "too small: only quit works"
         );
+    }
+
+    #[test]
+    fn tui_each_page_has_its_keys_and_shares_the_sliders() {
+        let mut f = Fixture::answered();
+        let app = &mut f.app;
+        app.update(Action::ShowPage(Page::Calibration));
+        assert!(matches!(
+            action_for(app, &key(KeyCode::Char('a'))),
+            Some(Action::ApplyRecommendedM)
+        ));
+        assert!(matches!(
+            action_for(app, &key(KeyCode::Char('M'))),
+            Some(Action::AdjustSlider(Slider::M, 1))
+        ));
+        assert!(
+            action_for(app, &key(KeyCode::Char('n'))).is_none(),
+            "explore keys wait for the explore page"
+        );
+        app.update(Action::ShowPage(Page::Evaluation));
+        assert!(matches!(
+            action_for(app, &key(KeyCode::Char('r'))),
+            Some(Action::RunEvaluation)
+        ));
+        assert!(matches!(
+            action_for(app, &key(KeyCode::Esc)),
+            Some(Action::CancelJob)
+        ));
+        assert!(matches!(
+            action_for(app, &key(KeyCode::Char('x'))),
+            Some(Action::CycleChunker(1))
+        ));
+        assert!(matches!(
+            action_for(app, &key(KeyCode::Char('1'))),
+            Some(Action::ShowPage(Page::Explore))
+        ));
+        assert!(matches!(
+            action_for(app, &key(KeyCode::Char('/'))),
+            Some(Action::StartTyping)
+        ));
     }
 
     #[test]

@@ -8,10 +8,12 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use seamscope::eval::grid::GridSettings;
 use seamscope::retrieve::QuerySettings;
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::action::{JobProgress, LayoutParams};
+use super::background::BackgroundProgress;
 
 /// What the screen asks the worker to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,6 +38,31 @@ pub enum Request {
         /// The query settings.
         query: QuerySettings,
     },
+    /// Calibrate `m` on the current layout.
+    Calibrate {
+        /// The job's generation.
+        generation: u64,
+        /// Depth and RRF constant of the searches.
+        query: QuerySettings,
+    },
+    /// Run the strategy comparison on the current layout's question set.
+    Evaluate {
+        /// The job's generation.
+        generation: u64,
+        /// Budget, `m`, depth and RRF constant (the chunk size comes from the layout).
+        grid: GridSettings,
+        /// Seam half-width of the Seams strategy.
+        k: usize,
+    },
+    /// Prepare and search Seams again at a new `k` on the last evaluation's question set.
+    PrepareSeams {
+        /// The job's generation (an evaluation generation).
+        generation: u64,
+        /// The new half-width.
+        k: usize,
+        /// The settings of the evaluation.
+        grid: GridSettings,
+    },
 }
 
 /// The newest generation of each kind of job, shared between the screen and the worker.
@@ -43,6 +70,8 @@ pub enum Request {
 pub struct Generations {
     layout: AtomicU64,
     query: AtomicU64,
+    calibration: AtomicU64,
+    eval: AtomicU64,
     shutdown: AtomicBool,
 }
 
@@ -55,6 +84,16 @@ impl Generations {
     /// Whether a query is still the newest one.
     pub fn query_is_current(&self, generation: u64) -> bool {
         !self.shutting_down() && self.query.load(Ordering::SeqCst) == generation
+    }
+
+    /// Whether a calibration is still the newest one (not cancelled, not quitting).
+    pub fn calibration_is_current(&self, generation: u64) -> bool {
+        !self.shutting_down() && self.calibration.load(Ordering::SeqCst) == generation
+    }
+
+    /// Whether an evaluation job is still the newest one (not cancelled, not quitting).
+    pub fn eval_is_current(&self, generation: u64) -> bool {
+        !self.shutting_down() && self.eval.load(Ordering::SeqCst) == generation
     }
 
     /// Tell every job to stop: seamscope is quitting.
@@ -79,6 +118,29 @@ pub struct LayoutJob {
     pub progress: Option<JobProgress>,
 }
 
+/// What an evaluation job does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EvalJobKind {
+    /// The whole comparison.
+    Grid,
+    /// Seams again at a new `k`.
+    Seams {
+        /// The new half-width.
+        k: usize,
+    },
+}
+
+/// A calibration or evaluation in flight.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackgroundJob {
+    /// Its generation.
+    pub generation: u64,
+    /// What an evaluation job does (always `Grid` for a calibration).
+    pub kind: EvalJobKind,
+    /// Its latest progress report.
+    pub progress: Option<BackgroundProgress>,
+}
+
 /// The screen's side of the worker: numbers requests and remembers which are in flight.
 #[derive(Debug)]
 pub struct Jobs {
@@ -89,6 +151,10 @@ pub struct Jobs {
     pub layout: Option<LayoutJob>,
     /// The newest question's generation, while it runs.
     pub query: Option<u64>,
+    /// The calibration, while it runs.
+    pub calibration: Option<BackgroundJob>,
+    /// The evaluation job, while it runs.
+    pub eval: Option<BackgroundJob>,
 }
 
 impl Jobs {
@@ -100,6 +166,8 @@ impl Jobs {
             next_gen: 0,
             layout: None,
             query: None,
+            calibration: None,
+            eval: None,
         }
     }
 
@@ -183,6 +251,110 @@ impl Jobs {
                 true
             }
             _ => false,
+        }
+    }
+
+    /// Start a calibration; any older one is superseded. Returns its generation.
+    pub fn start_calibration(&mut self, query: QuerySettings) -> u64 {
+        let generation = self.next();
+        self.gens.calibration.store(generation, Ordering::SeqCst);
+        self.calibration = Some(BackgroundJob {
+            generation,
+            kind: EvalJobKind::Grid,
+            progress: None,
+        });
+        self.send(Request::Calibrate { generation, query });
+        generation
+    }
+
+    /// Start the comparison; any older evaluation job is superseded. Returns its generation.
+    pub fn start_eval(&mut self, grid: GridSettings, k: usize) -> u64 {
+        let generation = self.next_eval(EvalJobKind::Grid);
+        self.send(Request::Evaluate {
+            generation,
+            grid,
+            k,
+        });
+        generation
+    }
+
+    /// Prepare Seams again at `k`; any older evaluation job is superseded. Returns its generation.
+    pub fn start_seams(&mut self, grid: GridSettings, k: usize) -> u64 {
+        let generation = self.next_eval(EvalJobKind::Seams { k });
+        self.send(Request::PrepareSeams {
+            generation,
+            k,
+            grid,
+        });
+        generation
+    }
+
+    fn next_eval(&mut self, kind: EvalJobKind) -> u64 {
+        let generation = self.next();
+        self.gens.eval.store(generation, Ordering::SeqCst);
+        self.eval = Some(BackgroundJob {
+            generation,
+            kind,
+            progress: None,
+        });
+        generation
+    }
+
+    /// Whether `generation` is the calibration in flight.
+    pub fn is_current_calibration(&self, generation: u64) -> bool {
+        self.calibration
+            .as_ref()
+            .is_some_and(|job| job.generation == generation)
+    }
+
+    /// Whether `generation` is the evaluation job in flight.
+    pub fn is_current_eval(&self, generation: u64) -> bool {
+        self.eval
+            .as_ref()
+            .is_some_and(|job| job.generation == generation)
+    }
+
+    /// The calibration `generation` is over; a newer one stays in flight.
+    pub fn finish_calibration(&mut self, generation: u64) {
+        if self.is_current_calibration(generation) {
+            self.calibration = None;
+        }
+    }
+
+    /// The evaluation job `generation` is over; a newer one stays in flight.
+    pub fn finish_eval(&mut self, generation: u64) {
+        if self.is_current_eval(generation) {
+            self.eval = None;
+        }
+    }
+
+    /// Stop the calibration in flight; returns whether one was running.
+    pub fn cancel_calibration(&mut self) -> bool {
+        self.gens.calibration.store(0, Ordering::SeqCst);
+        self.calibration.take().is_some()
+    }
+
+    /// Stop the evaluation job in flight; returns whether one was running.
+    pub fn cancel_eval(&mut self) -> bool {
+        self.gens.eval.store(0, Ordering::SeqCst);
+        self.eval.take().is_some()
+    }
+
+    /// Record progress of the calibration in flight; older reports are ignored.
+    pub fn record_calibration_progress(&mut self, progress: BackgroundProgress) {
+        if let Some(job) = &mut self.calibration
+            && job.generation == progress.generation
+        {
+            job.progress = Some(progress);
+        }
+    }
+
+    /// Record progress of the evaluation job in flight; older reports are ignored.
+    pub fn record_eval_progress(&mut self, progress: BackgroundProgress) {
+        if let Some(job) = &mut self.eval
+            && job.generation == progress.generation
+        {
+            job.progress = Some(progress);
         }
     }
 

@@ -92,6 +92,16 @@ theme_styles! {
     gauge_empty,
     /// A progress bar.
     progress,
+    /// Bars of sentences inside one chunk (calibration).
+    sample_unsplit,
+    /// Bars of sentences across a cut (calibration).
+    sample_crossing,
+    /// Bars of a chart (evaluation).
+    chart_bar,
+    /// The note on a cut line that says which atom the cut splits.
+    atom_split,
+    /// The text of an atom (fence, table, row, figure sentence) that a cut splits.
+    atom_split_text,
     /// Error messages.
     error,
     /// Notices.

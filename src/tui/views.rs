@@ -1,6 +1,8 @@
 //! Drawing: every view reads `&App` and the frame, and changes nothing.
 
+mod calibration;
 mod documents;
+mod evaluation;
 mod fire;
 mod header;
 mod help;
@@ -23,7 +25,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
-use super::action::Pane;
+use super::action::{Page, Pane};
 use super::app::App;
 use super::screen::{Areas, MIN_HEIGHT, MIN_WIDTH};
 use super::theme::Theme;
@@ -38,8 +40,11 @@ pub fn draw(app: &App, frame: &mut Frame) {
     header::draw(app, frame, areas.header);
     top::draw_query(app, frame, areas.query);
     top::draw_sliders(app, frame, &areas);
-    match &app.shown {
-        Some(shown) => {
+    let main = areas.documents.union(areas.compare);
+    match (app.page, &app.shown) {
+        (Page::Calibration, _) => calibration::draw(app, frame, main),
+        (Page::Evaluation, _) => evaluation::draw(app, frame, main),
+        (Page::Explore, Some(shown)) => {
             documents::draw(app, shown, frame, &areas);
             text::draw(app, shown, frame, &areas);
             ranking::draw(app, shown, frame, &areas);
@@ -50,7 +55,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
                 step::draw(app, shown, frame, rect);
             }
         }
-        None => loading::draw(app, frame, areas.documents.union(areas.compare)),
+        (Page::Explore, None) => loading::draw(app, frame, main),
     }
     status::draw(app, frame, areas.status);
     if app.help {
@@ -145,4 +150,26 @@ fn row_style(theme: &Theme, selected: bool, under_test: bool) -> Style {
 /// A hint shown in an empty pane.
 fn empty_hint<'a>(theme: &Theme, text: &'a str) -> Paragraph<'a> {
     Paragraph::new(Line::styled(text, theme.placeholder)).wrap(Wrap { trim: true })
+}
+
+/// `text` broken at spaces into lines of at most `width` columns (a longer word gets a line of
+/// its own, cut by the pane).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let needed = Span::raw(line.as_str()).width() + 1 + Span::raw(word).width();
+        if !line.is_empty() && needed > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }

@@ -1,6 +1,9 @@
 //! The worker: the one thread that owns the engine (its model needs `&mut` to embed). It opens
 //! and rebuilds the corpus and runs questions, in request order, skipping requests that a newer
-//! one superseded, and reports back with actions.
+//! one superseded, and reports back with actions. The measuring jobs (calibration, evaluation)
+//! live in [`measure`].
+
+mod measure;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -12,14 +15,16 @@ use seamscope::layout::Layout;
 use seamscope::retrieve::QuerySettings;
 use seamscope::session::{Engine, OpenCorpus, needs_setup};
 use seamscope::settings::Settings;
+use seamscope::tokens::{TokenCounter, TokenizerError};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::action::{Action, Answer, Answered, JobProgress, JobStage, LayoutParams, Opened};
+use super::doc_atoms::DocAtoms;
 use super::highlight::{Highlighter, Highlights};
 use super::jobs::{Generations, Request};
 
 /// Progress goes to the screen at most this often (and on every change of stage).
-const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+pub(crate) const PROGRESS_EVERY: Duration = Duration::from_millis(100);
 
 /// What the worker needs to start.
 pub struct WorkerSetup {
@@ -65,6 +70,9 @@ struct Worker<'a> {
     /// The newest layout built: its generation, chunking settings and corpus.
     current: Option<(u64, LayoutParams, Arc<OpenCorpus>)>,
     highlights: Option<Arc<Highlights>>,
+    atoms: Option<Arc<DocAtoms>>,
+    /// What the last evaluation ran on, so Seams can be prepared again for a new `k`.
+    eval_base: Option<measure::EvalBase>,
 }
 
 /// Serve requests until the screen goes away.
@@ -81,6 +89,8 @@ pub fn run(
         engine: None,
         current: None,
         highlights: None,
+        atoms: None,
+        eval_base: None,
     };
     while let Some(request) = requests.blocking_recv() {
         if worker.gens.shutting_down() {
@@ -138,6 +148,17 @@ impl Worker<'_> {
                     result,
                 })));
             }
+            Request::Calibrate { generation, query } => self.calibrate(generation, query),
+            Request::Evaluate {
+                generation,
+                grid,
+                k,
+            } => self.evaluate(generation, grid, k),
+            Request::PrepareSeams {
+                generation,
+                k,
+                grid,
+            } => self.prepare_seams(generation, k, grid),
         }
     }
 
@@ -188,6 +209,8 @@ impl Worker<'_> {
         reporter.report(JobStage::Layout, 0, 0);
         engine.settings.chunk_tokens = params.chunk_tokens;
         engine.settings.k = params.k;
+        engine.settings.chunker = params.chunker;
+        engine.settings.heading_prefix = params.heading_prefix;
         let mut progress = |p: BuildProgress| {
             reporter.report(JobStage::Build(p.stage), p.done, p.total);
             gens.layout_is_current(generation)
@@ -196,12 +219,8 @@ impl Worker<'_> {
             None => engine.open_corpus(&path, &mut progress),
             // The documents are already in memory: only the layout changes.
             Some((shown, cur)) => {
-                let layout = if shown.chunk_tokens == params.chunk_tokens {
-                    cur.layout.with_k(&cur.corpus, params.k)
-                } else {
-                    Layout::for_settings(&cur.corpus, &engine.tokenizer, &engine.settings)
-                        .map_err(|e| e.to_string())?
-                };
+                let layout = relayout(&cur, shown, &engine.tokenizer, &engine.settings)
+                    .map_err(|e| e.to_string())?;
                 engine.index_layout(cur.corpus.clone(), layout, &mut progress)
             }
         };
@@ -210,6 +229,7 @@ impl Worker<'_> {
         }
         let open = Arc::new(opened.map_err(|e| e.to_string())?);
         let highlights = self.highlights(&open, generation);
+        let atoms = self.atoms(&open);
         let query = QuerySettings {
             k: params.k as u32,
             ..query
@@ -220,6 +240,7 @@ impl Worker<'_> {
             generation,
             open,
             highlights,
+            atoms,
             params,
             answer,
         })));
@@ -243,6 +264,19 @@ impl Worker<'_> {
         }));
         self.highlights = Some(Arc::clone(&highlights));
         highlights
+    }
+
+    /// Find the atoms of the corpus once; like its highlights, they do not change with the layout.
+    fn atoms(&mut self, open: &OpenCorpus) -> Arc<DocAtoms> {
+        if let Some(a) = &self.atoms {
+            return Arc::clone(a);
+        }
+        let gens = Arc::clone(&self.gens);
+        let atoms = Arc::new(DocAtoms::find(&open.corpus, &mut |_, _| {
+            !gens.shutting_down()
+        }));
+        self.atoms = Some(Arc::clone(&atoms));
+        atoms
     }
 
     fn ask(&mut self, question: &str, query: QuerySettings) -> Result<Answer, String> {
@@ -271,5 +305,67 @@ impl Worker<'_> {
             trace,
             timings,
         })
+    }
+}
+
+/// The layout of an open corpus under new chunking settings (`settings` already carry them):
+/// the same chunks with new seams when only `k` or heading prefixes change, else the documents
+/// cut again with the chosen chunker (its heading prefixes kept).
+fn relayout(
+    current: &OpenCorpus,
+    shown: LayoutParams,
+    tokenizer: &TokenCounter,
+    settings: &Settings,
+) -> Result<Layout, TokenizerError> {
+    let same_chunks =
+        shown.chunk_tokens == settings.chunk_tokens && shown.chunker == settings.chunker;
+    if same_chunks {
+        Ok(current
+            .layout
+            .with_k(&current.corpus, settings.k)
+            .with_heading_prefix(settings.heading_prefix))
+    } else {
+        Layout::for_settings(&current.corpus, tokenizer, settings)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use seamscope::chunk::ChunkerKind;
+
+    use super::*;
+    use crate::tui::fixture::{self, PARAMS};
+
+    #[test]
+    fn a_new_chunker_cuts_again_and_a_new_k_keeps_the_chunks() {
+        let cache = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+        let open = fixture::open_corpus(fixture::corpus(), PARAMS, &cache);
+        let tokenizer = fixture::tokenizer();
+        let settings = |p: LayoutParams| Settings {
+            chunk_tokens: p.chunk_tokens,
+            k: p.k,
+            chunker: p.chunker,
+            heading_prefix: p.heading_prefix,
+            ..Settings::default()
+        };
+        let structure = LayoutParams {
+            chunker: ChunkerKind::Structure,
+            heading_prefix: true,
+            ..PARAMS
+        };
+        let cut = relayout(&open, PARAMS, &tokenizer, &settings(structure));
+        let cut = cut.unwrap_or_else(|e| panic!("relayout: {e}"));
+        assert_eq!(cut.chunker, "structure-40+headings");
+        assert!(cut.search.heading_path);
+        assert_ne!(
+            cut.chunks, open.layout.chunks,
+            "the structure chunker keeps the fence whole"
+        );
+
+        let wider = LayoutParams { k: 20, ..PARAMS };
+        let same = relayout(&open, PARAMS, &tokenizer, &settings(wider));
+        let same = same.unwrap_or_else(|e| panic!("relayout: {e}"));
+        assert_eq!(same.chunks, open.layout.chunks);
+        assert_eq!((same.k, same.chunker.as_str()), (20, "fixed-40"));
     }
 }

@@ -13,10 +13,19 @@ impl App {
         self.jobs.finish_layout(opened.generation);
         self.open_error = None;
         let first = self.shown.is_none();
+        // New chunks get new ids: the cursor of the old layout would point elsewhere.
+        let same_chunks = self
+            .shown
+            .as_ref()
+            .is_some_and(|s| s.params.same_chunks(&opened.params));
+        if !same_chunks {
+            self.view.cursor = None;
+        }
         self.shown = Some(Shown {
             generation: opened.generation,
             open: opened.open,
             highlights: opened.highlights,
+            atoms: opened.atoms,
             params: opened.params,
         });
         // Chunk and seam ids may differ in the new layout: never keep a result from the old one.
@@ -54,8 +63,11 @@ impl App {
         match &self.shown {
             None => self.open_error = Some(error),
             Some(shown) => {
-                self.sliders.k = shown.params.k;
-                self.sliders.chunk_tokens = shown.params.chunk_tokens;
+                let params = shown.params;
+                self.sliders.k = params.k;
+                self.sliders.chunk_tokens = params.chunk_tokens;
+                self.sliders.chunker = params.chunker;
+                self.sliders.heading_prefix = params.heading_prefix;
                 self.notice = Some(Notice {
                     text: format!("rebuild failed, still showing the previous layout: {error}"),
                     error: true,

@@ -1,5 +1,7 @@
-//! The four sliders: their ranges and steps, and the values the user has set.
+//! The four sliders: their ranges and steps, and the values the user has set (with the two
+//! chunking choices that have no slider: the chunker and heading prefixes).
 
+use seamscope::chunk::ChunkerKind;
 use seamscope::settings::Settings;
 
 use crate::tui::action::{LayoutParams, Slider};
@@ -56,15 +58,10 @@ impl Slider {
             },
         }
     }
-
-    /// Whether moving this slider rebuilds the layout in the background (otherwise it replans).
-    pub fn rebuilds(self) -> bool {
-        matches!(self, Slider::K | Slider::ChunkTokens)
-    }
 }
 
-/// The values the user has set; `k` and the chunk size may be ahead of what is shown while a
-/// rebuild runs.
+/// The values the user has set; `k`, the chunk size, the chunker and heading prefixes may be
+/// ahead of what is shown while a rebuild runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SliderValues {
     /// Fire margin.
@@ -75,6 +72,10 @@ pub struct SliderValues {
     pub k: usize,
     /// Tokens per chunk.
     pub chunk_tokens: usize,
+    /// The chunking strategy (no slider: `x` / `X` cycle it).
+    pub chunker: ChunkerKind,
+    /// Whether search texts carry heading paths (no slider: `h` switches it).
+    pub heading_prefix: bool,
 }
 
 impl SliderValues {
@@ -85,7 +86,20 @@ impl SliderValues {
             budget: settings.budget,
             k: settings.k,
             chunk_tokens: settings.chunk_tokens,
+            chunker: settings.chunker,
+            heading_prefix: settings.heading_prefix,
         }
+    }
+
+    /// Pick the chunker `steps` places on in [`ChunkerKind::ALL`] (wrapping); returns whether it
+    /// changed.
+    pub fn cycle_chunker(&mut self, steps: i32) -> bool {
+        let all = ChunkerKind::ALL;
+        let at = all.iter().position(|k| *k == self.chunker).unwrap_or(0) as i64;
+        let next = (at + i64::from(steps)).rem_euclid(all.len() as i64) as usize;
+        let changed = all[next] != self.chunker;
+        self.chunker = all[next];
+        changed
     }
 
     /// One slider's value.
@@ -131,6 +145,8 @@ impl SliderValues {
         LayoutParams {
             chunk_tokens: self.chunk_tokens,
             k: self.k,
+            chunker: self.chunker,
+            heading_prefix: self.heading_prefix,
         }
     }
 
@@ -159,5 +175,11 @@ mod tests {
         v.set(Slider::Budget, Slider::Budget.spec().value_at(0.5));
         assert_eq!(v.budget, 15);
         assert_eq!(v.fraction(Slider::Budget), 0.5);
+        assert!(v.cycle_chunker(1));
+        assert_eq!(v.chunker, ChunkerKind::Sentence);
+        v.cycle_chunker(-2);
+        assert_eq!(v.chunker, ChunkerKind::Structure, "it wraps");
+        assert!(!v.cycle_chunker(4));
+        assert_eq!(v.layout().chunker, ChunkerKind::Structure);
     }
 }

@@ -23,12 +23,18 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             SearchMode::Exact => "exact dense search",
             SearchMode::Approximate => "approximate dense search (HNSW)",
         };
+        let headings = if shown.params.heading_prefix {
+            ", heading prefixes"
+        } else {
+            ""
+        };
         left.push(Span::styled(
             format!(
-                "│ {} documents · {} chunks of {} tokens · {} seams (k {}) · {} tokens · {mode}",
+                "│ {} documents · {} chunks of {} tokens ({}{headings}) · {} seams (k {}) · {} tokens · {mode}",
                 open.corpus.documents.len(),
                 open.layout.chunks.len(),
                 shown.params.chunk_tokens,
+                shown.params.chunker,
                 open.layout.seams.len(),
                 shown.params.k,
                 thousands(open.layout.total_tokens()),
@@ -58,12 +64,24 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
 fn job_line(app: &App) -> Option<Line<'static>> {
     let t = &app.theme;
     let job = app.jobs.layout.as_ref()?;
-    let what = match &app.shown {
-        Some(shown) if shown.params.chunk_tokens != job.params.chunk_tokens => format!(
+    let what = match app.shown.as_ref().map(|s| s.params) {
+        Some(shown) if shown.chunk_tokens != job.params.chunk_tokens => format!(
             "rebuilding for chunk {} → {}",
-            shown.params.chunk_tokens, job.params.chunk_tokens
+            shown.chunk_tokens, job.params.chunk_tokens
         ),
-        Some(shown) => format!("rebuilding for k {} → {}", shown.params.k, job.params.k),
+        Some(shown) if shown.chunker != job.params.chunker => format!(
+            "rebuilding for chunker {} → {}",
+            shown.chunker, job.params.chunker
+        ),
+        Some(shown) if shown.heading_prefix != job.params.heading_prefix => format!(
+            "rebuilding with heading prefixes {}",
+            if job.params.heading_prefix {
+                "on"
+            } else {
+                "off"
+            }
+        ),
+        Some(shown) => format!("rebuilding for k {} → {}", shown.k, job.params.k),
         None => "opening".to_string(),
     };
     let (done, total, stage, unit) = match job.progress {

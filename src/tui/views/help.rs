@@ -1,13 +1,15 @@
-//! The help overlay: every key, grouped by what it is for.
+//! The help overlay: every key, grouped by what it is for, in two columns.
 
 use ratatui::Frame;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
+use super::wrap_words;
 use crate::tui::app::App;
 
-/// Every key and what it does, by group; the README's key table says the same.
+/// Every key and what it does, by group; the README's key table says the same. The first
+/// [`LEFT_GROUPS`] groups fill the left column, the rest the right.
 pub const KEYS: &[(&str, &[(&str, &str)])] = &[
     (
         "Query",
@@ -19,26 +21,14 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
-        "Move",
+        "Move (explore page)",
         &[
             ("Tab / Shift-Tab", "next / previous pane"),
             ("↑ ↓  PgUp PgDn", "move in a list, or scroll the text"),
             ("Home / End", "first / last row"),
             ("n / p", "next / previous chunk of the document"),
             ("] / [", "next / previous cut (its seam window)"),
-            ("Enter on a document", "read it"),
-        ],
-    ),
-    (
-        "Sliders",
-        &[
-            ("m / M", "fire margin m down / up (replans at once)"),
-            ("b / B", "budget down / up (replans at once)"),
-            (
-                "k / K",
-                "seam half-width k down / up by 10 (re-embeds seams)",
-            ),
-            ("c / C", "chunk size down / up by 128 (rebuilds everything)"),
+            ("Enter (documents)", "read the document under the cursor"),
         ],
     ),
     (
@@ -54,40 +44,107 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         &[
             (
                 "mouse",
-                "click a pane, a row or a slider; wheel scrolls or moves a slider",
+                "click a pane, a row or a slider; wheel: scroll or slide",
             ),
-            ("t", "next built-in theme (dark, light, mono)"),
+            ("t", "next theme (dark, light, mono)"),
             ("?", "this help (Esc closes it)"),
             ("q  or  Ctrl-C", "quit"),
         ],
     ),
+    (
+        "Pages",
+        &[
+            ("1", "explore: one question through every stage"),
+            (
+                "2",
+                "calibrate m: head starts of unsplit and crossing sentences",
+            ),
+            (
+                "3",
+                "evaluate: every strategy on the corpus's questions.jsonl",
+            ),
+        ],
+    ),
+    (
+        "Sliders (every page)",
+        &[
+            ("m / M", "fire margin m down / up (replans at once)"),
+            ("b / B", "budget down / up (replans at once)"),
+            (
+                "k / K",
+                "seam half-width k down / up by 10 (re-embeds seams)",
+            ),
+            ("c / C", "chunk size down / up by 128 (rebuilds everything)"),
+        ],
+    ),
+    (
+        "Chunking (every page)",
+        &[
+            (
+                "x / X",
+                "next / previous chunker: fixed, sentence, recursive, structure",
+            ),
+            ("h", "heading-path prefixes in search texts on / off"),
+        ],
+    ),
+    (
+        "Calibration and evaluation pages",
+        &[
+            ("r", "run in the background (a progress bar shows)"),
+            ("a", "calibration: set m to the recommendation"),
+            ("Esc", "cancel the run"),
+        ],
+    ),
 ];
+
+/// Groups in the left column.
+const LEFT_GROUPS: usize = 4;
+
+/// One column of groups, descriptions wrapped to `width`.
+fn column<'a>(
+    app: &App,
+    groups: &[(&'a str, &'a [(&'a str, &'a str)])],
+    width: usize,
+) -> Vec<Line<'a>> {
+    let t = &app.theme;
+    let key_width = groups
+        .iter()
+        .flat_map(|(_, keys)| keys.iter())
+        .map(|(key, _)| Span::raw(*key).width())
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let mut lines = Vec::new();
+    for (group, keys) in groups {
+        lines.push(Line::styled(*group, t.title));
+        for (key, what) in *keys {
+            let wrapped = wrap_words(what, width.saturating_sub(key_width + 2));
+            for (i, part) in wrapped.into_iter().enumerate() {
+                let key = if i == 0 { *key } else { "" };
+                lines.push(Line::from(vec![
+                    Span::styled(format!("  {key:<key_width$}"), t.key),
+                    Span::styled(part, t.text),
+                ]));
+            }
+        }
+        lines.push(Line::from(""));
+    }
+    lines
+}
 
 /// Draw the help overlay in the middle of `area`.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let mut lines = vec![
-        Line::styled(
-            "In the text: ✂ marks a cut between two chunks; shading marks the seam window across it.",
-            t.muted,
-        ),
-        Line::from(""),
-    ];
-    for (group, keys) in KEYS {
-        lines.push(Line::styled(*group, t.title));
-        for (key, what) in *keys {
-            lines.push(Line::from(vec![
-                Span::styled(format!("  {key:<22}"), t.key),
-                Span::styled(*what, t.text),
-            ]));
-        }
-        lines.push(Line::from(""));
-    }
-    let width = 100.min(area.width.saturating_sub(4));
-    let height = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
+    let width = 150.min(area.width.saturating_sub(4));
+    let half = usize::from(width.saturating_sub(3) / 2);
+    let (left_groups, right_groups) = KEYS.split_at(LEFT_GROUPS.min(KEYS.len()));
+    let left = column(app, left_groups, half);
+    let right = column(app, right_groups, half);
+    let rows = left.len().max(right.len()) as u16 + 2;
+    let height = (rows + 2).min(area.height.saturating_sub(2));
     let rect = Rect {
         x: area.x + (area.width - width) / 2,
-        y: area.y + (area.height - height) / 2,
+        y: area.y + (area.height.saturating_sub(height)) / 2,
         width,
         height,
     };
@@ -96,5 +153,25 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .title(Line::styled(" Help · seamscope keys ", t.title))
         .title_bottom(Line::styled(" ? or Esc closes ", t.muted));
     frame.render_widget(Clear, rect);
-    frame.render_widget(Paragraph::new(lines).style(t.text).block(block), rect);
+    let inner = block.inner(rect);
+    frame.render_widget(block.style(t.text), rect);
+    let [intro, body] = Layout::vertical([Constraint::Length(2), Constraint::Fill(1)]).areas(inner);
+    frame.render_widget(
+        Paragraph::new(Line::styled(
+            "In the text: ✂ marks a cut between two chunks; shading marks the seam window across \
+             it; ┊ in the margin marks an atom (fenced block, table, row, figure sentence) that a \
+             cut splits.",
+            t.muted,
+        ))
+        .wrap(ratatui::widgets::Wrap { trim: true }),
+        intro,
+    );
+    let [left_area, _, right_area] = Layout::horizontal([
+        Constraint::Length(half as u16),
+        Constraint::Length(1),
+        Constraint::Fill(1),
+    ])
+    .areas(body);
+    frame.render_widget(Paragraph::new(left), left_area);
+    frame.render_widget(Paragraph::new(right), right_area);
 }

@@ -1,25 +1,27 @@
-//! The status line: the main keys for the current mode, and the latest notice.
+//! The status line: the pages (the one shown stands out), the main keys for the current page and
+//! mode, and the latest notice.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use crate::tui::action::Page;
 use crate::tui::app::App;
 
-/// Draw the status line.
-pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
-    let t = &app.theme;
-    let keys: &[(&str, &str)] = if app.typing {
-        &[
+/// The keys worth showing now, as (key, what) pairs.
+fn keys(app: &App) -> &'static [(&'static str, &'static str)] {
+    if app.typing {
+        return &[
             ("Enter", "run"),
             ("Esc", "stop typing"),
             ("Tab", "next pane"),
             ("Ctrl-U", "clear"),
             ("Ctrl-C", "quit"),
-        ]
-    } else if app.step.is_some() {
-        &[
+        ];
+    }
+    match app.page {
+        Page::Explore if app.step.is_some() => &[
             ("→/Space", "next decision"),
             ("←", "previous"),
             ("Esc", "leave step mode"),
@@ -27,27 +29,62 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             ("q", "quit"),
             ("m/M", "margin"),
             ("b/B", "budget"),
-        ]
-    } else {
-        &[
+        ],
+        Page::Explore => &[
             ("/", "query"),
             ("?", "help"),
             ("q", "quit"),
-            ("↑↓", "move"),
             ("Tab", "pane"),
             ("n/p", "chunk"),
             ("]/[", "cut"),
+            ("s", "step"),
+            ("x", "chunker"),
+            ("h", "headings"),
+            ("↑↓", "move"),
             ("m/M", "margin"),
             ("b/B", "budget"),
             ("k/K", "seam k"),
             ("c/C", "chunk size"),
-            ("s", "step"),
-        ]
-    };
+        ],
+        Page::Calibration => &[
+            ("r", "run"),
+            ("a", "apply m"),
+            ("Esc", "cancel"),
+            ("?", "help"),
+            ("q", "quit"),
+            ("m/M", "margin"),
+            ("k/K", "seam k"),
+            ("x", "chunker"),
+        ],
+        Page::Evaluation => &[
+            ("r", "run"),
+            ("Esc", "cancel"),
+            ("?", "help"),
+            ("q", "quit"),
+            ("m/M", "margin"),
+            ("b/B", "budget"),
+            ("k/K", "seam k"),
+        ],
+    }
+}
+
+/// Draw the status line.
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
     let mut spans = vec![Span::styled(" ", t.status)];
-    for (key, what) in keys {
-        spans.push(Span::styled(*key, t.status.patch(t.key)));
-        spans.push(Span::styled(format!(" {what}  "), t.status));
+    if !app.typing {
+        for (i, page) in Page::ALL.into_iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::styled(" ", t.status));
+            }
+            let style = if page == app.page {
+                t.status.patch(t.row_selected).patch(t.key)
+            } else {
+                t.status
+            };
+            spans.push(Span::styled(format!("{} {}", i + 1, page.label()), style));
+        }
+        spans.push(Span::styled(" │ ", t.status));
     }
     let notice = app.notice.as_ref().map(|n| {
         let style = if n.error { t.error } else { t.notice };
@@ -63,6 +100,18 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .min(area.width / 2);
     let [keys_area, notice_area] =
         Layout::horizontal([Constraint::Fill(1), Constraint::Length(notice_width)]).areas(area);
+    // Keys that do not fit whole are left out, the last first, rather than cut mid-word.
+    let mut used: usize = spans.iter().map(Span::width).sum();
+    for (key, what) in keys(app) {
+        let hint = format!(" {what}");
+        let width = Span::raw(*key).width() + Span::raw(hint.as_str()).width();
+        if used + width > usize::from(keys_area.width) {
+            break;
+        }
+        used += width + 2;
+        spans.push(Span::styled(*key, t.status.patch(t.key)));
+        spans.push(Span::styled(format!("{hint}  "), t.status));
+    }
     frame.render_widget(Paragraph::new(Line::from(spans)).style(t.status), keys_area);
     if let Some(line) = notice {
         frame.render_widget(Paragraph::new(line).style(t.status), notice_area);

@@ -139,3 +139,42 @@ fn tui_snapshot_document_with_a_code_fence_highlighted() {
     );
     assert_snapshot!(format!("{text}\n{map}"));
 }
+
+#[test]
+fn tui_snapshot_calibration_page() {
+    let mut f = Fixture::calibrated();
+    let terminal = f.draw(200, 60);
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("Recommended m = 4"), "{screen}");
+    assert!(screen.contains("Working range: m = 4 to 6"), "{screen}");
+    assert!(
+        screen.contains("offline keyword query, no language model"),
+        "{screen}"
+    );
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn tui_snapshot_calibration_page_at_the_smallest_size() {
+    let mut f = Fixture::calibrated();
+    f.app
+        .update(Action::SetSlider(crate::tui::action::Slider::M, 4));
+    let terminal = f.draw(120, 34);
+    assert!(
+        terminal
+            .backend()
+            .to_string()
+            .contains("the recommendation ✓")
+    );
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn tui_snapshot_evaluation_page() {
+    let mut f = Fixture::evaluated();
+    let terminal = f.draw(200, 60);
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("failure, boundary"), "{screen}");
+    assert!(screen.contains("Seams k=8 at m = 2"), "{screen}");
+    assert_snapshot!(terminal.backend());
+}

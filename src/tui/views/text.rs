@@ -7,6 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use seamscope::chunk::ChunkId;
+use seamscope::chunk::atoms::Atom;
 use seamscope::corpus::{DocKind, Span as ByteSpan};
 use seamscope::retrieve::{EntryRef, Trace};
 use seamscope::seam::Seam;
@@ -15,6 +16,7 @@ use seamscope::session::OpenCorpus;
 use super::{empty_hint, fit, pane_block};
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Shown};
+use crate::tui::doc_atoms::{split_classes, split_note, split_spans};
 use crate::tui::doc_rows::{DocRows, GUTTER, Row, display_text, doc_chunks, doc_seams};
 use crate::tui::highlight::{SyntaxClass, Token};
 use crate::tui::screen::{Areas, inside};
@@ -27,6 +29,9 @@ struct Paint<'a> {
     text: &'a str,
     tokens: &'a [Token],
     seams: &'a [Seam],
+    atoms: &'a [Atom],
+    /// The atoms of this document that a cut splits.
+    split: Vec<ByteSpan>,
     selected_chunk: Option<ByteSpan>,
     selected_seam: Option<&'a Seam>,
     context: Vec<ChunkId>,
@@ -66,11 +71,19 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     let width = usize::from(body.width).saturating_sub(GUTTER);
     let rows = DocRows::build(&doc.text, &open.layout, doc.id, width);
     let cursor = app.view.cursor;
+    let atoms = shown.atoms.doc(doc.id);
+    let cuts: Vec<usize> = open.layout.chunks[chunks.clone()]
+        .iter()
+        .skip(1)
+        .map(|c| c.span.start)
+        .collect();
     let paint = Paint {
         theme: t,
         text: &doc.text,
         tokens: shown.highlights.doc(doc.id),
         seams,
+        atoms,
+        split: split_spans(atoms, &cuts),
         selected_chunk: match cursor {
             Some(EntryRef::Chunk(c)) => open.layout.chunks.get(c.0 as usize).map(|c| c.span),
             _ => None,
@@ -210,6 +223,13 @@ impl Paint<'_> {
             spans.push(Span::styled(v, s));
             spans.push(Span::styled("· ", style));
         }
+        let splits = chunk_span
+            .filter(|_| window.is_some())
+            .and_then(|span| split_note(&split_classes(self.atoms, span.start)));
+        if let Some(note) = splits {
+            spans.push(Span::styled(format!("✂ {note} "), t.atom_split));
+            spans.push(Span::styled("· ", style));
+        }
         let used: usize = spans.iter().map(Span::width).sum();
         let rest = fit(&rest, full.saturating_sub(used + 2));
         let used = used + Span::raw(rest.as_str()).width();
@@ -220,11 +240,19 @@ impl Paint<'_> {
 
     fn text_row(&self, chunk: ChunkId, start: usize, end: usize) -> Line<'static> {
         let t = self.theme;
-        let mut spans = vec![if self.context.contains(&chunk) {
-            Span::styled("▎ ", t.in_context)
-        } else {
-            Span::raw("  ")
-        }];
+        let in_split = self.split.iter().any(|s| s.start < end && start < s.end);
+        let mut spans = vec![
+            if self.context.contains(&chunk) {
+                Span::styled("▎", t.in_context)
+            } else {
+                Span::raw(" ")
+            },
+            if in_split {
+                Span::styled("┊", t.atom_split)
+            } else {
+                Span::raw(" ")
+            },
+        ];
         let mut points = vec![start, end];
         let first_token = self.tokens.partition_point(|tk| tk.end <= start);
         for tk in self.tokens[first_token..]
@@ -241,6 +269,9 @@ impl Paint<'_> {
             points.extend([s.span.start, s.cut, s.span.end]);
         }
         if let Some(span) = self.selected_chunk {
+            points.extend([span.start, span.end]);
+        }
+        for span in &self.split {
             points.extend([span.start, span.end]);
         }
         points.retain(|p| (start..=end).contains(p));
@@ -263,6 +294,9 @@ impl Paint<'_> {
         let i = self.tokens.partition_point(|tk| tk.end <= at);
         if let Some(tk) = self.tokens.get(i).filter(|tk| tk.start <= at) {
             style = style.patch(syntax_style(t, tk.class));
+        }
+        if self.split.iter().any(|s| s.start <= at && at < s.end) {
+            style = style.patch(t.atom_split_text);
         }
         if self
             .selected_chunk

@@ -52,13 +52,44 @@ pub fn draw_query(app: &App, frame: &mut Frame, area: Rect) {
     }
 }
 
-/// Draw the four sliders.
+/// The chunker and heading prefixes as the user set them; marked while a rebuild for them runs.
+fn chunking_title(app: &App) -> Line<'static> {
+    let t = &app.theme;
+    let shown = app.shown.as_ref().map(|s| s.params);
+    let (chunker, headings) = (app.sliders.chunker, app.sliders.heading_prefix);
+    let pending = |same: bool| if same { "" } else { "…" };
+    let chunker_style = if shown.is_none_or(|p| p.chunker == chunker) {
+        t.text
+    } else {
+        t.notice
+    };
+    let heading_text = format!(
+        "headings {}{}",
+        if headings { "on" } else { "off" },
+        pending(shown.is_none_or(|p| p.heading_prefix == headings))
+    );
+    Line::from(vec![
+        Span::styled(" Settings · ", t.title),
+        Span::styled(
+            format!(
+                "chunker {chunker}{}",
+                pending(shown.is_none_or(|p| p.chunker == chunker))
+            ),
+            chunker_style,
+        ),
+        Span::styled(" · ", t.muted),
+        Span::styled(heading_text, if headings { t.notice } else { t.muted }),
+        Span::raw(" "),
+    ])
+}
+
+/// Draw the four sliders, with the chunker and heading prefixes in the box's title.
 pub fn draw_sliders(app: &App, frame: &mut Frame, areas: &Areas) {
     let t = &app.theme;
     let block = Block::bordered()
         .border_style(t.border)
-        .title(Line::styled(" Settings ", t.title))
-        .title(Line::styled(" m, budget: instant · k, chunk: rebuild ", t.muted).right_aligned());
+        .title(chunking_title(app))
+        .title(Line::styled(" m/M b/B instant · k/K c/C rebuild ", t.muted).right_aligned());
     frame.render_widget(block, areas.sliders);
     for slider in Slider::ALL {
         // A rebuilding slider shows its new value with a mark until the new layout arrives.

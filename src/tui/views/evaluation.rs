@@ -1,0 +1,310 @@
+//! The evaluation page: failure rates (overall, boundary, inside) and tokens sent per answer for
+//! every strategy as bar charts under one budget, then fire, false-fire and waste rates for
+//! Seams. The rows are rescored live as `m` and the budget move.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Wrap};
+use seamscope::eval::grid::GridRow;
+use seamscope::eval::strategy::Strategy;
+
+use super::fit;
+use crate::tui::app::App;
+use crate::tui::background::EvalProblem;
+use crate::tui::jobs::EvalJobKind;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::bars::{bar, pad};
+use crate::tui::widgets::gauge::{progress, thousands};
+
+/// Columns of the strategy names.
+const NAME: usize = 22;
+
+/// Draw the evaluation page in `area`.
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let block = Block::bordered()
+        .border_style(t.border_focused)
+        .title(Line::styled(
+            " Evaluation · strategies under one budget ",
+            t.title,
+        ))
+        .title(Line::styled(" r run · Esc cancel ", t.muted).right_aligned());
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let mut lines = head_lines(app);
+    lines.push(Line::from(""));
+    if let Some(problem) = &app.evaluation.problem {
+        lines.extend(problem_lines(problem, t));
+    } else if app.evaluation.rows.is_empty() {
+        lines.extend(intro(t));
+    } else {
+        lines.extend(chart(app, usize::from(inner.width)));
+        lines.push(Line::from(""));
+        for row in app.evaluation.rows.iter().filter(|r| is_seams(r)) {
+            lines.extend(seams_lines(app, row, usize::from(inner.width)));
+        }
+        lines.push(Line::from(""));
+        lines.push(Line::styled(
+            "failure = the context missed part of a question's gold evidence (1 − recall at the \
+             budget); boundary and inside are the questions tagged so. m/M and b/B rescore every \
+             row at once from the kept searches; k/K prepares Seams again in the background.",
+            t.muted,
+        ));
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+fn is_seams(row: &GridRow) -> bool {
+    matches!(row.strategy, Strategy::Seams { .. })
+}
+
+/// What ran, on what, and the job's progress.
+fn head_lines<'a>(app: &App) -> Vec<Line<'a>> {
+    let t = &app.theme;
+    let mut lines = Vec::new();
+    match &app.evaluation.run {
+        Some(run) => {
+            let file = run
+                .questions_path
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            let s = app.eval_settings();
+            let mut spans = vec![Span::styled(
+                format!(
+                    "{} questions from {} · budget {} · m {} · depth {} · chunks of {} tokens ({})",
+                    run.questions.len(),
+                    seamscope::text::safe(&file),
+                    s.budget,
+                    s.m,
+                    s.depth,
+                    run.params.chunk_tokens,
+                    run.params.chunker
+                ),
+                t.text,
+            )];
+            if let Some(shown) = &app.shown
+                && !shown.params.same_chunks(&run.params)
+            {
+                spans.push(Span::styled(
+                    format!(
+                        " · the layout is now {} tokens ({}): press r to run again",
+                        shown.params.chunk_tokens, shown.params.chunker
+                    ),
+                    t.notice,
+                ));
+            }
+            lines.push(Line::from(spans));
+        }
+        None => lines.push(Line::styled(
+            "Every strategy of the comparison on the corpus's question set, under the same final \
+             budget.",
+            t.text,
+        )),
+    }
+    if let Some(job) = &app.jobs.eval {
+        let (done, total, what) = job
+            .progress
+            .as_ref()
+            .map_or((0, 0, "waiting for the worker"), |p| {
+                (p.done, p.total, p.what.as_str())
+            });
+        let verb = match job.kind {
+            EvalJobKind::Grid => "evaluating".to_string(),
+            EvalJobKind::Seams { k } => format!("Seams again for k = {k}"),
+        };
+        lines.push(progress(done, total, 24, format!("{verb}: {what}"), t));
+    }
+    lines
+}
+
+fn intro<'a>(t: &Theme) -> Vec<Line<'a>> {
+    vec![
+        Line::from(vec![
+            Span::styled("Press ", t.text),
+            Span::styled("r", t.key),
+            Span::styled(
+                " to run it in the background: no overlap, 15% overlap, 256/128 windows, windows \
+                 at chunk stride, neighbour expansion and Seams at the k slider, each searched \
+                 once per question on questions.jsonl in the corpus folder.",
+                t.text,
+            ),
+        ]),
+        Line::styled(
+            "The searches are kept: moving m or the budget rescores every row at once.",
+            t.muted,
+        ),
+    ]
+}
+
+fn problem_lines<'a>(problem: &EvalProblem, t: &Theme) -> Vec<Line<'a>> {
+    match problem {
+        EvalProblem::MissingQuestions(path) => vec![
+            Line::styled(
+                format!(
+                    "No question set: {} does not exist.",
+                    seamscope::text::safe(&path.display().to_string())
+                ),
+                t.error,
+            ),
+            Line::from(""),
+            Line::styled(
+                "The comparison needs questions with gold answer spans. Add that file: JSON Lines, \
+                 one question per line, for example",
+                t.text,
+            ),
+            Line::styled(
+                r#"  {"id": "A01", "question": "Why are stale reads accepted?", "doc": "design.md", "spans": [{"start": 9006, "end": 9992, "text": "…"}], "tags": ["boundary"]}"#,
+                t.syntax_code,
+            ),
+            Line::styled(
+                "Offsets are bytes into the document (add \"unit\": \"char\" for character \
+                 offsets) and each span's text must match the document there. Tags `boundary` \
+                 and `inside` get their own failure rates. The README's \"Question file format\" \
+                 has the details. Then press r.",
+                t.text,
+            ),
+        ],
+        EvalProblem::BadQuestions { path, errors } => {
+            let mut lines = vec![Line::styled(
+                format!(
+                    "{} problem(s) in {}:",
+                    errors.len(),
+                    seamscope::text::safe(&path.display().to_string())
+                ),
+                t.error,
+            )];
+            lines.extend(
+                errors
+                    .iter()
+                    .take(12)
+                    .map(|e| Line::styled(format!("  {}", seamscope::text::safe(e)), t.text)),
+            );
+            lines.push(Line::styled("Fix the file, then press r.", t.muted));
+            lines
+        }
+        EvalProblem::Failed(error) => vec![Line::styled(
+            format!("The evaluation failed: {}", seamscope::text::safe(error)),
+            t.error,
+        )],
+    }
+}
+
+/// The failure rate over questions carrying any of `tags`; `None` when none carries them.
+fn tag_rate(row: &GridRow, tags: &[&str]) -> Option<f64> {
+    let (failed, all) = tags.iter().fold((0, 0), |acc, tag| {
+        let (f, n) = row.by_tag.get(*tag).copied().unwrap_or((0, 0));
+        (acc.0 + f, acc.1 + n)
+    });
+    (all > 0).then(|| failed as f64 / all as f64)
+}
+
+/// One bar cell: the bar on `max`'s scale, then the value, padded to `width`.
+fn cell<'a>(value: Option<f64>, max: f64, text: String, width: usize, style: Style) -> Span<'a> {
+    let room = width.saturating_sub(text.chars().count() + 2);
+    let drawn = value.map_or_else(String::new, |v| bar(v, max, room));
+    Span::styled(pad(&format!("{drawn} {text}"), width), style)
+}
+
+fn pct(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), |v| format!("{:.1}%", v * 100.0))
+}
+
+/// Failure rates (overall, boundary, inside) and tokens sent, one row per strategy.
+fn chart<'a>(app: &App, width: usize) -> Vec<Line<'a>> {
+    let t = &app.theme;
+    let rows = &app.evaluation.rows;
+    let column = (width.saturating_sub(NAME + 1) / 4).max(10);
+    let rates: Vec<[Option<f64>; 3]> = rows
+        .iter()
+        .map(|r| {
+            [
+                Some(r.failure_rate),
+                tag_rate(r, &["boundary"]),
+                tag_rate(r, &["inside", "edge"]),
+            ]
+        })
+        .collect();
+    let worst = rates
+        .iter()
+        .flatten()
+        .flatten()
+        .fold(0.01, |a: f64, &b| a.max(b));
+    let most_tokens = rows.iter().map(|r| r.mean_tokens).fold(1.0, f64::max);
+    let heading = |s: &str| Span::styled(pad(s, column), t.title);
+    let mut lines = vec![Line::from(vec![
+        Span::styled(pad("strategy", NAME + 1), t.title),
+        heading("failure, all"),
+        heading("failure, boundary"),
+        heading("failure, inside"),
+        heading("tokens sent per answer"),
+    ])];
+    for (row, rates) in rows.iter().zip(&rates) {
+        let seams = is_seams(row);
+        let name_style = if seams { t.fired } else { t.text };
+        let bar_style = if seams { t.fired } else { t.chart_bar };
+        let mut spans = vec![Span::styled(
+            pad(&fit(&row.label, NAME), NAME + 1),
+            name_style,
+        )];
+        for rate in rates {
+            spans.push(cell(*rate, worst, pct(*rate), column, bar_style));
+        }
+        let tokens = thousands(row.mean_tokens.round() as usize);
+        spans.push(cell(
+            Some(row.mean_tokens),
+            most_tokens,
+            tokens,
+            column,
+            bar_style,
+        ));
+        lines.push(Line::from(spans));
+    }
+    lines
+}
+
+/// Fire, false-fire and waste rates of a Seams row, as bars on a 0–100% scale.
+fn seams_lines<'a>(app: &App, row: &GridRow, width: usize) -> Vec<Line<'a>> {
+    let t = &app.theme;
+    let pending = app.jobs.eval.as_ref().and_then(|job| match job.kind {
+        EvalJobKind::Seams { k } => Some(k),
+        EvalJobKind::Grid => None,
+    });
+    let mut title = vec![Span::styled(
+        format!(
+            "{} at m = {}: {:.2} firings per question · {:.2}× the vectors of chunks alone",
+            row.label, app.sliders.m, row.fires_per_question, row.vectors_vs_chunks
+        ),
+        t.title,
+    )];
+    if let Some(k) = pending {
+        title.push(Span::styled(format!(" · preparing k = {k}…"), t.notice));
+    }
+    let mut lines = vec![Line::from(title)];
+    let column = (width.saturating_sub(NAME + 1) / 3).max(10);
+    for (name, value, meaning) in [
+        (
+            "fire rate",
+            row.fire_rate,
+            "questions where a seam the budget fill reached fired",
+        ),
+        (
+            "false fires",
+            row.false_fire_rate,
+            "of firings: the evidence lay inside one chunk",
+        ),
+        (
+            "waste",
+            row.waste_rate,
+            "of firings: one added chunk held none of the evidence",
+        ),
+    ] {
+        lines.push(Line::from(vec![
+            Span::styled(pad(&format!("  {name}"), NAME + 1), t.text),
+            cell(Some(value), 1.0, pct(Some(value)), column, t.fired),
+            Span::styled(meaning, t.muted),
+        ]));
+    }
+    lines
+}

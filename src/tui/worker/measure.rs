@@ -1,0 +1,312 @@
+//! The worker's measuring jobs: calibrating `m`, and the strategy comparison with its searches
+//! kept so the screen can score them again when `m` or the budget moves. Both report progress at
+//! most every 100 ms, stop when their generation is no longer the newest, and never reply when
+//! superseded.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use seamscope::calibrate::{CalibrateOptions, CalibrationReport, KeywordQuestions, calibrate};
+use seamscope::embed::cache::VectorCache;
+use seamscope::embed::{EmbedOptions, Embedder, embed_one};
+use seamscope::eval::grid::{Embedding, GridSettings, prepare, save_cache};
+use seamscope::eval::questions::{Question, load_questions};
+use seamscope::eval::rescore::SearchedStrategy;
+use seamscope::eval::strategy::Strategy;
+use seamscope::retrieve::QuerySettings;
+use seamscope::session::{Engine, OpenCorpus};
+
+use super::{PROGRESS_EVERY, Worker};
+use crate::tui::action::{Action, LayoutParams};
+use crate::tui::background::{
+    BackgroundProgress, Calibrated, EvalProblem, EvalRun, Evaluated, SeamsPrepared,
+};
+
+/// What the last evaluation ran on: enough to prepare Seams again at another `k`.
+pub struct EvalBase {
+    open: Arc<OpenCorpus>,
+    params: LayoutParams,
+    questions: Arc<Vec<Question>>,
+    vectors: Arc<Vec<Vec<f32>>>,
+}
+
+/// The question set of a corpus: `questions.jsonl` in its folder.
+pub fn questions_path(corpus: &Path) -> PathBuf {
+    corpus.join("questions.jsonl")
+}
+
+/// Sends progress at most every [`PROGRESS_EVERY`], and always the last step.
+struct Progress<'a> {
+    send: &'a dyn Fn(Action),
+    wrap: fn(BackgroundProgress) -> Action,
+    generation: u64,
+    last: Option<Instant>,
+}
+
+impl<'a> Progress<'a> {
+    fn new(
+        send: &'a dyn Fn(Action),
+        generation: u64,
+        wrap: fn(BackgroundProgress) -> Action,
+    ) -> Self {
+        Progress {
+            send,
+            wrap,
+            generation,
+            last: None,
+        }
+    }
+
+    fn report(&mut self, what: &str, done: usize, total: usize) {
+        let due = self.last.is_none_or(|at| at.elapsed() >= PROGRESS_EVERY) || done >= total;
+        if due {
+            self.last = Some(Instant::now());
+            (self.send)((self.wrap)(BackgroundProgress {
+                generation: self.generation,
+                what: what.to_string(),
+                done,
+                total,
+            }));
+        }
+    }
+}
+
+/// Run `job`, turning a panic into an error message.
+fn guarded<T, E>(job: impl FnOnce() -> Result<T, E>, on_panic: impl FnOnce() -> E) -> Result<T, E> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|_| Err(on_panic()))
+}
+
+/// The engine's vector cache, shared by every strategy and the indexes.
+fn vector_cache(engine: &Engine) -> VectorCache {
+    let identity = Embedder::identity(&engine.embedder).to_string();
+    let path = VectorCache::path_for(&engine.places.cache_dir, &identity);
+    VectorCache::open(path, Embedder::dim(&engine.embedder)).0
+}
+
+impl Worker<'_> {
+    fn shown(&self) -> Option<(LayoutParams, Arc<OpenCorpus>)> {
+        self.current
+            .as_ref()
+            .map(|(_, params, open)| (*params, Arc::clone(open)))
+    }
+
+    /// Calibrate `m` on the current layout with the offline question generator.
+    pub(super) fn calibrate(&mut self, generation: u64, query: QuerySettings) {
+        if !self.gens.calibration_is_current(generation) {
+            return;
+        }
+        let result = guarded(
+            || self.calibrate_on_shown(generation, query),
+            || "internal error while calibrating".to_string(),
+        );
+        if self.gens.calibration_is_current(generation) {
+            (self.send)(Action::Calibrated(Box::new(Calibrated {
+                generation,
+                result,
+            })));
+        }
+    }
+
+    fn calibrate_on_shown(
+        &mut self,
+        generation: u64,
+        query: QuerySettings,
+    ) -> Result<Arc<CalibrationReport>, String> {
+        let (params, open) = self.shown().ok_or("the corpus is not open yet")?;
+        let gens = Arc::clone(&self.gens);
+        let mut progress = Progress::new(self.send, generation, Action::CalibrationProgress);
+        let engine = self.engine.as_mut().ok_or("the model is not loaded")?;
+        let options = CalibrateOptions {
+            query: QuerySettings {
+                k: params.k as u32,
+                ..query
+            },
+            ..CalibrateOptions::default()
+        };
+        let report = calibrate(engine, &open, &mut KeywordQuestions, &options, &mut |p| {
+            progress.report("asking questions", p.done, p.total);
+            gens.calibration_is_current(generation)
+        });
+        report.map(Arc::new).map_err(|e| e.to_string())
+    }
+
+    /// Run the comparison on the current layout's question set, keeping every search.
+    pub(super) fn evaluate(&mut self, generation: u64, grid: GridSettings, k: usize) {
+        if !self.gens.eval_is_current(generation) {
+            return;
+        }
+        let result = guarded(
+            || self.evaluate_on_shown(generation, grid, k),
+            || EvalProblem::Failed("internal error while evaluating".to_string()),
+        );
+        let result = match result {
+            Ok(Some(run)) => Ok(run),
+            Ok(None) => return,
+            Err(problem) => Err(problem),
+        };
+        if self.gens.eval_is_current(generation) {
+            (self.send)(Action::Evaluated(Box::new(Evaluated {
+                generation,
+                result,
+            })));
+        }
+    }
+
+    fn evaluate_on_shown(
+        &mut self,
+        generation: u64,
+        grid: GridSettings,
+        k: usize,
+    ) -> Result<Option<EvalRun>, EvalProblem> {
+        let failed = |e: &dyn std::fmt::Display| EvalProblem::Failed(e.to_string());
+        let (params, open) = self
+            .shown()
+            .ok_or_else(|| failed(&"the corpus is not open yet"))?;
+        let path = questions_path(&self.setup.corpus);
+        if !path.is_file() {
+            return Err(EvalProblem::MissingQuestions(path));
+        }
+        let questions =
+            load_questions(&path, &open.corpus).map_err(|errors| EvalProblem::BadQuestions {
+                path: path.clone(),
+                errors: errors.iter().map(|e| e.to_string()).collect(),
+            })?;
+        if questions.is_empty() {
+            return Err(failed(&format!("{} holds no questions", path.display())));
+        }
+        let grid = GridSettings {
+            chunk_tokens: params.chunk_tokens,
+            ..grid
+        };
+        let strategies = Strategy::grid(params.chunk_tokens, k, &[k]);
+        let n = questions.len();
+        let total = n * (strategies.len() + 1);
+        let gens = Arc::clone(&self.gens);
+        let current = || gens.eval_is_current(generation);
+        let mut progress = Progress::new(self.send, generation, Action::EvalProgress);
+        let engine = self
+            .engine
+            .as_mut()
+            .ok_or_else(|| failed(&"the model is not loaded"))?;
+        let mut vectors = Vec::with_capacity(n);
+        for q in &questions {
+            let v = embed_one(&mut engine.embedder, &engine.tokenizer, &q.question);
+            vectors.push(v.map_err(|e| failed(&e))?);
+            progress.report("embedding the questions", vectors.len(), total);
+            if !current() {
+                return Ok(None);
+            }
+        }
+        let mut cache = vector_cache(engine);
+        let mut searched = Vec::with_capacity(strategies.len());
+        for (i, &strategy) in strategies.iter().enumerate() {
+            let label = strategy.label(params.chunk_tokens);
+            let before = n * (i + 1);
+            progress.report(&format!("{label}: embedding its texts"), before, total);
+            let mut model = Embedding {
+                embedder: &mut engine.embedder,
+                tokenizer: &engine.tokenizer,
+                options: EmbedOptions {
+                    slice: engine.settings.embed_slice,
+                },
+                cache: &mut cache,
+            };
+            let prepared = prepare(&mut model, &open.corpus, &open.layout, strategy, &grid);
+            let prepared = prepared.map_err(|e| failed(&e))?;
+            save_cache(&mut cache).map_err(|e| failed(&e))?;
+            let what = format!("{label}: searching");
+            let one =
+                SearchedStrategy::search(prepared, &questions, &vectors, &grid, &mut |d, _| {
+                    progress.report(&what, before + d, total);
+                    current()
+                });
+            match one.map_err(|e| failed(&e))? {
+                Some(s) => searched.push(s),
+                None => return Ok(None),
+            }
+        }
+        let questions = Arc::new(questions);
+        self.eval_base = Some(EvalBase {
+            open: Arc::clone(&open),
+            params,
+            questions: Arc::clone(&questions),
+            vectors: Arc::new(vectors),
+        });
+        Ok(Some(EvalRun {
+            open,
+            params,
+            questions_path: path,
+            questions,
+            settings: grid,
+            strategies: searched,
+        }))
+    }
+
+    /// Prepare and search Seams again at `k` on the last evaluation's question set.
+    pub(super) fn prepare_seams(&mut self, generation: u64, k: usize, grid: GridSettings) {
+        if !self.gens.eval_is_current(generation) {
+            return;
+        }
+        let result = guarded(
+            || self.prepare_seams_on_base(generation, k, grid),
+            || "internal error while preparing Seams".to_string(),
+        );
+        let result = match result {
+            Ok(Some(strategy)) => Ok(strategy),
+            Ok(None) => return,
+            Err(error) => Err(error),
+        };
+        if self.gens.eval_is_current(generation) {
+            (self.send)(Action::SeamsPrepared(Box::new(SeamsPrepared {
+                generation,
+                result,
+            })));
+        }
+    }
+
+    fn prepare_seams_on_base(
+        &mut self,
+        generation: u64,
+        k: usize,
+        grid: GridSettings,
+    ) -> Result<Option<SearchedStrategy>, String> {
+        let base = self
+            .eval_base
+            .as_ref()
+            .ok_or("no evaluation to update: press r to run one")?;
+        let (open, questions, vectors) = (
+            Arc::clone(&base.open),
+            Arc::clone(&base.questions),
+            Arc::clone(&base.vectors),
+        );
+        let grid = GridSettings {
+            chunk_tokens: base.params.chunk_tokens,
+            ..grid
+        };
+        let gens = Arc::clone(&self.gens);
+        let mut progress = Progress::new(self.send, generation, Action::EvalProgress);
+        let engine = self.engine.as_mut().ok_or("the model is not loaded")?;
+        let strategy = Strategy::Seams { k };
+        let label = strategy.label(grid.chunk_tokens);
+        progress.report(&format!("{label}: embedding its seams"), 0, questions.len());
+        let mut cache = vector_cache(engine);
+        let mut model = Embedding {
+            embedder: &mut engine.embedder,
+            tokenizer: &engine.tokenizer,
+            options: EmbedOptions {
+                slice: engine.settings.embed_slice,
+            },
+            cache: &mut cache,
+        };
+        let prepared = prepare(&mut model, &open.corpus, &open.layout, strategy, &grid)
+            .map_err(|e| e.to_string())?;
+        save_cache(&mut cache).map_err(|e| e.to_string())?;
+        let what = format!("{label}: searching");
+        SearchedStrategy::search(prepared, &questions, &vectors, &grid, &mut |d, total| {
+            progress.report(&what, d, total);
+            gens.eval_is_current(generation)
+        })
+        .map_err(|e| e.to_string())
+    }
+}
