@@ -292,7 +292,7 @@ fn seams_lines<'a>(app: &App, row: &GridRow, width: usize) -> Vec<Line<'a>> {
         (
             "false fires",
             row.false_fire_rate,
-            "of firings: the evidence lay inside one chunk",
+            "of firings: its cut did not split the evidence",
         ),
         (
             "waste",
