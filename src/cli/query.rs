@@ -327,10 +327,9 @@ pub fn render(
             .sum();
         let _ = writeln!(
             out,
-            "  without Seams   chunks {} ({} tokens; {})",
+            "  without Seams   chunks {} ({} tokens; a real chunks-only retrieval)",
             chunk_list(&run.fill.chunks),
-            tokens,
-            run.comparison.baseline.label()
+            tokens
         );
         let c = &run.comparison;
         if c.added.is_empty() && c.displaced.is_empty() {
