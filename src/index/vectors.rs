@@ -161,4 +161,20 @@ mod tests {
         );
         assert!(VectorIndex::load(&p, 3, 4).is_err());
     }
+
+    #[test]
+    fn approximate_search_finds_an_obvious_neighbour() {
+        let vs: Vec<Vec<f32>> = (0..200)
+            .map(|i| {
+                let a = i as f32 * 0.03;
+                vec![a.cos(), a.sin(), 0.1]
+            })
+            .collect();
+        let idx = VectorIndex::build(3, &vs).unwrap();
+        let exact = idx.search(&vs[50], 5, SearchMode::Exact).unwrap();
+        let approx = idx.search(&vs[50], 5, SearchMode::Approximate).unwrap();
+        assert_eq!(exact[0].0, 50);
+        assert_eq!(approx[0].0, 50);
+        assert_eq!(approx.len(), 5);
+    }
 }
