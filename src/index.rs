@@ -226,8 +226,7 @@ pub fn open_or_build(
     }
     let open_secs = started.elapsed().as_secs_f64();
 
-    let cache_path = VectorCache::path_for(cache_dir, embedder.identity());
-    let (mut cache, cache_state) = VectorCache::open(cache_path, embedder.dim());
+    let (mut cache, cache_state) = VectorCache::for_model(cache_dir, embedder);
 
     let t0 = Instant::now();
     // Search texts: the exact spans, with any search-only context (heading path, table header).

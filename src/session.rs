@@ -5,6 +5,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::chunk::ChunkId;
+use crate::embed::cache::{CacheOpen, VectorCache};
 use crate::embed::embed_one;
 use crate::embed::reranker::CrossEncoder;
 use crate::retrieve::{
@@ -228,6 +229,12 @@ impl Engine {
             embedder,
             reranker,
         })
+    }
+
+    /// The vector cache of this engine's model: every text it ever embedded, shared by the
+    /// indexes and by every evaluated strategy.
+    pub fn vector_cache(&self) -> (VectorCache, CacheOpen) {
+        VectorCache::for_model(&self.places.cache_dir, &self.embedder)
     }
 
     /// Load a corpus from `path`, lay it out with the chunker, chunk size, `k` and heading-prefix

@@ -3,8 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use seamscope::embed::EmbedOptions;
-use seamscope::embed::cache::VectorCache;
 use seamscope::eval::grid::{Embedding, GridRow, GridSettings, run_grid};
 use seamscope::eval::questions::Question;
 use seamscope::eval::run::{Summary, score, search_all};
@@ -213,27 +211,11 @@ pub fn run(
             json,
         );
     }
-    let grid = GridSettings {
-        budget: settings.budget,
-        m: settings.m,
-        depth: settings.depth,
-        rrf_c: settings.rrf_c,
-        chunk_tokens: settings.chunk_tokens,
-    };
+    let grid = GridSettings::from_settings(&settings);
     let strategies = Strategy::grid(settings.chunk_tokens, settings.k, &args.seam_k);
     let started = std::time::Instant::now();
-    let identity = seamscope::embed::Embedder::identity(&engine.embedder).to_string();
-    let dim = seamscope::embed::Embedder::dim(&engine.embedder);
-    let cache_path = VectorCache::path_for(&engine.places.cache_dir, &identity);
-    let (mut cache, _) = VectorCache::open(cache_path, dim);
-    let mut model = Embedding {
-        embedder: &mut engine.embedder,
-        tokenizer: &engine.tokenizer,
-        options: EmbedOptions {
-            slice: settings.embed_slice,
-        },
-        cache: &mut cache,
-    };
+    let (mut cache, _) = engine.vector_cache();
+    let mut model = Embedding::of(&mut engine, &mut cache);
     let rows = run_grid(
         &mut model,
         &open.corpus,

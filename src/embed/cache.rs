@@ -53,6 +53,14 @@ impl VectorCache {
             .join(format!("{}.bin", &name[..24]))
     }
 
+    /// Open (or start) the cache of `embedder` under `cache_dir`.
+    pub fn for_model(cache_dir: &Path, embedder: &dyn super::Embedder) -> (VectorCache, CacheOpen) {
+        Self::open(
+            Self::path_for(cache_dir, embedder.identity()),
+            embedder.dim(),
+        )
+    }
+
     /// Open (or start) the cache at `path` for vectors of `dim` dimensions.
     pub fn open(path: PathBuf, dim: usize) -> (VectorCache, CacheOpen) {
         let mut cache = VectorCache {

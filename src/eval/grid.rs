@@ -19,7 +19,7 @@ use crate::embed::{EmbedOptions, EmbedStats, Embedder, embed_one, embed_texts};
 use crate::layout::Layout;
 use crate::retrieve::{EntryRef, Hit, ListSource, RankedList};
 use crate::seam::{SeamId, build_seams};
-use crate::session::EngineError;
+use crate::session::{Engine, EngineError};
 use crate::tokens::TokenCounter;
 
 /// The knobs shared by every strategy in a run.
@@ -75,6 +75,33 @@ pub struct Embedding<'a> {
     pub options: EmbedOptions,
     /// The vector cache every strategy shares, so no text is embedded twice.
     pub cache: &'a mut VectorCache,
+}
+
+impl<'a> Embedding<'a> {
+    /// The engine's model and tokenizer with `cache` (see [`Engine::vector_cache`]).
+    pub fn of(engine: &'a mut Engine, cache: &'a mut VectorCache) -> Embedding<'a> {
+        Embedding {
+            embedder: &mut engine.embedder,
+            tokenizer: &engine.tokenizer,
+            options: EmbedOptions {
+                slice: engine.settings.embed_slice,
+            },
+            cache,
+        }
+    }
+}
+
+impl GridSettings {
+    /// The grid knobs of a run's settings.
+    pub fn from_settings(settings: &crate::settings::Settings) -> GridSettings {
+        GridSettings {
+            budget: settings.budget,
+            m: settings.m,
+            depth: settings.depth,
+            rrf_c: settings.rrf_c,
+            chunk_tokens: settings.chunk_tokens,
+        }
+    }
 }
 
 /// Build one strategy's units, pointers and collections.

@@ -8,14 +8,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use seamscope::calibrate::{CalibrateOptions, CalibrationReport, KeywordQuestions, calibrate};
-use seamscope::embed::cache::VectorCache;
-use seamscope::embed::{EmbedOptions, Embedder, embed_one};
+use seamscope::embed::embed_one;
 use seamscope::eval::grid::{Embedding, GridSettings, prepare, save_cache};
 use seamscope::eval::questions::{Question, load_questions};
 use seamscope::eval::rescore::SearchedStrategy;
 use seamscope::eval::strategy::Strategy;
 use seamscope::retrieve::QuerySettings;
-use seamscope::session::{Engine, OpenCorpus};
+use seamscope::session::OpenCorpus;
 
 use super::{PROGRESS_EVERY, Worker};
 use crate::tui::action::{Action, LayoutParams};
@@ -75,13 +74,6 @@ impl<'a> Progress<'a> {
 /// Run `job`, turning a panic into an error message.
 fn guarded<T, E>(job: impl FnOnce() -> Result<T, E>, on_panic: impl FnOnce() -> E) -> Result<T, E> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|_| Err(on_panic()))
-}
-
-/// The engine's vector cache, shared by every strategy and the indexes.
-fn vector_cache(engine: &Engine) -> VectorCache {
-    let identity = Embedder::identity(&engine.embedder).to_string();
-    let path = VectorCache::path_for(&engine.places.cache_dir, &identity);
-    VectorCache::open(path, Embedder::dim(&engine.embedder)).0
 }
 
 impl Worker<'_> {
@@ -198,20 +190,13 @@ impl Worker<'_> {
                 return Ok(None);
             }
         }
-        let mut cache = vector_cache(engine);
+        let mut cache = engine.vector_cache().0;
         let mut searched = Vec::with_capacity(strategies.len());
         for (i, &strategy) in strategies.iter().enumerate() {
             let label = strategy.label(params.chunk_tokens);
             let before = n * (i + 1);
             progress.report(&format!("{label}: embedding its texts"), before, total);
-            let mut model = Embedding {
-                embedder: &mut engine.embedder,
-                tokenizer: &engine.tokenizer,
-                options: EmbedOptions {
-                    slice: engine.settings.embed_slice,
-                },
-                cache: &mut cache,
-            };
+            let mut model = Embedding::of(engine, &mut cache);
             let prepared = prepare(&mut model, &open.corpus, &open.layout, strategy, &grid);
             let prepared = prepared.map_err(|e| failed(&e))?;
             save_cache(&mut cache).map_err(|e| failed(&e))?;
@@ -290,15 +275,8 @@ impl Worker<'_> {
         let strategy = Strategy::Seams { k };
         let label = strategy.label(grid.chunk_tokens);
         progress.report(&format!("{label}: embedding its seams"), 0, questions.len());
-        let mut cache = vector_cache(engine);
-        let mut model = Embedding {
-            embedder: &mut engine.embedder,
-            tokenizer: &engine.tokenizer,
-            options: EmbedOptions {
-                slice: engine.settings.embed_slice,
-            },
-            cache: &mut cache,
-        };
+        let mut cache = engine.vector_cache().0;
+        let mut model = Embedding::of(engine, &mut cache);
         let prepared = prepare(&mut model, &open.corpus, &open.layout, strategy, &grid)
             .map_err(|e| e.to_string())?;
         save_cache(&mut cache).map_err(|e| e.to_string())?;
