@@ -209,18 +209,6 @@ fn the_question_set_calibrates_from_gold_evidence() {
         &open.corpus,
     )
     .unwrap();
-    let setup = seamscope::calibrate::CalibrationSetup {
-        corpus: "sample-corpus".into(),
-        chunker: open.layout.chunker.clone(),
-        k: open.layout.k,
-        depth: 150,
-        rrf_c: 60.0,
-        samples_per_kind: 0,
-        seed: 0,
-        min_words: 0,
-        generator: String::new(),
-        generator_description: String::new(),
-    };
     let query = engine.settings.query_settings();
     let mut search = |q: &str| Ok(engine.ask(&open, q, &query)?.0.fused);
     let report = seamscope::calibrate::calibrate_from_questions(
@@ -228,7 +216,7 @@ fn the_question_set_calibrates_from_gold_evidence() {
         &open.layout,
         &questions,
         "questions.jsonl",
-        setup,
+        &query,
         &mut search,
         &mut |_| true,
     )

@@ -14,7 +14,7 @@ use super::{CalibrateError, CalibrationProgress};
 use crate::corpus::Corpus;
 use crate::eval::questions::Question;
 use crate::layout::Layout;
-use crate::retrieve::{EntryRef, FusedEntry, position_of};
+use crate::retrieve::{EntryRef, FusedEntry, QuerySettings, position_of};
 use crate::session::EngineError;
 
 /// What to measure for one question, if anything.
@@ -49,7 +49,7 @@ pub fn calibrate_from_questions(
     layout: &Layout,
     questions: &[Question],
     source: &str,
-    setup: CalibrationSetup,
+    query: &QuerySettings,
     search: &mut dyn FnMut(&str) -> Result<Vec<FusedEntry>, EngineError>,
     progress: &mut dyn FnMut(CalibrationProgress) -> bool,
 ) -> Result<CalibrationReport, CalibrateError> {
@@ -111,16 +111,25 @@ pub fn calibrate_from_questions(
             return Err(CalibrateError::Cancelled);
         }
     }
-    let mut setup = setup;
-    setup.generator = format!("question set {source}");
-    setup.generator_description = format!(
+    let generator_description = format!(
         "questions and gold evidence from {source}: {crossing} boundary questions are the crossing \
          sample (the seam whose cut splits the evidence, over the better-ranked of its two \
          chunks); {unsplit} inside/edge questions are the unsplit sample (the better-ranked seam at \
          the answer chunk's cuts, over that chunk). {} other questions were not used.",
         questions.len() - total
     );
-    setup.samples_per_kind = unsplit.max(crossing);
+    let setup = CalibrationSetup {
+        corpus: corpus.root.display().to_string(),
+        chunker: layout.chunker.clone(),
+        k: layout.k,
+        depth: query.depth,
+        rrf_c: query.rrf_c,
+        samples_per_kind: unsplit.max(crossing),
+        seed: 0,
+        min_words: 0,
+        generator: format!("question set {source}"),
+        generator_description,
+    };
     Ok(CalibrationReport::build(
         setup,
         (unsplit, crossing),
@@ -165,18 +174,6 @@ mod tests {
             q("i", Span::new(20, 28), "inside"),
             q("x", Span::new(0, 4), "short"),
         ];
-        let setup = CalibrationSetup {
-            corpus: ".".into(),
-            chunker: "fixed-4".into(),
-            k: 2,
-            depth: 10,
-            rrf_c: 60.0,
-            samples_per_kind: 0,
-            seed: 0,
-            min_words: 0,
-            generator: String::new(),
-            generator_description: String::new(),
-        };
         let c = |i: u32| FusedEntry::given(EntryRef::Chunk(crate::chunk::ChunkId(i)));
         let s = |i: u32| FusedEntry::given(EntryRef::Seam(crate::seam::SeamId(i)));
         // Seam 0 (chunks 0|1) first, then chunks 1, 0; seam 1 (chunks 1|2) after chunk 1.
@@ -186,7 +183,7 @@ mod tests {
             &layout,
             &questions,
             "q.jsonl",
-            setup,
+            &QuerySettings::default(),
             &mut |_| Ok(ranking.clone()),
             &mut |_| true,
         )

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use seamscope::calibrate::{
-    CalibrateOptions, CalibrationReport, CalibrationSetup, Distribution, KeywordQuestions,
-    LlmConfig, LlmQuestions, QuestionGenerator, SampleOptions, calibrate, calibrate_from_questions,
+    CalibrateOptions, CalibrationReport, Distribution, KeywordQuestions, LlmConfig, LlmQuestions,
+    QuestionGenerator, SampleOptions, calibrate, calibrate_from_questions,
 };
 use seamscope::text::safe;
 
@@ -137,18 +137,6 @@ pub fn run(
         )?,
         Some(path) => {
             let questions = super::common::load_question_file(path, &open.corpus)?;
-            let setup = CalibrationSetup {
-                corpus: open.corpus.root.display().to_string(),
-                chunker: open.layout.chunker.clone(),
-                k: open.layout.k,
-                depth: options.query.depth,
-                rrf_c: options.query.rrf_c,
-                samples_per_kind: 0,
-                seed: 0,
-                min_words: 0,
-                generator: String::new(),
-                generator_description: String::new(),
-            };
             let query = options.query;
             let mut search = |q: &str| Ok(engine.ask(&open, q, &query)?.0.fused);
             calibrate_from_questions(
@@ -156,7 +144,7 @@ pub fn run(
                 &open.layout,
                 &questions,
                 &path.display().to_string(),
-                setup,
+                &query,
                 &mut search,
                 &mut progress,
             )?
