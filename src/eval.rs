@@ -5,6 +5,5 @@ pub mod grid;
 pub mod metrics;
 pub mod questions;
 pub mod rescore;
-pub mod run;
 pub mod select;
 pub mod strategy;

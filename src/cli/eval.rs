@@ -3,9 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use seamscope::eval::grid::{Embedding, GridRow, GridSettings, run_grid};
+use seamscope::embed::embed_one;
+use seamscope::eval::grid::{Embedding, GridRow, GridSettings, prepare, run_grid, save_cache};
 use seamscope::eval::questions::Question;
-use seamscope::eval::run::{Summary, score, search_all};
+use seamscope::eval::rescore::SearchedStrategy;
 use seamscope::eval::strategy::Strategy;
 use seamscope::session::{Engine, OpenCorpus};
 
@@ -121,51 +122,43 @@ fn csv(rows: &[GridRow]) -> String {
     out
 }
 
-fn sweep_row(s: &Summary) -> String {
-    format!(
-        "  {:<22} {:>6.1}% {:>8.1}% {:>7.1}% {:>8.0} {:>7.2} {:>7.0}% {:>6.0}%",
-        s.label,
-        s.failure_rate * 100.0,
-        s.failure_rate_boundary * 100.0,
-        s.failure_rate_inside * 100.0,
-        s.mean_tokens,
-        s.fires_per_question,
-        s.false_fire_rate * 100.0,
-        s.waste_rate * 100.0
-    )
-}
-
+/// Seams at several margins beside chunks-only retrieval, each question searched once: the
+/// margins are scored from the kept searches.
 fn sweep(
     engine: &mut Engine,
     open: &OpenCorpus,
     questions: &[Question],
     ms: &[u32],
-    qs: seamscope::retrieve::QuerySettings,
+    grid: GridSettings,
+    k: usize,
     json: bool,
 ) -> anyhow::Result<()> {
-    let searched = search_all(engine, open, questions, &qs, &mut |_, _| {})?;
-    let mut rows = Vec::new();
+    let vectors = questions
+        .iter()
+        .map(|q| embed_one(&mut engine.embedder, &engine.tokenizer, &q.question))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (mut cache, _) = engine.vector_cache();
+    let mut searched = Vec::new();
+    for strategy in [Strategy::NoOverlap, Strategy::Seams { k }] {
+        let mut model = Embedding::of(engine, &mut cache);
+        let prepared = prepare(&mut model, &open.corpus, &open.layout, strategy, &grid)?;
+        save_cache(&mut cache)?;
+        let kept =
+            SearchedStrategy::search(prepared, questions, &vectors, &grid, &mut |_, _| true)?
+                .ok_or_else(|| anyhow::anyhow!("the search stopped early"))?;
+        searched.push(kept);
+    }
+    let mut rows = vec![searched[0].row(&open.layout, questions, &grid)];
+    rows[0].label = "chunks only".into();
     for &m in ms {
-        let (seams, base) = score(
-            open,
-            &searched,
-            &seamscope::retrieve::QuerySettings { m, ..qs },
-        )?;
-        if rows.is_empty() {
-            rows.push(base);
-        }
-        rows.push(seams);
+        let mut row = searched[1].row(&open.layout, questions, &GridSettings { m, ..grid });
+        row.label = format!("Seams k={k} m={m}");
+        rows.push(row);
     }
     if json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
-        println!(
-            "  {:<22} {:>7} {:>9} {:>8} {:>8} {:>7} {:>8} {:>7}",
-            "strategy", "fail", "boundary", "inside", "tokens", "fires/q", "false", "waste"
-        );
-        for r in &rows {
-            println!("{}", sweep_row(r));
-        }
+        print_grid(&rows);
     }
     Ok(())
 }
@@ -202,14 +195,8 @@ pub fn run(
         .unwrap_or_else(|| corpus.join("questions.jsonl"));
     let questions = super::common::load_question_file(&qpath, &open.corpus)?;
     if let Some(ms) = &args.sweep_m {
-        return sweep(
-            &mut engine,
-            &open,
-            &questions,
-            ms,
-            settings.query_settings(),
-            json,
-        );
+        let grid = GridSettings::from_settings(&settings);
+        return sweep(&mut engine, &open, &questions, ms, grid, settings.k, json);
     }
     let grid = GridSettings::from_settings(&settings);
     let strategies = Strategy::grid(settings.chunk_tokens, settings.k, &args.seam_k);

@@ -1,11 +1,10 @@
-//! Per-question metrics: did the returned chunks hold the evidence, and what did firings cost.
+//! Per-span metrics: how gold evidence lies against chunks, and whether returned chunks hold it.
 
 use serde::{Deserialize, Serialize};
 
 use crate::chunk::ChunkId;
 use crate::corpus::Span;
 use crate::layout::Layout;
-use crate::retrieve::{BudgetAction, Trace};
 
 use super::questions::Question;
 
@@ -85,43 +84,6 @@ pub fn covered(span: Span, chunks: &[Span]) -> bool {
     reach >= span.end
 }
 
-/// What one question's retrieval did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Outcome {
-    /// The question's id.
-    pub id: String,
-    /// Every gold span is covered by the returned chunks.
-    pub answered: bool,
-    /// Tokens of the returned chunks.
-    pub tokens_sent: u64,
-    /// Fired seams that the budget fill reached and that added at least one chunk.
-    pub fires: usize,
-    /// Of those, fires whose evidence lies wholly inside one chunk (or another document).
-    pub false_fires: usize,
-    /// Of those, fires where one added chunk holds none of the evidence.
-    pub wasted_fires: usize,
-    /// The chunks returned.
-    pub chunks: Vec<ChunkId>,
-}
-
-/// Score the trace's "without Seams" retrieval (chunks only) against its question.
-pub fn baseline_outcome(question: &Question, trace: &Trace, layout: &Layout) -> Option<Outcome> {
-    let run = trace.without_seams.retrieval.as_ref()?;
-    let chunks = &run.fill.chunks;
-    Some(Outcome {
-        id: question.id.clone(),
-        answered: answered(question, chunks, layout),
-        tokens_sent: chunks
-            .iter()
-            .map(|c| u64::from(layout.chunk(*c).tokens))
-            .sum(),
-        fires: 0,
-        false_fires: 0,
-        wasted_fires: 0,
-        chunks: chunks.clone(),
-    })
-}
-
 /// Whether `chunks` together hold every gold span of `question`.
 pub fn answered(question: &Question, chunks: &[ChunkId], layout: &Layout) -> bool {
     let returned: Vec<Span> = chunks
@@ -131,67 +93,6 @@ pub fn answered(question: &Question, chunks: &[ChunkId], layout: &Layout) -> boo
         .map(|c| c.span)
         .collect();
     question.spans.iter().all(|s| covered(*s, &returned))
-}
-
-/// Score one trace against its question.
-pub fn outcome(question: &Question, trace: &Trace, layout: &Layout) -> Outcome {
-    let returned: Vec<Span> = trace
-        .fill
-        .chunks
-        .iter()
-        .map(|c| layout.chunk(*c))
-        .filter(|c| c.doc == question.doc)
-        .map(|c| c.span)
-        .collect();
-    let answered = question.spans.iter().all(|s| covered(*s, &returned));
-    let doc_chunks: Vec<Span> = layout
-        .chunks
-        .iter()
-        .filter(|c| c.doc == question.doc)
-        .map(|c| c.span)
-        .collect();
-    let (mut fires, mut false_fires, mut wasted_fires) = (0, 0, 0);
-    for step in &trace.fill.steps {
-        let BudgetAction::AddedPair { added } = &step.action else {
-            continue;
-        };
-        let Some(seam) = step.entry.seam() else {
-            continue;
-        };
-        if added.is_empty() {
-            continue;
-        }
-        fires += 1;
-        let seam = layout.seam(seam);
-        let crosses = seam.doc == question.doc
-            && question
-                .spans
-                .iter()
-                .any(|s| s.start < seam.cut && seam.cut < s.end);
-        let evidence_split = question
-            .spans
-            .iter()
-            .any(|s| span_class(*s, &doc_chunks) == SpanClass::Split);
-        if !(crosses && evidence_split) {
-            false_fires += 1;
-        }
-        let holds = |c: ChunkId| {
-            let chunk = layout.chunk(c);
-            chunk.doc == question.doc && question.spans.iter().any(|s| chunk.span.overlaps(s))
-        };
-        if !holds(seam.left) || !holds(seam.right) {
-            wasted_fires += 1;
-        }
-    }
-    Outcome {
-        id: question.id.clone(),
-        answered,
-        tokens_sent: trace.tokens_sent,
-        fires,
-        false_fires,
-        wasted_fires,
-        chunks: trace.fill.chunks.clone(),
-    }
 }
 
 #[cfg(test)]
