@@ -132,10 +132,9 @@ impl Worker<'_> {
             || self.evaluate_on_shown(generation, grid, k),
             || EvalProblem::Failed("internal error while evaluating".to_string()),
         );
-        let result = match result {
-            Ok(Some(run)) => Ok(run),
-            Ok(None) => return,
-            Err(problem) => Err(problem),
+        // Stopped (`Ok(None)`): a newer request owns the screen, so say nothing.
+        let Some(result) = result.transpose() else {
+            return;
         };
         if self.gens.eval_is_current(generation) {
             (self.send)(Action::Evaluated(Box::new(Evaluated {
@@ -237,10 +236,9 @@ impl Worker<'_> {
             || self.prepare_seams_on_base(generation, k, grid),
             || "internal error while preparing Seams".to_string(),
         );
-        let result = match result {
-            Ok(Some(strategy)) => Ok(strategy),
-            Ok(None) => return,
-            Err(error) => Err(error),
+        // Stopped (`Ok(None)`): a newer request owns the screen, so say nothing.
+        let Some(result) = result.transpose() else {
+            return;
         };
         if self.gens.eval_is_current(generation) {
             (self.send)(Action::SeamsPrepared(Box::new(SeamsPrepared {
