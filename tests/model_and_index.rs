@@ -48,14 +48,24 @@ fn a_paraphrase_is_nearer_than_an_unrelated_sentence() {
     );
 }
 
-#[test]
-fn reopening_embeds_nothing_and_changing_k_reembeds_only_seams() {
+/// A two-document corpus, a private cache, and an engine cutting 256-token chunks with k = 40.
+fn small_setup() -> (
+    tempfile::TempDir,
+    tempfile::TempDir,
+    seamscope::session::Engine,
+) {
     let corpus_dir = tempfile::tempdir().unwrap();
     write_corpus(corpus_dir.path());
     let cache = tempfile::tempdir().unwrap();
     let mut engine = common::engine(cache.path());
     engine.settings.chunk_tokens = 256;
     engine.settings.k = 40;
+    (corpus_dir, cache, engine)
+}
+
+#[test]
+fn reopening_embeds_nothing_and_changing_k_reembeds_only_seams() {
+    let (corpus_dir, _cache, mut engine) = small_setup();
 
     let first = engine
         .open_corpus(corpus_dir.path(), &mut |_| true)
@@ -108,12 +118,7 @@ fn reopening_embeds_nothing_and_changing_k_reembeds_only_seams() {
 
 #[test]
 fn a_truncated_index_file_is_rebuilt_not_trusted() {
-    let corpus_dir = tempfile::tempdir().unwrap();
-    write_corpus(corpus_dir.path());
-    let cache = tempfile::tempdir().unwrap();
-    let mut engine = common::engine(cache.path());
-    engine.settings.chunk_tokens = 256;
-    engine.settings.k = 40;
+    let (corpus_dir, cache, mut engine) = small_setup();
     let first = engine
         .open_corpus(corpus_dir.path(), &mut |_| true)
         .unwrap();
