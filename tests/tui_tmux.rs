@@ -71,17 +71,20 @@ impl Tmux {
         String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
     }
 
-    /// Wait until the pane satisfies `done`; fails with the pane on timeout.
+    /// Wait until the pane satisfies `done` and has stopped changing (a capture can land in the
+    /// middle of a redraw, showing half of the new frame); fails with the pane on timeout.
     fn wait_until(&self, what: &str, seconds: u64, done: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + Duration::from_secs(seconds);
+        let mut previous = String::new();
         loop {
             let screen = self.screen();
-            if done(&screen) {
+            if done(&screen) && screen == previous {
                 return screen;
             }
             if Instant::now() > deadline {
                 panic!("waited {seconds} s for {what}; the pane shows:\n{screen}");
             }
+            previous = screen;
             std::thread::sleep(Duration::from_millis(200));
         }
     }
