@@ -145,12 +145,12 @@ pub struct IndexSet {
     pub search_mode: SearchMode,
 }
 
-/// Where the indexes of `layout` live under `cache_dir`.
-pub fn index_dir(cache_dir: &Path, corpus: &Corpus, layout: &Layout, model: &str) -> PathBuf {
+/// Where the indexes of `layout` over a corpus with this `fingerprint` live under `cache_dir`.
+pub fn index_dir(cache_dir: &Path, fingerprint: &str, layout: &Layout, model: &str) -> PathBuf {
     let mut h = blake3::Hasher::new();
     for part in [
         FORMAT_VERSION.to_string(),
-        corpus.fingerprint(),
+        fingerprint.to_string(),
         layout.chunker.clone(),
         layout.k.to_string(),
         model.to_string(),
@@ -191,7 +191,9 @@ pub fn open_or_build(
     options: BuildOptions,
     progress: &mut dyn FnMut(BuildProgress) -> bool,
 ) -> Result<(IndexSet, BuildReport), IndexError> {
-    let dir = index_dir(cache_dir, corpus, layout, embedder.identity());
+    // Hash the corpus once: the folder name, the manifest check and the new manifest all use it.
+    let fingerprint = corpus.fingerprint();
+    let dir = index_dir(cache_dir, &fingerprint, layout, embedder.identity());
     let started = Instant::now();
     let mut rebuilt_because = None;
     if dir.exists() {
@@ -200,7 +202,7 @@ pub fn open_or_build(
             done: 0,
             total: 1,
         });
-        match open_existing(&dir, corpus, layout, embedder, options) {
+        match open_existing(&dir, &fingerprint, layout, embedder, options) {
             Ok(set) => {
                 let report = BuildReport {
                     dir: dir.clone(),
@@ -289,7 +291,7 @@ pub fn open_or_build(
     }
     let mut manifest = Manifest {
         format_version: FORMAT_VERSION,
-        corpus_fingerprint: corpus.fingerprint(),
+        corpus_fingerprint: fingerprint.clone(),
         chunker: layout.chunker.clone(),
         k: layout.k,
         model: embedder.identity().to_string(),
@@ -308,11 +310,12 @@ pub fn open_or_build(
             return Err(io_err(&dir)(e));
         }
     }
-    let set =
-        open_existing(&dir, corpus, layout, embedder, options).map_err(|m| IndexError::Io {
+    let set = open_existing(&dir, &fingerprint, layout, embedder, options).map_err(|m| {
+        IndexError::Io {
             path: dir.clone(),
             message: format!("freshly built index does not verify: {m}"),
-        })?;
+        }
+    })?;
     let t3 = Instant::now();
     let report = BuildReport {
         dir,
@@ -346,7 +349,7 @@ fn sizes(m: &Manifest) -> IndexSizes {
 /// verifies. Returns the reason otherwise.
 fn open_existing(
     dir: &Path,
-    corpus: &Corpus,
+    fingerprint: &str,
     layout: &Layout,
     embedder: &dyn Embedder,
     options: BuildOptions,
@@ -354,7 +357,7 @@ fn open_existing(
     let manifest = Manifest::read(dir)?;
     let expected = (
         FORMAT_VERSION,
-        corpus.fingerprint(),
+        fingerprint,
         layout.chunker.as_str(),
         layout.k,
         embedder.identity(),
@@ -364,7 +367,7 @@ fn open_existing(
     );
     let found = (
         manifest.format_version,
-        manifest.corpus_fingerprint.clone(),
+        manifest.corpus_fingerprint.as_str(),
         manifest.chunker.as_str(),
         manifest.k,
         manifest.model.as_str(),
