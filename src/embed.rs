@@ -189,24 +189,27 @@ pub fn embed_texts(
     let mut out: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
     // Window texts to run: (owner text index, window text, tokens).
     let mut jobs: Vec<(usize, &str, usize)> = Vec::new();
-    let mut pending: std::collections::HashMap<cache::TextKey, usize> = Default::default();
+    // Texts to embed, by key: (first index, token count). A repeat of one is served from it.
+    let mut pending: std::collections::HashMap<cache::TextKey, (usize, usize)> = Default::default();
     let mut duplicates: Vec<(usize, usize)> = Vec::new();
     for (i, text) in texts.iter().enumerate() {
         let key = text_key(text);
-        if let Some(v) = cache.get(&key) {
+        // A hit needs no tokenizing: the cache keeps each text's token count.
+        if let Some((v, tokens)) = cache.get(&key) {
             out[i] = Some(v.to_vec());
             stats.cache_hits += 1;
-            stats.tokens_cached += tokenizer.count(text)?;
+            stats.tokens_cached += tokens;
             continue;
         }
-        if let Some(&first) = pending.get(&key) {
+        if let Some(&(first, tokens)) = pending.get(&key) {
             duplicates.push((i, first));
             stats.cache_hits += 1;
+            stats.tokens_cached += tokens;
             continue;
         }
-        pending.insert(key, i);
         stats.cache_misses += 1;
         let offsets = tokenizer.offsets(text)?;
+        pending.insert(key, (i, offsets.len()));
         stats.tokens_embedded += offsets.len();
         for span in plan_windows(&offsets, text.len(), window) {
             let piece = &text[span.start..span.end];
@@ -251,7 +254,9 @@ pub fn embed_texts(
             if count > 1 {
                 normalize(&mut v);
             }
-            cache.insert(text_key(texts[i]), v.clone());
+            let key = text_key(texts[i]);
+            let tokens = pending.get(&key).map_or(0, |&(_, tokens)| tokens);
+            cache.insert(key, v.clone(), tokens);
             out[i] = Some(v);
         }
     }

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const MAGIC: &[u8; 8] = b"SSVEC001";
+/// Version 2 stores each text's token count beside its vector (so a cache hit needs no
+/// tokenizing); a version-1 file reads as damaged and is rebuilt.
+const MAGIC: &[u8; 8] = b"SSVEC002";
 
 /// A text's cache key: the blake3 hash of its bytes.
 pub type TextKey = [u8; 32];
@@ -22,7 +24,7 @@ pub fn text_key(text: &str) -> TextKey {
 pub struct VectorCache {
     path: PathBuf,
     dim: usize,
-    vectors: HashMap<TextKey, Vec<f32>>,
+    vectors: HashMap<TextKey, (Vec<f32>, u32)>,
     dirty: bool,
 }
 
@@ -90,15 +92,17 @@ impl VectorCache {
         (cache, state)
     }
 
-    /// The vector of a text, if cached.
-    pub fn get(&self, key: &TextKey) -> Option<&[f32]> {
-        self.vectors.get(key).map(|v| v.as_slice())
+    /// The vector of a text and the text's token count, if cached.
+    pub fn get(&self, key: &TextKey) -> Option<(&[f32], usize)> {
+        self.vectors
+            .get(key)
+            .map(|(v, tokens)| (v.as_slice(), *tokens as usize))
     }
 
-    /// Remember a vector.
-    pub fn insert(&mut self, key: TextKey, vector: Vec<f32>) {
+    /// Remember a text's vector and token count.
+    pub fn insert(&mut self, key: TextKey, vector: Vec<f32>, tokens: usize) {
         debug_assert_eq!(vector.len(), self.dim);
-        self.vectors.insert(key, vector);
+        self.vectors.insert(key, (vector, tokens as u32));
         self.dirty = true;
     }
 
@@ -124,15 +128,17 @@ impl VectorCache {
         }
         let dir = self.path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
-        let mut buf = Vec::with_capacity(24 + self.vectors.len() * (32 + 4 * self.dim) + 32);
+        let mut buf = Vec::with_capacity(24 + self.vectors.len() * (36 + 4 * self.dim) + 32);
         buf.extend_from_slice(MAGIC);
         buf.extend_from_slice(&(self.dim as u32).to_le_bytes());
         buf.extend_from_slice(&(self.vectors.len() as u64).to_le_bytes());
         let mut keys: Vec<&TextKey> = self.vectors.keys().collect();
         keys.sort();
         for key in keys {
+            let (vector, tokens) = &self.vectors[key];
             buf.extend_from_slice(key);
-            for x in &self.vectors[key] {
+            buf.extend_from_slice(&tokens.to_le_bytes());
+            for x in vector {
                 buf.extend_from_slice(&x.to_le_bytes());
             }
         }
@@ -147,7 +153,10 @@ impl VectorCache {
     }
 }
 
-fn decode(bytes: &[u8], dim: usize) -> Result<HashMap<TextKey, Vec<f32>>, String> {
+fn decode(bytes: &[u8], dim: usize) -> Result<HashMap<TextKey, (Vec<f32>, u32)>, String> {
+    if bytes.len() >= 8 && bytes[..5] == MAGIC[..5] && bytes[..8] != MAGIC[..] {
+        return Err("written in an older format; its vectors are embedded again once".into());
+    }
     if bytes.len() < 20 + 32 || &bytes[..8] != MAGIC {
         return Err("not a seamscope vector cache (bad header)".into());
     }
@@ -164,7 +173,7 @@ fn decode(bytes: &[u8], dim: usize) -> Result<HashMap<TextKey, Vec<f32>>, String
     let mut count_bytes = [0u8; 8];
     count_bytes.copy_from_slice(&body[12..20]);
     let count = u64::from_le_bytes(count_bytes) as usize;
-    let record = 32 + 4 * dim;
+    let record = 36 + 4 * dim;
     if body.len() != 20 + count.saturating_mul(record) {
         return Err("length does not match its entry count".into());
     }
@@ -172,11 +181,12 @@ fn decode(bytes: &[u8], dim: usize) -> Result<HashMap<TextKey, Vec<f32>>, String
     for rec in body[20..].chunks_exact(record) {
         let mut key = [0u8; 32];
         key.copy_from_slice(&rec[..32]);
-        let v = rec[32..]
+        let tokens = u32::from_le_bytes([rec[32], rec[33], rec[34], rec[35]]);
+        let v = rec[36..]
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .collect();
-        map.insert(key, v);
+        map.insert(key, (v, tokens));
     }
     Ok(map)
 }
@@ -191,11 +201,11 @@ mod tests {
         let path = dir.path().join("v.bin");
         let (mut c, state) = VectorCache::open(path.clone(), 3);
         assert_eq!(state, CacheOpen::New);
-        c.insert(text_key("a"), vec![1.0, 2.0, 3.0]);
+        c.insert(text_key("a"), vec![1.0, 2.0, 3.0], 7);
         c.save().unwrap();
         let (c2, state) = VectorCache::open(path.clone(), 3);
         assert_eq!(state, CacheOpen::Loaded { entries: 1 });
-        assert_eq!(c2.get(&text_key("a")), Some(&[1.0f32, 2.0, 3.0][..]));
+        assert_eq!(c2.get(&text_key("a")), Some((&[1.0f32, 2.0, 3.0][..], 7)));
 
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
