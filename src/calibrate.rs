@@ -1,12 +1,22 @@
-//! Calibrating the fire margin `m` without hand-labelled data (white paper, section 3.2).
+//! Calibrating the fire margin `m`: recommended from what each margin does to the context, with
+//! the white paper's head-start rule (section 3.2) kept beside it as a diagnostic.
 //!
+//! **The recommendation** ([`objective`]): questions whose evidence is known run through the whole
+//! pipeline once; then for every candidate `m` (0 to 30) and for "Seams off" (chunks-only
+//! retrieval) the context at the user's budget is scored: does it hold the whole evidence, how
+//! many tokens it sends, how many seams fired and how many of those fired falsely. The margin
+//! with the fewest failures wins (ties to the larger). The questions come from a gold set
+//! ([`gold`]) or, without one, from [`passage`]s of about 100–400 tokens drawn uniformly over the
+//! corpus, each given a question by a [`QuestionGenerator`].
+//!
+//! **The diagnostic** (the paper's procedure):
 //! 1. [`sample`]: draw prose sentences that lie wholly inside one chunk but inside its seam
 //!    window (*unsplit*), and sentences that cross a cut (*crossing*).
 //! 2. [`generate`] / [`llm`]: have a [`QuestionGenerator`] write a question each sentence answers.
 //! 3. Run each question through retrieval and [`measure`] the seam's head start over the chunk
 //!    holding the answer: `pos(chunk) - pos(seam)` in the fused ranking (for a crossing sentence,
 //!    over the better-ranked of its two chunks).
-//! 4. [`stats`] and [`recommend`]: percentiles, shared histogram bins, the recommended `m`
+//! 4. [`stats`] and [`recommend`]: percentiles, shared histogram bins, the paper rule's `m`
 //!    (just above the unsplit 90th percentile), the working range, the overlap warning.
 //! 5. [`report`]: all of it as plain data.
 //!
@@ -15,8 +25,11 @@
 
 pub mod generate;
 pub mod gold;
+pub mod interval;
 pub mod llm;
 pub mod measure;
+pub mod objective;
+pub mod passage;
 pub mod recommend;
 pub mod report;
 pub mod sample;
@@ -26,17 +39,21 @@ pub use generate::{GenError, KeywordQuestions, QuestionGenerator};
 pub use gold::calibrate_from_questions;
 pub use llm::{LlmConfig, LlmQuestions};
 pub use measure::{HeadStart, crossing_head_start, head_start};
-pub use recommend::{Verdict, WorkingRange, judge, recommend_m};
+pub use objective::{
+    Benefit, CurvePoint, Evidence, MarginCurve, Outcome, PairedDiff, SearchedQuestion, margin_curve,
+};
+pub use passage::{PassageOptions, PassageSet, sample_passages};
+pub use recommend::{PaperRule, WorkingRange, judge, recommend_m};
 pub use report::{
-    CalibrationReport, CalibrationSetup, CalibrationWarning, Distribution, SampleRecord,
-    WarningKind,
+    CalibrationReport, CalibrationSetup, CalibrationWarning, Distribution, Measured, PassageRecord,
+    PassageSummary, SampleRecord, Verdict, WarningKind,
 };
 pub use sample::{SampleKind, SampleOptions, SampleSet, SampledSentence, sample_sentences};
 pub use stats::{Bin, BinSpec, Spread, percentile};
 
 use crate::corpus::Corpus;
 use crate::layout::Layout;
-use crate::retrieve::{FusedEntry, QuerySettings};
+use crate::retrieve::{QuerySettings, QuerySettingsError, Trace};
 use crate::session::{Engine, EngineError, OpenCorpus};
 
 /// Anything that stops a calibration.
@@ -58,27 +75,63 @@ pub enum CalibrateError {
     /// The progress callback asked to stop.
     #[error("calibration cancelled")]
     Cancelled,
+    /// A setting of the measured objective cannot be used.
+    #[error(transparent)]
+    Settings(#[from] QuerySettingsError),
+}
+
+/// Which questions a calibration is asking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CalibrationStage {
+    /// Sampled passages, for the measured curve.
+    Passages,
+    /// Head-start sentences of one kind, for the diagnostic.
+    HeadStarts(SampleKind),
+    /// A gold question set (both at once).
+    Gold,
 }
 
 /// How far a calibration has come: questions asked so far, of how many.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CalibrationProgress {
-    /// The kind of the sentence just done.
-    pub kind: SampleKind,
-    /// Sentences done, both kinds together.
+    /// What is being asked.
+    pub stage: CalibrationStage,
+    /// Questions done, all stages together.
     pub done: usize,
-    /// Sentences drawn, both kinds together.
+    /// Questions drawn, all stages together.
     pub total: usize,
 }
 
-/// What a calibration samples and how it retrieves.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+/// What a calibration samples, how it retrieves and which margins it scores.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CalibrateOptions {
-    /// The draw.
+    /// The head-start sentence draw (diagnostic).
     pub sample: SampleOptions,
-    /// Retrieval settings (depth and `c` shape the fused ranking; `m` and the budget do not
-    /// matter here).
+    /// The passage draw (the measured objective, without gold).
+    pub passages: PassageOptions,
+    /// Retrieval settings: depth and `c` shape the fused ranking, the budget is the one every
+    /// margin is scored at; `m` is what is being chosen.
     pub query: QuerySettings,
+    /// Candidate margins are `0..=max_m`.
+    pub max_m: u32,
+}
+
+impl Default for CalibrateOptions {
+    fn default() -> Self {
+        Self {
+            sample: SampleOptions::default(),
+            passages: PassageOptions::default(),
+            query: QuerySettings::default(),
+            max_m: objective::DEFAULT_MAX_M,
+        }
+    }
+}
+
+impl CalibrateOptions {
+    /// The candidate margins.
+    pub fn candidates(&self) -> Vec<u32> {
+        (0..=self.max_m).collect()
+    }
 }
 
 /// Calibrate `m` on an open corpus with the engine's model and indexes.
@@ -92,8 +145,8 @@ pub fn calibrate(
     progress: &mut dyn FnMut(CalibrationProgress) -> bool,
 ) -> Result<CalibrationReport, CalibrateError> {
     let query = options.query;
-    let mut search = |question: &str| -> Result<Vec<FusedEntry>, EngineError> {
-        Ok(engine.ask(open, question, &query)?.0.fused)
+    let mut search = |question: &str| -> Result<Trace, EngineError> {
+        Ok(engine.ask(open, question, &query)?.0)
     };
     calibrate_with(
         &open.corpus,
@@ -110,18 +163,70 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Calibrate with any search that turns a question into a fused ranking (tests, other engines).
+/// Calibrate with any search that turns a question into a trace (tests, other engines).
 pub fn calibrate_with(
     corpus: &Corpus,
     layout: &Layout,
     generator: &mut dyn QuestionGenerator,
     options: &CalibrateOptions,
-    search: &mut dyn FnMut(&str) -> Result<Vec<FusedEntry>, EngineError>,
+    search: &mut dyn FnMut(&str) -> Result<Trace, EngineError>,
     progress: &mut dyn FnMut(CalibrationProgress) -> bool,
 ) -> Result<CalibrationReport, CalibrateError> {
+    let drawn = sample_passages(corpus, layout, &options.passages);
     let set = sample_sentences(corpus, layout, &options.sample);
-    let total = set.unsplit.len() + set.crossing.len();
-    let mut records = Vec::with_capacity(total);
+    let total = drawn.passages.len() + set.unsplit.len() + set.crossing.len();
+    let mut done = 0;
+    let mut step = |stage, progress: &mut dyn FnMut(CalibrationProgress) -> bool| {
+        done += 1;
+        if progress(CalibrationProgress { stage, done, total }) {
+            Ok(())
+        } else {
+            Err(CalibrateError::Cancelled)
+        }
+    };
+    let generator_name = generator.name();
+    let fatal = |e: GenError, path: &str| CalibrateError::Generator {
+        generator: generator_name.clone(),
+        doc: path.to_string(),
+        source: e,
+    };
+
+    // The measured objective: one question per passage, searched once.
+    let mut searched = Vec::new();
+    let mut passage_samples = Vec::with_capacity(drawn.passages.len());
+    for p in &drawn.passages {
+        let doc = corpus.doc(p.doc);
+        let evidence = Evidence {
+            doc: p.doc,
+            spans: vec![p.span],
+        };
+        let mut record = PassageRecord {
+            doc: doc.path.clone(),
+            start: p.span.start,
+            end: p.span.end,
+            tokens: p.tokens,
+            crosses_cut: evidence.crosses_a_cut(layout),
+            question: None,
+            skipped: None,
+        };
+        match generator.passage_question(&one_line(doc.slice(p.span))) {
+            Ok(question) => {
+                let trace = search(&question)?;
+                searched.push(SearchedQuestion {
+                    input: trace.input,
+                    evidence,
+                });
+                record.question = Some(question);
+            }
+            Err(e) if e.is_fatal() => return Err(fatal(e, &doc.path)),
+            Err(e) => record.skipped = Some(e.to_string()),
+        }
+        passage_samples.push(record);
+        step(CalibrationStage::Passages, progress)?;
+    }
+
+    // The diagnostic: head starts of unsplit and crossing sentences.
+    let mut records = Vec::with_capacity(set.unsplit.len() + set.crossing.len());
     for sampled in set.unsplit.iter().chain(&set.crossing) {
         let doc = corpus.doc(sampled.doc);
         let seam = layout.seam(sampled.seam);
@@ -142,38 +247,62 @@ pub fn calibrate_with(
         };
         match generator.question(&sentence, &one_line(doc.slice(sampled.context))) {
             Ok(question) => {
-                let fused = search(&question)?;
+                let fused = search(&question)?.fused;
                 record.head_start = Some(match sampled.holder {
                     Some(chunk) => head_start(&fused, seam.id, chunk),
                     None => crossing_head_start(&fused, seam.id, seam.left, seam.right),
                 });
                 record.question = Some(question);
             }
-            Err(e) if e.is_fatal() => {
-                return Err(CalibrateError::Generator {
-                    generator: generator.name(),
-                    doc: doc.path.clone(),
-                    source: e,
-                });
-            }
+            Err(e) if e.is_fatal() => return Err(fatal(e, &doc.path)),
             Err(e) => record.skipped = Some(e.to_string()),
         }
         records.push(record);
-        let step = CalibrationProgress {
-            kind: sampled.kind,
-            done: records.len(),
-            total,
-        };
-        if !progress(step) {
-            return Err(CalibrateError::Cancelled);
-        }
+        step(CalibrationStage::HeadStarts(sampled.kind), progress)?;
     }
+
+    let curve = margin_curve(&searched, layout, &options.query, &options.candidates())?;
+    let mut lengths: Vec<usize> = drawn
+        .passages
+        .iter()
+        .zip(&passage_samples)
+        .filter(|(_, r)| r.question.is_some())
+        .map(|(p, _)| p.tokens)
+        .collect();
+    lengths.sort_unstable();
+    let passages = PassageSummary {
+        draws: options.passages.count,
+        measured: searched.len(),
+        skipped: passage_samples
+            .iter()
+            .filter(|r| r.skipped.is_some())
+            .count(),
+        repeats: drawn.repeats,
+        too_long: drawn.too_long,
+        crossing: curve.crossing,
+        tokens: (
+            lengths.first().copied().unwrap_or(0),
+            lengths.get(lengths.len() / 2).copied().unwrap_or(0),
+            lengths.last().copied().unwrap_or(0),
+        ),
+        target: (options.passages.min_tokens, options.passages.max_tokens),
+    };
     let setup = CalibrationSetup {
         corpus: corpus.root.display().to_string(),
         chunker: layout.chunker.clone(),
         k: layout.k,
         depth: options.query.depth,
         rrf_c: options.query.rrf_c,
+        budget: options.query.budget,
+        objective_source: format!(
+            "{} passages of {}-{} tokens drawn uniformly over the corpus ({} split by a cut), \
+             each asked by {}",
+            searched.len(),
+            options.passages.min_tokens,
+            options.passages.max_tokens,
+            curve.crossing,
+            generator.name()
+        ),
         samples_per_kind: options.sample.per_kind,
         seed: options.sample.seed,
         min_words: options.sample.min_words,
@@ -184,5 +313,10 @@ pub fn calibrate_with(
         setup,
         (set.unsplit_candidates, set.crossing_candidates),
         records,
+        Measured {
+            curve,
+            passages: Some(passages),
+            passage_samples,
+        },
     ))
 }

@@ -9,6 +9,7 @@ mod eval;
 mod index;
 mod query;
 mod setup;
+mod tune;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -136,6 +137,17 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Tune before deployment: chunk size × k × m × budget, ranked by failure rate, with tokens and
+    /// vectors as costs and the Pareto rows marked.
+    Tune {
+        /// Corpus folder or file (indexed as needed for each layout).
+        corpus: PathBuf,
+        #[command(flatten)]
+        tune: tune::TuneArgs,
+        /// Print every grid point as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Atom meter for Markdown: fenced blocks, tables, rows and figure sentences kept whole per chunker.
     Atoms {
         /// Corpus folder or file.
@@ -249,6 +261,7 @@ pub fn run() -> ExitCode {
             calibrate,
             json,
         }) => calibrate::run(&cli.global, &corpus, &layout, &calibrate, json),
+        Some(Command::Tune { corpus, tune, json }) => tune::run(&cli.global, &corpus, &tune, json),
         Some(Command::Atoms {
             corpus,
             atoms,

@@ -1,5 +1,6 @@
 //! Evaluation: question sets with gold answer spans, and how retrieval did on them.
 
+pub mod baseline;
 pub mod collection;
 pub mod grid;
 pub mod metrics;

@@ -56,3 +56,4 @@ pub mod session;
 pub mod settings;
 pub mod text;
 pub mod tokens;
+pub mod tune;

@@ -244,13 +244,29 @@ impl Engine {
         path: &Path,
         progress: &mut dyn FnMut(BuildProgress) -> bool,
     ) -> Result<OpenCorpus, EngineError> {
-        let corpus = Corpus::load(
+        let corpus = self.load_corpus(path)?;
+        self.open_loaded(corpus, progress)
+    }
+
+    /// Load the documents at `path` under the engine's settings, without laying them out or
+    /// indexing them (so a question file can be checked against them first).
+    pub fn load_corpus(&self, path: &Path) -> Result<Corpus, EngineError> {
+        Ok(Corpus::load(
             path,
             &LoadOptions {
                 max_file_bytes: self.settings.max_file_bytes,
                 ..LoadOptions::default()
             },
-        )?;
+        )?)
+    }
+
+    /// Lay out an already loaded corpus under the engine's settings and open (or build) its
+    /// indexes.
+    pub fn open_loaded(
+        &mut self,
+        corpus: Corpus,
+        progress: &mut dyn FnMut(BuildProgress) -> bool,
+    ) -> Result<OpenCorpus, EngineError> {
         let layout = Layout::for_settings(&corpus, &self.tokenizer, &self.settings)?;
         self.index_layout(corpus, layout, progress)
     }

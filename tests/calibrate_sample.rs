@@ -33,7 +33,13 @@ fn options(engine: &Engine, per_kind: usize, seed: u64) -> CalibrateOptions {
             seed,
             ..SampleOptions::default()
         },
+        passages: seamscope::calibrate::PassageOptions {
+            count: 60,
+            seed,
+            ..Default::default()
+        },
         query: engine.settings.query_settings(),
+        ..CalibrateOptions::default()
     }
 }
 
@@ -46,7 +52,11 @@ fn run(engine: &mut Engine, open: &OpenCorpus, per_kind: usize) -> CalibrationRe
         true
     })
     .unwrap();
-    assert_eq!(calls, report.samples.len(), "progress after every sentence");
+    assert_eq!(
+        calls,
+        report.samples.len() + report.passage_samples.len(),
+        "progress after every passage and sentence"
+    );
     report
 }
 
@@ -82,16 +92,35 @@ fn calibration_report_has_both_distributions_and_a_recommendation() {
     for v in r.unsplit.head_starts.iter().chain(&r.crossing.head_starts) {
         assert_eq!(r.histogram.iter().filter(|b| b.holds(*v)).count(), 1);
     }
-    // The recommendation follows its rule, and the overlap warning agrees with the range.
+    // The paper's rule (a diagnostic) follows its rule, and the overlap warning agrees.
     let p90 = r.unsplit.spread.unwrap().p90;
-    assert_eq!(r.verdict.recommended_m, Some((p90 + 1).max(1) as u32));
-    assert!(r.verdict.unsplit_firing.unwrap() <= 0.1);
-    assert_eq!(r.verdict.heavy_overlap, r.verdict.working_range.is_none());
+    assert_eq!(r.paper_rule.recommended_m, Some((p90 + 1).max(1) as u32));
+    assert!(r.paper_rule.unsplit_firing.unwrap() <= 0.1);
+    assert_eq!(
+        r.paper_rule.heavy_overlap,
+        r.paper_rule.working_range.is_none()
+    );
     let warned = r
         .warnings
         .iter()
         .any(|w| w.kind == seamscope::calibrate::WarningKind::HeavyOverlap);
-    assert_eq!(warned, r.verdict.heavy_overlap);
+    assert_eq!(warned, r.paper_rule.heavy_overlap);
+
+    // The measured recommendation: the margin with the fewest failures on the passages.
+    let c = &r.objective;
+    assert_eq!(c.points.len(), 31, "m = 0 to 30");
+    assert_eq!(c.questions, r.passages.as_ref().unwrap().measured);
+    assert!(c.questions >= 50, "{} passages scored", c.questions);
+    assert!(c.crossing > 0 && c.crossing < c.questions, "{}", c.crossing);
+    let best = c.best().unwrap();
+    assert_eq!(r.verdict.recommended_m, best.m);
+    assert!(c.points.iter().all(|p| p.failures >= best.failures));
+    assert!(c.off.is_some(), "chunks-only is scored beside the margins");
+    // A passage the cuts leave whole is answered by any margin that brings its chunk; only
+    // split passages can tell margins apart.
+    for p in &c.points {
+        assert!(p.interval.low <= p.failure_rate && p.failure_rate <= p.interval.high);
+    }
 
     let json = serde_json::to_value(&r).unwrap();
     for key in [
@@ -101,6 +130,9 @@ fn calibration_report_has_both_distributions_and_a_recommendation() {
         "bins",
         "histogram",
         "verdict",
+        "paper_rule",
+        "objective",
+        "passages",
         "warnings",
         "rules",
         "samples",
@@ -210,13 +242,14 @@ fn the_question_set_calibrates_from_gold_evidence() {
     )
     .unwrap();
     let query = engine.settings.query_settings();
-    let mut search = |q: &str| Ok(engine.ask(&open, q, &query)?.0.fused);
+    let mut search = |q: &str| Ok(engine.ask(&open, q, &query)?.0);
     let report = seamscope::calibrate::calibrate_from_questions(
         &open.corpus,
         &open.layout,
         &questions,
         "questions.jsonl",
         &query,
+        30,
         &mut search,
         &mut |_| true,
     )

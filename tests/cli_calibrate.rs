@@ -54,7 +54,7 @@ fn calibrate_prints_both_histograms_and_a_recommendation() {
     let corpus = corpus();
     let out = seamscope(cache.path())
         .args(SMALL)
-        .args(["--samples", "15"])
+        .args(["--samples", "15", "--passages", "40", "--budget", "3"])
         .arg(corpus.path())
         .output()
         .unwrap();
@@ -67,7 +67,12 @@ fn calibrate_prints_both_histograms_and_a_recommendation() {
         "head start",
         "unsplit (15)",
         "crossing (",
+        "measured: failure rate",
+        "at budget 3",
+        "Seams off",
+        "◀ recommended",
         "recommended m = ",
+        "paper's rule: m = ",
         "working range",
         "rule: m = p90",
     ] {
@@ -86,7 +91,25 @@ fn calibrate_prints_both_histograms_and_a_recommendation() {
     assert_eq!(json["setup"]["k"], 30);
     assert_eq!(json["unsplit"]["drawn"], 15);
     assert!(json["crossing"]["drawn"].as_u64().unwrap() > 0);
-    assert!(json["verdict"]["recommended_m"].as_u64().unwrap() >= 1);
+    // The measured recommendation is the verdict; the paper's rule has its own key.
+    let m = json["verdict"]["recommended_m"].as_u64().unwrap();
+    assert!(m >= 1);
+    assert!(json["paper_rule"]["recommended_m"].as_u64().unwrap() >= 1);
+    assert_eq!(json["setup"]["budget"], 5);
+    let points = json["objective"]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 31);
+    let best = points.iter().find(|p| p["m"] == m).unwrap();
+    let fewest = points.iter().map(|p| p["failures"].as_u64().unwrap()).min();
+    assert_eq!(best["failures"].as_u64(), fewest);
+    for key in [
+        "failure_rate",
+        "interval",
+        "mean_tokens",
+        "fires_per_question",
+    ] {
+        assert!(best.get(key).is_some(), "a curve point lacks {key}");
+    }
+    assert!(json["objective"]["off"]["failures"].is_u64());
     assert!(!json["histogram"].as_array().unwrap().is_empty());
     let sample = &json["samples"][0];
     for key in [
@@ -172,6 +195,11 @@ fn echo_endpoint(limit: usize) -> String {
             let sentence = user
                 .split("Sentence:\n")
                 .nth(1)
+                .or_else(|| {
+                    user.split("Passage:\n")
+                        .nth(1)
+                        .map(|p| &p[..p.len().min(30)])
+                })
                 .and_then(|s| s.split("\n\n").next())
                 .unwrap_or("empty");
             let reply = serde_json::json!({
@@ -198,6 +226,8 @@ fn calibrate_asks_a_language_model_when_given_one() {
         .args([
             "--samples",
             "4",
+            "--passages",
+            "5",
             "--json",
             "--llm-url",
             &url,
@@ -222,5 +252,17 @@ fn calibrate_asks_a_language_model_when_given_one() {
         let question = s["question"].as_str().unwrap();
         let sentence = s["sentence"].as_str().unwrap();
         assert_eq!(question, format!("What about this: {sentence}"));
+    }
+    // The passages of the measured curve are asked with the passage prompt.
+    let passages = json["passage_samples"].as_array().unwrap();
+    assert!(!passages.is_empty());
+    for p in passages {
+        assert!(
+            p["question"]
+                .as_str()
+                .unwrap()
+                .starts_with("What about this: "),
+            "{p}"
+        );
     }
 }

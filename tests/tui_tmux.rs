@@ -151,12 +151,28 @@ fn tui_end_to_end_in_tmux_on_the_sample_corpus() {
     let closed = tmux.screen();
     assert!(!closed.contains("Help · seamscope keys"), "{closed}");
 
-    // `2` shows the calibration page; `r` calibrates in the background; `a` applies the result.
+    // `2` shows the calibration page; `r` calibrates in the background on the corpus' own
+    // question set, draws the failure-vs-m curve and scans k; `a` applies k and m.
     tmux.type_text("2");
     tmux.wait_for(&["Calibration of m", "Press r to calibrate"], 10);
     tmux.type_text("r");
-    let calibrated = tmux.wait_for(&["Recommended m =", "Working range", "unsplit ("], 300);
-    assert!(calibrated.contains("offline-keywords"), "{calibrated}");
+    let calibrated = tmux.wait_for(
+        &[
+            "Recommended m =",
+            "failure % vs m",
+            "k scan: k 100",
+            "unsplit (",
+        ],
+        300,
+    );
+    assert!(
+        calibrated.contains("questions of sample-corpus/questions.jsonl"),
+        "{calibrated}"
+    );
+    assert!(
+        calibrated.contains("Seams off (chunks only)"),
+        "{calibrated}"
+    );
     tmux.type_text("a");
     tmux.wait_for(&["the recommendation ✓"], 10);
 

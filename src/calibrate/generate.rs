@@ -82,6 +82,11 @@ pub trait QuestionGenerator {
     /// A question answered by `sentence`; `context` (the sentences around it) is for
     /// understanding only.
     fn question(&mut self, sentence: &str, context: &str) -> Result<String, GenError>;
+    /// A question whose complete answer needs the whole `passage` (several sentences), for the
+    /// measured objective. By default, the sentence question with the passage as its own context.
+    fn passage_question(&mut self, passage: &str) -> Result<String, GenError> {
+        self.question(passage, passage)
+    }
 }
 
 /// Most content words an offline question keeps.
@@ -274,8 +279,21 @@ impl QuestionGenerator for KeywordQuestions {
              resolve pronouns or ask about meaning, so every question shares its words with the \
              sentence: it favours keyword (BM25) matches and short texts that repeat those words, \
              such as seams. Treat the head starts as a rough guide; --llm-url asks a language \
-             model for questions in other words."
+             model for questions in other words. For a passage of several sentences (the \
+             measured objective), the question is the content words the passage opens with, as \
+             a reader's question names a topic and the answer runs on past it; the context must \
+             still hold the whole passage."
         )
+    }
+
+    fn passage_question(&mut self, passage: &str) -> Result<String, GenError> {
+        let words = Self::content_words(passage);
+        if words.is_empty() {
+            return Err(GenError::NoQuestion(
+                "the passage has no content words".to_string(),
+            ));
+        }
+        Ok(words.join(" "))
     }
 
     fn question(&mut self, sentence: &str, _context: &str) -> Result<String, GenError> {
@@ -318,5 +336,18 @@ mod tests {
             .question("It is on the up.", "")
             .unwrap_err();
         assert!(!err.is_fatal(), "{err}");
+    }
+
+    #[test]
+    fn passage_questions_name_what_the_passage_opens_with() {
+        let passage = (0..48)
+            .map(|i| format!("term{i:02}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let q = KeywordQuestions.passage_question(&passage).unwrap();
+        let words: Vec<&str> = q.split(' ').collect();
+        assert_eq!(words.len(), MAX_KEYWORDS);
+        assert_eq!((words[0], words[11]), ("term00", "term11"));
+        assert!(KeywordQuestions.passage_question("it is so.").is_err());
     }
 }

@@ -5,16 +5,21 @@
 //! sample: the head start of the seam whose cut splits the evidence, over the better-ranked of its
 //! two chunks. Its `inside` and `edge` questions are the unsplit sample: the evidence lies in one
 //! chunk, and the head start is that of the better-ranked seam at the chunk's own cuts over the
-//! chunk (the seam that would fire falsely first). Other questions are skipped and counted.
+//! chunk (the seam that would fire falsely first). Other questions are left out of the
+//! histograms and counted.
+//!
+//! The measured objective uses every question of the set: each runs through the pipeline once,
+//! and its gold spans are the evidence the context must hold at each candidate margin.
 
 use super::measure::{crossing_head_start, head_start};
-use super::report::{CalibrationReport, CalibrationSetup, SampleRecord};
+use super::objective::{Evidence, SearchedQuestion, margin_curve};
+use super::report::{CalibrationReport, CalibrationSetup, Measured, SampleRecord};
 use super::sample::SampleKind;
-use super::{CalibrateError, CalibrationProgress};
+use super::{CalibrateError, CalibrationProgress, CalibrationStage};
 use crate::corpus::Corpus;
 use crate::eval::questions::Question;
 use crate::layout::Layout;
-use crate::retrieve::{EntryRef, FusedEntry, QuerySettings, position_of};
+use crate::retrieve::{EntryRef, QuerySettings, Trace, position_of};
 use crate::session::EngineError;
 
 /// What to measure for one question, if anything.
@@ -43,25 +48,44 @@ fn plan(layout: &Layout, q: &Question) -> Option<(SampleKind, Vec<u32>, Option<u
     None
 }
 
-/// Measure every usable question of `questions` with `search` and build the report.
+/// Run every question of `questions` through `search` once, score the candidate margins
+/// (`0..=max_m`) on all of them, measure head starts on the usable ones, and build the report.
+#[allow(clippy::too_many_arguments)]
 pub fn calibrate_from_questions(
     corpus: &Corpus,
     layout: &Layout,
     questions: &[Question],
     source: &str,
     query: &QuerySettings,
-    search: &mut dyn FnMut(&str) -> Result<Vec<FusedEntry>, EngineError>,
+    max_m: u32,
+    search: &mut dyn FnMut(&str) -> Result<Trace, EngineError>,
     progress: &mut dyn FnMut(CalibrationProgress) -> bool,
 ) -> Result<CalibrationReport, CalibrateError> {
-    let planned: Vec<_> = questions
-        .iter()
-        .filter_map(|q| plan(layout, q).map(|p| (q, p)))
-        .collect();
-    let total = planned.len();
+    let total = questions.len();
     let (mut unsplit, mut crossing) = (0, 0);
-    let mut records = Vec::with_capacity(total);
-    for (q, (kind, seams, holder)) in planned {
-        let fused = search(&q.question)?;
+    let mut records = Vec::new();
+    let mut searched = Vec::with_capacity(total);
+    for (done, q) in questions.iter().enumerate() {
+        let trace = search(&q.question)?;
+        let fused = trace.fused;
+        searched.push(SearchedQuestion {
+            input: trace.input,
+            evidence: Evidence {
+                doc: q.doc,
+                spans: q.spans.clone(),
+            },
+        });
+        let stop = !progress(CalibrationProgress {
+            stage: CalibrationStage::Gold,
+            done: done + 1,
+            total,
+        });
+        if stop {
+            return Err(CalibrateError::Cancelled);
+        }
+        let Some((kind, seams, holder)) = plan(layout, q) else {
+            continue;
+        };
         // For an unsplit question, the better-ranked of the chunk's seams.
         let seam = *seams
             .iter()
@@ -103,20 +127,17 @@ pub fn calibrate_from_questions(
             head_start: Some(measured),
             skipped: None,
         });
-        if !progress(CalibrationProgress {
-            kind,
-            done: records.len(),
-            total,
-        }) {
-            return Err(CalibrateError::Cancelled);
-        }
     }
+    let candidates: Vec<u32> = (0..=max_m).collect();
+    let curve = margin_curve(&searched, layout, query, &candidates)?;
     let generator_description = format!(
         "questions and gold evidence from {source}: {crossing} boundary questions are the crossing \
          sample (the seam whose cut splits the evidence, over the better-ranked of its two \
          chunks); {unsplit} inside/edge questions are the unsplit sample (the better-ranked seam at \
-         the answer chunk's cuts, over that chunk). {} other questions were not used.",
-        questions.len() - total
+         the answer chunk's cuts, over that chunk). The other {} questions count only in the \
+         measured curve, which uses all {} questions and their gold spans.",
+        questions.len() - unsplit - crossing,
+        questions.len()
     );
     let setup = CalibrationSetup {
         corpus: corpus.root.display().to_string(),
@@ -124,6 +145,12 @@ pub fn calibrate_from_questions(
         k: layout.k,
         depth: query.depth,
         rrf_c: query.rrf_c,
+        budget: query.budget,
+        objective_source: format!(
+            "the {} questions of {source} with their gold spans ({} split by a cut)",
+            questions.len(),
+            curve.crossing
+        ),
         samples_per_kind: unsplit.max(crossing),
         seed: 0,
         min_words: 0,
@@ -134,6 +161,11 @@ pub fn calibrate_from_questions(
         setup,
         (unsplit, crossing),
         records,
+        Measured {
+            curve,
+            passages: None,
+            passage_samples: Vec::new(),
+        },
     ))
 }
 
@@ -178,21 +210,35 @@ mod tests {
         let s = |i: u32| FusedEntry::given(EntryRef::Seam(crate::seam::SeamId(i)));
         // Seam 0 (chunks 0|1) first, then chunks 1, 0; seam 1 (chunks 1|2) after chunk 1.
         let ranking = vec![s(0), c(1), s(1), c(0), c(2)];
+        let settings = QuerySettings::default();
+        let trace = crate::calibrate::objective::with_layout_lookups(&layout, |l| {
+            let input = crate::retrieve::QueryInput {
+                question: "q".into(),
+                ranking: crate::retrieve::RankingInput::Fused(ranking.clone()),
+                chunks_only: None,
+                rerank: Default::default(),
+            };
+            crate::retrieve::replan(&input, &settings, l).unwrap()
+        });
         let report = calibrate_from_questions(
             &corpus,
             &layout,
             &questions,
             "q.jsonl",
-            &QuerySettings::default(),
-            &mut |_| Ok(ranking.clone()),
+            &settings,
+            5,
+            &mut |_| Ok(trace.clone()),
             &mut |_| true,
         )
         .unwrap();
         assert_eq!(
             report.samples.len(),
             2,
-            "the short question without a tag is not used"
+            "the short question without a tag is not in the histograms"
         );
+        // ...but every question is in the measured curve, at m = 0..=5.
+        assert_eq!(report.objective.questions, 3);
+        assert_eq!(report.objective.points.len(), 6);
         let b = &report.samples[0];
         assert_eq!(b.kind, SampleKind::Crossing);
         // Seam 0 at 1, its better chunk (1) at 2: head start 1.
@@ -206,7 +252,7 @@ mod tests {
             report
                 .setup
                 .generator_description
-                .contains("1 other questions")
+                .contains("The other 1 questions")
         );
     }
 }

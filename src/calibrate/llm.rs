@@ -26,6 +26,12 @@ sentence from a document and some text around it. Write one question that the se
 Use your own words where you can instead of repeating the sentence's phrases, and do not refer to \
 'the sentence', 'the text' or 'the document'. Reply with the question only.";
 
+const PASSAGE_PROMPT: &str = "You write test questions for a search engine. You are given a \
+passage of several sentences from a document. Write one question whose complete answer needs the \
+whole passage, not only one of its sentences. Use your own words where you can instead of \
+repeating the passage's phrases, and do not refer to 'the passage', 'the text' or 'the document'. \
+Reply with the question only.";
+
 /// Where the model is and how patiently to call it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LlmConfig {
@@ -230,14 +236,28 @@ impl QuestionGenerator for LlmQuestions {
     }
 
     fn question(&mut self, sentence: &str, context: &str) -> Result<String, GenError> {
+        self.ask(
+            SYSTEM_PROMPT,
+            &format!(
+                "Text around it (for understanding only):\n{context}\n\nSentence:\n{sentence}\n\nQuestion:"
+            ),
+        )
+    }
+
+    fn passage_question(&mut self, passage: &str) -> Result<String, GenError> {
+        self.ask(PASSAGE_PROMPT, &format!("Passage:\n{passage}\n\nQuestion:"))
+    }
+}
+
+impl LlmQuestions {
+    /// One chat completion with retries, cleaned to one question.
+    fn ask(&mut self, system: &str, user: &str) -> Result<String, GenError> {
         let body = json!({
             "model": self.config.model,
             "temperature": 0,
             "messages": [
-                {"role": "system", "content": SYSTEM_PROMPT},
-                {"role": "user", "content": format!(
-                    "Text around it (for understanding only):\n{context}\n\nSentence:\n{sentence}\n\nQuestion:"
-                )},
+                {"role": "system", "content": system},
+                {"role": "user", "content": user},
             ],
         })
         .to_string();

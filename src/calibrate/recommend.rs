@@ -1,10 +1,12 @@
-//! From two head-start samples to a margin: the recommended `m`, the working range, warnings.
+//! The white paper's rule, kept as a diagnostic: from two head-start samples to a margin, the
+//! working range and the overlap warning. (The recommendation itself is measured: see
+//! [`objective`](super::objective).)
 //!
 //! A seam at fused position `s` fires over a chunk at position `c` when `s + m ≤ c`, that is when
 //! its head start `h = c - s` is at least `m`. So a fact "fires" at margin `m` exactly when
 //! `h ≥ m`, and stays quiet when `h ≤ m - 1`.
 //!
-//! **Recommended m** — the smallest margin at which at least [`QUIET_PERCENT`] (90) percent of the
+//! **The rule's m** — the smallest margin at which at least [`QUIET_PERCENT`] (90) percent of the
 //! unsplit facts stay quiet. Because the nearest-rank 90th percentile `p90` is the smallest value
 //! with at least 90% of the sample at or below it, that margin is `m = p90 + 1` ("just above the
 //! 90th percentile"). It is never below 1: two entries never share a fused position, so `m = 0`
@@ -68,10 +70,10 @@ pub struct WorkingRange {
     pub high: u32,
 }
 
-/// What a calibration concludes from the two samples.
+/// What the white paper's rule concludes from the two head-start samples (a diagnostic).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
-    /// The recommended margin, when there were unsplit facts.
+pub struct PaperRule {
+    /// The rule's margin, when there were unsplit facts.
     pub recommended_m: Option<u32>,
     /// Share of unsplit facts that fire at the recommended margin (at most 10%).
     pub unsplit_firing: Option<f64>,
@@ -86,7 +88,7 @@ pub struct Verdict {
 }
 
 /// Apply the rules above to the two samples of head starts.
-pub fn judge(unsplit: &[i64], crossing: &[i64]) -> Verdict {
+pub fn judge(unsplit: &[i64], crossing: &[i64]) -> PaperRule {
     let recommended_m = recommend_m(unsplit);
     let half = half_firing_margin(crossing);
     let working_range = match (recommended_m, half) {
@@ -98,7 +100,7 @@ pub fn judge(unsplit: &[i64], crossing: &[i64]) -> Verdict {
     };
     let heavy_overlap =
         matches!((recommended_m, half), (Some(low), Some(high)) if high < i64::from(low));
-    Verdict {
+    PaperRule {
         recommended_m,
         unsplit_firing: recommended_m.map(|m| firing_share(unsplit, i64::from(m))),
         crossing_firing: recommended_m

@@ -175,7 +175,7 @@ fn is_edge_mark(c: char) -> bool {
 }
 
 /// The trimmed sentences of a document, in order.
-fn sentences(text: &str) -> Vec<Span> {
+pub(crate) fn sentences(text: &str) -> Vec<Span> {
     let joined = join_wrapped_lines(text);
     sentence_edges(&joined)
         .windows(2)

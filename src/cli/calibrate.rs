@@ -1,13 +1,15 @@
-//! `seamscope calibrate`: measure how far seams outrank their chunks on unsplit and crossing
-//! sentences, and recommend the fire margin `m`.
+//! `seamscope calibrate`: recommend the fire margin `m` from what each margin does to the context
+//! (failure rate at the budget, with intervals), with the white paper's head-start histograms and
+//! rule beside it as a diagnostic.
 
 use std::fmt::Write;
 use std::path::Path;
 use std::time::Duration;
 
 use seamscope::calibrate::{
-    CalibrateOptions, CalibrationReport, Distribution, KeywordQuestions, LlmConfig, LlmQuestions,
-    QuestionGenerator, SampleOptions, calibrate, calibrate_from_questions,
+    CalibrateOptions, CalibrationReport, CurvePoint, Distribution, KeywordQuestions, LlmConfig,
+    LlmQuestions, MarginCurve, PassageOptions, QuestionGenerator, SampleOptions, calibrate,
+    calibrate_from_questions,
 };
 use seamscope::text::safe;
 
@@ -17,7 +19,16 @@ use super::{GlobalArgs, LayoutArgs};
 /// Options of `calibrate`.
 #[derive(Debug, clap::Args, Clone)]
 pub struct CalibrateArgs {
-    /// Sentences sampled per kind (unsplit and crossing).
+    /// Final budget, in chunks, that every candidate m is scored at (default from settings, 5).
+    #[arg(long, value_name = "CHUNKS")]
+    budget: Option<usize>,
+    /// Passages drawn for the measured failure-vs-m curve (without --questions).
+    #[arg(long, default_value_t = seamscope::calibrate::passage::DEFAULT_PASSAGES, value_name = "N")]
+    passages: usize,
+    /// Largest candidate m scored (candidates are 0 to this).
+    #[arg(long, default_value_t = seamscope::calibrate::objective::DEFAULT_MAX_M, value_name = "M", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    max_m: u32,
+    /// Sentences sampled per kind (unsplit and crossing) for the head-start diagnostic.
     #[arg(long, default_value_t = seamscope::calibrate::sample::DEFAULT_SAMPLES, value_name = "N")]
     samples: usize,
     /// Seed of the deterministic draw: the same seed gives the same sentences.
@@ -48,11 +59,12 @@ pub struct CalibrateArgs {
     /// Retries after a timeout, dropped connection, HTTP 5xx or 429, with doubling waits from 1 s.
     #[arg(long, value_name = "N", default_value_t = seamscope::calibrate::llm::DEFAULT_RETRIES)]
     llm_retries: u32,
-    /// Also list every sampled sentence with its question and head start.
+    /// Also list every sampled passage and sentence with its question (and head start).
     #[arg(long)]
     list: bool,
-    /// Calibrate from a question set with gold evidence instead of sampled sentences: boundary
-    /// questions are the crossing sample, inside and edge questions the unsplit one.
+    /// Calibrate on a question set with gold evidence instead of sampled passages and sentences:
+    /// every question scores the curve; boundary questions are the crossing head-start sample,
+    /// inside and edge questions the unsplit one.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["llm_url", "llm_model"])]
     questions: Option<std::path::PathBuf>,
 }
@@ -97,8 +109,13 @@ pub fn run(
     json: bool,
 ) -> anyhow::Result<()> {
     anyhow::ensure!(args.samples >= 1, "--samples must be at least 1");
+    anyhow::ensure!(args.passages >= 1, "--passages must be at least 1");
     let mut settings = global.settings()?;
     layout.apply(&mut settings)?;
+    if let Some(b) = args.budget {
+        anyhow::ensure!(b >= 1, "--budget must be at least 1 chunk");
+        settings.budget = b;
+    }
     if let Some(d) = args.depth {
         anyhow::ensure!(
             d >= 1,
@@ -109,8 +126,14 @@ pub fn run(
     settings.validate()?;
     let mut generator = args.generator()?;
     let mut engine = start_engine(settings.clone())?;
+    // The question file is checked whole before anything is indexed or embedded.
+    let docs = engine.load_corpus(corpus)?;
+    let questions = match &args.questions {
+        Some(path) => Some(super::common::load_question_file(path, &docs)?),
+        None => None,
+    };
     let mut bar = BuildBar::new();
-    let open = engine.open_corpus(corpus, &mut |p| bar.update(p));
+    let open = engine.open_loaded(docs, &mut |p| bar.update(p));
     bar.finish();
     let open = open?;
     let options = CalibrateOptions {
@@ -119,36 +142,42 @@ pub fn run(
             seed: args.seed,
             min_words: args.min_words,
         },
+        passages: PassageOptions {
+            count: args.passages,
+            seed: args.seed,
+            ..PassageOptions::default()
+        },
         query: settings.query_settings(),
+        max_m: args.max_m,
     };
     let mut progress = |p: seamscope::calibrate::CalibrationProgress| {
-        if !json && (p.done.is_multiple_of(20) || p.done == p.total) {
+        if !json && (p.done.is_multiple_of(50) || p.done == p.total) {
             eprintln!("calibrate: asked {} of {} questions", p.done, p.total);
         }
         true
     };
-    let report = match &args.questions {
-        None => calibrate(
-            &mut engine,
-            &open,
-            generator.as_mut(),
-            &options,
-            &mut progress,
-        )?,
-        Some(path) => {
-            let questions = super::common::load_question_file(path, &open.corpus)?;
+    let report = match (&args.questions, questions) {
+        (Some(path), Some(questions)) => {
             let query = options.query;
-            let mut search = |q: &str| Ok(engine.ask(&open, q, &query)?.0.fused);
+            let mut search = |q: &str| Ok(engine.ask(&open, q, &query)?.0);
             calibrate_from_questions(
                 &open.corpus,
                 &open.layout,
                 &questions,
                 &path.display().to_string(),
                 &query,
+                options.max_m,
                 &mut search,
                 &mut progress,
             )?
         }
+        _ => calibrate(
+            &mut engine,
+            &open,
+            generator.as_mut(),
+            &options,
+            &mut progress,
+        )?,
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -216,30 +245,168 @@ fn spread_row(d: &Distribution) -> String {
     }
 }
 
-/// The text report: setup, both histograms side by side, percentiles, recommendation, warnings.
+/// Width of the failure bars of the curve, in characters.
+const CURVE_BAR: usize = 30;
+
+/// Consecutive margins that give the same failures, fires and tokens, as `(first, last)` index
+/// pairs into `points`: the curve is printed one line per run.
+fn runs(points: &[CurvePoint]) -> Vec<(usize, usize)> {
+    let same = |a: &CurvePoint, b: &CurvePoint| {
+        a.failures == b.failures
+            && (a.mean_tokens - b.mean_tokens).abs() < 0.5
+            && (a.fires_per_question - b.fires_per_question).abs() < 0.005
+    };
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for i in 0..points.len() {
+        match out.last_mut() {
+            Some(run) if same(&points[run.1], &points[i]) => run.1 = i,
+            _ => out.push((i, i)),
+        }
+    }
+    out
+}
+
+fn curve_row(p: &CurvePoint, label: &str, max_rate: f64, note: &str) -> String {
+    let len = if max_rate > 0.0 {
+        ((p.failure_rate / max_rate) * CURVE_BAR as f64).round() as usize
+    } else {
+        0
+    };
+    format!(
+        "  {label:<12} {:>4}/{:<4} {:>5.1}%  [{:>4.1}–{:>4.1}]  {:<w$}  {:>6.0} {:>6.2} {:>6.2}  {note}",
+        p.failures,
+        p.questions,
+        p.failure_rate * 100.0,
+        p.interval.low * 100.0,
+        p.interval.high * 100.0,
+        "█".repeat(len),
+        p.mean_tokens,
+        p.fires_per_question,
+        p.false_fires_per_question,
+        w = CURVE_BAR
+    )
+    .trim_end()
+    .to_string()
+}
+
+/// The measured failure-vs-m curve, one line per run of equal margins, "Seams off" last.
+pub fn render_curve(c: &MarginCurve) -> String {
+    let mut out = String::new();
+    let max_rate = c
+        .points
+        .iter()
+        .chain(&c.off)
+        .map(|p| p.failure_rate)
+        .fold(0.0, f64::max);
+    let _ = writeln!(
+        out,
+        "  {:<12} {:>9} {:>6}  {:<11}  {:<w$}  {:>6} {:>6} {:>6}",
+        "margin",
+        "failures",
+        "rate",
+        "95% interval",
+        "failure rate",
+        "tokens",
+        "fires",
+        "false",
+        w = CURVE_BAR
+    );
+    for (first, last) in runs(&c.points) {
+        let (a, b) = (&c.points[first], &c.points[last]);
+        let (ma, mb) = (a.m.unwrap_or(0), b.m.unwrap_or(0));
+        let label = if ma == mb {
+            format!("m = {ma}")
+        } else {
+            format!("m = {ma}–{mb}")
+        };
+        let holds = |m: u32| (ma..=mb).contains(&m);
+        let note = if c.recommended_m.is_some_and(holds) {
+            "◀ recommended".to_string()
+        } else if c.indistinguishable.iter().any(|&m| holds(m)) {
+            "≈ best (difference is noise)".to_string()
+        } else {
+            String::new()
+        };
+        let _ = writeln!(out, "{}", curve_row(a, &label, max_rate, &note));
+    }
+    if let Some(off) = &c.off {
+        let note = match off.vs_best {
+            Some(d) if d.noise => "≈ best (difference is noise)",
+            _ => "chunks-only retrieval",
+        };
+        let _ = writeln!(out, "{}", curve_row(off, "Seams off", max_rate, note));
+    }
+    let _ = writeln!(
+        out,
+        "  (tokens: mean sent per question; fires: seams that added chunks, per question; false: fires\n   whose cut does not split the evidence; ≈: a paired sign test against the recommended m gives\n   p >= 0.05)"
+    );
+    out
+}
+
+/// The text report: the measured curve and recommendation, then the head-start diagnostic.
 pub fn render(r: &CalibrationReport, list: bool) -> String {
     let mut out = String::new();
     let s = &r.setup;
     let _ = writeln!(
         out,
-        "calibrating m on {} ({}, k = {}, depth {}, c = {}); {} sentences per kind, seed {}",
+        "calibrating m on {} ({}, k = {}, depth {}, c = {}, budget {} chunks)",
         safe(&s.corpus),
         s.chunker,
         s.k,
         s.depth,
         s.rrf_c,
-        s.samples_per_kind,
-        s.seed
+        s.budget
     );
     let _ = writeln!(out, "questions: {}", s.generator);
     out.push_str(&wrap(&s.generator_description, 96, "  "));
     let _ = writeln!(
         out,
-        "\nhead start = pos(chunk) - pos(seam) in the fused ranking; a seam fires when head start >= m"
+        "\nmeasured: failure rate (the context misses part of the evidence) at budget {}, per m",
+        s.budget
+    );
+    out.push_str(&wrap(&format!("on {}", s.objective_source), 96, "  "));
+    if let Some(p) = &r.passages {
+        let _ = writeln!(
+            out,
+            "  passages: {} scored of {} draws ({} without a question, {} repeats, {} overlong); \
+             {}/{}/{} tokens (min/median/max)",
+            p.measured,
+            p.draws,
+            p.skipped,
+            p.repeats,
+            p.too_long,
+            p.tokens.0,
+            p.tokens.1,
+            p.tokens.2
+        );
+    }
+    out.push_str(&render_curve(&r.objective));
+    let v = &r.verdict;
+    match v.recommended_m {
+        Some(m) => {
+            let _ = writeln!(
+                out,
+                "\nrecommended m = {m}   (fewest failures at budget {}; ties go to the larger m)",
+                v.budget
+            );
+        }
+        None => {
+            let _ = writeln!(out, "\nno recommendation: no question was scored");
+        }
+    }
+    out.push_str(&wrap(&v.summary, 96, "  "));
+    if let Some(note) = &v.rule_note {
+        out.push_str(&wrap(note, 96, "  "));
+    }
+
+    let _ = writeln!(
+        out,
+        "\ndiagnostic (white paper 3.2): head start = pos(chunk) - pos(seam) in the fused ranking; a seam fires when head start >= m"
     );
     let _ = writeln!(
         out,
-        "(unsplit: over the chunk holding the sentence; crossing: over the better-ranked chunk; an\n entry absent from the fused list counts as last, len + 1)\n"
+        "(unsplit: over the chunk holding the sentence; crossing: over the better-ranked chunk; an\n entry absent from the fused list counts as last, len + 1); {} sentences per kind, seed {}\n",
+        s.samples_per_kind, s.seed
     );
 
     let max = r
@@ -248,8 +415,8 @@ pub fn render(r: &CalibrationReport, list: bool) -> String {
         .map(|b| b.unsplit.max(b.crossing))
         .max()
         .unwrap_or(0);
-    let m = r.verdict.recommended_m.map(i64::from);
-    let high = r.verdict.working_range.map(|w| i64::from(w.high));
+    let m = r.paper_rule.recommended_m.map(i64::from);
+    let high = r.paper_rule.working_range.map(|w| i64::from(w.high));
     let unsplit_title = format!("unsplit ({})", r.unsplit.measured);
     let _ = writeln!(
         out,
@@ -261,7 +428,7 @@ pub fn render(r: &CalibrationReport, list: bool) -> String {
     for b in &r.histogram {
         let mut marks = Vec::new();
         if let Some(m) = m.filter(|&m| b.holds(m)) {
-            marks.push(format!("◀ m = {m} (recommended)"));
+            marks.push(format!("◀ m = {m} (paper's rule)"));
         }
         if let Some(h) = high.filter(|&h| b.holds(h)) {
             marks.push(format!("◀ {h} (top of working range)"));
@@ -296,12 +463,12 @@ pub fn render(r: &CalibrationReport, list: bool) -> String {
     let _ = writeln!(out, "{}", spread_row(&r.crossing));
     let _ = writeln!(out, "  (percentiles by nearest rank: rank ceil(p*n/100))\n");
 
-    let v = &r.verdict;
+    let v = &r.paper_rule;
     match (v.recommended_m, r.unsplit.spread) {
         (Some(m), Some(sp)) => {
             let _ = writeln!(
                 out,
-                "recommended m = {m}   (unsplit p90 = {}, plus 1, at least 1)",
+                "paper's rule: m = {m}   (unsplit p90 = {}, plus 1, at least 1; a diagnostic, not the recommendation)",
                 sp.p90
             );
             let _ = writeln!(
@@ -312,14 +479,14 @@ pub fn render(r: &CalibrationReport, list: bool) -> String {
             );
         }
         _ => {
-            let _ = writeln!(out, "no recommendation: no unsplit sentence was measured");
+            let _ = writeln!(out, "paper's rule: no m (no unsplit sentence was measured)");
         }
     }
     match (v.working_range, v.half_firing_margin) {
         (Some(w), _) => {
             let _ = writeln!(
                 out,
-                "working range: m = {} to {}   (from the recommendation up to the largest m at which half of the\n  crossing facts still fire)",
+                "working range: m = {} to {}   (from the rule's m up to the largest m at which half of the\n  crossing facts still fire)",
                 w.low, w.high
             );
         }
@@ -333,13 +500,36 @@ pub fn render(r: &CalibrationReport, list: bool) -> String {
             let _ = writeln!(out, "working range: unknown (a sample is missing)");
         }
     }
-    let _ = writeln!(out, "rule: {}", r.rules.recommendation);
+    let _ = writeln!(out, "rule: {}", r.rules.paper_rule);
     for w in &r.warnings {
         let _ = writeln!(out);
         out.push_str(&wrap(&format!("warning: {}", w.text), 96, ""));
     }
 
     if list {
+        let _ = writeln!(
+            out,
+            "\npassages (crosses a cut?, tokens, document:byte → question)"
+        );
+        for p in &r.passage_samples {
+            let _ = writeln!(
+                out,
+                "  {:<8} {:>4}  {}:{}",
+                if p.crosses_cut { "crossing" } else { "inside" },
+                p.tokens,
+                safe(&p.doc),
+                p.start
+            );
+            match (&p.question, &p.skipped) {
+                (Some(q), _) => {
+                    let _ = writeln!(out, "    → {}", safe(q));
+                }
+                (None, Some(why)) => {
+                    let _ = writeln!(out, "    → skipped: {why}");
+                }
+                _ => {}
+            }
+        }
         let _ = writeln!(
             out,
             "\nsamples (head start, seam, document, sentence → question)"

@@ -70,18 +70,22 @@ pub fn load_question_file(
     path: &std::path::Path,
     corpus: &seamscope::corpus::Corpus,
 ) -> anyhow::Result<Vec<seamscope::eval::questions::Question>> {
-    let questions = seamscope::eval::questions::load_questions(path, corpus).map_err(|errors| {
-        anyhow::anyhow!(
-            "{} problem(s) in {}:\n{}",
-            errors.len(),
-            path.display(),
-            errors
-                .iter()
-                .map(|e| format!("  {e}"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        )
-    })?;
+    let (questions, unknown) = seamscope::eval::questions::load_question_set(path, corpus)
+        .map_err(|errors| {
+            anyhow::anyhow!(
+                "{} problem(s) in {}:\n{}",
+                errors.len(),
+                path.display(),
+                errors
+                    .iter()
+                    .map(|e| format!("  {e}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        })?;
+    for u in &unknown {
+        eprintln!("{}: {}", path.display(), u.warning());
+    }
     anyhow::ensure!(
         !questions.is_empty(),
         "{} holds no questions",

@@ -34,6 +34,21 @@ pub struct EvalArgs {
     /// Instead of the grid: Seams at these margins against chunks-only retrieval.
     #[arg(long, value_delimiter = ',', value_name = "M,M,...")]
     sweep_m: Option<Vec<u32>>,
+    /// Save this run's rows as a baseline (JSON) for a later --compare.
+    #[arg(long, value_name = "FILE")]
+    save_baseline: Option<PathBuf>,
+    /// Compare this run with a saved baseline, print what changed, and exit 1 when a row's
+    /// failure rate rises by more than --fail-over points.
+    #[arg(long, value_name = "FILE")]
+    compare: Option<PathBuf>,
+    /// Percentage points a failure rate may rise before --compare fails (default 0: any rise).
+    #[arg(
+        long,
+        value_name = "POINTS",
+        default_value_t = 0.0,
+        requires = "compare"
+    )]
+    fail_over: f64,
 }
 
 fn pct(x: f64) -> String {
@@ -132,7 +147,7 @@ fn sweep(
     grid: GridSettings,
     k: usize,
     json: bool,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Vec<GridRow>> {
     let vectors = questions
         .iter()
         .map(|q| embed_one(&mut engine.embedder, &engine.tokenizer, &q.question))
@@ -160,6 +175,102 @@ fn sweep(
     } else {
         print_grid(&rows);
     }
+    Ok(rows)
+}
+
+/// Check the output files named on the command line before the run: a bad path fails at once,
+/// not after minutes of work.
+fn check_writable(path: &Path, flag: &str) -> anyhow::Result<()> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    anyhow::ensure!(
+        parent.is_dir(),
+        "{flag} {}: the folder {} does not exist",
+        path.display(),
+        parent.display()
+    );
+    anyhow::ensure!(
+        !path.is_dir(),
+        "{flag} {}: that is a folder, not a file",
+        path.display()
+    );
+    Ok(())
+}
+
+/// Save and compare baselines as the flags ask; an error when the comparison regressed.
+fn gate(
+    args: &EvalArgs,
+    rows: &[GridRow],
+    questions: usize,
+    budget: usize,
+    description: String,
+    json: bool,
+) -> anyhow::Result<()> {
+    use seamscope::eval::baseline::{Baseline, compare};
+    if let Some(path) = &args.save_baseline {
+        let b = Baseline::of(rows, questions, budget, description);
+        std::fs::write(path, serde_json::to_string_pretty(&b)?)
+            .map_err(|e| anyhow::anyhow!("cannot write baseline {}: {e}", path.display()))?;
+        if !json {
+            eprintln!("eval: baseline saved to {}", path.display());
+        }
+    }
+    let Some(path) = &args.compare else {
+        return Ok(());
+    };
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("cannot read baseline {}: {e}", path.display()))?;
+    let baseline =
+        Baseline::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let cmp = compare(&baseline, rows, questions, budget, args.fail_over);
+    // With --json the comparison goes to stderr, so stdout stays the rows' JSON.
+    let mut out = String::new();
+    out.push_str(&format!(
+        "\ncompared with {} (allowed rise: {:.1} points)\n",
+        path.display(),
+        args.fail_over
+    ));
+    if let Some(m) = &cmp.mismatch {
+        out.push_str(&format!("  note: {m}\n"));
+    }
+    for c in &cmp.changes {
+        out.push_str(&format!(
+            "  {:<24} {:>6.1}% → {:>6.1}%  {:>+6.1} points  tokens {:>6.0} → {:>6.0}{}\n",
+            c.label,
+            c.before * 100.0,
+            c.after * 100.0,
+            c.points,
+            c.tokens.0,
+            c.tokens.1,
+            if c.regressed { "  REGRESSED" } else { "" }
+        ));
+    }
+    for l in &cmp.missing {
+        out.push_str(&format!("  {l:<24} only in the baseline\n"));
+    }
+    for l in &cmp.new {
+        out.push_str(&format!("  {l:<24} new in this run\n"));
+    }
+    if json {
+        eprint!("{out}");
+    } else {
+        print!("{out}");
+    }
+    let regressed: Vec<&str> = cmp
+        .changes
+        .iter()
+        .filter(|c| c.regressed)
+        .map(|c| c.label.as_str())
+        .collect();
+    anyhow::ensure!(
+        regressed.is_empty(),
+        "failure rate rose by more than {:.1} points against {}: {}",
+        args.fail_over,
+        path.display(),
+        regressed.join(", ")
+    );
     Ok(())
 }
 
@@ -184,19 +295,57 @@ pub fn run(
         args.seam_k.iter().all(|&k| (1..=4096).contains(&k)),
         "--seam-k values must be between 1 and 4096 tokens"
     );
+    anyhow::ensure!(
+        args.fail_over.is_finite() && args.fail_over >= 0.0,
+        "--fail-over must be a number of percentage points, 0 or more (got {})",
+        args.fail_over
+    );
+    for (path, flag) in [
+        (&args.csv, "--csv"),
+        (&args.save_baseline, "--save-baseline"),
+    ] {
+        if let Some(p) = path {
+            check_writable(p, flag)?;
+        }
+    }
+    if let Some(p) = &args.compare {
+        anyhow::ensure!(p.is_file(), "--compare {}: no such file", p.display());
+    }
     let mut engine = start_engine(settings.clone())?;
-    let mut bar = BuildBar::new();
-    let open = engine.open_corpus(corpus, &mut |p| bar.update(p));
-    bar.finish();
-    let open = open?;
+    // The question file is checked whole before anything is indexed or embedded.
+    let docs = engine.load_corpus(corpus)?;
     let qpath = args
         .questions
         .clone()
         .unwrap_or_else(|| corpus.join("questions.jsonl"));
-    let questions = super::common::load_question_file(&qpath, &open.corpus)?;
+    let questions = super::common::load_question_file(&qpath, &docs)?;
+    let mut bar = BuildBar::new();
+    let open = engine.open_loaded(docs, &mut |p| bar.update(p));
+    bar.finish();
+    let open = open?;
+    let description = format!(
+        "{} with {} ({}, chunk {} tokens, m = {})",
+        corpus.display(),
+        qpath.display(),
+        open.layout.chunker,
+        settings.chunk_tokens,
+        settings.m
+    );
     if let Some(ms) = &args.sweep_m {
         let grid = GridSettings::from_settings(&settings);
-        return sweep(&mut engine, &open, &questions, ms, grid, settings.k, json);
+        let rows = sweep(&mut engine, &open, &questions, ms, grid, settings.k, json)?;
+        if let Some(path) = &args.csv {
+            std::fs::write(path, csv(&rows))
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        }
+        return gate(
+            args,
+            &rows,
+            questions.len(),
+            settings.budget,
+            description,
+            json,
+        );
     }
     let grid = GridSettings::from_settings(&settings);
     let strategies = Strategy::grid(settings.chunk_tokens, settings.k, &args.seam_k);
@@ -223,7 +372,14 @@ pub fn run(
     }
     if json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
-        return Ok(());
+        return gate(
+            args,
+            &rows,
+            questions.len(),
+            settings.budget,
+            description,
+            json,
+        );
     }
     println!(
         "{} questions on {}: budget {} chunks, {}-token chunks, m = {}; {} strategies in {:.1}s ({} texts embedded, the rest from the cache)",
@@ -256,5 +412,12 @@ pub fn run(
         }
         println!();
     }
-    Ok(())
+    gate(
+        args,
+        &rows,
+        questions.len(),
+        settings.budget,
+        description,
+        json,
+    )
 }

@@ -6,6 +6,10 @@
 //! ```
 //! Offsets are byte offsets into the file, half-open. Sets exported from Python tools may carry
 //! character offsets instead: add `"unit": "char"` to the line and they are converted here.
+//!
+//! Fields seamscope does not know (metadata other tools add) are ignored, and each is named once
+//! in a warning. A line with an empty question, no spans, an unknown document or a span outside
+//! its document is an error naming the line; a file is used only when every line is good.
 
 use std::path::Path;
 
@@ -35,9 +39,13 @@ pub enum OffsetUnit {
     Char,
 }
 
-/// One question line as written in the file.
+/// Field names a question line may carry.
+const KNOWN_FIELDS: &[&str] = &["id", "question", "doc", "spans", "tags", "unit"];
+/// Field names a span may carry.
+const KNOWN_SPAN_FIELDS: &[&str] = &["start", "end", "text"];
+
+/// One question line as written in the file (unknown fields are ignored; see [`ParsedFile`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct RawQuestion {
     /// A unique id.
     pub id: String,
@@ -96,6 +104,22 @@ pub enum QuestionError {
         /// What is wrong.
         message: String,
     },
+    /// The question text is empty.
+    #[error("line {line} ({id}): the question is empty")]
+    EmptyQuestion {
+        /// 1-based line number.
+        line: usize,
+        /// The question id.
+        id: String,
+    },
+    /// The line names no evidence: nothing could count it as answered or missed.
+    #[error("line {line} ({id}): \"spans\" is empty: give at least one evidence span")]
+    NoSpans {
+        /// 1-based line number.
+        line: usize,
+        /// The question id.
+        id: String,
+    },
     /// Two lines share an id.
     #[error("line {line}: id {id} is used twice")]
     DuplicateId {
@@ -116,9 +140,11 @@ pub enum QuestionError {
     },
     /// A span is empty, reversed, past the end or not on character boundaries.
     #[error(
-        "line {line} ({id}): span {start}..{end} is not a valid {unit} range of {doc} ({len} long)"
+        "line {line} ({id}): span {start}..{end} is not a valid {unit} range of {doc} ({len} long): {why}"
     )]
     BadSpan {
+        /// What is wrong with it.
+        why: &'static str,
         /// 1-based line number.
         line: usize,
         /// The question id.
@@ -156,34 +182,113 @@ pub enum QuestionError {
     },
 }
 
-/// Parse a question file's text; `questions` holds the lines that parsed, `errors` the rest.
-pub fn parse_questions(text: &str) -> (Vec<(usize, RawQuestion)>, Vec<QuestionError>) {
-    let mut out = Vec::new();
-    let mut errors = Vec::new();
+/// A field seamscope does not know, named once however many lines carry it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnknownField {
+    /// The field's name (`spans[].name` for a field of a span).
+    pub name: String,
+    /// The first line carrying it.
+    pub first_line: usize,
+    /// Lines carrying it.
+    pub lines: usize,
+}
+
+impl UnknownField {
+    /// The warning to show.
+    pub fn warning(&self) -> String {
+        format!(
+            "ignored unknown field \"{}\" (on {} line(s), first on line {})",
+            self.name, self.lines, self.first_line
+        )
+    }
+}
+
+/// A question file's text, parsed: good lines, problems, and fields that were ignored.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ParsedFile {
+    /// Lines that parsed, with their 1-based numbers.
+    pub questions: Vec<(usize, RawQuestion)>,
+    /// Lines that did not.
+    pub errors: Vec<QuestionError>,
+    /// Fields ignored, each named once.
+    pub unknown: Vec<UnknownField>,
+}
+
+fn note_unknown(unknown: &mut Vec<UnknownField>, name: String, line: usize) {
+    match unknown.iter_mut().find(|u| u.name == name) {
+        Some(u) if u.first_line != line => u.lines += 1,
+        Some(_) => {}
+        None => unknown.push(UnknownField {
+            name,
+            first_line: line,
+            lines: 1,
+        }),
+    }
+}
+
+/// Parse a question file's text, checking each line on its own (ids, an empty question, no
+/// spans) and noting unknown fields.
+pub fn parse_file(text: &str) -> ParsedFile {
+    let mut file = ParsedFile::default();
     let mut seen = std::collections::HashSet::new();
     for (i, line) in text.lines().enumerate() {
         let line_no = i + 1;
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<RawQuestion>(line) {
-            Ok(q) => {
-                if !seen.insert(q.id.clone()) {
-                    errors.push(QuestionError::DuplicateId {
-                        line: line_no,
-                        id: q.id,
-                    });
-                } else {
-                    out.push((line_no, q));
+        let parsed = serde_json::from_str::<serde_json::Value>(line).and_then(|value| {
+            if let Some(obj) = value.as_object() {
+                for key in obj.keys().filter(|k| !KNOWN_FIELDS.contains(&k.as_str())) {
+                    note_unknown(&mut file.unknown, key.clone(), line_no);
+                }
+                let spans = obj.get("spans").and_then(|v| v.as_array());
+                for span in spans.into_iter().flatten().filter_map(|v| v.as_object()) {
+                    for key in span
+                        .keys()
+                        .filter(|k| !KNOWN_SPAN_FIELDS.contains(&k.as_str()))
+                    {
+                        note_unknown(&mut file.unknown, format!("spans[].{key}"), line_no);
+                    }
                 }
             }
-            Err(e) => errors.push(QuestionError::Parse {
+            serde_json::from_value::<RawQuestion>(value)
+        });
+        let q = match parsed {
+            Ok(q) => q,
+            Err(e) => {
+                file.errors.push(QuestionError::Parse {
+                    line: line_no,
+                    message: e.to_string(),
+                });
+                continue;
+            }
+        };
+        if q.question.trim().is_empty() {
+            file.errors.push(QuestionError::EmptyQuestion {
                 line: line_no,
-                message: e.to_string(),
-            }),
+                id: q.id,
+            });
+        } else if q.spans.is_empty() {
+            file.errors.push(QuestionError::NoSpans {
+                line: line_no,
+                id: q.id,
+            });
+        } else if !seen.insert(q.id.clone()) {
+            file.errors.push(QuestionError::DuplicateId {
+                line: line_no,
+                id: q.id,
+            });
+        } else {
+            file.questions.push((line_no, q));
         }
     }
-    (out, errors)
+    file
+}
+
+/// Parse a question file's text; `questions` holds the lines that parsed, `errors` the rest.
+pub fn parse_questions(text: &str) -> (Vec<(usize, RawQuestion)>, Vec<QuestionError>) {
+    let file = parse_file(text);
+    (file.questions, file.errors)
 }
 
 /// Resolve parsed questions against `corpus`: convert offsets to bytes and check every quote.
@@ -204,7 +309,8 @@ pub fn resolve(
         };
         let mut spans = Vec::new();
         for s in &q.spans {
-            let bad = |len| QuestionError::BadSpan {
+            let bad = |len, why| QuestionError::BadSpan {
+                why,
                 line: *line,
                 id: q.id.clone(),
                 doc: q.doc.clone(),
@@ -218,12 +324,21 @@ pub fn resolve(
             };
             let span = match q.unit {
                 OffsetUnit::Byte => {
-                    if s.start >= s.end
-                        || s.end > doc.text.len()
-                        || !doc.text.is_char_boundary(s.start)
+                    let why = if s.start >= s.end {
+                        Some("it is empty or runs backwards")
+                    } else if s.end > doc.text.len() {
+                        Some("it runs past the end of the document")
+                    } else if !doc.text.is_char_boundary(s.start)
                         || !doc.text.is_char_boundary(s.end)
                     {
-                        errors.push(bad(doc.text.len()));
+                        Some(
+                            "it starts or ends inside a character (byte offsets must fall between characters; add \"unit\": \"char\" for character offsets)",
+                        )
+                    } else {
+                        None
+                    };
+                    if let Some(why) = why {
+                        errors.push(bad(doc.text.len(), why));
                         continue 'questions;
                     }
                     Span::new(s.start, s.end)
@@ -231,7 +346,13 @@ pub fn resolve(
                 OffsetUnit::Char => match char_to_byte(&doc.text, s.start, s.end) {
                     Some(span) => span,
                     None => {
-                        errors.push(bad(doc.text.chars().count()));
+                        let len = doc.text.chars().count();
+                        let why = if s.start >= s.end {
+                            "it is empty or runs backwards"
+                        } else {
+                            "it runs past the end of the document"
+                        };
+                        errors.push(bad(len, why));
                         continue 'questions;
                     }
                 },
@@ -256,17 +377,36 @@ pub fn resolve(
 
 /// Load and resolve a question file; any bad line is an error listing every problem.
 pub fn load_questions(path: &Path, corpus: &Corpus) -> Result<Vec<Question>, Vec<QuestionError>> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    load_question_set(path, corpus).map(|(questions, _)| questions)
+}
+
+/// Load and resolve a question file, with the fields it ignored; any bad line is an error
+/// listing every problem.
+pub fn load_question_set(
+    path: &Path,
+    corpus: &Corpus,
+) -> Result<(Vec<Question>, Vec<UnknownField>), Vec<QuestionError>> {
+    let bytes = std::fs::read(path).map_err(|e| {
         vec![QuestionError::Read {
             path: path.display().to_string(),
             message: e.to_string(),
         }]
     })?;
-    let (raw, mut errors) = parse_questions(&text);
-    let (questions, more) = resolve(corpus, &raw);
+    let text = String::from_utf8(bytes).map_err(|e| {
+        vec![QuestionError::Read {
+            path: path.display().to_string(),
+            message: format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        }]
+    })?;
+    let file = parse_file(&text);
+    let mut errors = file.errors;
+    let (questions, more) = resolve(corpus, &file.questions);
     errors.extend(more);
     if errors.is_empty() {
-        Ok(questions)
+        Ok((questions, file.unknown))
     } else {
         Err(errors)
     }
@@ -364,7 +504,7 @@ mod tests {
 
     #[test]
     fn bad_lines_are_named() {
-        let text = "{\"id\":\"x\"}\n\n{\"id\":\"y\",\"question\":\"q\",\"doc\":\"nope.md\",\"spans\":[]}\n{\"id\":\"y\",\"question\":\"q\",\"doc\":\"a.md\",\"spans\":[{\"start\":2,\"end\":3,\"text\":\"x\"}]}";
+        let text = "{\"id\":\"x\"}\n\n{\"id\":\"y\",\"question\":\"q\",\"doc\":\"nope.md\",\"spans\":[{\"start\":0,\"end\":1,\"text\":\"h\"}]}\n{\"id\":\"y\",\"question\":\"q\",\"doc\":\"a.md\",\"spans\":[{\"start\":2,\"end\":3,\"text\":\"x\"}]}";
         let (raw, errs) = parse_questions(text);
         assert!(matches!(errs[0], QuestionError::Parse { line: 1, .. }));
         assert!(matches!(
@@ -379,5 +519,58 @@ mod tests {
         let (raw, _) = parse_questions(split);
         let (_, errs) = resolve(&corpus(), &raw);
         assert!(matches!(errs[0], QuestionError::BadSpan { .. }));
+        assert!(
+            errs[0].to_string().contains("inside a character"),
+            "{}",
+            errs[0]
+        );
+    }
+
+    #[test]
+    fn unknown_fields_are_ignored_and_named_once() {
+        let text = r#"{"id":"1","question":"q","doc":"a.md","spans":[{"start":15,"end":26,"text":"stale reads","score":0.9}],"source":"ragas","meta":{"x":1}}
+{"id":"2","question":"q","doc":"a.md","spans":[{"start":15,"end":26,"text":"stale reads"}],"source":"ragas"}"#;
+        let file = parse_file(text);
+        assert!(file.errors.is_empty(), "{:?}", file.errors);
+        assert_eq!(file.questions.len(), 2);
+        let names: Vec<(&str, usize, usize)> = file
+            .unknown
+            .iter()
+            .map(|u| (u.name.as_str(), u.first_line, u.lines))
+            .collect();
+        assert_eq!(
+            names,
+            vec![("meta", 1, 1), ("source", 1, 2), ("spans[].score", 1, 1)]
+        );
+        assert!(
+            file.unknown[1]
+                .warning()
+                .contains("\"source\" (on 2 line(s)")
+        );
+    }
+
+    #[test]
+    fn empty_questions_and_missing_spans_are_errors_naming_the_line() {
+        let text = r#"{"id":"e","question":"  ","doc":"a.md","spans":[{"start":15,"end":26,"text":"stale reads"}]}
+{"id":"n","question":"q","doc":"a.md","spans":[]}
+{"id":"d","question":"q","spans":[{"start":15,"end":26,"text":"stale reads"}]}
+{"id":"o","question":"q","doc":"a.md","spans":[{"start":15,"end":99,"text":"stale reads"}]}"#;
+        let file = parse_file(text);
+        let messages: Vec<String> = file.errors.iter().map(|e| e.to_string()).collect();
+        assert!(
+            messages[0].starts_with("line 1 (e): the question is empty"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[1].starts_with("line 2 (n): \"spans\" is empty"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[2].starts_with("line 3:") && messages[2].contains("doc"),
+            "{messages:?}"
+        );
+        let (_, errs) = resolve(&corpus(), &file.questions);
+        assert!(errs[0].to_string().starts_with("line 4 (o)"), "{}", errs[0]);
+        assert!(errs[0].to_string().contains("past the end"), "{}", errs[0]);
     }
 }

@@ -284,8 +284,12 @@ pub enum Action {
     ToggleHeadingPrefix,
     /// Calibrate `m` on the corpus shown, in the background.
     RunCalibration,
-    /// Set `m` to the calibration's recommendation (through the `m` slider: every pane replans).
+    /// Set `k` and `m` to the calibration's recommendation (through the sliders: `m` replans
+    /// every pane, a new `k` rebuilds the seams in the background).
     ApplyRecommendedM,
+    /// Switch the calibration between the corpus' gold question set and sampled passages, and
+    /// run it again.
+    ToggleCalibrationQuestions,
     /// Run the strategy comparison on the corpus's question set, in the background.
     RunEvaluation,
     /// Stop the calibration or evaluation running for the page shown.

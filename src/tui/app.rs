@@ -265,6 +265,10 @@ impl App {
             }
             Action::RunCalibration => self.run_calibration(),
             Action::ApplyRecommendedM => return self.apply_recommended_m(),
+            Action::ToggleCalibrationQuestions => {
+                self.calibration.sampled = !self.calibration.sampled;
+                self.run_calibration();
+            }
             Action::RunEvaluation => self.run_evaluation(),
             Action::CancelJob => self.cancel_job(),
             Action::Resize(width, height) => {

@@ -33,6 +33,8 @@ pub struct Calibrated {
     pub generation: u64,
     /// The report, or what went wrong.
     pub result: Result<Arc<CalibrationReport>, String>,
+    /// The best row at each scanned `k` (same questions, budget and margins), best first.
+    pub k_scan: Vec<seamscope::tune::TuneRow>,
 }
 
 /// Why an evaluation could not run.

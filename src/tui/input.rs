@@ -108,6 +108,7 @@ fn calibration_action(key: &KeyEvent) -> Option<Action> {
     Some(match key.code {
         KeyCode::Char('r') => Action::RunCalibration,
         KeyCode::Char('a') => Action::ApplyRecommendedM,
+        KeyCode::Char('g') => Action::ToggleCalibrationQuestions,
         KeyCode::Esc => Action::CancelJob,
         _ => return None,
     })

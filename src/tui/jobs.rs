@@ -38,12 +38,14 @@ pub enum Request {
         /// The query settings.
         query: QuerySettings,
     },
-    /// Calibrate `m` on the current layout.
+    /// Calibrate `m` on the current layout, and scan `k`.
     Calibrate {
         /// The job's generation.
         generation: u64,
-        /// Depth and RRF constant of the searches.
+        /// Depth and RRF constant of the searches, and the budget every margin is scored at.
         query: QuerySettings,
+        /// Use the corpus' questions.jsonl (gold evidence) when there is one.
+        gold: bool,
     },
     /// Run the strategy comparison on the current layout's question set.
     Evaluate {
@@ -255,7 +257,7 @@ impl Jobs {
     }
 
     /// Start a calibration; any older one is superseded. Returns its generation.
-    pub fn start_calibration(&mut self, query: QuerySettings) -> u64 {
+    pub fn start_calibration(&mut self, query: QuerySettings, gold: bool) -> u64 {
         let generation = self.next();
         self.gens.calibration.store(generation, Ordering::SeqCst);
         self.calibration = Some(BackgroundJob {
@@ -263,7 +265,11 @@ impl Jobs {
             kind: EvalJobKind::Grid,
             progress: None,
         });
-        self.send(Request::Calibrate { generation, query });
+        self.send(Request::Calibrate {
+            generation,
+            query,
+            gold,
+        });
         generation
     }
 

@@ -148,7 +148,11 @@ impl Worker<'_> {
                     result,
                 })));
             }
-            Request::Calibrate { generation, query } => self.calibrate(generation, query),
+            Request::Calibrate {
+                generation,
+                query,
+                gold,
+            } => self.calibrate(generation, query, gold),
             Request::Evaluate {
                 generation,
                 grid,

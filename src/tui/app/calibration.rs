@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use seamscope::calibrate::CalibrationReport;
+use seamscope::tune::TuneRow;
 
 use super::{App, Notice};
 use crate::tui::action::{Action, Slider};
@@ -13,8 +14,25 @@ use crate::tui::background::Calibrated;
 pub struct CalibrationState {
     /// The newest finished calibration.
     pub report: Option<Arc<CalibrationReport>>,
+    /// The best row at each scanned `k`, best first.
+    pub k_scan: Vec<TuneRow>,
     /// Why the newest calibration failed, if it did.
     pub error: Option<String>,
+    /// Ask sampled passages even when the corpus has a gold question set (`g` switches).
+    pub sampled: bool,
+}
+
+impl CalibrationState {
+    /// The recommended `(k, m)`: the best row of the `k` scan, else the report's `m` at its `k`.
+    pub fn recommended(&self) -> Option<(usize, u32)> {
+        if let Some(best) = self.k_scan.first()
+            && let (Some(k), Some(m)) = (best.k, best.m)
+        {
+            return Some((k, m));
+        }
+        let r = self.report.as_ref()?;
+        Some((r.setup.k, r.verdict.recommended_m?))
+    }
 }
 
 impl App {
@@ -29,7 +47,8 @@ impl App {
         }
         self.calibration.error = None;
         let query = self.query_settings();
-        self.jobs.start_calibration(query);
+        self.jobs
+            .start_calibration(query, !self.calibration.sampled);
     }
 
     /// A calibration ended: keep its report if it answers the newest request.
@@ -41,39 +60,36 @@ impl App {
         match calibrated.result {
             Ok(report) => {
                 self.calibration.report = Some(report);
+                self.calibration.k_scan = calibrated.k_scan;
                 self.calibration.error = None;
             }
             Err(error) => self.calibration.error = Some(error),
         }
     }
 
-    /// The follow-up that sets `m` to the recommendation: the `m` slider's own action, so every
-    /// pane replans exactly as when the slider moves.
+    /// Apply the recommended `k` and `m`: a new `k` moves the `k` slider (the seams rebuild in
+    /// the background), and the follow-up is the `m` slider's own action, so every pane replans
+    /// exactly as when the slider moves.
     pub(super) fn apply_recommended_m(&mut self) -> Option<Action> {
-        let recommended = self
-            .calibration
-            .report
-            .as_ref()
-            .map(|r| r.verdict.recommended_m);
-        let m = match recommended {
-            None => {
-                self.notice = Some(Notice {
-                    text: "no calibration yet: press r to run one".into(),
-                    error: true,
-                });
-                return None;
-            }
-            Some(None) => {
-                self.notice = Some(Notice {
-                    text: "this calibration has no recommendation (no unsplit sentence measured)"
-                        .into(),
-                    error: true,
-                });
-                return None;
-            }
-            Some(Some(m)) => m as usize,
+        if self.calibration.report.is_none() {
+            self.notice = Some(Notice {
+                text: "no calibration yet: press r to run one".into(),
+                error: true,
+            });
+            return None;
+        }
+        let Some((k, m)) = self.calibration.recommended() else {
+            self.notice = Some(Notice {
+                text: "this calibration has no recommendation (no question was scored)".into(),
+                error: true,
+            });
+            return None;
         };
-        Some(Action::SetSlider(Slider::M, m))
+        if k != self.sliders.k {
+            let changed = self.sliders.set(Slider::K, k);
+            self.slider_moved(Slider::K, changed);
+        }
+        Some(Action::SetSlider(Slider::M, m as usize))
     }
 
     /// Stop the calibration or evaluation of the page shown.

@@ -9,7 +9,9 @@ use seamscope::eval::grid::GridRow;
 use seamscope::eval::strategy::Strategy;
 
 use crate::tui::action::{Action, LayoutParams, Page, Slider};
-use crate::tui::background::{BackgroundProgress, EvalProblem, Evaluated, SeamsPrepared};
+use crate::tui::background::{
+    BackgroundProgress, Calibrated, EvalProblem, Evaluated, SeamsPrepared,
+};
 use crate::tui::fixture::{Fixture, PARAMS, calibration_report, eval_run};
 use crate::tui::jobs::Request;
 
@@ -48,8 +50,13 @@ fn tui_a_calibration_arrives_and_its_m_is_applied_through_the_m_slider() {
     );
     f.app.update(Action::RunCalibration);
     let generation = match f.requests.try_recv() {
-        Ok(Request::Calibrate { generation, query }) => {
+        Ok(Request::Calibrate {
+            generation,
+            query,
+            gold,
+        }) => {
             assert_eq!((query.k, query.depth), (PARAMS.k as u32, 150));
+            assert!(gold, "the corpus' question set is used when there is one");
             generation
         }
         other => panic!("expected a Calibrate request, got {other:?}"),
@@ -63,7 +70,7 @@ fn tui_a_calibration_arrives_and_its_m_is_applied_through_the_m_slider() {
         .report
         .as_ref()
         .and_then(|r| r.verdict.recommended_m);
-    assert_eq!(recommended, Some(4), "unsplit p90 is 3");
+    assert_eq!(recommended, Some(4), "the measured curve's fewest failures");
     assert_eq!(trace_m(&f), Some(2));
 
     let follow_up = f.app.update(Action::ApplyRecommendedM);
@@ -81,6 +88,71 @@ fn tui_a_calibration_arrives_and_its_m_is_applied_through_the_m_slider() {
         .is_some_and(|a| a.trace.decisions.iter().any(|d| d.fires));
     assert!(!fired, "at m = 4 no seam of the fixture's ranking fires");
     assert!(f.requests.try_recv().is_err(), "applying m needs no worker");
+}
+
+#[test]
+fn tui_g_switches_the_calibration_between_gold_questions_and_passages() {
+    let mut f = Fixture::answered();
+    f.app.update(Action::ShowPage(Page::Calibration));
+    let g = crossterm::event::Event::Key(crossterm::event::KeyEvent::from(
+        crossterm::event::KeyCode::Char('g'),
+    ));
+    assert!(matches!(
+        crate::tui::input::action_for(&f.app, &g),
+        Some(Action::ToggleCalibrationQuestions)
+    ));
+    f.app.update(Action::ToggleCalibrationQuestions);
+    match f.requests.try_recv() {
+        Ok(Request::Calibrate { gold, .. }) => assert!(!gold, "g asks sampled passages"),
+        other => panic!("expected a Calibrate request, got {other:?}"),
+    }
+    f.app.update(Action::ToggleCalibrationQuestions);
+    match f.requests.try_recv() {
+        Ok(Request::Calibrate { gold, .. }) => assert!(gold, "g again: the gold set"),
+        other => panic!("expected a Calibrate request, got {other:?}"),
+    }
+}
+
+#[test]
+fn tui_applying_the_calibration_sets_the_scanned_k_and_m() {
+    let mut f = Fixture::answered();
+    f.app.update(Action::ShowPage(Page::Calibration));
+    f.app.update(Action::RunCalibration);
+    let generation = f.expect_calibrate();
+    let mut best = seamscope::tune::TuneRow {
+        chunk_tokens: PARAMS.chunk_tokens,
+        k: Some(PARAMS.k + 4),
+        m: Some(3),
+        budget: 4,
+        failures: 1,
+        failure_rate: 0.1,
+        interval: seamscope::calibrate::interval::wilson(1, 10),
+        mean_tokens: 100.0,
+        vectors: 10,
+        fires_per_question: 0.5,
+        false_fires_per_question: 0.1,
+        pareto: true,
+    };
+    let other = best.clone();
+    best.k = Some(PARAMS.k + 4);
+    f.app.update(Action::Calibrated(Box::new(Calibrated {
+        generation,
+        result: Ok(std::sync::Arc::new(calibration_report())),
+        k_scan: vec![
+            best,
+            seamscope::tune::TuneRow {
+                k: Some(PARAMS.k),
+                failures: 2,
+                ..other
+            },
+        ],
+    })));
+    assert_eq!(f.app.calibration.recommended(), Some((PARAMS.k + 4, 3)));
+    let follow_up = f.app.update(Action::ApplyRecommendedM);
+    assert_eq!(f.app.sliders.k, PARAMS.k + 4, "k moved: its seams rebuild");
+    assert!(matches!(follow_up, Some(Action::SetSlider(Slider::M, 3))));
+    let screen = f.draw(200, 60).backend().to_string();
+    assert!(screen.contains("k scan:"), "{screen}");
 }
 
 #[test]

@@ -1,13 +1,17 @@
-//! The calibration page: both head-start distributions as side-by-side histograms over shared
-//! bins, their percentiles, the recommended `m` and the working range, the warnings, and what
-//! the offline question generator does and cannot do. Every number comes from the report.
+//! The calibration page. On top, the measured recommendation: the failure-vs-m curve at the
+//! budget as a chart (with its 95% band, chunks-only retrieval as a flat line, the recommended
+//! m and the m slider marked), and beside it the recommendation, the verdict on Seams' benefit
+//! and why the paper's rule differs. Below, the diagnostic: both head-start distributions as
+//! side-by-side histograms over shared bins, their percentiles, the paper's rule and working
+//! range, and what the question generator does and cannot do. Every number comes from the report.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
+use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Wrap};
-use seamscope::calibrate::{CalibrationReport, Distribution, WarningKind};
+use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Wrap};
+use seamscope::calibrate::{Benefit, CalibrationReport, Distribution, MarginCurve, WarningKind};
 
 use super::wrap_words;
 use crate::tui::app::App;
@@ -27,8 +31,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .border_style(t.border_focused)
         .title(Line::styled(" Calibration of m ", t.title))
         .title(
-            Line::styled(" r run · a apply the recommended m · Esc cancel ", t.muted)
-                .right_aligned(),
+            Line::styled(
+                " r run · a apply k and m · g gold questions / passages · Esc cancel ",
+                t.muted,
+            )
+            .right_aligned(),
         );
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -44,27 +51,230 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     };
     let left_width = (inner.width * 11 / 20).max(40);
     let right_width = inner.width.saturating_sub(left_width + 2);
+    let verdict = verdict_lines(app, report);
+    let chart_rows = rows_of(&verdict, right_width).clamp(9, 13);
     let histogram = histogram(app, report, left_width);
     let numbers = numbers(app, report);
-    let body_rows = (histogram.len() as u16).max(rows_of(&numbers, right_width));
     let generator = generator_lines(report, width, t);
-    let [head_area, body, foot, _] = Layout::vertical([
+    let [head_area, top, diagnostic, foot] = Layout::vertical([
         Constraint::Length(head_rows),
-        Constraint::Length(body_rows),
-        Constraint::Length(generator.len() as u16),
+        Constraint::Length(chart_rows),
         Constraint::Fill(1),
+        Constraint::Length(generator.len() as u16),
     ])
     .areas(inner);
     frame.render_widget(Paragraph::new(head).wrap(Wrap { trim: true }), head_area);
-    let [left, _, right] = Layout::horizontal([
-        Constraint::Length(left_width),
-        Constraint::Length(2),
-        Constraint::Fill(1),
-    ])
-    .areas(body);
+    let columns = |area| {
+        Layout::horizontal([
+            Constraint::Length(left_width),
+            Constraint::Length(2),
+            Constraint::Fill(1),
+        ])
+        .areas::<3>(area)
+    };
+    let [chart_area, _, verdict_area] = columns(top);
+    draw_curve(app, &report.objective, frame, chart_area);
+    frame.render_widget(
+        Paragraph::new(verdict).wrap(Wrap { trim: true }),
+        verdict_area,
+    );
+    let [left, _, right] = columns(diagnostic);
     frame.render_widget(Paragraph::new(histogram), left);
     frame.render_widget(Paragraph::new(numbers).wrap(Wrap { trim: true }), right);
-    frame.render_widget(Paragraph::new(generator), foot);
+    frame.render_widget(Paragraph::new(generator).wrap(Wrap { trim: true }), foot);
+}
+
+/// The failure-vs-m chart: the measured curve, its 95% band, "Seams off" as a flat line, the
+/// recommended m as a point and the m slider as a vertical line.
+fn draw_curve(app: &App, c: &MarginCurve, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let point = |m: Option<u32>, rate: f64| (f64::from(m.unwrap_or(0)), rate * 100.0);
+    let curve: Vec<(f64, f64)> = c
+        .points
+        .iter()
+        .map(|p| point(p.m, p.failure_rate))
+        .collect();
+    let low: Vec<(f64, f64)> = c
+        .points
+        .iter()
+        .map(|p| point(p.m, p.interval.low))
+        .collect();
+    let high: Vec<(f64, f64)> = c
+        .points
+        .iter()
+        .map(|p| point(p.m, p.interval.high))
+        .collect();
+    let max_m = c
+        .points
+        .iter()
+        .filter_map(|p| p.m)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let top = high
+        .iter()
+        .map(|p| p.1)
+        .chain(c.off.as_ref().map(|o| o.interval.high * 100.0))
+        .fold(1.0, f64::max)
+        .ceil();
+    let off: Vec<(f64, f64)> = c
+        .off
+        .iter()
+        .flat_map(|o| {
+            [
+                (0.0, o.failure_rate * 100.0),
+                (f64::from(max_m), o.failure_rate * 100.0),
+            ]
+        })
+        .collect();
+    let best: Vec<(f64, f64)> = c
+        .best()
+        .map(|p| point(p.m, p.failure_rate))
+        .into_iter()
+        .collect();
+    let now = app.sliders.m.min(max_m as usize) as f64;
+    let slider = vec![(now, 0.0), (now, top)];
+    let mut datasets = vec![
+        Dataset::default()
+            .marker(Marker::Dot)
+            .graph_type(GraphType::Line)
+            .style(t.muted)
+            .data(&low),
+        Dataset::default()
+            .marker(Marker::Dot)
+            .graph_type(GraphType::Line)
+            .style(t.muted)
+            .data(&high),
+        Dataset::default()
+            .name("Seams")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(t.fired)
+            .data(&curve),
+        Dataset::default()
+            .name(format!("m now {}", app.sliders.m))
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(t.notice)
+            .data(&slider),
+        Dataset::default()
+            .name("best")
+            .marker(Marker::Block)
+            .graph_type(GraphType::Scatter)
+            .style(t.fired)
+            .data(&best),
+    ];
+    if !off.is_empty() {
+        datasets.insert(
+            2,
+            Dataset::default()
+                .name("Seams off")
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(t.sample_unsplit)
+                .data(&off),
+        );
+    }
+    let title = format!(
+        " failure % vs m · budget {} · {} questions ({} split) · band 95% ",
+        c.budget, c.questions, c.crossing
+    );
+    let chart = Chart::new(datasets)
+        .block(Block::default().title(Line::styled(title, t.title)))
+        .x_axis(
+            Axis::default()
+                .title(Line::styled("m", t.muted))
+                .bounds([0.0, f64::from(max_m)])
+                .labels(
+                    [0, max_m / 2, max_m]
+                        .map(|m| Line::styled(m.to_string(), t.muted))
+                        .to_vec(),
+                ),
+        )
+        .y_axis(Axis::default().bounds([0.0, top]).labels(vec![
+            Line::styled("0%", t.muted),
+            Line::styled(format!("{top:.0}%"), t.muted),
+        ]));
+    frame.render_widget(chart, area);
+}
+
+/// The measured recommendation, the verdict on Seams' benefit, why the paper's rule differs, and
+/// where the m slider stands.
+fn verdict_lines<'a>(app: &App, r: &CalibrationReport) -> Vec<Line<'a>> {
+    let t = &app.theme;
+    let v = &r.verdict;
+    let c = &r.objective;
+    let mut lines = Vec::new();
+    match (v.recommended_m, c.best()) {
+        (Some(m), Some(best)) => {
+            lines.push(Line::from(vec![
+                Span::styled(format!("Recommended m = {m}"), t.fired),
+                Span::styled(
+                    format!(
+                        "  fails {:.1}% [{:.1}–{:.1}] at budget {}",
+                        best.failure_rate * 100.0,
+                        best.interval.low * 100.0,
+                        best.interval.high * 100.0,
+                        v.budget
+                    ),
+                    t.text,
+                ),
+            ]));
+            if let Some(off) = &c.off {
+                lines.push(Line::styled(
+                    format!(
+                        "Seams off (chunks only): {:.1}% · tokens {:.0} vs {:.0}",
+                        off.failure_rate * 100.0,
+                        best.mean_tokens,
+                        off.mean_tokens
+                    ),
+                    t.text,
+                ));
+            }
+            if !c.indistinguishable.is_empty() {
+                lines.push(Line::styled(
+                    format!("within noise of it: m = {}", ranges(&c.indistinguishable)),
+                    t.muted,
+                ));
+            }
+        }
+        _ => lines.push(Line::styled(
+            "No recommendation: no question was scored.",
+            t.error,
+        )),
+    }
+    let style = match v.benefit {
+        Benefit::Helps { .. } => t.fired,
+        Benefit::WithinNoise { .. } => t.notice,
+        Benefit::OutsideSetting { .. } => t.error,
+        Benefit::Unknown => t.muted,
+    };
+    lines.push(Line::styled(v.summary.clone(), style));
+    lines.extend(k_scan_line(app));
+    lines.push(where_m_stands(app, r));
+    if let Some(note) = &v.rule_note {
+        lines.push(Line::styled(note.clone(), t.muted));
+    }
+    lines
+}
+
+/// `1–3, 5, 8–30` for a sorted list of margins.
+fn ranges(ms: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ms.len() {
+        let mut j = i;
+        while j + 1 < ms.len() && ms[j + 1] == ms[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j {
+            ms[i].to_string()
+        } else {
+            format!("{}–{}", ms[i], ms[j])
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
 }
 
 /// Rows `lines` take when wrapped to `width` columns (a word wrap may take one more now and then).
@@ -80,9 +290,9 @@ fn rows_of(lines: &[Line<'_>], width: u16) -> u16 {
 fn head_lines<'a>(app: &App, report: Option<&CalibrationReport>) -> Vec<Line<'a>> {
     let t = &app.theme;
     let mut lines = vec![Line::styled(
-        "A seam fires over its chunk when its head start h = pos(chunk) − pos(seam) in the fused \
-         ranking is at least m. Sentences inside one chunk should not fire it; sentences across a \
-         cut should.",
+        "m is chosen by what it does to answers: for each m, does the context at your budget hold \
+         the evidence? A seam fires over its chunk when its head start h = pos(chunk) − pos(seam) \
+         in the fused ranking is at least m.",
         t.text,
     )];
     if let Some(job) = &app.jobs.calibration {
@@ -101,8 +311,13 @@ fn head_lines<'a>(app: &App, report: Option<&CalibrationReport>) -> Vec<Line<'a>
         let s = &r.setup;
         let mut spans = vec![Span::styled(
             format!(
-                "calibrated on {} · k {} · depth {} · {} sentences per kind · seed {}",
-                s.chunker, s.k, s.depth, s.samples_per_kind, s.seed
+                "calibrated on {} · k {} · depth {} · budget {} · {} · seed {}",
+                s.chunker,
+                s.k,
+                s.depth,
+                s.budget,
+                seamscope::text::safe(&s.objective_source),
+                s.seed
             ),
             t.muted,
         )];
@@ -129,18 +344,17 @@ fn intro<'a>(t: &Theme) -> Vec<Line<'a>> {
             Span::styled("Press ", t.text),
             Span::styled("r", t.key),
             Span::styled(
-                " to calibrate m on the layout shown, in the background. It draws sentences that \
-                 lie inside one chunk but inside its seam window, and sentences that cross a cut; \
-                 asks a question each answers; runs every question; and measures how far the seam \
-                 outranks the chunk that holds the answer.",
+                " to calibrate m on the layout shown, in the background. It draws passages of \
+                 100–400 tokens uniformly over the corpus, asks a question about each, runs every \
+                 question once, and scores every m from 0 to 30 at your budget: does the context \
+                 hold the whole passage, and at what cost in tokens.",
                 t.text,
             ),
         ]),
         Line::from(""),
         Line::styled(
-            "The recommended m is just above the 90th percentile of the unsplit head starts; the \
-             working range runs from there to the largest m at which half of the crossing \
-             sentences still fire.",
+            "The recommended m has the fewest failures (ties to the larger m). Below it, as a \
+             diagnostic, the white paper's head-start histograms and its 90th-percentile rule.",
             t.muted,
         ),
     ]
@@ -172,8 +386,8 @@ fn histogram<'a>(app: &App, r: &CalibrationReport, width: u16) -> Vec<Line<'a>> 
         .map(|b| b.unsplit.max(b.crossing))
         .max()
         .unwrap_or(0) as f64;
-    let recommended = r.verdict.recommended_m.map(i64::from);
-    let top = r.verdict.working_range.map(|w| i64::from(w.high));
+    let recommended = r.paper_rule.recommended_m.map(i64::from);
+    let top = r.paper_rule.working_range.map(|w| i64::from(w.high));
     let now = app.sliders.m as i64;
     let cell = |n: usize, style: Style| {
         let count = if n == 0 {
@@ -187,7 +401,7 @@ fn histogram<'a>(app: &App, r: &CalibrationReport, width: u16) -> Vec<Line<'a>> 
     for b in &r.histogram {
         let mut marks = Vec::new();
         if recommended.is_some_and(|m| b.holds(m)) {
-            marks.push(format!("◀ m {} rec.", recommended.unwrap_or_default()));
+            marks.push(format!("◀ rule m {}", recommended.unwrap_or_default()));
         }
         if b.holds(now) {
             marks.push(format!("◀ m now {now}"));
@@ -233,17 +447,17 @@ fn spread_row<'a>(d: &Distribution, style: Style) -> Line<'a> {
     Line::styled(text, style)
 }
 
-/// Percentiles, the recommendation, the working range, where `m` stands, and the warnings.
+/// The diagnostic: the paper's rule, the working range, percentiles, and the warnings.
 fn numbers<'a>(app: &App, r: &CalibrationReport) -> Vec<Line<'a>> {
     let t = &app.theme;
-    let v = &r.verdict;
+    let v = &r.paper_rule;
     let mut lines = Vec::new();
     match (v.recommended_m, r.unsplit.spread) {
         (Some(m), Some(s)) => {
             lines.push(Line::from(vec![
-                Span::styled(format!("Recommended m = {m}"), t.fired),
+                Span::styled(format!("Paper's rule: m = {m}"), t.title),
                 Span::styled(
-                    format!("  (unsplit p90 {} + 1, at least 1)", s.p90),
+                    format!("  (unsplit p90 {} + 1; a diagnostic)", s.p90),
                     t.muted,
                 ),
             ]));
@@ -257,8 +471,8 @@ fn numbers<'a>(app: &App, r: &CalibrationReport) -> Vec<Line<'a>> {
             ));
         }
         _ => lines.push(Line::styled(
-            "No recommendation: no unsplit sentence was measured.",
-            t.error,
+            "Paper's rule: no m (no unsplit sentence was measured).",
+            t.muted,
         )),
     }
     lines.push(match (v.working_range, v.half_firing_margin) {
@@ -272,8 +486,6 @@ fn numbers<'a>(app: &App, r: &CalibrationReport) -> Vec<Line<'a>> {
         ),
         _ => Line::styled("Working range: unknown (a sample is missing)", t.muted),
     });
-    lines.push(where_m_stands(app, r));
-    lines.push(Line::from(""));
     lines.extend([
         Line::styled(
             format!("{:<9}{:>5}{:>7}{:>7}{:>7}", "", "n", "p10", "p50", "p90"),
@@ -294,7 +506,7 @@ fn numbers<'a>(app: &App, r: &CalibrationReport) -> Vec<Line<'a>> {
     for w in &r.warnings {
         lines.push(Line::from(""));
         let style = match w.kind {
-            WarningKind::HeavyOverlap | WarningKind::NoUnsplit => t.error,
+            WarningKind::OutsideSetting | WarningKind::NoUnsplit => t.error,
             _ => t.notice,
         };
         lines.push(Line::styled(format!("⚠ {}", w.text), style));
@@ -305,35 +517,68 @@ fn numbers<'a>(app: &App, r: &CalibrationReport) -> Vec<Line<'a>> {
 /// Where the `m` slider stands against the recommendation and the working range.
 fn where_m_stands<'a>(app: &App, r: &CalibrationReport) -> Line<'a> {
     let t = &app.theme;
-    let m = app.sliders.m as u32;
-    let Some(rec) = r.verdict.recommended_m else {
-        return Line::styled(format!("m now: {m}"), t.text);
+    let (k, m) = (app.sliders.k, app.sliders.m as u32);
+    let Some((rec_k, rec_m)) = app.calibration.recommended() else {
+        return Line::styled(format!("now: k {k}, m {m}"), t.text);
     };
-    if m == rec {
-        return Line::styled(format!("m now: {m}, the recommendation ✓"), t.fired);
+    if (k, m) == (rec_k, rec_m) {
+        return Line::styled(format!("now: k {k}, m {m}, the recommendation ✓"), t.fired);
     }
-    let place = match r.verdict.working_range {
-        Some(w) if (w.low..=w.high).contains(&m) => "inside the working range",
-        Some(w) if m > w.high => "above the working range",
-        _ if m < rec => "below the recommendation",
-        _ => "above the recommendation",
+    let place = match r.objective.at(m) {
+        _ if k != r.setup.k => format!("the curve above is for k {}", r.setup.k),
+        Some(p) if r.objective.indistinguishable.contains(&m) => format!(
+            "fails {:.1}%, within noise of the best",
+            p.failure_rate * 100.0
+        ),
+        Some(p) => format!("fails {:.1}%", p.failure_rate * 100.0),
+        None => "outside the scored margins".to_string(),
     };
     Line::from(vec![
-        Span::styled(format!("m now: {m}, {place} · press "), t.text),
+        Span::styled(format!("now: k {k}, m {m}, {place} · press "), t.text),
         Span::styled("a", t.key),
-        Span::styled(format!(" to set m = {rec}"), t.text),
+        Span::styled(format!(" to set k = {rec_k}, m = {rec_m}"), t.text),
     ])
+}
+
+/// The `k` scan: the best margin at each scanned `k`, on the same questions and budget.
+fn k_scan_line<'a>(app: &App) -> Option<Line<'a>> {
+    let t = &app.theme;
+    let rows = &app.calibration.k_scan;
+    if rows.is_empty() {
+        return None;
+    }
+    let mut by_k: Vec<_> = rows.iter().collect();
+    by_k.sort_by_key(|r| r.k);
+    let mut spans = vec![Span::styled("k scan: ", t.title)];
+    for (i, r) in by_k.iter().enumerate() {
+        let best = std::ptr::eq(*r, &rows[0]);
+        let text = format!(
+            "{}k {} m {} {:.1}%{}",
+            if i > 0 { " · " } else { "" },
+            r.k.unwrap_or(0),
+            r.m.unwrap_or(0),
+            r.failure_rate * 100.0,
+            if best { " ◀" } else { "" }
+        );
+        spans.push(Span::styled(text, if best { t.fired } else { t.text }));
+    }
+    Some(Line::from(spans))
 }
 
 /// What wrote the questions, in the generator's own words, wrapped to `width`.
 fn generator_lines<'a>(r: &CalibrationReport, width: usize, t: &Theme) -> Vec<Line<'a>> {
     let s = &r.setup;
-    let title = format!("Questions ({}): ", s.generator);
-    let text = format!(
-        "{title}{} This screen uses the offline generator; `seamscope calibrate --llm-url URL \
-         --llm-model NAME` asks a language model.",
-        seamscope::text::safe(&s.generator_description)
-    );
+    let title = format!("Questions ({}): ", seamscope::text::safe(&s.generator));
+    // The generator's full account is in `seamscope calibrate`'s report; here, the gist.
+    let gist = if s.generator.starts_with("offline") {
+        "keyword queries made from the text, no language model: they cannot paraphrase, so they \
+         favour keyword matches. `seamscope calibrate --llm-url URL --llm-model NAME` asks a \
+         language model; a questions.jsonl with gold spans in the corpus folder is used when \
+         present (g switches)."
+    } else {
+        "the corpus' own question set with gold evidence spans (g switches to sampled passages)."
+    };
+    let text = format!("{title}{gist}");
     let mut lines: Vec<Line<'a>> = wrap_words(&text, width)
         .into_iter()
         .map(|l| Line::styled(l, t.muted))

@@ -55,10 +55,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         "Pages",
         &[
             ("1", "explore: one question through every stage"),
-            (
-                "2",
-                "calibrate m: head starts of unsplit and crossing sentences",
-            ),
+            ("2", "calibrate m (and scan k): failure vs m at the budget"),
             (
                 "3",
                 "evaluate: every strategy on the corpus's questions.jsonl",
@@ -91,7 +88,8 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         "Calibration and evaluation pages",
         &[
             ("r", "run in the background (a progress bar shows)"),
-            ("a", "calibration: set m to the recommendation"),
+            ("a", "calibration: set k and m to the recommendation"),
+            ("g", "calibration: gold questions.jsonl / sampled passages"),
             ("Esc", "cancel the run"),
         ],
     ),

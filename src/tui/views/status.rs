@@ -48,7 +48,8 @@ fn keys(app: &App) -> &'static [(&'static str, &'static str)] {
         ],
         Page::Calibration => &[
             ("r", "run"),
-            ("a", "apply m"),
+            ("a", "apply k, m"),
+            ("g", "gold/passages"),
             ("Esc", "cancel"),
             ("?", "help"),
             ("q", "quit"),

@@ -146,9 +146,12 @@ fn tui_snapshot_calibration_page() {
     let terminal = f.draw(200, 60);
     let screen = terminal.backend().to_string();
     assert!(screen.contains("Recommended m = 4"), "{screen}");
+    assert!(screen.contains("failure % vs m · budget 5"), "{screen}");
+    assert!(screen.contains("Seams helps here"), "{screen}");
+    assert!(screen.contains("Paper's rule: m = 4"), "{screen}");
     assert!(screen.contains("Working range: m = 4 to 6"), "{screen}");
     assert!(
-        screen.contains("offline keyword query, no language model"),
+        screen.contains("keyword queries made from the text, no language model"),
         "{screen}"
     );
     assert_snapshot!(terminal.backend());

@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use seamscope::calibrate::{CalibrateOptions, CalibrationReport, KeywordQuestions, calibrate};
+use seamscope::calibrate::objective::{DEFAULT_MAX_M, Evidence};
+use seamscope::calibrate::{
+    CalibrateOptions, CalibrationReport, KeywordQuestions, calibrate, calibrate_from_questions,
+};
 use seamscope::embed::embed_one;
 use seamscope::eval::grid::{Embedding, GridSettings, prepare, save_cache};
 use seamscope::eval::questions::{Question, load_questions};
@@ -15,6 +18,7 @@ use seamscope::eval::rescore::SearchedStrategy;
 use seamscope::eval::strategy::Strategy;
 use seamscope::retrieve::QuerySettings;
 use seamscope::session::OpenCorpus;
+use seamscope::tune::{TuneProgress, TuneQuestion, TuneRow, rank, tune_layout};
 
 use super::{PROGRESS_EVERY, Worker};
 use crate::tui::action::{Action, LayoutParams};
@@ -33,6 +37,56 @@ pub struct EvalBase {
 /// The question set of a corpus: `questions.jsonl` in its folder.
 pub fn questions_path(corpus: &Path) -> PathBuf {
     corpus.join("questions.jsonl")
+}
+
+/// The seam half-widths a calibration scans besides the current one.
+pub const K_SCAN: [usize; 3] = [100, 150, 200];
+
+/// The questions a calibration scored, for the `k` scan: the gold set, or the passages it asked.
+fn scan_questions(
+    report: &CalibrationReport,
+    gold: Option<&[Question]>,
+    open: &OpenCorpus,
+) -> Vec<TuneQuestion> {
+    if let Some(questions) = gold {
+        return questions
+            .iter()
+            .map(|q| TuneQuestion {
+                text: q.question.clone(),
+                evidence: Evidence {
+                    doc: q.doc,
+                    spans: q.spans.clone(),
+                },
+            })
+            .collect();
+    }
+    report
+        .passage_samples
+        .iter()
+        .filter_map(|p| {
+            let doc = open.corpus.documents.iter().find(|d| d.path == p.doc)?;
+            Some(TuneQuestion {
+                text: p.question.clone()?,
+                evidence: Evidence {
+                    doc: doc.id,
+                    spans: vec![seamscope::corpus::Span::new(p.start, p.end)],
+                },
+            })
+        })
+        .collect()
+}
+
+/// The best row of each `k`, best first (fewest failures, then tokens, then the larger m).
+fn best_per_k(mut rows: Vec<TuneRow>) -> Vec<TuneRow> {
+    rows.retain(|r| r.k.is_some());
+    rank(&mut rows);
+    let mut seen = Vec::new();
+    rows.retain(|r| {
+        let new = !seen.contains(&r.k);
+        seen.push(r.k);
+        new
+    });
+    rows
 }
 
 /// Sends progress at most every [`PROGRESS_EVERY`], and always the last step.
@@ -83,19 +137,25 @@ impl Worker<'_> {
             .map(|(_, params, open)| (*params, Arc::clone(open)))
     }
 
-    /// Calibrate `m` on the current layout with the offline question generator.
-    pub(super) fn calibrate(&mut self, generation: u64, query: QuerySettings) {
+    /// Calibrate `m` on the current layout (on the corpus' gold question set when there is one
+    /// and `gold` asks for it, else on sampled passages), then scan `k` on the same questions.
+    pub(super) fn calibrate(&mut self, generation: u64, query: QuerySettings, gold: bool) {
         if !self.gens.calibration_is_current(generation) {
             return;
         }
         let result = guarded(
-            || self.calibrate_on_shown(generation, query),
+            || self.calibrate_on_shown(generation, query, gold),
             || "internal error while calibrating".to_string(),
         );
         if self.gens.calibration_is_current(generation) {
+            let (result, k_scan) = match result {
+                Ok((report, k_scan)) => (Ok(report), k_scan),
+                Err(e) => (Err(e), Vec::new()),
+            };
             (self.send)(Action::Calibrated(Box::new(Calibrated {
                 generation,
                 result,
+                k_scan,
             })));
         }
     }
@@ -104,23 +164,88 @@ impl Worker<'_> {
         &mut self,
         generation: u64,
         query: QuerySettings,
-    ) -> Result<Arc<CalibrationReport>, String> {
+        gold: bool,
+    ) -> Result<(Arc<CalibrationReport>, Vec<TuneRow>), String> {
         let (params, open) = self.shown().ok_or("the corpus is not open yet")?;
+        let path = questions_path(&self.setup.corpus);
+        let gold_questions = if gold && path.is_file() {
+            let questions = load_questions(&path, &open.corpus).map_err(|errors| {
+                let first: Vec<String> = errors.iter().take(3).map(|e| e.to_string()).collect();
+                format!(
+                    "{} has {} problem(s): {} (g calibrates on sampled passages instead)",
+                    path.display(),
+                    errors.len(),
+                    first.join("; ")
+                )
+            })?;
+            Some(questions)
+        } else {
+            None
+        };
         let gens = Arc::clone(&self.gens);
+        let current = move || gens.calibration_is_current(generation);
         let mut progress = Progress::new(self.send, generation, Action::CalibrationProgress);
         let engine = self.engine.as_mut().ok_or("the model is not loaded")?;
-        let options = CalibrateOptions {
-            query: QuerySettings {
-                k: params.k as u32,
-                ..query
-            },
-            ..CalibrateOptions::default()
+        let query = QuerySettings {
+            k: params.k as u32,
+            ..query
         };
-        let report = calibrate(engine, &open, &mut KeywordQuestions, &options, &mut |p| {
-            progress.report("asking questions", p.done, p.total);
-            gens.calibration_is_current(generation)
-        });
-        report.map(Arc::new).map_err(|e| e.to_string())
+        let report = match &gold_questions {
+            Some(questions) => {
+                let mut search = |q: &str| Ok(engine.ask(&open, q, &query)?.0);
+                calibrate_from_questions(
+                    &open.corpus,
+                    &open.layout,
+                    questions,
+                    &path.display().to_string(),
+                    &query,
+                    DEFAULT_MAX_M,
+                    &mut search,
+                    &mut |p| {
+                        progress.report("asking the gold questions", p.done, p.total);
+                        current()
+                    },
+                )
+            }
+            None => {
+                let options = CalibrateOptions {
+                    query,
+                    ..CalibrateOptions::default()
+                };
+                calibrate(engine, &open, &mut KeywordQuestions, &options, &mut |p| {
+                    progress.report("asking questions", p.done, p.total);
+                    current()
+                })
+            }
+        }
+        .map_err(|e| e.to_string())?;
+        let questions = scan_questions(&report, gold_questions.as_deref(), &open);
+        let mut ks: Vec<usize> = K_SCAN.to_vec();
+        ks.push(params.k);
+        ks.sort_unstable();
+        ks.dedup();
+        let ms: Vec<u32> = (0..=DEFAULT_MAX_M).collect();
+        let scanned = tune_layout(
+            engine,
+            &open.corpus,
+            &open.layout,
+            params.chunk_tokens,
+            &query,
+            &ks,
+            &ms,
+            &[query.budget],
+            &questions,
+            0.0,
+            &mut |p| {
+                if let TuneProgress::Searching { k, done, total, .. } = p {
+                    progress.report(&format!("scanning k = {k}"), done, total);
+                }
+                current()
+            },
+        )
+        .map_err(|e| e.to_string())?
+        .ok_or("calibration cancelled")?;
+        Ok((Arc::new(report), best_per_k(scanned.0)))
     }
 
     /// Run the comparison on the current layout's question set, keeping every search.

@@ -1,0 +1,451 @@
+//! The measured objective: what each candidate margin does to the context a user sends.
+//!
+//! The white paper's percentile rule counts fires. It does not look at what a fire does: a fire
+//! over an unsplit fact near a cut still brings the chunk that holds the fact (it costs a slot,
+//! not a miss), while a fire that is *not* made over a split fact loses half of it. So the
+//! recommendation here comes from the quantity users care about. Every question is searched once
+//! (its [`QueryInput`]); then for each candidate `m` the pure stages run again at the user's
+//! budget and the context is scored against the question's evidence:
+//!
+//! - **failure**: the context does not hold every byte of the evidence;
+//! - **tokens sent**, **fires** (seams the budget fill reached that added a chunk),
+//!   **false fires** (the evidence does not cross that seam's cut) and **wasted fires** (one of
+//!   the two chunks holds none of the evidence).
+//!
+//! "Seams off" is the real chunks-only retrieval (dense and BM25 over chunks alone, fused), filled
+//! to the same budget: what a user without Seams gets.
+//!
+//! The recommended `m` is the candidate with the fewest failures; ties go to the larger `m`
+//! (fewer fires, less waste). Each point carries a 95% interval and a paired sign test against
+//! the best point, so two margins whose difference is noise are shown as such. The verdict says
+//! Seams helps only when its best margin fails less than chunks-only beyond noise, and says the
+//! corpus lies outside Seams' setting only when its best margin does not fail less at all.
+
+use serde::{Deserialize, Serialize};
+
+use super::interval::{Interval, NOISE_P, paired, wilson};
+use crate::chunk::ChunkId;
+use crate::corpus::{DocId, Span};
+use crate::eval::metrics::covered;
+use crate::layout::Layout;
+use crate::retrieve::{
+    BudgetAction, EntryRef, Lookups, QueryInput, QuerySettings, QuerySettingsError, Trace, replan,
+};
+use crate::seam::SeamId;
+
+/// The largest margin scored by default (the candidates are `0..=DEFAULT_MAX_M`).
+pub const DEFAULT_MAX_M: u32 = 30;
+
+/// The default candidate margins: every `m` from 0 to [`DEFAULT_MAX_M`].
+pub fn default_candidates() -> Vec<u32> {
+    (0..=DEFAULT_MAX_M).collect()
+}
+
+/// What a question needs in its context: spans of one document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// The document.
+    pub doc: DocId,
+    /// Byte spans, each needed whole.
+    pub spans: Vec<Span>,
+}
+
+impl Evidence {
+    /// Whether a cut at byte `cut` of `doc` splits a span of this evidence.
+    pub fn crossed_by(&self, doc: DocId, cut: usize) -> bool {
+        doc == self.doc && self.spans.iter().any(|s| s.start < cut && cut < s.end)
+    }
+
+    /// Whether any cut of `layout` splits the evidence.
+    pub fn crosses_a_cut(&self, layout: &Layout) -> bool {
+        layout.seams.iter().any(|s| self.crossed_by(s.doc, s.cut))
+    }
+
+    /// Whether the chunks' spans, together, hold every byte of the evidence.
+    pub fn held_by(&self, chunks: &[ChunkId], layout: &Layout) -> bool {
+        let returned: Vec<Span> = chunks
+            .iter()
+            .map(|&c| layout.chunk(c))
+            .filter(|c| c.doc == self.doc)
+            .map(|c| c.span)
+            .collect();
+        self.spans.iter().all(|s| covered(*s, &returned))
+    }
+
+    fn touches(&self, chunk: ChunkId, layout: &Layout) -> bool {
+        let c = layout.chunk(chunk);
+        c.doc == self.doc && self.spans.iter().any(|s| c.span.overlaps(s))
+    }
+}
+
+/// A question searched once: all that rescoring it at any `m` or budget needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchedQuestion {
+    /// Search lists (with seams and chunks-only) and reranker scores.
+    pub input: QueryInput,
+    /// What the context must hold.
+    pub evidence: Evidence,
+}
+
+/// What one context did for one question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The context held the whole evidence.
+    pub answered: bool,
+    /// Tokens of the context.
+    pub tokens_sent: u64,
+    /// Fired seams the budget fill reached that added at least one chunk.
+    pub fires: u32,
+    /// Of those, fires whose cut does not split the evidence.
+    pub false_fires: u32,
+    /// Of those, fires where one of the two chunks holds none of the evidence.
+    pub wasted_fires: u32,
+}
+
+fn chunk_tokens(layout: &Layout, chunks: &[ChunkId]) -> u64 {
+    chunks
+        .iter()
+        .map(|&c| u64::from(layout.chunk(c).tokens))
+        .sum()
+}
+
+/// Score the Seams side of a trace against the evidence.
+pub fn seams_outcome(trace: &Trace, evidence: &Evidence, layout: &Layout) -> Outcome {
+    let mut out = Outcome {
+        answered: evidence.held_by(&trace.fill.chunks, layout),
+        tokens_sent: trace.tokens_sent,
+        ..Outcome::default()
+    };
+    for step in &trace.fill.steps {
+        let (BudgetAction::AddedPair { added }, EntryRef::Seam(seam)) = (&step.action, step.entry)
+        else {
+            continue;
+        };
+        if added.is_empty() {
+            continue;
+        }
+        let s = layout.seam(seam);
+        out.fires += 1;
+        if !evidence.crossed_by(s.doc, s.cut) {
+            out.false_fires += 1;
+        }
+        if !evidence.touches(s.left, layout) || !evidence.touches(s.right, layout) {
+            out.wasted_fires += 1;
+        }
+    }
+    out
+}
+
+/// Score the chunks-only side of a trace ("Seams off"); `None` when it was not run.
+pub fn chunks_only_outcome(trace: &Trace, evidence: &Evidence, layout: &Layout) -> Option<Outcome> {
+    let run = trace.without_seams.retrieval.as_ref()?;
+    Some(Outcome {
+        answered: evidence.held_by(&run.fill.chunks, layout),
+        tokens_sent: chunk_tokens(layout, &run.fill.chunks),
+        ..Outcome::default()
+    })
+}
+
+/// The facts the pure stages need, read from a layout.
+pub fn with_layout_lookups<R>(layout: &Layout, f: impl FnOnce(&Lookups<'_>) -> R) -> R {
+    let links = |s: SeamId| {
+        let seam = layout.seam(s);
+        (seam.left, seam.right)
+    };
+    let tokens = |c: ChunkId| layout.chunk(c).tokens;
+    f(&Lookups {
+        links: &links,
+        tokens: &tokens,
+    })
+}
+
+/// The paired comparison of one point with another over the same questions.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PairedDiff {
+    /// Questions this point answers and the other misses.
+    pub gained: usize,
+    /// Questions the other answers and this point misses.
+    pub lost: usize,
+    /// Two-sided exact sign test.
+    pub p: f64,
+    /// Whether the difference is noise (`p ≥ 0.05`).
+    pub noise: bool,
+}
+
+impl PairedDiff {
+    fn of(this: &[bool], other: &[bool]) -> PairedDiff {
+        let (gained, lost, p) = paired(this, other);
+        PairedDiff {
+            gained,
+            lost,
+            p,
+            noise: p >= NOISE_P,
+        }
+    }
+}
+
+/// One point of the failure-vs-m curve (or "Seams off").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    /// The margin; `None` for "Seams off" (chunks-only retrieval).
+    pub m: Option<u32>,
+    /// Questions scored.
+    pub questions: usize,
+    /// Questions whose context missed part of the evidence.
+    pub failures: usize,
+    /// `failures / questions`.
+    pub failure_rate: f64,
+    /// 95% Wilson interval of the failure rate.
+    pub interval: Interval,
+    /// Mean tokens sent per question.
+    pub mean_tokens: f64,
+    /// Mean fires per question.
+    pub fires_per_question: f64,
+    /// Mean false fires per question.
+    pub false_fires_per_question: f64,
+    /// Mean wasted fires per question.
+    pub wasted_fires_per_question: f64,
+    /// Against the recommended point (absent on the recommended point itself).
+    pub vs_best: Option<PairedDiff>,
+}
+
+impl CurvePoint {
+    fn of(m: Option<u32>, outcomes: &[Outcome]) -> CurvePoint {
+        let n = outcomes.len();
+        let nf = n.max(1) as f64;
+        let failures = outcomes.iter().filter(|o| !o.answered).count();
+        let sum = |f: fn(&Outcome) -> u64| outcomes.iter().map(f).sum::<u64>() as f64 / nf;
+        CurvePoint {
+            m,
+            questions: n,
+            failures,
+            failure_rate: failures as f64 / nf,
+            interval: wilson(failures, n),
+            mean_tokens: sum(|o| o.tokens_sent),
+            fires_per_question: sum(|o| u64::from(o.fires)),
+            false_fires_per_question: sum(|o| u64::from(o.false_fires)),
+            wasted_fires_per_question: sum(|o| u64::from(o.wasted_fires)),
+            vs_best: None,
+        }
+    }
+
+    /// The point's name: `m = 3` or `Seams off`.
+    pub fn label(&self) -> String {
+        match self.m {
+            Some(m) => format!("m = {m}"),
+            None => "Seams off".to_string(),
+        }
+    }
+}
+
+/// What the measurement says about Seams on this sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Benefit {
+    /// Seams at its best margin fails less than chunks-only, beyond noise.
+    Helps {
+        /// The paired comparison, best margin against Seams off.
+        diff: PairedDiff,
+    },
+    /// Seams at its best margin fails less than chunks-only, but the difference is noise.
+    WithinNoise {
+        /// The paired comparison, best margin against Seams off.
+        diff: PairedDiff,
+    },
+    /// Seams at its best margin does not fail less than chunks-only: the corpus lies outside the
+    /// setting Seams is designed for (on this sample).
+    OutsideSetting {
+        /// Failures with Seams at its best margin.
+        seams_failures: usize,
+        /// Failures with chunks-only retrieval.
+        off_failures: usize,
+        /// The paired comparison, best margin against Seams off.
+        diff: PairedDiff,
+    },
+    /// No chunks-only run to compare with, or nothing was measured.
+    Unknown,
+}
+
+impl Benefit {
+    /// One sentence for reports and screens.
+    pub fn sentence(&self, best: Option<&CurvePoint>, off: Option<&CurvePoint>) -> String {
+        let pct = |p: Option<&CurvePoint>| p.map_or(0.0, |p| p.failure_rate * 100.0);
+        let (b, o) = (pct(best), pct(off));
+        let m = best.and_then(|p| p.m).unwrap_or(0);
+        match self {
+            Benefit::Helps { diff } => format!(
+                "Seams helps here: at m = {m} it fails {b:.1}% against {o:.1}% without Seams \
+                 ({} questions gained, {} lost; sign test p = {:.3}).",
+                diff.gained, diff.lost, diff.p
+            ),
+            Benefit::WithinNoise { diff } => format!(
+                "Seams at m = {m} fails {b:.1}% against {o:.1}% without Seams, but the difference \
+                 is within noise on this sample ({} gained, {} lost; p = {:.2}): measure more \
+                 questions before relying on it.",
+                diff.gained, diff.lost, diff.p
+            ),
+            Benefit::OutsideSetting {
+                seams_failures,
+                off_failures,
+                diff,
+            } => format!(
+                "On this sample the corpus lies outside the setting Seams is designed for: at its \
+                 best margin (m = {m}) Seams misses {seams_failures} questions and chunks-only \
+                 retrieval {off_failures} ({} gained, {} lost; sign test p = {:.2}).",
+                diff.gained, diff.lost, diff.p
+            ),
+            Benefit::Unknown => "No chunks-only run to compare with.".to_string(),
+        }
+    }
+}
+
+/// The measured failure-vs-m curve and the recommendation it gives.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MarginCurve {
+    /// The budget every point was filled to, in chunks.
+    pub budget: usize,
+    /// Questions scored.
+    pub questions: usize,
+    /// Questions whose evidence some cut splits.
+    pub crossing: usize,
+    /// One point per candidate margin, ascending.
+    pub points: Vec<CurvePoint>,
+    /// Chunks-only retrieval at the same budget, when it was run.
+    pub off: Option<CurvePoint>,
+    /// The margin with the fewest failures (ties to the larger); `None` with no questions.
+    pub recommended_m: Option<u32>,
+    /// Margins whose failures differ from the recommended one only by noise.
+    pub indistinguishable: Vec<u32>,
+    /// Whether Seams helps here, and how sure that is.
+    pub benefit: Benefit,
+    /// Each question's answered flag per point (`points` order, then "Seams off" last when it
+    /// was run): what the summary rows are computed from.
+    #[serde(skip)]
+    pub answered: Vec<Vec<bool>>,
+}
+
+impl MarginCurve {
+    /// The recommended point.
+    pub fn best(&self) -> Option<&CurvePoint> {
+        let m = self.recommended_m?;
+        self.points.iter().find(|p| p.m == Some(m))
+    }
+
+    /// The point for margin `m`, if it was a candidate.
+    pub fn at(&self, m: u32) -> Option<&CurvePoint> {
+        self.points.iter().find(|p| p.m == Some(m))
+    }
+
+    /// The benefit verdict in one sentence.
+    pub fn benefit_sentence(&self) -> String {
+        self.benefit.sentence(self.best(), self.off.as_ref())
+    }
+}
+
+/// The candidate with the fewest failures; ties go to the larger `m`.
+pub fn recommend(points: &[CurvePoint]) -> Option<u32> {
+    points
+        .iter()
+        .filter_map(|p| p.m.map(|m| (p.failures, m)))
+        .min_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
+        .map(|(_, m)| m)
+}
+
+/// Score every searched question at each candidate margin and at "Seams off", all at
+/// `settings.budget` (its `m` is ignored), and recommend a margin.
+pub fn margin_curve(
+    searched: &[SearchedQuestion],
+    layout: &Layout,
+    settings: &QuerySettings,
+    candidates: &[u32],
+) -> Result<MarginCurve, QuerySettingsError> {
+    let mut candidates = candidates.to_vec();
+    candidates.sort_unstable();
+    candidates.dedup();
+    let mut per_m: Vec<Vec<Outcome>> = vec![Vec::with_capacity(searched.len()); candidates.len()];
+    let mut off: Vec<Outcome> = Vec::with_capacity(searched.len());
+    let mut off_complete = true;
+    with_layout_lookups(layout, |lookups| -> Result<(), QuerySettingsError> {
+        for q in searched {
+            for (i, &m) in candidates.iter().enumerate() {
+                let trace = replan(&q.input, &QuerySettings { m, ..*settings }, lookups)?;
+                per_m[i].push(seams_outcome(&trace, &q.evidence, layout));
+                if i == 0 {
+                    match chunks_only_outcome(&trace, &q.evidence, layout) {
+                        Some(o) => off.push(o),
+                        None => off_complete = false,
+                    }
+                }
+            }
+        }
+        Ok(())
+    })?;
+    let mut points: Vec<CurvePoint> = candidates
+        .iter()
+        .zip(&per_m)
+        .map(|(&m, outcomes)| CurvePoint::of(Some(m), outcomes))
+        .collect();
+    let off_point = (off_complete && !searched.is_empty()).then(|| CurvePoint::of(None, &off));
+    let answered_of = |o: &[Outcome]| o.iter().map(|o| o.answered).collect::<Vec<bool>>();
+    let mut answered: Vec<Vec<bool>> = per_m.iter().map(|o| answered_of(o)).collect();
+    if off_point.is_some() {
+        answered.push(answered_of(&off));
+    }
+    let recommended_m = if searched.is_empty() {
+        None
+    } else {
+        recommend(&points)
+    };
+    let best_index = recommended_m.and_then(|m| candidates.iter().position(|&c| c == m));
+    let mut indistinguishable = Vec::new();
+    let mut off_point = off_point;
+    if let Some(b) = best_index {
+        let best = answered[b].clone();
+        for (i, p) in points.iter_mut().enumerate() {
+            if i != b {
+                let diff = PairedDiff::of(&answered[i], &best);
+                if diff.noise {
+                    indistinguishable.push(candidates[i]);
+                }
+                p.vs_best = Some(diff);
+            }
+        }
+        if let Some(o) = off_point.as_mut() {
+            o.vs_best = Some(PairedDiff::of(&answered[answered.len() - 1], &best));
+        }
+    }
+    let benefit = match (best_index, off_point.as_ref()) {
+        (Some(b), Some(o)) => {
+            let best = &points[b];
+            let diff = PairedDiff::of(&answered[b], &answered[answered.len() - 1]);
+            if best.failures >= o.failures {
+                Benefit::OutsideSetting {
+                    seams_failures: best.failures,
+                    off_failures: o.failures,
+                    diff,
+                }
+            } else {
+                if diff.noise {
+                    Benefit::WithinNoise { diff }
+                } else {
+                    Benefit::Helps { diff }
+                }
+            }
+        }
+        _ => Benefit::Unknown,
+    };
+    Ok(MarginCurve {
+        budget: settings.budget,
+        questions: searched.len(),
+        crossing: searched
+            .iter()
+            .filter(|q| q.evidence.crosses_a_cut(layout))
+            .count(),
+        points,
+        off: off_point,
+        recommended_m,
+        indistinguishable,
+        benefit,
+        answered,
+    })
+}

@@ -1,0 +1,363 @@
+//! `seamscope tune`: a grid over chunk size × k × m × budget, ranked by failure rate, with tokens
+//! sent and vectors as costs and the Pareto rows marked.
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use seamscope::calibrate::objective::Evidence;
+use seamscope::calibrate::passage::{PassageOptions, sample_passages};
+use seamscope::calibrate::{KeywordQuestions, QuestionGenerator};
+use seamscope::layout::Layout;
+use seamscope::tune::{TuneGrid, TuneProgress, TuneQuestion, TuneReport, TuneRow, tune};
+
+use super::GlobalArgs;
+use super::common::start_engine;
+
+/// Options of `tune`.
+#[derive(Debug, clap::Args, Clone)]
+pub struct TuneArgs {
+    /// Seam half-widths to try, comma-separated.
+    #[arg(
+        long = "k",
+        value_delimiter = ',',
+        default_value = "100,150,200",
+        value_name = "K,K,..."
+    )]
+    ks: Vec<usize>,
+    /// Fire margins to try: a list with ranges, e.g. `0-30` or `1,2,3,5,8`.
+    #[arg(long = "m", default_value = "0-30", value_name = "LIST", value_parser = parse_margins)]
+    ms: std::vec::Vec<u32>,
+    /// Final budgets to try, in chunks, comma-separated (default from settings, 5).
+    #[arg(long = "budget", value_delimiter = ',', value_name = "CHUNKS,...")]
+    budgets: Vec<usize>,
+    /// Chunk sizes to try, in tokens, comma-separated (default from settings, 1024). Each size
+    /// embeds its chunks once, ever (vector cache).
+    #[arg(
+        long = "chunk-tokens",
+        value_delimiter = ',',
+        value_name = "TOKENS,..."
+    )]
+    chunk_sizes: Vec<usize>,
+    /// How documents are cut: fixed, sentence, recursive or structure (default fixed).
+    #[arg(long, value_enum, value_name = "KIND")]
+    chunker: Option<seamscope::chunk::ChunkerKind>,
+    /// Score on a question set with gold evidence (JSONL) instead of sampled passages.
+    #[arg(long, value_name = "FILE")]
+    questions: Option<PathBuf>,
+    /// Passages drawn when no question set is given (offline keyword questions).
+    #[arg(long, default_value_t = seamscope::calibrate::passage::DEFAULT_PASSAGES, value_name = "N")]
+    passages: usize,
+    /// Seed of the passage draw.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Rows printed (every row is in --json).
+    #[arg(long, default_value_t = 15, value_name = "N")]
+    top: usize,
+}
+
+/// Parse `0-30`, `1,2,3,5,8` or a mix into sorted distinct margins.
+fn parse_margins(text: &str) -> Result<Vec<u32>, String> {
+    let mut out = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let number = |s: &str| {
+            s.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("{s:?} is not a margin (a whole number from 0 to 1000)"))
+                .and_then(|m| {
+                    if m <= 1000 {
+                        Ok(m)
+                    } else {
+                        Err(format!("margin {m} is above 1000"))
+                    }
+                })
+        };
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (number(a)?, number(b)?);
+                if a > b {
+                    return Err(format!("range {part} runs backwards"));
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(number(part)?),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    if out.is_empty() {
+        return Err("give at least one margin".to_string());
+    }
+    Ok(out)
+}
+
+fn check_range(
+    values: &[usize],
+    flag: &str,
+    range: std::ops::RangeInclusive<usize>,
+) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        values.iter().all(|v| range.contains(v)),
+        "{flag} values must be between {} and {} (got {values:?})",
+        range.start(),
+        range.end()
+    );
+    Ok(())
+}
+
+/// Offline keyword questions over uniformly drawn passages of the base layout.
+fn passage_questions(
+    corpus: &seamscope::corpus::Corpus,
+    layout: &Layout,
+    count: usize,
+    seed: u64,
+) -> Vec<TuneQuestion> {
+    let drawn = sample_passages(
+        corpus,
+        layout,
+        &PassageOptions {
+            count,
+            seed,
+            ..PassageOptions::default()
+        },
+    );
+    let mut generator = KeywordQuestions;
+    drawn
+        .passages
+        .iter()
+        .filter_map(|p| {
+            let text = corpus.doc(p.doc).slice(p.span);
+            let q = generator.passage_question(text).ok()?;
+            Some(TuneQuestion {
+                text: q,
+                evidence: Evidence {
+                    doc: p.doc,
+                    spans: vec![p.span],
+                },
+            })
+        })
+        .collect()
+}
+
+/// Run the grid and print the ranked table (or JSON).
+pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> anyhow::Result<()> {
+    let mut settings = global.settings()?;
+    if let Some(c) = args.chunker {
+        settings.chunker = c;
+    }
+    let budgets = if args.budgets.is_empty() {
+        vec![settings.budget]
+    } else {
+        args.budgets.clone()
+    };
+    let sizes = if args.chunk_sizes.is_empty() {
+        vec![settings.chunk_tokens]
+    } else {
+        args.chunk_sizes.clone()
+    };
+    check_range(&args.ks, "--k", 1..=4096)?;
+    check_range(&budgets, "--budget", 1..=1000)?;
+    check_range(&sizes, "--chunk-tokens", 16..=1_000_000)?;
+    anyhow::ensure!(args.passages >= 1, "--passages must be at least 1");
+    settings.validate()?;
+    let grid = TuneGrid {
+        chunk_tokens: dedup(sizes),
+        ks: dedup(args.ks.clone()),
+        ms: args.ms.clone(),
+        budgets: dedup(budgets),
+    };
+    let started = Instant::now();
+    let mut engine = start_engine(settings.clone())?;
+    let docs = engine.load_corpus(corpus)?;
+    let (questions, source) = match &args.questions {
+        Some(path) => {
+            let qs = super::common::load_question_file(path, &docs)?;
+            let questions = qs
+                .into_iter()
+                .map(|q| TuneQuestion {
+                    text: q.question,
+                    evidence: Evidence {
+                        doc: q.doc,
+                        spans: q.spans,
+                    },
+                })
+                .collect::<Vec<_>>();
+            let source = format!(
+                "{} questions of {} with gold spans",
+                questions.len(),
+                path.display()
+            );
+            (questions, source)
+        }
+        None => {
+            let layout = Layout::for_settings(&docs, &engine.tokenizer, &settings)?;
+            let qs = passage_questions(&docs, &layout, args.passages, args.seed);
+            let source = format!(
+                "{} passages of 100-400 tokens drawn uniformly over the corpus (seed {}), each asked as an offline keyword question",
+                qs.len(),
+                args.seed
+            );
+            if !json && corpus.join("questions.jsonl").is_file() {
+                eprintln!(
+                    "tune: {} has a question set; --questions {} scores on its gold evidence instead",
+                    corpus.display(),
+                    corpus.join("questions.jsonl").display()
+                );
+            }
+            (qs, source)
+        }
+    };
+    anyhow::ensure!(
+        !questions.is_empty(),
+        "no question to score (the corpus gave no passages)"
+    );
+    let mut last = Instant::now();
+    let report = tune(&mut engine, &docs, &questions, &grid, &source, &mut |p| {
+        if !json && last.elapsed().as_millis() >= 2000 {
+            last = Instant::now();
+            match p {
+                TuneProgress::Opening {
+                    chunk_tokens,
+                    k,
+                    build,
+                } => {
+                    eprintln!("tune: chunk {chunk_tokens}, k {k}: indexing ({build:?})")
+                }
+                TuneProgress::Searching {
+                    chunk_tokens,
+                    k,
+                    done,
+                    total,
+                } => {
+                    eprintln!(
+                        "tune: chunk {chunk_tokens}, k {k}: searched {done} of {total} questions"
+                    )
+                }
+            }
+        }
+        true
+    })?
+    .ok_or_else(|| anyhow::anyhow!("tuning stopped early"))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!(
+            "{}",
+            render(&report, args.top, started.elapsed().as_secs_f64())
+        );
+    }
+    Ok(())
+}
+
+fn dedup(mut v: Vec<usize>) -> Vec<usize> {
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn row_line(r: &TuneRow) -> String {
+    let (k, m) = match (r.k, r.m) {
+        (Some(k), Some(m)) => (k.to_string(), m.to_string()),
+        _ => ("-".to_string(), "off".to_string()),
+    };
+    format!(
+        "  {:>6} {:>5} {:>4} {:>6} {:>6.1}% [{:>4.1}–{:>4.1}] {:>7.0} {:>7} {:>6.2} {:>6.2}  {}",
+        r.chunk_tokens,
+        k,
+        m,
+        r.budget,
+        r.failure_rate * 100.0,
+        r.interval.low * 100.0,
+        r.interval.high * 100.0,
+        r.mean_tokens,
+        r.vectors,
+        r.fires_per_question,
+        r.false_fires_per_question,
+        if r.pareto { "◆ Pareto" } else { "" }
+    )
+    .trim_end()
+    .to_string()
+}
+
+/// The ranked table: the top rows, then any Pareto rows below them, then what each layout cost.
+pub fn render(r: &TuneReport, top: usize, seconds: f64) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "tuning on {}: {} grid points (chunk sizes {:?} × k {:?} × {} margins × budgets {:?}) plus Seams off, in {:.1}s",
+        r.source,
+        r.grid.points(),
+        r.grid.chunk_tokens,
+        r.grid.ks,
+        r.grid.ms.len(),
+        r.grid.budgets,
+        seconds
+    );
+    let _ = writeln!(
+        out,
+        "ranked by failure rate (the context misses part of the evidence), then tokens, then vectors\n"
+    );
+    let _ = writeln!(
+        out,
+        "  {:>6} {:>5} {:>4} {:>6} {:>7} {:<11} {:>7} {:>7} {:>6} {:>6}",
+        "chunk", "k", "m", "budget", "fail", "95% int.", "tokens", "vectors", "fires", "false"
+    );
+    for row in r.rows.iter().take(top) {
+        let _ = writeln!(out, "{}", row_line(row));
+    }
+    let more: Vec<&TuneRow> = r.rows.iter().skip(top).filter(|x| x.pareto).collect();
+    if !more.is_empty() {
+        let _ = writeln!(out, "  … Pareto rows further down:");
+        for row in more {
+            let _ = writeln!(out, "{}", row_line(row));
+        }
+    }
+    let hidden = r.rows.len().saturating_sub(top);
+    if hidden > 0 {
+        let _ = writeln!(out, "  ({hidden} more rows in --json)");
+    }
+    if let Some(best) = r.best() {
+        let _ = writeln!(
+            out,
+            "\nbest: {} fails {:.1}% ({} of {} questions) sending {:.0} tokens on average",
+            best.label(),
+            best.failure_rate * 100.0,
+            best.failures,
+            r.questions,
+            best.mean_tokens
+        );
+    }
+    let _ = writeln!(
+        out,
+        "◆ Pareto: no other row is as good on failure, tokens and vectors and better on one\n\nlayouts (each question searched once per layout; m and budget rescored from the kept searches)"
+    );
+    for l in &r.layouts {
+        let _ = writeln!(
+            out,
+            "  chunk {:>5} k {:>4}: {} chunks + {} seams, {} texts embedded, open {:.1}s, search {:.2}s, rescore {:.3}s",
+            l.chunk_tokens,
+            l.k,
+            l.chunks,
+            l.seams,
+            l.embedded_texts,
+            l.open_seconds,
+            l.search_seconds,
+            l.rescore_seconds
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_margins;
+
+    #[test]
+    fn margins_take_lists_and_ranges() {
+        assert_eq!(parse_margins("0-3,8,2").unwrap(), vec![0, 1, 2, 3, 8]);
+        assert!(parse_margins("3-1").is_err());
+        assert!(parse_margins("x").is_err());
+        assert!(parse_margins("5000").is_err());
+        assert!(parse_margins("").is_err());
+    }
+}
