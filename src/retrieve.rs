@@ -12,6 +12,7 @@
 //! - [`fire`]: the fire test, `pos(seam) + m ≤ pos(left)` and `≤ pos(right)`;
 //! - [`rerank`]: which chunks a reranker may judge, and the call to it;
 //! - [`plan`]: the ranking the budget fill walks (fired seams and their chunks pinned);
+//! - [`side`]: side drop, a fired seam bringing only the chunk whose half matches the question;
 //! - [`budget`]: the budget fill, strictly in rank order;
 //! - [`compare`]: the "without Seams" baselines;
 //! - [`settings`] and [`trace`]: the knobs, the record, and `replan`.
@@ -51,6 +52,7 @@ pub mod list;
 pub mod plan;
 pub mod rerank;
 pub mod settings;
+pub mod side;
 pub mod trace;
 
 pub use budget::{BudgetAction, BudgetFill, BudgetStep, DEFAULT_BUDGET, fill_budget};
@@ -66,4 +68,5 @@ pub use rerank::{
     rerank_candidates, score_candidates,
 };
 pub use settings::{DEFAULT_DEPTH, DEFAULT_K, DEFAULT_M, QuerySettings, QuerySettingsError};
+pub use side::{DEFAULT_SIDE_DROP, SIDE_SCORE_DEPTH, Side, SideDrop, SideScores, side_drops};
 pub use trace::{ContextChunk, Lookups, QueryInput, RankingInput, RerankInput, Trace, replan};

@@ -171,6 +171,7 @@ impl Engine {
             ranking: RankingInput::Lists(lists.with_seams),
             chunks_only: Some(RankingInput::Lists(lists.chunks_only)),
             rerank: RerankInput::NotConfigured,
+            side_scores: Vec::new(),
         };
         if let Some(reranker) = self.reranker.as_mut() {
             let candidates = open.with_lookups(|l| input.rerank_candidates(settings, l.links));

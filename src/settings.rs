@@ -49,6 +49,9 @@ pub struct Settings {
     pub cache_dir: Option<PathBuf>,
     /// Where the model and runtime are installed; default: the platform data directory.
     pub data_dir: Option<PathBuf>,
+    /// Side drop (off by default): a fired seam whose one half scores below this cosine against
+    /// the question, while the other does not, brings only the other chunk.
+    pub side_drop: Option<f32>,
 }
 
 impl Default for Settings {
@@ -74,6 +77,7 @@ impl Default for Settings {
             reranker_max_tokens: 512,
             cache_dir: None,
             data_dir: None,
+            side_drop: None,
         }
     }
 }
@@ -170,6 +174,12 @@ impl Settings {
             "1 to 1024 texts",
         )?;
         check(
+            self.side_drop.is_none_or(|t| (-1.0..=1.0).contains(&t)),
+            "side_drop",
+            format!("{:?}", self.side_drop),
+            "a cosine between -1 and 1, or absent (off)",
+        )?;
+        check(
             (8..=100_000).contains(&self.model_max_tokens),
             "model_max_tokens",
             self.model_max_tokens,
@@ -187,6 +197,7 @@ impl Settings {
             depth: self.depth,
             rrf_c: self.rrf_c,
             rerank_candidates: self.rerank_candidates,
+            side_drop: self.side_drop,
         }
     }
 

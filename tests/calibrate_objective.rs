@@ -63,6 +63,7 @@ fn question(ranking: Vec<FusedEntry>, chunks_only: Vec<u32>, span: Span) -> Sear
                 chunks_only.into_iter().map(c).collect(),
             )),
             rerank: RerankInput::NotConfigured,
+            side_scores: Vec::new(),
         },
         evidence: Evidence {
             doc: DocId(0),

@@ -192,6 +192,7 @@ fn retrieve_rerank_replan_reports_unscored_candidates_when_m_changes() {
         ranking: RankingInput::Fused(fused()),
         chunks_only: None,
         rerank: RerankInput::NotConfigured,
+        side_scores: Vec::new(),
     };
     let settings = QuerySettings {
         m: 2,
@@ -246,6 +247,7 @@ fn retrieve_rerank_failure_keeps_fused_order_and_says_so() {
             reranker: "fixed".into(),
             error: "model file missing".into(),
         },
+        side_scores: Vec::new(),
     };
     let tokens = |_: ChunkId| 1;
     let lookups = Lookups {

@@ -41,6 +41,7 @@ fn input() -> QueryInput {
             RankedList::from_entries(ListSource::KeywordChunks, [c(1), c(2), c(5), c(3)]),
         ])),
         rerank: RerankInput::NotConfigured,
+        side_scores: Vec::new(),
     }
 }
 

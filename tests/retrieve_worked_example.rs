@@ -137,6 +137,7 @@ fn retrieve_worked_example_through_replan() {
         ranking: RankingInput::Fused(fused_ranking()),
         chunks_only: None,
         rerank: RerankInput::NotConfigured,
+        side_scores: Vec::new(),
     };
     let settings = QuerySettings {
         m: 3,

@@ -217,6 +217,7 @@ mod tests {
                 ranking: crate::retrieve::RankingInput::Fused(ranking.clone()),
                 chunks_only: None,
                 rerank: Default::default(),
+                side_scores: Vec::new(),
             };
             crate::retrieve::replan(&input, &settings, l).unwrap()
         });

@@ -100,6 +100,7 @@ fn window_plan(fused: &[FusedEntry], pointers: &[Pointer]) -> Plan {
                             seam,
                             left: ChunkId(*a),
                             right: ChunkId(*b),
+                            dropped: None,
                         }];
                         v.extend(rest.iter().map(|&c| chunk(c)));
                         v

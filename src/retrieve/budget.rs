@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::list::EntryRef;
 use super::plan::{Plan, PlanItem};
+use super::side::Side;
 use crate::chunk::ChunkId;
 use crate::seam::SeamId;
 
@@ -131,9 +132,15 @@ pub fn fill_budget(plan: &Plan, budget: usize) -> BudgetFill {
                     BudgetAction::Added
                 }
             }
-            PlanItem::FiredSeam { left, right, .. } => {
+            PlanItem::FiredSeam {
+                left,
+                right,
+                dropped,
+                ..
+            } => {
                 let mut new: Vec<ChunkId> = Vec::with_capacity(2);
-                for chunk in [left, right] {
+                let sides = [(Side::Left, left), (Side::Right, right)];
+                for (_, chunk) in sides.into_iter().filter(|(s, _)| Some(*s) != dropped) {
                     if !chunks.contains(&chunk) && !new.contains(&chunk) {
                         new.push(chunk);
                     }

@@ -22,6 +22,7 @@ use super::fire::FireDecision;
 use super::fuse::FusedEntry;
 use super::list::EntryRef;
 use super::rerank::{RerankScores, RerankStatus, pinned_chunks, rerank_candidates};
+use super::side::{Side, SideDrop};
 use crate::chunk::ChunkId;
 use crate::seam::SeamId;
 
@@ -59,6 +60,9 @@ pub enum PlanItem {
         left: ChunkId,
         /// The chunk after its cut.
         right: ChunkId,
+        /// The side side drop left out, if any: only the other chunk is added.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dropped: Option<Side>,
     },
     /// A seam that did not fire: dropped, it takes no slot.
     DroppedSeam {
@@ -117,6 +121,17 @@ impl Plan {
         apply_rerank(fused, &[], None, 0)
     }
 
+    /// Mark the fired seams that side drop leaves with one chunk.
+    pub fn apply_side_drops(&mut self, drops: &[SideDrop]) {
+        for entry in &mut self.entries {
+            if let PlanItem::FiredSeam { seam, dropped, .. } = &mut entry.item
+                && let Some(d) = drops.iter().find(|d| d.seam == *seam)
+            {
+                *dropped = Some(d.dropped);
+            }
+        }
+    }
+
     /// Record that the reranker failed and the fused order was kept.
     pub fn mark_rerank_failed(&mut self, reranker: &str, error: &str) {
         self.rerank = RerankStatus::Failed {
@@ -150,6 +165,7 @@ pub fn apply_rerank(
                     seam,
                     left: d.left.chunk,
                     right: d.right.chunk,
+                    dropped: None,
                 }),
                 _ => Some(PlanItem::DroppedSeam { seam }),
             },
@@ -300,7 +316,8 @@ mod tests {
             PlanItem::FiredSeam {
                 seam: SeamId(708),
                 left: ChunkId(7),
-                right: ChunkId(8)
+                right: ChunkId(8),
+                dropped: None,
             }
         );
         assert_eq!(

@@ -32,6 +32,9 @@ pub struct QuerySettings {
     pub rrf_c: f64,
     /// How many ordinary chunks a configured reranker judges (N).
     pub rerank_candidates: usize,
+    /// Side drop: a fired seam whose one half scores below this cosine (and the other not)
+    /// brings only the other chunk. `None` (the default) is off.
+    pub side_drop: Option<f32>,
 }
 
 impl Default for QuerySettings {
@@ -43,6 +46,7 @@ impl Default for QuerySettings {
             depth: DEFAULT_DEPTH,
             rrf_c: DEFAULT_RRF_C,
             rerank_candidates: DEFAULT_RERANK_CANDIDATES,
+            side_drop: None,
         }
     }
 }
@@ -58,6 +62,9 @@ pub enum QuerySettingsError {
         "the RRF constant c must be a finite number of at least 0 (got {0}); the default is {DEFAULT_RRF_C}"
     )]
     InvalidRrfC(f64),
+    /// The side-drop threshold is not a cosine.
+    #[error("the side-drop threshold must be a cosine between -1 and 1 (got {0})")]
+    InvalidSideDrop(f32),
 }
 
 impl QuerySettings {
@@ -68,6 +75,11 @@ impl QuerySettings {
         }
         if !self.rrf_c.is_finite() || self.rrf_c < 0.0 {
             return Err(QuerySettingsError::InvalidRrfC(self.rrf_c));
+        }
+        if let Some(t) = self.side_drop
+            && !(-1.0..=1.0).contains(&t)
+        {
+            return Err(QuerySettingsError::InvalidSideDrop(t));
         }
         Ok(())
     }

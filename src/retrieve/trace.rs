@@ -14,6 +14,7 @@ use super::list::RankedList;
 use super::plan::{Plan, apply_rerank};
 use super::rerank::{RerankScores, RerankStatus, rerank_candidates};
 use super::settings::{QuerySettings, QuerySettingsError};
+use super::side::{SideDrop, SideScores, side_drops};
 use crate::chunk::ChunkId;
 use crate::seam::SeamId;
 
@@ -71,6 +72,10 @@ pub struct QueryInput {
     pub chunks_only: Option<RankingInput>,
     /// The reranker's contribution.
     pub rerank: RerankInput,
+    /// Half scores of the seams near the top of the ranking, for side drop (empty when they
+    /// were not computed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub side_scores: Vec<SideScores>,
 }
 
 impl QueryInput {
@@ -114,6 +119,9 @@ pub struct Trace {
     pub fused: Vec<FusedEntry>,
     /// The fire test for every seam in the fused ranking, in fused order.
     pub decisions: Vec<FireDecision>,
+    /// Fired seams that side drop left with one chunk (empty when side drop is off).
+    #[serde(default)]
+    pub side_drops: Vec<SideDrop>,
     /// The ranking the budget fill walked, with the rerank status.
     pub plan: Plan,
     /// The budget fill, step by step.
@@ -156,7 +164,7 @@ pub fn replan(
     settings.validate()?;
     let fused = input.ranking.fused(settings);
     let decisions = fire_test(&fused, lookups.links, settings.m);
-    let plan = match &input.rerank {
+    let mut plan = match &input.rerank {
         RerankInput::NotConfigured => Plan::fused_order(&fused, &decisions),
         RerankInput::Scores(scores) => {
             apply_rerank(&fused, &decisions, Some(scores), settings.rerank_candidates)
@@ -167,6 +175,11 @@ pub fn replan(
             plan
         }
     };
+    let side_drops = match settings.side_drop {
+        Some(threshold) => side_drops(&decisions, &input.side_scores, threshold),
+        None => Vec::new(),
+    };
+    plan.apply_side_drops(&side_drops);
     let fill = fill_budget(&plan, settings.budget);
     let context: Vec<ContextChunk> = fill
         .chunks
@@ -184,6 +197,7 @@ pub fn replan(
         input: input.clone(),
         fused,
         decisions,
+        side_drops,
         plan,
         fill,
         context,

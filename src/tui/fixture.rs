@@ -153,6 +153,7 @@ pub fn trace(open: &OpenCorpus, query: QuerySettings) -> seamscope::retrieve::Tr
         ranking: RankingInput::Lists(vec![dense, keyword_chunks, keyword_seams]),
         chunks_only: Some(RankingInput::Lists(vec![chunks_only])),
         rerank: RerankInput::NotConfigured,
+        side_scores: Vec::new(),
     };
     let trace = open.with_lookups(|l| replan(&input, &query, l));
     trace.unwrap_or_else(|e| panic!("fixture trace: {e}"))

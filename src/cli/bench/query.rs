@@ -61,6 +61,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
         ranking: RankingInput::Fused(fused),
         chunks_only: None,
         rerank: RerankInput::NotConfigured,
+        side_scores: Vec::new(),
     };
     let runs = 2000;
     let mut total = 0.0;

@@ -47,6 +47,7 @@ fn wide_answer(f: &Fixture) -> Answer {
             keyword_chunks,
         )])),
         rerank: RerankInput::NotConfigured,
+        side_scores: Vec::new(),
     };
     let trace = open.with_lookups(|l| replan(&input, &f.app.query_settings(), l));
     Answer {
