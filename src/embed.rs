@@ -52,6 +52,16 @@ pub enum EmbedError {
     /// Loading the runtime failed earlier in this process.
     #[error("{0}")]
     Runtime(String),
+    /// This process already loaded (or tried to load) a different ONNX Runtime library.
+    #[error(
+        "ONNX Runtime is already loaded from {loaded} in this process, so {requested} cannot be used too: one process holds one runtime; run seamscope again with the runtime you want"
+    )]
+    RuntimeAlreadyLoaded {
+        /// The library this process loaded first.
+        loaded: String,
+        /// The library asked for now.
+        requested: String,
+    },
     /// A model file is missing or unreadable.
     #[error(
         "cannot read model file {path}: {message}; run `seamscope setup`, or set SEAMSCOPE_MODEL_DIR (or `model_dir` in settings) to a folder with model.onnx and the tokenizer files"
