@@ -10,9 +10,11 @@ mod index;
 mod query;
 mod setup;
 
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::builder::RangedI64ValueParser;
 use clap::{Args, Parser, Subcommand};
 
 use seamscope::settings::Settings;
@@ -60,8 +62,13 @@ pub struct GlobalArgs {
 /// Options that shape chunks and seams.
 #[derive(Debug, Args, Clone, Default)]
 pub struct LayoutArgs {
-    /// Tokens per chunk (default 1024).
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        allow_hyphen_values = true,
+        value_parser = usize_in(seamscope::settings::CHUNK_TOKENS_RANGE),
+        help = format!("Tokens per chunk, {} (default {})", range_text(&seamscope::settings::CHUNK_TOKENS_RANGE), Settings::default().chunk_tokens),
+    )]
     chunk_tokens: Option<usize>,
     /// How documents are cut: fixed, sentence, recursive or structure (default fixed).
     #[arg(long, value_enum, value_name = "KIND")]
@@ -75,8 +82,13 @@ pub struct LayoutArgs {
         value_name = "BOOL"
     )]
     heading_prefix: Option<bool>,
-    /// Seam half-width: tokens taken from each side of a cut (default 150).
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        allow_hyphen_values = true,
+        value_parser = usize_in(seamscope::settings::K_RANGE),
+        help = format!("Seam half-width: tokens taken from each side of a cut, {} (default {})", range_text(&seamscope::settings::K_RANGE), Settings::default().k),
+    )]
     k: Option<usize>,
 }
 
@@ -215,12 +227,46 @@ impl LayoutArgs {
         if let Some(k) = self.k {
             settings.k = k;
         }
-        settings.validate()?;
+        settings.validate().map_err(|e| UsageError(e.to_string()))?;
         Ok(())
     }
 }
 
-/// Parse arguments, run the command, and turn errors into exit codes (1 failure, 2 usage).
+/// A command line that is wrong as typed: exits 2, like clap's own usage errors, while a run
+/// that fails exits 1.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// A clap parser for a whole number of `usize` within `range`: anything else (negative, too
+/// large, out of range) is a usage error naming the range, never a wrapped value.
+pub fn usize_in(range: RangeInclusive<usize>) -> RangedI64ValueParser<usize> {
+    let (lo, hi) = (*range.start(), *range.end());
+    RangedI64ValueParser::<usize>::new()
+        .range(i64::try_from(lo).unwrap_or(i64::MAX)..=i64::try_from(hi).unwrap_or(i64::MAX))
+}
+
+/// A clap parser for a whole number of `u32` within `range` (see [`usize_in`]).
+pub fn u32_in(range: RangeInclusive<u32>) -> RangedI64ValueParser<u32> {
+    RangedI64ValueParser::<u32>::new().range(i64::from(*range.start())..=i64::from(*range.end()))
+}
+
+/// "0 to 10000": a range as help text shows it.
+pub fn range_text<T: std::fmt::Display>(range: &RangeInclusive<T>) -> String {
+    format!("{} to {}", range.start(), range.end())
+}
+
+/// The exit code for an error: 2 when the command line was wrong, 1 when the run failed.
+fn exit_code(error: &anyhow::Error) -> u8 {
+    if error.chain().any(|e| e.is::<UsageError>()) {
+        2
+    } else {
+        1
+    }
+}
+
+/// Parse arguments, run the command, and turn errors into exit codes: 2 for a usage error (a
+/// flag clap rejects, a value out of its range, an empty question), 1 for a run that failed.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -283,7 +329,7 @@ pub fn run() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(1)
+            ExitCode::from(exit_code(&e))
         }
     }
 }

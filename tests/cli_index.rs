@@ -93,8 +93,16 @@ fn bad_input_gets_a_clear_error_and_exit_code() {
         .arg(corpus.path())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("setting `k` = 0 is out of range"));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a value out of range is a usage error"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--k") && stderr.contains("1..=4096"),
+        "{stderr}"
+    );
 
     let out = seamscope(cache.path())
         .args(["index", "--k", "-3", "x"])
