@@ -82,6 +82,22 @@ pub enum EmbedError {
         /// What went wrong.
         message: String,
     },
+    /// A window setting asks for more tokens than the model can read.
+    #[error(
+        "{setting} = {value} is more than the model in {model_dir} can read: its window is {window} tokens ({source_field}); set {setting} to {window} or less"
+    )]
+    WindowTooLarge {
+        /// The setting's name.
+        setting: &'static str,
+        /// The value asked for.
+        value: usize,
+        /// The model's own window.
+        window: usize,
+        /// Which file and field states the window.
+        source_field: &'static str,
+        /// The model folder.
+        model_dir: String,
+    },
     /// The model failed to load or to run.
     #[error("embedding model error: {0}")]
     Model(String),

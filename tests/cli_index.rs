@@ -119,3 +119,24 @@ fn bad_input_gets_a_clear_error_and_exit_code() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no usable documents"));
 }
+
+#[test]
+fn a_model_window_past_the_models_own_is_refused_before_anything_is_cut() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let config = cache.path().join("settings.toml");
+    std::fs::write(&config, "model_max_tokens = 1000\n").unwrap();
+    let out = seamscope(cache.path())
+        .arg("index")
+        .arg("--config")
+        .arg(&config)
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("model_max_tokens = 1000") && stderr.contains("window is 512 tokens"),
+        "{stderr}"
+    );
+}
