@@ -114,7 +114,7 @@ enum Command {
     Query {
         /// Corpus folder or file (indexed first if needed).
         corpus: PathBuf,
-        /// The question.
+        #[arg(help = format!("The question, at most {} characters", seamscope::session::MAX_QUESTION_CHARS))]
         question: String,
         #[command(flatten)]
         layout: LayoutArgs,

@@ -168,3 +168,30 @@ fn query_help_states_the_real_defaults_and_ranges() {
     }
     assert!(!help.contains("(default 3)"), "{help}");
 }
+
+#[test]
+fn a_document_sized_question_is_refused_before_any_work() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let question = "why is the replica lagging ".repeat(3_704);
+    assert!(question.chars().count() >= 100_000);
+    let started = std::time::Instant::now();
+    let out = seamscope(cache.path())
+        .arg("query")
+        .arg(corpus.path())
+        .arg(&question)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("100008 characters") && stderr.contains("at most 2000 characters"),
+        "{stderr}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "refused at once, not after indexing and embedding"
+    );
+    let cached = std::fs::read_dir(cache.path()).map_or(0, |d| d.count());
+    assert_eq!(cached, 0, "nothing was indexed");
+}

@@ -122,9 +122,7 @@ pub fn run(
     args: &QueryArgs,
     json: bool,
 ) -> anyhow::Result<()> {
-    if question.trim().is_empty() {
-        return Err(UsageError("the question is empty: type what you want to find".into()).into());
-    }
+    seamscope::session::check_question(question).map_err(|e| UsageError(e.to_string()))?;
     let mut settings = global.settings()?;
     layout.apply(&mut settings)?;
     args.apply(&mut settings)?;

@@ -318,6 +318,13 @@ impl App {
             });
             return;
         };
+        if let Err(e) = seamscope::session::check_question(&question) {
+            self.notice = Some(Notice {
+                text: e.to_string(),
+                error: true,
+            });
+            return;
+        }
         self.asked = Some(question.clone());
         self.typing = false;
         self.focus = Pane::Ranking;
