@@ -256,6 +256,53 @@ pub fn range_text<T: std::fmt::Display>(range: &RangeInclusive<T>) -> String {
     format!("{} to {}", range.start(), range.end())
 }
 
+impl Command {
+    /// Whether the command was asked for JSON output.
+    fn json(&self) -> bool {
+        match self {
+            Command::Setup { json }
+            | Command::Index { json, .. }
+            | Command::Query { json, .. }
+            | Command::Eval { json, .. }
+            | Command::Calibrate { json, .. }
+            | Command::Atoms { json, .. }
+            | Command::Chunks { json, .. }
+            | Command::Bench { json, .. } => *json,
+        }
+    }
+}
+
+/// The files a failed load skipped, when the error is "no usable documents".
+fn skipped_files(error: &anyhow::Error) -> Option<&[seamscope::corpus::SkippedFile]> {
+    use seamscope::corpus::CorpusError;
+    use seamscope::session::EngineError;
+    error.chain().find_map(|e| {
+        let corpus =
+            e.downcast_ref::<CorpusError>()
+                .or_else(|| match e.downcast_ref::<EngineError>() {
+                    Some(EngineError::Corpus(c)) => Some(c),
+                    _ => None,
+                });
+        match corpus {
+            Some(CorpusError::NoDocuments { skipped, .. }) => Some(skipped.as_slice()),
+            _ => None,
+        }
+    })
+}
+
+/// An error as `--json` prints it on stdout: the message, and the skip list when nothing could
+/// be loaded, so a script sees why without parsing stderr.
+fn error_json(error: &anyhow::Error) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "error": format!("{error:#}"),
+        "exit_code": exit_code(error),
+    });
+    if let Some(skipped) = skipped_files(error) {
+        v["skipped"] = serde_json::to_value(skipped).unwrap_or_default();
+    }
+    v
+}
+
 /// The exit code for an error: 2 when the command line was wrong, 1 when the run failed.
 fn exit_code(error: &anyhow::Error) -> u8 {
     if error.chain().any(|e| e.is::<UsageError>()) {
@@ -269,6 +316,7 @@ fn exit_code(error: &anyhow::Error) -> u8 {
 /// flag clap rejects, a value out of its range, an empty question), 1 for a run that failed.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
+    let json = cli.command.as_ref().is_some_and(Command::json);
     let result = match cli.command {
         Some(Command::Setup { json }) => setup::run(&cli.global, json),
         Some(Command::Index {
@@ -328,6 +376,12 @@ pub fn run() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&error_json(&e)).unwrap_or_default()
+                );
+            }
             eprintln!("error: {e:#}");
             ExitCode::from(exit_code(&e))
         }

@@ -14,7 +14,7 @@ use crate::retrieve::{
 };
 use crate::seam::SeamId;
 
-use crate::corpus::{Corpus, CorpusError, LoadOptions};
+use crate::corpus::{Corpus, CorpusError};
 use crate::embed::install;
 use crate::embed::model::ModelEmbedder;
 use crate::embed::{EmbedError, EmbedOptions};
@@ -149,7 +149,7 @@ impl OpenCorpus {
     /// A chunk's human name: `chunk 7 (guide.md#3)`.
     pub fn chunk_label(&self, id: ChunkId) -> String {
         let c = self.layout.chunk(id);
-        let path = crate::text::safe(&self.corpus.doc(c.doc).path);
+        let path = crate::text::safe_name(&self.corpus.doc(c.doc).path);
         format!("chunk {} ({})", id.0, c.stable_key(&path))
     }
 
@@ -272,13 +272,7 @@ impl Engine {
         path: &Path,
         progress: &mut dyn FnMut(BuildProgress) -> bool,
     ) -> Result<OpenCorpus, EngineError> {
-        let corpus = Corpus::load(
-            path,
-            &LoadOptions {
-                max_file_bytes: self.settings.max_file_bytes,
-                ..LoadOptions::default()
-            },
-        )?;
+        let corpus = Corpus::load(path, &self.settings.load_options())?;
         let layout = Layout::for_settings(&corpus, &self.tokenizer, &self.settings)?;
         self.index_layout(corpus, layout, progress)
     }

@@ -39,6 +39,8 @@ pub struct Settings {
     pub rrf_c: f64,
     /// Files larger than this many bytes are skipped.
     pub max_file_bytes: u64,
+    /// Follow symbolic links that lead outside the corpus folder (off: skipped with a reason).
+    pub follow_outside_symlinks: bool,
     /// Above this many vectors, dense search switches from exact to approximate (HNSW).
     pub exact_search_limit: usize,
     /// Texts handed to the embedder per call (memory stays flat however large the corpus).
@@ -75,6 +77,7 @@ impl Default for Settings {
             depth: 150,
             rrf_c: 60.0,
             max_file_bytes: 8 * 1024 * 1024,
+            follow_outside_symlinks: false,
             exact_search_limit: 50_000,
             embed_slice: 64,
             embed_batch: 16,
@@ -188,6 +191,15 @@ impl Settings {
             "8 to 100000 tokens",
         )?;
         Ok(())
+    }
+
+    /// How corpus folders are read under these settings.
+    pub fn load_options(&self) -> crate::corpus::LoadOptions {
+        crate::corpus::LoadOptions {
+            max_file_bytes: self.max_file_bytes,
+            follow_outside_symlinks: self.follow_outside_symlinks,
+            ..crate::corpus::LoadOptions::default()
+        }
     }
 
     /// The knobs a query runs under.

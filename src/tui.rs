@@ -140,7 +140,7 @@ fn corpus_name(path: &std::path::Path) -> String {
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| path.display().to_string());
-    seamscope::text::safe(&name)
+    seamscope::text::safe_name(&name)
 }
 
 /// A thread that gives the terminal back and exits when the process is told to stop (SIGTERM,

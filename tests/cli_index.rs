@@ -140,3 +140,74 @@ fn a_model_window_past_the_models_own_is_refused_before_anything_is_cut() {
         "{stderr}"
     );
 }
+
+#[test]
+fn nothing_usable_lists_the_skips_in_text_and_json_and_names_say_it_once() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("logo.png"), [0x89, b'P', 0, 0]).unwrap();
+    std::fs::write(dir.path().join("bad\nname.txt"), "").unwrap();
+    let out = seamscope(cache.path())
+        .args(["index", "--json"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("2 skipped")
+            && stderr.contains("logo.png: binary file")
+            && stderr.contains("bad␊name.txt: empty"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("--verbose"), "{stderr}");
+    assert!(
+        !stderr.lines().any(|l| l.starts_with("name.txt")),
+        "a newline in a name does not break the listing: {stderr}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["exit_code"], 1);
+    let skipped = v["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 2, "{v}");
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s["path"] == "logo.png" && s["reason"] == "binary"),
+        "{v}"
+    );
+
+    // A missing corpus: the operating system's reason once, not twice.
+    let out = seamscope(cache.path())
+        .args(["index", "/definitely/not/here"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("os error 2").count(), 1, "{stderr}");
+}
+
+#[test]
+fn names_with_newlines_stay_on_one_line_in_listings() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = corpus();
+    std::fs::write(
+        dir.path().join("two\nlines.md"),
+        "A short document with a hostile name.",
+    )
+    .unwrap();
+    let out = seamscope(cache.path())
+        .arg("chunks")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("two␊lines.md#0"), "{stdout}");
+    assert!(
+        !stdout.lines().any(|l| l.starts_with("lines.md")),
+        "{stdout}"
+    );
+}

@@ -12,7 +12,7 @@ use seamscope::chunk::failure::{DeliveryTally, delivery};
 use seamscope::chunk::survival::{AtomReport, atom_report};
 use seamscope::eval::questions::Question;
 use seamscope::settings::Settings;
-use seamscope::text::safe;
+use seamscope::text::safe_name as safe;
 
 use super::GlobalArgs;
 use super::chunks::{load_corpus, load_tokenizer};

@@ -206,8 +206,11 @@ pub fn render(
 ) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let safe = seamscope::text::safe;
-    let _ = writeln!(out, "question  {}", safe(trace.question()));
+    let _ = writeln!(
+        out,
+        "question  {}",
+        seamscope::text::safe_name(trace.question())
+    );
     let _ = writeln!(
         out,
         "settings  k = {}, m = {}, budget {}, depth {}, c = {}; dense search {}; reranker: {}",
