@@ -211,3 +211,40 @@ fn names_with_newlines_stay_on_one_line_in_listings() {
         "{stdout}"
     );
 }
+
+#[test]
+fn cache_edges_a_file_as_cache_and_leftovers_of_a_killed_build() {
+    let corpus = corpus();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cache-is-a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let out = seamscope(dir.path())
+        .env("SEAMSCOPE_CACHE_DIR", &file)
+        .arg("index")
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot be written") && stderr.contains("nothing was embedded"),
+        "{stderr}"
+    );
+
+    // A build killed mid-write left its staging folder; the next open removes it.
+    let cache = tempfile::tempdir().unwrap();
+    let leftover = cache.path().join("indexes").join(".build-killed");
+    std::fs::create_dir_all(leftover.join("chunks.bm25")).unwrap();
+    std::fs::write(leftover.join("build.lock"), b"").unwrap();
+    let out = seamscope(cache.path())
+        .args(["index", "--chunk-tokens", "200", "--k", "50"])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!leftover.exists(), "the killed build's folder is gone");
+}
