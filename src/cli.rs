@@ -43,19 +43,19 @@ pub struct Cli {
 #[derive(Debug, Args, Clone, Default)]
 pub struct GlobalArgs {
     /// Settings file (default: settings.toml in the config directory).
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", value_parser = non_empty_path)]
     config: Option<PathBuf>,
     /// Cache directory for vectors and indexes.
-    #[arg(long, global = true, value_name = "DIR", env = "SEAMSCOPE_CACHE_DIR")]
+    #[arg(long, global = true, value_name = "DIR", env = "SEAMSCOPE_CACHE_DIR", value_parser = non_empty_path)]
     cache_dir: Option<PathBuf>,
     /// Data directory holding the model and ONNX Runtime.
-    #[arg(long, global = true, value_name = "DIR", env = "SEAMSCOPE_DATA_DIR")]
+    #[arg(long, global = true, value_name = "DIR", env = "SEAMSCOPE_DATA_DIR", value_parser = non_empty_path)]
     data_dir: Option<PathBuf>,
     /// A folder with another ONNX sentence-embedding model (model.onnx + tokenizer files).
-    #[arg(long, global = true, value_name = "DIR", env = "SEAMSCOPE_MODEL_DIR")]
+    #[arg(long, global = true, value_name = "DIR", env = "SEAMSCOPE_MODEL_DIR", value_parser = non_empty_path)]
     model_dir: Option<PathBuf>,
     /// Another ONNX Runtime shared library (1.24 or newer).
-    #[arg(long, global = true, value_name = "FILE", env = "SEAMSCOPE_ORT_LIB")]
+    #[arg(long, global = true, value_name = "FILE", env = "SEAMSCOPE_ORT_LIB", value_parser = non_empty_path)]
     runtime: Option<PathBuf>,
 }
 
@@ -232,6 +232,34 @@ impl LayoutArgs {
     }
 }
 
+/// Environment variables that name places. Set but empty, they are an error that names the
+/// variable: clap would otherwise blame the matching flag, which the user never typed.
+const PLACE_VARIABLES: [&str; 6] = [
+    "SEAMSCOPE_CACHE_DIR",
+    "SEAMSCOPE_DATA_DIR",
+    "SEAMSCOPE_MODEL_DIR",
+    "SEAMSCOPE_ORT_LIB",
+    "SEAMSCOPE_RERANKER_DIR",
+    "SEAMSCOPE_CONFIG_DIR",
+];
+
+/// The first place variable that is set but empty.
+fn empty_place_variable() -> Option<&'static str> {
+    PLACE_VARIABLES
+        .into_iter()
+        .find(|name| std::env::var_os(name).is_some_and(|v| v.is_empty()))
+}
+
+/// Parse a path flag: an empty one is a usage error, not "the current folder" or a later
+/// failure far from the cause.
+fn non_empty_path(text: &str) -> Result<PathBuf, String> {
+    if text.is_empty() {
+        Err("the path is empty".into())
+    } else {
+        Ok(PathBuf::from(text))
+    }
+}
+
 /// A command line that is wrong as typed: exits 2, like clap's own usage errors, while a run
 /// that fails exits 1.
 #[derive(Debug, thiserror::Error)]
@@ -315,6 +343,12 @@ fn exit_code(error: &anyhow::Error) -> u8 {
 /// Parse arguments, run the command, and turn errors into exit codes: 2 for a usage error (a
 /// flag clap rejects, a value out of its range, an empty question), 1 for a run that failed.
 pub fn run() -> ExitCode {
+    if let Some(name) = empty_place_variable() {
+        eprintln!(
+            "error: the environment variable {name} is set but empty: unset it to use the default, or set it to a path"
+        );
+        return ExitCode::from(2);
+    }
     let cli = Cli::parse();
     let json = cli.command.as_ref().is_some_and(Command::json);
     let result = match cli.command {
