@@ -25,7 +25,7 @@ use seamscope::settings::Settings;
     name = "seamscope",
     version,
     about,
-    args_conflicts_with_subcommands = true
+    override_usage = "seamscope [OPTIONS] <CORPUS>\n       seamscope [OPTIONS] <COMMAND> [ARGS]"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -350,6 +350,14 @@ pub fn run() -> ExitCode {
         return ExitCode::from(2);
     }
     let cli = Cli::parse();
+    // Global options may come before a subcommand (`seamscope --config F index …`); the screen's
+    // own arguments may not.
+    if cli.command.is_some() && (cli.corpus.is_some() || cli.theme.is_some()) {
+        eprintln!(
+            "error: a corpus or --theme before a command opens the screen; give the corpus after the command (`seamscope index <CORPUS>`), or leave the command out to open the screen"
+        );
+        return ExitCode::from(2);
+    }
     let json = cli.command.as_ref().is_some_and(Command::json);
     let result = match cli.command {
         Some(Command::Setup { json }) => setup::run(&cli.global, json),

@@ -286,3 +286,28 @@ fn bad_input_is_refused_with_a_reason() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.jsonl"));
 }
+
+#[test]
+fn global_options_may_come_before_the_command() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = corpus();
+    let out = seamscope(cache.path())
+        .arg("--cache-dir")
+        .arg(cache.path())
+        .args(["chunks", "--json"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = seamscope(cache.path())
+        .args(["--theme", "dark", "chunks"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--theme"));
+}
