@@ -11,9 +11,11 @@ mod query;
 mod setup;
 mod tune;
 
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::builder::RangedI64ValueParser;
 use clap::{Args, Parser, Subcommand};
 
 use seamscope::settings::Settings;
@@ -24,7 +26,7 @@ use seamscope::settings::Settings;
     name = "seamscope",
     version,
     about,
-    args_conflicts_with_subcommands = true
+    override_usage = "seamscope [OPTIONS] <CORPUS>\n       seamscope [OPTIONS] <COMMAND> [ARGS]"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -42,27 +44,32 @@ pub struct Cli {
 #[derive(Debug, Args, Clone, Default)]
 pub struct GlobalArgs {
     /// Settings file (default: settings.toml in the config directory).
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", value_parser = non_empty_path)]
     config: Option<PathBuf>,
     /// Cache directory for vectors and indexes.
-    #[arg(long, global = true, value_name = "DIR", env = "SEAMSCOPE_CACHE_DIR")]
+    #[arg(long, global = true, value_name = "DIR", env = "SEAMSCOPE_CACHE_DIR", value_parser = non_empty_path)]
     cache_dir: Option<PathBuf>,
     /// Data directory holding the model and ONNX Runtime.
-    #[arg(long, global = true, value_name = "DIR", env = "SEAMSCOPE_DATA_DIR")]
+    #[arg(long, global = true, value_name = "DIR", env = "SEAMSCOPE_DATA_DIR", value_parser = non_empty_path)]
     data_dir: Option<PathBuf>,
     /// A folder with another ONNX sentence-embedding model (model.onnx + tokenizer files).
-    #[arg(long, global = true, value_name = "DIR", env = "SEAMSCOPE_MODEL_DIR")]
+    #[arg(long, global = true, value_name = "DIR", env = "SEAMSCOPE_MODEL_DIR", value_parser = non_empty_path)]
     model_dir: Option<PathBuf>,
     /// Another ONNX Runtime shared library (1.24 or newer).
-    #[arg(long, global = true, value_name = "FILE", env = "SEAMSCOPE_ORT_LIB")]
+    #[arg(long, global = true, value_name = "FILE", env = "SEAMSCOPE_ORT_LIB", value_parser = non_empty_path)]
     runtime: Option<PathBuf>,
 }
 
 /// Options that shape chunks and seams.
 #[derive(Debug, Args, Clone, Default)]
 pub struct LayoutArgs {
-    /// Tokens per chunk (default 1024).
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        allow_hyphen_values = true,
+        value_parser = usize_in(seamscope::settings::CHUNK_TOKENS_RANGE),
+        help = format!("Tokens per chunk, {} (default {})", range_text(&seamscope::settings::CHUNK_TOKENS_RANGE), Settings::default().chunk_tokens),
+    )]
     chunk_tokens: Option<usize>,
     /// How documents are cut: fixed, sentence, recursive or structure (default fixed).
     #[arg(long, value_enum, value_name = "KIND")]
@@ -76,8 +83,13 @@ pub struct LayoutArgs {
         value_name = "BOOL"
     )]
     heading_prefix: Option<bool>,
-    /// Seam half-width: tokens taken from each side of a cut (default 150).
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        allow_hyphen_values = true,
+        value_parser = usize_in(seamscope::settings::K_RANGE),
+        help = format!("Seam half-width: tokens taken from each side of a cut, {} (default {})", range_text(&seamscope::settings::K_RANGE), Settings::default().k),
+    )]
     k: Option<usize>,
 }
 
@@ -103,7 +115,7 @@ enum Command {
     Query {
         /// Corpus folder or file (indexed first if needed).
         corpus: PathBuf,
-        /// The question.
+        #[arg(help = format!("The question, at most {} characters", seamscope::session::MAX_QUESTION_CHARS))]
         question: String,
         #[command(flatten)]
         layout: LayoutArgs,
@@ -227,14 +239,139 @@ impl LayoutArgs {
         if let Some(k) = self.k {
             settings.k = k;
         }
-        settings.validate()?;
+        settings.validate().map_err(|e| UsageError(e.to_string()))?;
         Ok(())
     }
 }
 
-/// Parse arguments, run the command, and turn errors into exit codes (1 failure, 2 usage).
+/// Environment variables that name places. Set but empty, they are an error that names the
+/// variable: clap would otherwise blame the matching flag, which the user never typed.
+const PLACE_VARIABLES: [&str; 6] = [
+    "SEAMSCOPE_CACHE_DIR",
+    "SEAMSCOPE_DATA_DIR",
+    "SEAMSCOPE_MODEL_DIR",
+    "SEAMSCOPE_ORT_LIB",
+    "SEAMSCOPE_RERANKER_DIR",
+    "SEAMSCOPE_CONFIG_DIR",
+];
+
+/// The first place variable that is set but empty.
+fn empty_place_variable() -> Option<&'static str> {
+    PLACE_VARIABLES
+        .into_iter()
+        .find(|name| std::env::var_os(name).is_some_and(|v| v.is_empty()))
+}
+
+/// Parse a path flag: an empty one is a usage error, not "the current folder" or a later
+/// failure far from the cause.
+fn non_empty_path(text: &str) -> Result<PathBuf, String> {
+    if text.is_empty() {
+        Err("the path is empty".into())
+    } else {
+        Ok(PathBuf::from(text))
+    }
+}
+
+/// A command line that is wrong as typed: exits 2, like clap's own usage errors, while a run
+/// that fails exits 1.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// A clap parser for a whole number of `usize` within `range`: anything else (negative, too
+/// large, out of range) is a usage error naming the range, never a wrapped value.
+pub fn usize_in(range: RangeInclusive<usize>) -> RangedI64ValueParser<usize> {
+    let (lo, hi) = (*range.start(), *range.end());
+    RangedI64ValueParser::<usize>::new()
+        .range(i64::try_from(lo).unwrap_or(i64::MAX)..=i64::try_from(hi).unwrap_or(i64::MAX))
+}
+
+/// A clap parser for a whole number of `u32` within `range` (see [`usize_in`]).
+pub fn u32_in(range: RangeInclusive<u32>) -> RangedI64ValueParser<u32> {
+    RangedI64ValueParser::<u32>::new().range(i64::from(*range.start())..=i64::from(*range.end()))
+}
+
+/// "0 to 10000": a range as help text shows it.
+pub fn range_text<T: std::fmt::Display>(range: &RangeInclusive<T>) -> String {
+    format!("{} to {}", range.start(), range.end())
+}
+
+impl Command {
+    /// Whether the command was asked for JSON output.
+    fn json(&self) -> bool {
+        match self {
+            Command::Setup { json }
+            | Command::Index { json, .. }
+            | Command::Query { json, .. }
+            | Command::Eval { json, .. }
+            | Command::Calibrate { json, .. }
+            | Command::Tune { json, .. }
+            | Command::Atoms { json, .. }
+            | Command::Chunks { json, .. }
+            | Command::Bench { json, .. } => *json,
+        }
+    }
+}
+
+/// The files a failed load skipped, when the error is "no usable documents".
+fn skipped_files(error: &anyhow::Error) -> Option<&[seamscope::corpus::SkippedFile]> {
+    use seamscope::corpus::CorpusError;
+    use seamscope::session::EngineError;
+    error.chain().find_map(|e| {
+        let corpus =
+            e.downcast_ref::<CorpusError>()
+                .or_else(|| match e.downcast_ref::<EngineError>() {
+                    Some(EngineError::Corpus(c)) => Some(c),
+                    _ => None,
+                });
+        match corpus {
+            Some(CorpusError::NoDocuments { skipped, .. }) => Some(skipped.as_slice()),
+            _ => None,
+        }
+    })
+}
+
+/// An error as `--json` prints it on stdout: the message, and the skip list when nothing could
+/// be loaded, so a script sees why without parsing stderr.
+fn error_json(error: &anyhow::Error) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "error": format!("{error:#}"),
+        "exit_code": exit_code(error),
+    });
+    if let Some(skipped) = skipped_files(error) {
+        v["skipped"] = serde_json::to_value(skipped).unwrap_or_default();
+    }
+    v
+}
+
+/// The exit code for an error: 2 when the command line was wrong, 1 when the run failed.
+fn exit_code(error: &anyhow::Error) -> u8 {
+    if error.chain().any(|e| e.is::<UsageError>()) {
+        2
+    } else {
+        1
+    }
+}
+
+/// Parse arguments, run the command, and turn errors into exit codes: 2 for a usage error (a
+/// flag clap rejects, a value out of its range, an empty question), 1 for a run that failed.
 pub fn run() -> ExitCode {
+    if let Some(name) = empty_place_variable() {
+        eprintln!(
+            "error: the environment variable {name} is set but empty: unset it to use the default, or set it to a path"
+        );
+        return ExitCode::from(2);
+    }
     let cli = Cli::parse();
+    // Global options may come before a subcommand (`seamscope --config F index …`); the screen's
+    // own arguments may not.
+    if cli.command.is_some() && (cli.corpus.is_some() || cli.theme.is_some()) {
+        eprintln!(
+            "error: a corpus or --theme before a command opens the screen; give the corpus after the command (`seamscope index <CORPUS>`), or leave the command out to open the screen"
+        );
+        return ExitCode::from(2);
+    }
+    let json = cli.command.as_ref().is_some_and(Command::json);
     let result = match cli.command {
         Some(Command::Setup { json }) => setup::run(&cli.global, json),
         Some(Command::Index {
@@ -295,8 +432,14 @@ pub fn run() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&error_json(&e)).unwrap_or_default()
+                );
+            }
             eprintln!("error: {e:#}");
-            ExitCode::from(1)
+            ExitCode::from(exit_code(&e))
         }
     }
 }

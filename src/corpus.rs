@@ -122,6 +122,17 @@ pub enum SkipReason {
     Excluded,
     /// A symbolic link that leads back into a folder already being walked.
     SymlinkLoop,
+    /// A symbolic link whose target lies outside the corpus folder (not followed unless
+    /// `follow_outside_symlinks` is set).
+    SymlinkOutside {
+        /// Where the link leads.
+        target: String,
+    },
+    /// A folder that could not be listed: nothing in it was loaded.
+    UnreadableFolder {
+        /// The operating system's message.
+        error: String,
+    },
 }
 
 impl std::fmt::Display for SkipReason {
@@ -140,6 +151,14 @@ impl std::fmt::Display for SkipReason {
             SkipReason::Unreadable { error } => write!(f, "unreadable: {error}"),
             SkipReason::Excluded => write!(f, "excluded by name"),
             SkipReason::SymlinkLoop => write!(f, "symbolic link loop"),
+            SkipReason::SymlinkOutside { target } => write!(
+                f,
+                "symlink leads outside the corpus folder (to {}); set follow_outside_symlinks = true to include it",
+                crate::text::safe_name(target)
+            ),
+            SkipReason::UnreadableFolder { error } => {
+                write!(f, "folder unreadable, nothing in it loaded: {error}")
+            }
         }
     }
 }
@@ -161,6 +180,9 @@ pub struct LoadOptions {
     pub max_file_bytes: u64,
     /// File names that are never documents (question sets kept beside a corpus).
     pub exclude_names: Vec<String>,
+    /// Follow symbolic links whose target lies outside the corpus folder (off: they are skipped
+    /// with a reason, so pointing seamscope at a folder never reads elsewhere unasked).
+    pub follow_outside_symlinks: bool,
 }
 
 impl Default for LoadOptions {
@@ -168,6 +190,7 @@ impl Default for LoadOptions {
         LoadOptions {
             max_file_bytes: 8 * 1024 * 1024,
             exclude_names: vec!["questions.jsonl".to_string()],
+            follow_outside_symlinks: false,
         }
     }
 }
@@ -175,24 +198,43 @@ impl Default for LoadOptions {
 /// Errors that stop a corpus from loading at all.
 #[derive(Debug, thiserror::Error)]
 pub enum CorpusError {
-    /// The path given does not exist or cannot be read.
-    #[error("cannot open corpus at {path}: {source}")]
+    /// The path given does not exist or cannot be read. (The I/O error is part of the message,
+    /// not a `source`, so a report of the whole chain does not say it twice.)
+    #[error("cannot open corpus at {}: {error}", crate::text::safe_name(&.path.display().to_string()))]
     Open {
         /// The path given.
         path: PathBuf,
         /// The underlying error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
-    /// Nothing usable was found.
-    #[error(
-        "no usable documents in {path} ({skipped} file(s) skipped; run with --verbose or see the skip list for reasons)"
-    )]
+    /// Nothing usable was found; every skipped file is listed with its reason.
+    #[error("no usable documents in {}{}", crate::text::safe_name(&.path.display().to_string()), skip_list(.skipped))]
     NoDocuments {
         /// The path given.
         path: PathBuf,
-        /// How many files were skipped.
-        skipped: usize,
+        /// The files and folders left out, with reasons.
+        skipped: Vec<SkippedFile>,
     },
+}
+
+/// How many skipped files a message lists before it says how many more there are.
+const SKIPS_LISTED: usize = 20;
+
+/// The skip list as message lines: `: 2 skipped:` then one `  path: reason` per line.
+fn skip_list(skipped: &[SkippedFile]) -> String {
+    use std::fmt::Write;
+    if skipped.is_empty() {
+        return ": the folder holds no files".into();
+    }
+    let mut out = format!(": {} skipped:", skipped.len());
+    for s in skipped.iter().take(SKIPS_LISTED) {
+        let path = if s.path.is_empty() { "." } else { &s.path };
+        let _ = write!(out, "\n  {}: {}", crate::text::safe_name(path), s.reason);
+    }
+    if skipped.len() > SKIPS_LISTED {
+        let _ = write!(out, "\n  ... and {} more", skipped.len() - SKIPS_LISTED);
+    }
+    out
 }
 
 /// A loaded corpus: documents in path order, and the files left out.
@@ -209,9 +251,9 @@ pub struct Corpus {
 impl Corpus {
     /// Load every usable text file under `root` (or `root` itself when it is a file).
     pub fn load(root: &Path, options: &LoadOptions) -> Result<Corpus, CorpusError> {
-        let meta = std::fs::metadata(root).map_err(|source| CorpusError::Open {
+        let meta = std::fs::metadata(root).map_err(|error| CorpusError::Open {
             path: root.to_path_buf(),
-            source,
+            error,
         })?;
         let mut found: Vec<(String, PathBuf)> = Vec::new();
         let mut skipped = Vec::new();
@@ -222,11 +264,41 @@ impl Corpus {
                 .unwrap_or_else(|| root.display().to_string());
             found.push((name, root.to_path_buf()));
         } else {
+            // Links are followed, but one leading out of the corpus folder is skipped (and its
+            // folder not entered) unless the user allows it.
+            let canonical_root =
+                std::fs::canonicalize(root).map_err(|error| CorpusError::Open {
+                    path: root.to_path_buf(),
+                    error,
+                })?;
+            let mut outside = Vec::new();
             let walker = walkdir::WalkDir::new(root)
                 .follow_links(true)
                 .sort_by_file_name()
                 .into_iter()
-                .filter_entry(|e| e.depth() == 0 || !is_hidden(e.file_name()));
+                .filter_entry(|e| {
+                    if e.depth() == 0 {
+                        return true;
+                    }
+                    if is_hidden(e.file_name()) {
+                        return false;
+                    }
+                    if e.path_is_symlink() && !options.follow_outside_symlinks {
+                        let target = std::fs::canonicalize(e.path());
+                        if let Ok(target) = target
+                            && !target.starts_with(&canonical_root)
+                        {
+                            outside.push(SkippedFile {
+                                path: relative_path(root, e.path()),
+                                reason: SkipReason::SymlinkOutside {
+                                    target: target.display().to_string(),
+                                },
+                            });
+                            return false;
+                        }
+                    }
+                    true
+                });
             for entry in walker {
                 match entry {
                     Ok(e) if e.file_type().is_file() => {
@@ -242,25 +314,13 @@ impl Corpus {
                         }
                     }
                     Ok(_) => {}
-                    Err(err) => {
-                        let path = err
-                            .path()
-                            .map(|p| relative_path(root, p))
-                            .unwrap_or_default();
-                        let reason = if err.loop_ancestor().is_some() {
-                            SkipReason::SymlinkLoop
-                        } else {
-                            SkipReason::Unreadable {
-                                error: err
-                                    .io_error()
-                                    .map(|e| e.to_string())
-                                    .unwrap_or_else(|| err.to_string()),
-                            }
-                        };
-                        skipped.push(SkippedFile { path, reason });
-                    }
+                    Err(err) => match walk_error(root, err) {
+                        Ok(skip) => skipped.push(skip),
+                        Err(fatal) => return Err(fatal),
+                    },
                 }
             }
+            skipped.extend(outside);
         }
         found.sort();
         let mut documents = Vec::new();
@@ -275,10 +335,11 @@ impl Corpus {
                 Err(reason) => skipped.push(SkippedFile { path: rel, reason }),
             }
         }
+        skipped.sort_by(|a, b| a.path.cmp(&b.path));
         if documents.is_empty() {
             return Err(CorpusError::NoDocuments {
                 path: root.to_path_buf(),
-                skipped: skipped.len(),
+                skipped,
             });
         }
         Ok(Corpus {
@@ -334,6 +395,38 @@ impl Corpus {
     pub fn total_bytes(&self) -> usize {
         self.documents.iter().map(|d| d.text.len()).sum()
     }
+}
+
+/// What a walk error means: the corpus folder itself unreadable stops the load with the reason;
+/// anything below it is a skipped file or folder, named, with the reason.
+fn walk_error(root: &Path, err: walkdir::Error) -> Result<SkippedFile, CorpusError> {
+    let path = err.path().map(Path::to_path_buf);
+    let is_dir = path.as_deref().is_some_and(Path::is_dir);
+    let looped = err.loop_ancestor().is_some();
+    let depth = err.depth();
+    let message = err
+        .io_error()
+        .map(ToString::to_string)
+        .unwrap_or_else(|| err.to_string());
+    if depth == 0 && !looped {
+        return Err(CorpusError::Open {
+            path: root.to_path_buf(),
+            error: err
+                .into_io_error()
+                .unwrap_or_else(|| std::io::Error::other(message)),
+        });
+    }
+    let reason = if looped {
+        SkipReason::SymlinkLoop
+    } else if is_dir {
+        SkipReason::UnreadableFolder { error: message }
+    } else {
+        SkipReason::Unreadable { error: message }
+    };
+    Ok(SkippedFile {
+        path: path.map(|p| relative_path(root, &p)).unwrap_or_default(),
+        reason,
+    })
 }
 
 fn is_hidden(name: &std::ffi::OsStr) -> bool {

@@ -52,6 +52,16 @@ pub enum EmbedError {
     /// Loading the runtime failed earlier in this process.
     #[error("{0}")]
     Runtime(String),
+    /// This process already loaded (or tried to load) a different ONNX Runtime library.
+    #[error(
+        "ONNX Runtime is already loaded from {loaded} in this process, so {requested} cannot be used too: one process holds one runtime; run seamscope again with the runtime you want"
+    )]
+    RuntimeAlreadyLoaded {
+        /// The library this process loaded first.
+        loaded: String,
+        /// The library asked for now.
+        requested: String,
+    },
     /// A model file is missing or unreadable.
     #[error(
         "cannot read model file {path}: {message}; run `seamscope setup`, or set SEAMSCOPE_MODEL_DIR (or `model_dir` in settings) to a folder with model.onnx and the tokenizer files"
@@ -71,6 +81,22 @@ pub enum EmbedError {
         path: String,
         /// What went wrong.
         message: String,
+    },
+    /// A window setting asks for more tokens than the model can read.
+    #[error(
+        "{setting} = {value} is more than the model in {model_dir} can read: its window is {window} tokens ({source_field}); set {setting} to {window} or less"
+    )]
+    WindowTooLarge {
+        /// The setting's name.
+        setting: &'static str,
+        /// The value asked for.
+        value: usize,
+        /// The model's own window.
+        window: usize,
+        /// Which file and field states the window.
+        source_field: &'static str,
+        /// The model folder.
+        model_dir: String,
     },
     /// The model failed to load or to run.
     #[error("embedding model error: {0}")]

@@ -10,7 +10,7 @@ pub mod search;
 pub mod vectors;
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::Serialize;
 
@@ -35,6 +35,17 @@ pub enum IndexError {
     /// The keyword index failed.
     #[error(transparent)]
     Keyword(#[from] KeywordError),
+    /// The cache folder cannot be written, found before any embedding starts.
+    #[error(
+        "the cache folder {} cannot be written ({message}); nothing was embedded: choose a writable folder with --cache-dir, SEAMSCOPE_CACHE_DIR or cache_dir in settings.toml",
+        crate::text::safe_name(&.dir.display().to_string())
+    )]
+    CacheNotWritable {
+        /// The cache folder.
+        dir: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
     /// A file operation failed.
     #[error("index folder {path}: {message}")]
     Io {
@@ -161,6 +172,60 @@ pub fn index_dir(cache_dir: &Path, fingerprint: &str, layout: &Layout, model: &s
     cache_dir.join("indexes").join(&h.finalize().to_hex()[..24])
 }
 
+/// The lock a build holds on its staging folder while it writes it (a `.lock` file, so the
+/// manifest leaves it out).
+const BUILD_LOCK: &str = "build.lock";
+
+/// A staging folder younger than this may be a build that has not taken its lock yet.
+const STAGING_GRACE: Duration = Duration::from_secs(60);
+
+/// Remove staging folders (`.build-*`) that builds killed mid-write left behind: those whose lock
+/// no live process holds. Best effort: a folder that cannot be removed (read-only cache) stays.
+/// Returns how many were removed.
+fn remove_stale_builds(indexes: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(indexes) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let is_staging = entry.file_name().to_string_lossy().starts_with(".build-");
+        if is_staging && !build_in_progress(&path) && std::fs::remove_dir_all(&path).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Whether a live process is still writing the staging folder `dir`.
+fn build_in_progress(dir: &Path) -> bool {
+    match std::fs::File::open(dir.join(BUILD_LOCK)) {
+        // The lock dies with its process: held means a build is running.
+        Ok(lock) => matches!(lock.try_lock(), Err(std::fs::TryLockError::WouldBlock)),
+        // No lock yet: only a folder created moments ago can still be a live build.
+        Err(_) => std::fs::metadata(dir)
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| SystemTime::now().duration_since(t).ok())
+            .is_none_or(|age| age < STAGING_GRACE),
+    }
+}
+
+/// Check that the cache folder can hold indexes and vectors before any embedding, so a cache
+/// folder that is a file or read-only fails at once instead of after minutes of work.
+fn check_cache_writable(cache_dir: &Path) -> Result<(), IndexError> {
+    for sub in ["indexes", "vectors"] {
+        let dir = cache_dir.join(sub);
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| tempfile::tempfile_in(&dir).map(drop))
+            .map_err(|e| IndexError::CacheNotWritable {
+                dir: cache_dir.to_path_buf(),
+                message: e.to_string(),
+            })?;
+    }
+    Ok(())
+}
+
 /// Options for [`open_or_build`].
 #[derive(Debug, Clone, Copy)]
 pub struct BuildOptions {
@@ -195,6 +260,9 @@ pub fn open_or_build(
     let fingerprint = corpus.fingerprint();
     let dir = index_dir(cache_dir, &fingerprint, layout, embedder.identity());
     let started = Instant::now();
+    if let Some(indexes) = dir.parent() {
+        remove_stale_builds(indexes);
+    }
     let mut rebuilt_because = None;
     if dir.exists() {
         progress(BuildProgress {
@@ -227,6 +295,7 @@ pub fn open_or_build(
         }
     }
     let open_secs = started.elapsed().as_secs_f64();
+    check_cache_writable(cache_dir)?;
 
     let (mut cache, cache_state) = VectorCache::for_model(cache_dir, embedder);
 
@@ -281,6 +350,10 @@ pub fn open_or_build(
         .tempdir_in(parent)
         .map_err(io_err(parent))?;
     let sdir = staging.path();
+    // Held until the folder is renamed into place: a folder whose lock nobody holds is the
+    // remains of a killed build, which the next open removes.
+    let build_lock = std::fs::File::create(sdir.join(BUILD_LOCK)).map_err(io_err(sdir))?;
+    build_lock.lock().map_err(io_err(sdir))?;
     let dim = embedder.dim();
     VectorIndex::build(dim, &chunk_vecs)?.save(&sdir.join("chunks.usearch"))?;
     VectorIndex::build(dim, &seam_vecs)?.save(&sdir.join("seams.usearch"))?;
@@ -310,6 +383,7 @@ pub fn open_or_build(
             return Err(io_err(&dir)(e));
         }
     }
+    drop(build_lock);
     let set = open_existing(&dir, &fingerprint, layout, embedder, options).map_err(|m| {
         IndexError::Io {
             path: dir.clone(),
@@ -403,4 +477,62 @@ fn open_existing(
         seam_keywords,
         search_mode,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn age(dir: &Path, seconds: u64) {
+        let then = SystemTime::now() - Duration::from_secs(seconds);
+        let handle = std::fs::File::open(dir).unwrap();
+        handle.set_modified(then).unwrap();
+    }
+
+    #[test]
+    fn killed_builds_are_removed_and_live_ones_kept() {
+        let cache = tempfile::tempdir().unwrap();
+        let indexes = cache.path().join("indexes");
+        let make = |name: &str| {
+            let d = indexes.join(name);
+            std::fs::create_dir_all(d.join("chunks.bm25")).unwrap();
+            std::fs::write(d.join("chunks.usearch"), b"partial").unwrap();
+            d
+        };
+        // Killed mid-write: its lock file is there but nobody holds it.
+        let killed = make(".build-killed");
+        std::fs::write(killed.join(BUILD_LOCK), b"").unwrap();
+        // Killed before it took its lock, long ago.
+        let old = make(".build-old");
+        age(&old, 3600);
+        // Running: this process holds its lock.
+        let live = make(".build-live");
+        let lock = std::fs::File::create(live.join(BUILD_LOCK)).unwrap();
+        lock.lock().unwrap();
+        // Just created, lock not taken yet.
+        let fresh = make(".build-fresh");
+        // A finished index is never touched.
+        let finished = make("0123456789abcdef01234567");
+        age(&finished, 3600);
+
+        assert_eq!(remove_stale_builds(&indexes), 2);
+        assert!(!killed.exists() && !old.exists());
+        assert!(live.exists() && fresh.exists() && finished.exists());
+        drop(lock);
+        assert_eq!(remove_stale_builds(&indexes), 1, "its process ended");
+        assert!(!live.exists());
+    }
+
+    #[test]
+    fn a_cache_folder_that_is_a_file_is_refused_up_front() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("cache");
+        std::fs::write(&file, b"not a folder").unwrap();
+        let msg = check_cache_writable(&file).unwrap_err().to_string();
+        assert!(
+            msg.contains("cannot be written") && msg.contains("nothing was embedded"),
+            "{msg}"
+        );
+        assert!(check_cache_writable(&dir.path().join("fresh")).is_ok());
+    }
 }

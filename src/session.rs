@@ -14,7 +14,7 @@ use crate::retrieve::{
 };
 use crate::seam::SeamId;
 
-use crate::corpus::{Corpus, CorpusError, LoadOptions};
+use crate::corpus::{Corpus, CorpusError};
 use crate::embed::install;
 use crate::embed::model::ModelEmbedder;
 use crate::embed::{EmbedError, EmbedOptions};
@@ -23,12 +23,42 @@ use crate::layout::Layout;
 use crate::settings::{Places, Settings, SettingsError};
 use crate::tokens::{TokenCounter, TokenizerError};
 
+/// The longest question [`Engine::ask`] takes, in characters. A question is embedded whole (in
+/// model windows) and searched word by word, so a pasted document as a "question" cost 14 s and
+/// 876 MB at 100,000 characters; 2,000 characters hold any real question several times over.
+pub const MAX_QUESTION_CHARS: usize = 2_000;
+
+/// Check a question before any work: not empty, not longer than [`MAX_QUESTION_CHARS`].
+pub fn check_question(question: &str) -> Result<(), EngineError> {
+    if question.trim().is_empty() {
+        return Err(EngineError::EmptyQuestion);
+    }
+    let chars = question.chars().count();
+    if chars > MAX_QUESTION_CHARS {
+        return Err(EngineError::QuestionTooLong {
+            chars,
+            max: MAX_QUESTION_CHARS,
+        });
+    }
+    Ok(())
+}
+
 /// Anything that stops the engine from starting or a corpus from opening.
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     /// The question is empty.
     #[error("the question is empty: type what you want to find")]
     EmptyQuestion,
+    /// The question is longer than a question can be.
+    #[error(
+        "the question is {chars} characters long; questions can be at most {max} characters: ask it in fewer words (a whole document is not a question)"
+    )]
+    QuestionTooLong {
+        /// Its length in characters.
+        chars: usize,
+        /// The limit.
+        max: usize,
+    },
     /// A query setting cannot be used.
     #[error(transparent)]
     Query(#[from] crate::retrieve::QuerySettingsError),
@@ -119,7 +149,7 @@ impl OpenCorpus {
     /// A chunk's human name: `chunk 7 (guide.md#3)`.
     pub fn chunk_label(&self, id: ChunkId) -> String {
         let c = self.layout.chunk(id);
-        let path = crate::text::safe(&self.corpus.doc(c.doc).path);
+        let path = crate::text::safe_name(&self.corpus.doc(c.doc).path);
         format!("chunk {} ({})", id.0, c.stable_key(&path))
     }
 
@@ -157,9 +187,7 @@ impl Engine {
         question: &str,
         settings: &QuerySettings,
     ) -> Result<(Trace, QueryTimings), EngineError> {
-        if question.trim().is_empty() {
-            return Err(EngineError::EmptyQuestion);
-        }
+        check_question(question)?;
         settings.validate()?;
         let t0 = Instant::now();
         let vector = embed_one(&mut self.embedder, &self.tokenizer, question)?;
@@ -252,13 +280,7 @@ impl Engine {
     /// Load the documents at `path` under the engine's settings, without laying them out or
     /// indexing them (so a question file can be checked against them first).
     pub fn load_corpus(&self, path: &Path) -> Result<Corpus, EngineError> {
-        Ok(Corpus::load(
-            path,
-            &LoadOptions {
-                max_file_bytes: self.settings.max_file_bytes,
-                ..LoadOptions::default()
-            },
-        )?)
+        Ok(Corpus::load(path, &self.settings.load_options())?)
     }
 
     /// Lay out an already loaded corpus under the engine's settings and open (or build) its

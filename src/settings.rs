@@ -1,8 +1,20 @@
 //! One `Settings` type shared by the CLI and the TUI: defaults, a TOML file, and validation.
 
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+/// Allowed `chunk_tokens`: tokens per chunk.
+pub const CHUNK_TOKENS_RANGE: RangeInclusive<usize> = 16..=65_536;
+/// Allowed `k`: tokens per side of a seam.
+pub const K_RANGE: RangeInclusive<usize> = 1..=4096;
+/// Allowed `m`: places in the fused ranking.
+pub const M_RANGE: RangeInclusive<u32> = 0..=10_000;
+/// Allowed `budget`: chunks in the final context.
+pub const BUDGET_RANGE: RangeInclusive<usize> = 0..=10_000;
+/// Allowed `depth`: results per search list.
+pub const DEPTH_RANGE: RangeInclusive<usize> = 1..=100_000;
 
 /// Every setting a run depends on. Missing fields in a settings file take their defaults.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -27,6 +39,8 @@ pub struct Settings {
     pub rrf_c: f64,
     /// Files larger than this many bytes are skipped.
     pub max_file_bytes: u64,
+    /// Follow symbolic links that lead outside the corpus folder (off: skipped with a reason).
+    pub follow_outside_symlinks: bool,
     /// Above this many vectors, dense search switches from exact to approximate (HNSW).
     pub exact_search_limit: usize,
     /// Texts handed to the embedder per call (memory stays flat however large the corpus).
@@ -66,6 +80,7 @@ impl Default for Settings {
             depth: 150,
             rrf_c: 60.0,
             max_file_bytes: 8 * 1024 * 1024,
+            follow_outside_symlinks: false,
             exact_search_limit: 50_000,
             embed_slice: 64,
             embed_batch: 16,
@@ -125,26 +140,26 @@ impl Settings {
             }
         }
         check(
-            (16..=65_536).contains(&self.chunk_tokens),
+            CHUNK_TOKENS_RANGE.contains(&self.chunk_tokens),
             "chunk_tokens",
             self.chunk_tokens,
             "16 to 65536 tokens",
         )?;
         check(
-            (1..=4096).contains(&self.k),
+            K_RANGE.contains(&self.k),
             "k",
             self.k,
             "1 to 4096 tokens per side",
         )?;
-        check(self.m <= 10_000, "m", self.m, "0 to 10000 places")?;
+        check(M_RANGE.contains(&self.m), "m", self.m, "0 to 10000 places")?;
         check(
-            self.budget <= 10_000,
+            BUDGET_RANGE.contains(&self.budget),
             "budget",
             self.budget,
             "0 to 10000 chunks",
         )?;
         check(
-            (1..=100_000).contains(&self.depth),
+            DEPTH_RANGE.contains(&self.depth),
             "depth",
             self.depth,
             "1 to 100000 results per list",
@@ -186,6 +201,15 @@ impl Settings {
             "8 to 100000 tokens",
         )?;
         Ok(())
+    }
+
+    /// How corpus folders are read under these settings.
+    pub fn load_options(&self) -> crate::corpus::LoadOptions {
+        crate::corpus::LoadOptions {
+            max_file_bytes: self.max_file_bytes,
+            follow_outside_symlinks: self.follow_outside_symlinks,
+            ..crate::corpus::LoadOptions::default()
+        }
     }
 
     /// The knobs a query runs under.

@@ -1,7 +1,8 @@
 //! Showing corpus text safely: control characters and escape sequences are neutralised.
 
 /// Replace control characters (escape sequences included) with visible stand-ins, keeping
-/// newlines and tabs. Corpus text and file names pass through this before reaching a terminal.
+/// newlines and tabs. Corpus text passes through this before reaching a terminal; file names and
+/// other one-line labels go through [`safe_name`].
 pub fn safe(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -27,9 +28,23 @@ pub fn safe(text: &str) -> String {
     out
 }
 
+/// [`safe`] for one line: file names, paths and labels. Newlines, tabs and carriage returns are
+/// shown as pictures too (`␊`, `␉`, `␍`), so a name cannot break a listing into fake lines.
+pub fn safe_name(name: &str) -> String {
+    safe(&name.replace('\r', "\u{240D}"))
+        .replace('\n', "\u{240A}")
+        .replace('\t', "\u{2409}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_stay_on_one_line() {
+        assert_eq!(safe_name("bad\nname\t.md\r\u{1b}"), "bad␊name␉.md␍␛");
+        assert_eq!(safe_name("guide/intro.md"), "guide/intro.md");
+    }
 
     #[test]
     fn escapes_are_neutralised() {

@@ -35,7 +35,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::Context;
-use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
+use crossterm::event::{
+    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+    Event,
+};
 use crossterm::execute;
 use ratatui::DefaultTerminal;
 use seamscope::settings::Settings;
@@ -111,12 +114,14 @@ pub fn run(options: Options) -> anyhow::Result<()> {
 
     let jobs = Jobs::new(request_tx, Arc::clone(&gens));
     let mut app = App::new(corpus_name, &options.settings, theme, jobs);
+    let signals = SignalWatch::start()?;
     let mut terminal = start_terminal()?;
     let result = event_loop(&mut terminal, &mut app, &mut message_rx);
     // Stop reading keys before giving the terminal back, so what is typed next goes to the shell.
     stop_input.store(true, Ordering::SeqCst);
     let _ = input.join();
     stop_terminal();
+    signals.stop();
 
     gens.shut_down();
     drop(app);
@@ -135,10 +140,46 @@ fn corpus_name(path: &std::path::Path) -> String {
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
         .unwrap_or_else(|| path.display().to_string());
-    seamscope::text::safe(&name)
+    seamscope::text::safe_name(&name)
 }
 
-/// Raw mode, the alternate screen and mouse capture, with a panic hook that undoes them first.
+/// A thread that gives the terminal back and exits when the process is told to stop (SIGTERM,
+/// SIGHUP, SIGINT, SIGQUIT), as the panic hook does on a panic: otherwise `kill` or a closed
+/// terminal window leaves the shell in raw mode on the alternate screen with the mouse captured.
+struct SignalWatch {
+    handle: signal_hook::iterator::Handle,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl SignalWatch {
+    fn start() -> anyhow::Result<SignalWatch> {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+        let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])
+            .context("cannot watch for termination signals")?;
+        let handle = signals.handle();
+        let thread = std::thread::Builder::new()
+            .name("seamscope-signals".into())
+            .spawn(move || {
+                if let Some(signal) = signals.forever().next() {
+                    // Hold stdout so no frame is drawn over the restored terminal before exit.
+                    let _stdout = stdout().lock();
+                    stop_terminal();
+                    std::process::exit(128 + signal);
+                }
+            })
+            .context("cannot start the signal watcher")?;
+        Ok(SignalWatch { handle, thread })
+    }
+
+    /// Stop watching (the screen is closed: the terminal is already given back).
+    fn stop(self) {
+        self.handle.close();
+        let _ = self.thread.join();
+    }
+}
+
+/// Raw mode, the alternate screen, mouse capture and bracketed paste, with a panic hook that
+/// undoes them first.
 fn start_terminal() -> anyhow::Result<DefaultTerminal> {
     let terminal = ratatui::try_init().context("cannot set up the terminal")?;
     let restore_and_report = std::panic::take_hook();
@@ -150,16 +191,19 @@ fn start_terminal() -> anyhow::Result<DefaultTerminal> {
             }
             return;
         }
-        let _ = execute!(stdout(), DisableMouseCapture);
+        let _ = execute!(stdout(), DisableMouseCapture, DisableBracketedPaste);
         restore_and_report(info);
     }));
     execute!(stdout(), EnableMouseCapture).context("cannot enable the mouse")?;
+    // A paste arrives as one event: its newlines do not run the question and its letters are
+    // not commands.
+    execute!(stdout(), EnableBracketedPaste).context("cannot enable bracketed paste")?;
     Ok(terminal)
 }
 
 /// Give the terminal back as it was.
 fn stop_terminal() {
-    let _ = execute!(stdout(), DisableMouseCapture);
+    let _ = execute!(stdout(), DisableMouseCapture, DisableBracketedPaste);
     ratatui::restore();
 }
 

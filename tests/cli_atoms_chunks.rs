@@ -79,7 +79,13 @@ fn atoms_counts_and_survival_as_json_and_table() {
     }
 
     let out = seamscope(cache.path())
-        .args(["atoms", "--budget", "16", "--chunker", "fixed,structure"])
+        .args([
+            "atoms",
+            "--budget-tokens",
+            "16",
+            "--chunker",
+            "fixed,structure",
+        ])
         .arg(dir.path())
         .output()
         .unwrap();
@@ -216,7 +222,7 @@ fn atoms_splits_failures_into_cuts_and_rank_misses() {
                 "atoms",
                 "--chunker",
                 "fixed,structure",
-                "--budget",
+                "--budget-tokens",
                 "24",
                 "--json",
             ])
@@ -252,12 +258,16 @@ fn bad_input_is_refused_with_a_reason() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("structure"));
 
     let out = seamscope(cache.path())
-        .args(["atoms", "--budget", "3"])
+        .args(["atoms", "--budget-tokens", "3"])
         .arg(dir.path())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--budget"));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a value out of range is a usage error"
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--budget-tokens"));
 
     let out = seamscope(cache.path())
         .args(["atoms", "no-such-folder"])
@@ -275,4 +285,29 @@ fn bad_input_is_refused_with_a_reason() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.jsonl"));
+}
+
+#[test]
+fn global_options_may_come_before_the_command() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = corpus();
+    let out = seamscope(cache.path())
+        .arg("--cache-dir")
+        .arg(cache.path())
+        .args(["chunks", "--json"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = seamscope(cache.path())
+        .args(["--theme", "dark", "chunks"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--theme"));
 }

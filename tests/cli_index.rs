@@ -93,8 +93,16 @@ fn bad_input_gets_a_clear_error_and_exit_code() {
         .arg(corpus.path())
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("setting `k` = 0 is out of range"));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a value out of range is a usage error"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--k") && stderr.contains("1..=4096"),
+        "{stderr}"
+    );
 
     let out = seamscope(cache.path())
         .args(["index", "--k", "-3", "x"])
@@ -110,4 +118,167 @@ fn bad_input_gets_a_clear_error_and_exit_code() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no usable documents"));
+}
+
+#[test]
+fn a_model_window_past_the_models_own_is_refused_before_anything_is_cut() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let config = cache.path().join("settings.toml");
+    std::fs::write(&config, "model_max_tokens = 1000\n").unwrap();
+    let out = seamscope(cache.path())
+        .arg("index")
+        .arg("--config")
+        .arg(&config)
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("model_max_tokens = 1000") && stderr.contains("window is 512 tokens"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn nothing_usable_lists_the_skips_in_text_and_json_and_names_say_it_once() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("logo.png"), [0x89, b'P', 0, 0]).unwrap();
+    std::fs::write(dir.path().join("bad\nname.txt"), "").unwrap();
+    let out = seamscope(cache.path())
+        .args(["index", "--json"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("2 skipped")
+            && stderr.contains("logo.png: binary file")
+            && stderr.contains("bad␊name.txt: empty"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("--verbose"), "{stderr}");
+    assert!(
+        !stderr.lines().any(|l| l.starts_with("name.txt")),
+        "a newline in a name does not break the listing: {stderr}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["exit_code"], 1);
+    let skipped = v["skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 2, "{v}");
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s["path"] == "logo.png" && s["reason"] == "binary"),
+        "{v}"
+    );
+
+    // A missing corpus: the operating system's reason once, not twice.
+    let out = seamscope(cache.path())
+        .args(["index", "/definitely/not/here"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("os error 2").count(), 1, "{stderr}");
+}
+
+#[test]
+fn names_with_newlines_stay_on_one_line_in_listings() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = corpus();
+    std::fs::write(
+        dir.path().join("two\nlines.md"),
+        "A short document with a hostile name.",
+    )
+    .unwrap();
+    let out = seamscope(cache.path())
+        .arg("chunks")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("two␊lines.md#0"), "{stdout}");
+    assert!(
+        !stdout.lines().any(|l| l.starts_with("lines.md")),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn cache_edges_a_file_as_cache_and_leftovers_of_a_killed_build() {
+    let corpus = corpus();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cache-is-a-file");
+    std::fs::write(&file, b"x").unwrap();
+    let out = seamscope(dir.path())
+        .env("SEAMSCOPE_CACHE_DIR", &file)
+        .arg("index")
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cannot be written") && stderr.contains("nothing was embedded"),
+        "{stderr}"
+    );
+
+    // A build killed mid-write left its staging folder; the next open removes it.
+    let cache = tempfile::tempdir().unwrap();
+    let leftover = cache.path().join("indexes").join(".build-killed");
+    std::fs::create_dir_all(leftover.join("chunks.bm25")).unwrap();
+    std::fs::write(leftover.join("build.lock"), b"").unwrap();
+    let out = seamscope(cache.path())
+        .args(["index", "--chunk-tokens", "200", "--k", "50"])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!leftover.exists(), "the killed build's folder is gone");
+}
+
+#[test]
+fn an_empty_place_is_blamed_on_where_it_came_from() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let out = seamscope(cache.path())
+        .env("SEAMSCOPE_CACHE_DIR", "")
+        .arg("index")
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("environment variable SEAMSCOPE_CACHE_DIR is set but empty"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("--cache-dir"),
+        "no flag was typed: {stderr}"
+    );
+
+    let out = seamscope(cache.path())
+        .args(["index", "--cache-dir", ""])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--cache-dir") && stderr.contains("the path is empty"),
+        "{stderr}"
+    );
 }

@@ -98,7 +98,14 @@ fn a_single_file_is_a_corpus_and_nothing_usable_is_an_error() {
     let empty = tempfile::tempdir().unwrap();
     fs::write(empty.path().join("x.bin"), [0u8; 10]).unwrap();
     let err = Corpus::load(empty.path(), &LoadOptions::default()).unwrap_err();
-    assert!(matches!(err, CorpusError::NoDocuments { skipped: 1, .. }));
+    assert!(matches!(&err, CorpusError::NoDocuments { skipped, .. } if skipped.len() == 1));
+    // The message lists what was skipped and why; there is no --verbose to send anyone to.
+    let msg = err.to_string();
+    assert!(
+        msg.contains("1 skipped") && msg.contains("x.bin: binary file"),
+        "{msg}"
+    );
+    assert!(!msg.contains("--verbose"), "{msg}");
     let missing = Corpus::load(&dir.path().join("nope"), &LoadOptions::default()).unwrap_err();
     assert!(missing.to_string().contains("nope"));
 }
@@ -114,4 +121,94 @@ fn fingerprint_changes_with_any_text_change() {
         a.fingerprint(),
         Corpus::from_texts([("a.md", "one two")]).fingerprint()
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_corpus_are_skipped_unless_allowed() {
+    let corpus = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    fs::write(corpus.path().join("good.md"), "inside text").unwrap();
+    fs::write(elsewhere.path().join("secret.md"), "outside text").unwrap();
+    std::os::unix::fs::symlink(
+        elsewhere.path().join("secret.md"),
+        corpus.path().join("ext.md"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(elsewhere.path(), corpus.path().join("extdir")).unwrap();
+    std::os::unix::fs::symlink(
+        corpus.path().join("good.md"),
+        corpus.path().join("alias.md"),
+    )
+    .unwrap();
+
+    let loaded = Corpus::load(corpus.path(), &LoadOptions::default()).unwrap();
+    let paths: Vec<&str> = loaded.documents.iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        vec!["alias.md", "good.md"],
+        "a link inside is followed"
+    );
+    for link in ["ext.md", "extdir"] {
+        let reason = reason_of(&loaded, link).map(ToString::to_string);
+        assert!(
+            reason
+                .as_deref()
+                .is_some_and(|r| r.contains("symlink leads outside the corpus folder")),
+            "{link}: {reason:?}"
+        );
+    }
+
+    let allowed = Corpus::load(
+        corpus.path(),
+        &LoadOptions {
+            follow_outside_symlinks: true,
+            ..LoadOptions::default()
+        },
+    )
+    .unwrap();
+    let paths: Vec<&str> = allowed.documents.iter().map(|d| d.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        vec!["alias.md", "ext.md", "extdir/secret.md", "good.md"]
+    );
+}
+
+/// Whether this process can read a folder with no permissions (root can): then an unreadable
+/// folder cannot be made here and the permission tests have nothing to check.
+#[cfg(unix)]
+fn permissions_bind(dir: &std::path::Path) -> bool {
+    fs::read_dir(dir).is_err()
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unreadable_folder_is_named_with_its_reason() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("good.md"), "readable text").unwrap();
+    let locked = dir.path().join("locked");
+    fs::create_dir(&locked).unwrap();
+    fs::write(locked.join("inside.md"), "hidden by permissions").unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    let restore = || fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+    if !permissions_bind(&locked) {
+        restore();
+        eprintln!("skipped: this process reads folders without permission (root)");
+        return;
+    }
+    let loaded = Corpus::load(dir.path(), &LoadOptions::default());
+    let whole = Corpus::load(&locked, &LoadOptions::default());
+    restore();
+    let loaded = loaded.unwrap();
+    let reason = reason_of(&loaded, "locked").map(ToString::to_string);
+    assert!(
+        reason
+            .as_deref()
+            .is_some_and(|r| r.contains("folder unreadable") && r.contains("ermission denied")),
+        "{reason:?}"
+    );
+    // The corpus folder itself unreadable: the reason, not "1 file(s) skipped".
+    let msg = whole.unwrap_err().to_string();
+    assert!(msg.contains("ermission denied"), "{msg}");
 }

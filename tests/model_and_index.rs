@@ -152,12 +152,12 @@ fn a_truncated_index_file_is_rebuilt_not_trusted() {
     );
 
     // A damaged vector cache is detected and rebuilt too.
+    // (The folder also holds the cache's save lock, `<id>.lock`.)
     let cache_file = std::fs::read_dir(cache.path().join("vectors"))
         .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|x| x == "bin"))
+        .unwrap();
     std::fs::write(&cache_file, b"garbage").unwrap();
     std::fs::remove_dir_all(&first.report.dir).unwrap();
     let third = engine

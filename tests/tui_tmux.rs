@@ -5,103 +5,12 @@
 //! evaluation page, quits, and checks that the shell works again with the terminal out of raw mode.
 //! `scripts/test` installs tmux when it is missing.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+mod common;
 
-/// A tmux server of our own (its own socket), killed when dropped.
-struct Tmux {
-    socket: String,
-}
+use std::path::PathBuf;
+use std::time::Duration;
 
-impl Tmux {
-    fn start(dir: &Path) -> Tmux {
-        let version = Command::new("tmux").arg("-V").output();
-        assert!(
-            version.is_ok_and(|o| o.status.success()),
-            "tmux is needed for this test: run scripts/test (it installs tmux) or install it"
-        );
-        let tmux = Tmux {
-            socket: format!("seamscope-e2e-{}", std::process::id()),
-        };
-        let started = tmux.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            "e2e",
-            "-x",
-            "200",
-            "-y",
-            "60",
-            "-c",
-            &dir.display().to_string(),
-            "bash --norc --noprofile",
-        ]);
-        assert!(started.status.success(), "tmux did not start: {started:?}");
-        tmux
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        let out = Command::new("tmux")
-            .args(["-u", "-L", &self.socket, "-f", "/dev/null"])
-            .args(args)
-            .env("LC_ALL", "C.UTF-8")
-            .output();
-        match out {
-            Ok(out) => out,
-            Err(e) => panic!("cannot run tmux: {e}"),
-        }
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "e2e"];
-        args.extend_from_slice(keys);
-        assert!(self.run(&args).status.success());
-    }
-
-    fn type_text(&self, text: &str) {
-        assert!(
-            self.run(&["send-keys", "-t", "e2e", "-l", text])
-                .status
-                .success()
-        );
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
-    }
-
-    /// Wait until the pane satisfies `done` and has stopped changing (a capture can land in the
-    /// middle of a redraw, showing half of the new frame); fails with the pane on timeout.
-    fn wait_until(&self, what: &str, seconds: u64, done: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(seconds);
-        let mut previous = String::new();
-        loop {
-            let screen = self.screen();
-            if done(&screen) && screen == previous {
-                return screen;
-            }
-            if Instant::now() > deadline {
-                panic!("waited {seconds} s for {what}; the pane shows:\n{screen}");
-            }
-            previous = screen;
-            std::thread::sleep(Duration::from_millis(200));
-        }
-    }
-
-    /// Wait until the pane shows every one of `all`.
-    fn wait_for(&self, all: &[&str], seconds: u64) -> String {
-        self.wait_until(&format!("{all:?}"), seconds, |screen| {
-            all.iter().all(|s| screen.contains(s))
-        })
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.run(&["kill-server"]);
-    }
-}
+use common::tmux::Tmux;
 
 #[test]
 fn tui_end_to_end_in_tmux_on_the_sample_corpus() {
@@ -114,7 +23,7 @@ fn tui_end_to_end_in_tmux_on_the_sample_corpus() {
     std::fs::write(&config, "m = 1\nbudget = 5\n").unwrap_or_else(|e| panic!("{e}"));
     let cache = work.join("cache");
 
-    let tmux = Tmux::start(&root);
+    let tmux = Tmux::start(&root, "e2e");
     tmux.type_text("export PS1='e2e$ '");
     tmux.keys(&["Enter"]);
     let command = format!(

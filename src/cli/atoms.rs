@@ -12,7 +12,7 @@ use seamscope::chunk::failure::{DeliveryTally, delivery};
 use seamscope::chunk::survival::{AtomReport, atom_report};
 use seamscope::eval::questions::Question;
 use seamscope::settings::Settings;
-use seamscope::text::safe;
+use seamscope::text::safe_name as safe;
 
 use super::GlobalArgs;
 use super::chunks::{load_corpus, load_tokenizer};
@@ -24,9 +24,18 @@ pub struct AtomsArgs {
     /// Chunkers to compare, comma-separated (default: all four).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "KIND,...")]
     chunker: Vec<ChunkerKind>,
-    /// Chunk budget in tokens (default: chunk_tokens from settings, 1024).
-    #[arg(long, value_name = "TOKENS")]
-    budget: Option<usize>,
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        allow_hyphen_values = true,
+        value_parser = super::usize_in(seamscope::settings::CHUNK_TOKENS_RANGE),
+        help = format!(
+            "Tokens per chunk, {} (default: chunk_tokens from settings, {})",
+            super::range_text(&seamscope::settings::CHUNK_TOKENS_RANGE),
+            Settings::default().chunk_tokens
+        ),
+    )]
+    budget_tokens: Option<usize>,
     /// Question set (JSONL with gold spans): also count failures that are cuts and rank misses.
     /// This embeds and indexes the corpus once per chunker.
     #[arg(long, value_name = "FILE")]
@@ -73,11 +82,7 @@ struct RetrievalSection {
 /// Run the meter and print the tables (or JSON).
 pub fn run(global: &GlobalArgs, corpus: &Path, args: &AtomsArgs, json: bool) -> anyhow::Result<()> {
     let mut settings = global.settings()?;
-    if let Some(b) = args.budget {
-        anyhow::ensure!(
-            (16..=65_536).contains(&b),
-            "--budget is tokens per chunk, 16 to 65536; got {b}"
-        );
+    if let Some(b) = args.budget_tokens {
         settings.chunk_tokens = b;
     }
     if let Some(h) = args.heading_prefix {

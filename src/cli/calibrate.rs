@@ -20,10 +20,10 @@ use super::{GlobalArgs, LayoutArgs};
 #[derive(Debug, clap::Args, Clone)]
 pub struct CalibrateArgs {
     /// Final budget, in chunks, that every candidate m is scored at (default from settings, 5).
-    #[arg(long, value_name = "CHUNKS")]
+    #[arg(long, value_name = "CHUNKS", value_parser = super::usize_in(1..=10_000))]
     budget: Option<usize>,
     /// Passages drawn for the measured failure-vs-m curve (without --questions).
-    #[arg(long, default_value_t = seamscope::calibrate::passage::DEFAULT_PASSAGES, value_name = "N")]
+    #[arg(long, default_value_t = seamscope::calibrate::passage::DEFAULT_PASSAGES, value_name = "N", value_parser = super::usize_in(1..=100_000))]
     passages: usize,
     /// Largest candidate m scored (candidates are 0 to this).
     #[arg(long, default_value_t = seamscope::calibrate::objective::DEFAULT_MAX_M, value_name = "M", value_parser = clap::value_parser!(u32).range(1..=1000))]
@@ -109,11 +109,9 @@ pub fn run(
     json: bool,
 ) -> anyhow::Result<()> {
     anyhow::ensure!(args.samples >= 1, "--samples must be at least 1");
-    anyhow::ensure!(args.passages >= 1, "--passages must be at least 1");
     let mut settings = global.settings()?;
     layout.apply(&mut settings)?;
     if let Some(b) = args.budget {
-        anyhow::ensure!(b >= 1, "--budget must be at least 1 chunk");
         settings.budget = b;
     }
     if let Some(d) = args.depth {

@@ -6,12 +6,12 @@ use std::path::Path;
 use serde::Serialize;
 
 use seamscope::chunk::context::SearchContext;
-use seamscope::corpus::{Corpus, LoadOptions};
+use seamscope::corpus::Corpus;
 use seamscope::embed::install;
 use seamscope::layout::Layout;
 use seamscope::session::needs_setup;
 use seamscope::settings::Settings;
-use seamscope::text::safe;
+use seamscope::text::safe_name as safe;
 use seamscope::tokens::TokenCounter;
 
 use super::{GlobalArgs, LayoutArgs};
@@ -30,13 +30,7 @@ pub fn load_tokenizer(settings: &Settings) -> anyhow::Result<TokenCounter> {
 
 /// Load a corpus with the settings' size limit.
 pub fn load_corpus(path: &Path, settings: &Settings) -> anyhow::Result<Corpus> {
-    Ok(Corpus::load(
-        path,
-        &LoadOptions {
-            max_file_bytes: settings.max_file_bytes,
-            ..LoadOptions::default()
-        },
-    )?)
+    Ok(Corpus::load(path, &settings.load_options())?)
 }
 
 #[derive(Serialize)]

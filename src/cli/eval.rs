@@ -11,7 +11,7 @@ use seamscope::eval::strategy::Strategy;
 use seamscope::session::{Engine, OpenCorpus};
 
 use super::common::{BuildBar, start_engine};
-use super::{GlobalArgs, LayoutArgs};
+use super::{GlobalArgs, LayoutArgs, UsageError};
 
 /// Options of `eval`.
 #[derive(Debug, clap::Args, Clone)]
@@ -185,18 +185,14 @@ fn check_writable(path: &Path, flag: &str) -> anyhow::Result<()> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    anyhow::ensure!(
-        parent.is_dir(),
-        "{flag} {}: the folder {} does not exist",
-        path.display(),
-        parent.display()
-    );
-    anyhow::ensure!(
-        !path.is_dir(),
-        "{flag} {}: that is a folder, not a file",
-        path.display()
-    );
-    Ok(())
+    let problem = if !parent.is_dir() {
+        format!("the folder {} does not exist", parent.display())
+    } else if path.is_dir() {
+        "that is a folder, not a file".to_string()
+    } else {
+        return Ok(());
+    };
+    Err(UsageError(format!("{flag} {}: {problem}", path.display())).into())
 }
 
 /// Save and compare baselines as the flags ask; an error when the comparison regressed.
@@ -290,16 +286,17 @@ pub fn run(
     if let Some(m) = args.m {
         settings.m = m;
     }
-    settings.validate()?;
-    anyhow::ensure!(
-        args.seam_k.iter().all(|&k| (1..=4096).contains(&k)),
-        "--seam-k values must be between 1 and 4096 tokens"
-    );
-    anyhow::ensure!(
-        args.fail_over.is_finite() && args.fail_over >= 0.0,
-        "--fail-over must be a number of percentage points, 0 or more (got {})",
-        args.fail_over
-    );
+    settings.validate().map_err(|e| UsageError(e.to_string()))?;
+    if !args.seam_k.iter().all(|&k| (1..=4096).contains(&k)) {
+        return Err(UsageError("--seam-k values must be between 1 and 4096 tokens".into()).into());
+    }
+    if !(args.fail_over.is_finite() && args.fail_over >= 0.0) {
+        return Err(UsageError(format!(
+            "--fail-over must be a number of percentage points, 0 or more (got {})",
+            args.fail_over
+        ))
+        .into());
+    }
     for (path, flag) in [
         (&args.csv, "--csv"),
         (&args.save_baseline, "--save-baseline"),
@@ -308,8 +305,10 @@ pub fn run(
             check_writable(p, flag)?;
         }
     }
-    if let Some(p) = &args.compare {
-        anyhow::ensure!(p.is_file(), "--compare {}: no such file", p.display());
+    if let Some(p) = &args.compare
+        && !p.is_file()
+    {
+        return Err(UsageError(format!("--compare {}: no such file", p.display())).into());
     }
     let mut engine = start_engine(settings.clone())?;
     // The question file is checked whole before anything is indexed or embedded.

@@ -63,7 +63,7 @@ impl IndexSummary {
 
     fn print(&self) {
         let r = &self.build;
-        println!("corpus     {}", self.corpus);
+        println!("corpus     {}", seamscope::text::safe_name(&self.corpus));
         println!(
             "documents  {} loaded, {} skipped",
             self.documents,
@@ -72,7 +72,7 @@ impl IndexSummary {
         for s in &self.skipped {
             println!(
                 "           skipped {}: {}",
-                seamscope::text::safe(&s.path),
+                seamscope::text::safe_name(&s.path),
                 s.reason
             );
         }
@@ -131,7 +131,10 @@ impl IndexSummary {
             kib(chunk_keywords),
             kib(seam_keywords)
         );
-        println!("index      {}", r.dir.display());
+        println!(
+            "index      {}",
+            seamscope::text::safe_name(&r.dir.display().to_string())
+        );
     }
 }
 

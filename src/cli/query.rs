@@ -9,53 +9,75 @@ use seamscope::chunk::ChunkId;
 use seamscope::retrieve::{EntryRef, ListSource, QuerySettings, Trace};
 use seamscope::session::{OpenCorpus, QueryTimings};
 
-use super::common::{BuildBar, start_engine};
-use super::{GlobalArgs, LayoutArgs};
+use seamscope::settings::{BUDGET_RANGE, DEPTH_RANGE, M_RANGE, Settings};
 
-/// Query options as typed; validated into [`QuerySettings`] with clear messages.
+use super::common::{BuildBar, start_engine};
+use super::{GlobalArgs, LayoutArgs, UsageError, range_text, u32_in, usize_in};
+
+/// Query options as typed; each is checked against its range by clap, so a value out of range
+/// is a usage error (exit 2) naming the range, never a wrapped or truncated number.
 #[derive(Debug, clap::Args, Clone, Default)]
 pub struct QueryArgs {
-    /// Fire margin: places a seam must lead both chunks by (default 3).
-    #[arg(long, allow_hyphen_values = true, value_name = "PLACES")]
-    m: Option<i64>,
-    /// Chunks in the final context (default 5).
-    #[arg(long, allow_hyphen_values = true, value_name = "CHUNKS")]
-    budget: Option<i64>,
-    /// Results kept per search list (default 150).
-    #[arg(long, allow_hyphen_values = true, value_name = "N")]
-    depth: Option<i64>,
-    /// Reciprocal rank fusion constant c (default 60).
-    #[arg(long, allow_hyphen_values = true, value_name = "C")]
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        value_name = "PLACES",
+        value_parser = u32_in(M_RANGE),
+        help = format!("Fire margin: places a seam must lead both chunks by, {} (default {})", range_text(&M_RANGE), Settings::default().m),
+    )]
+    m: Option<u32>,
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        value_name = "CHUNKS",
+        value_parser = usize_in(BUDGET_RANGE),
+        help = format!("Chunks in the final context, {} (default {})", range_text(&BUDGET_RANGE), Settings::default().budget),
+    )]
+    budget: Option<usize>,
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        value_name = "N",
+        value_parser = usize_in(DEPTH_RANGE),
+        help = format!("Results kept per search list, {} (default {})", range_text(&DEPTH_RANGE), Settings::default().depth),
+    )]
+    depth: Option<usize>,
+    #[arg(
+        long,
+        allow_hyphen_values = true,
+        value_name = "C",
+        value_parser = rrf_constant,
+        help = format!("Reciprocal rank fusion constant c, a finite number 0 or more (default {})", Settings::default().rrf_c),
+    )]
     rrf_c: Option<f64>,
     /// Rows of the fused ranking to print (default 20; the JSON always holds all).
     #[arg(long, default_value_t = 20, value_name = "ROWS")]
     show: usize,
 }
 
-fn non_negative(name: &str, v: i64, what: &str) -> anyhow::Result<usize> {
-    anyhow::ensure!(v >= 0, "--{name} must be 0 or more ({what}); got {v}");
-    Ok(v as usize)
+/// Parse `--rrf-c`: a finite number, 0 or more.
+fn rrf_constant(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(c) if c.is_finite() && c >= 0.0 => Ok(c),
+        _ => Err(format!("{text} is not a finite number 0 or more")),
+    }
 }
 
 impl QueryArgs {
-    fn apply(&self, s: &mut seamscope::settings::Settings) -> anyhow::Result<()> {
+    fn apply(&self, s: &mut Settings) -> anyhow::Result<()> {
         if let Some(m) = self.m {
-            s.m = non_negative("m", m, "a number of places in the fused ranking")? as u32;
+            s.m = m;
         }
         if let Some(b) = self.budget {
-            s.budget = non_negative("budget", b, "a number of chunks")?;
+            s.budget = b;
         }
         if let Some(d) = self.depth {
-            anyhow::ensure!(
-                d >= 1,
-                "--depth must be at least 1 (results per search list); got {d}"
-            );
-            s.depth = d as usize;
+            s.depth = d;
         }
         if let Some(c) = self.rrf_c {
             s.rrf_c = c;
         }
-        s.validate()?;
+        s.validate().map_err(|e| UsageError(e.to_string()))?;
         Ok(())
     }
 }
@@ -100,10 +122,7 @@ pub fn run(
     args: &QueryArgs,
     json: bool,
 ) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        !question.trim().is_empty(),
-        "the question is empty: type what you want to find"
-    );
+    seamscope::session::check_question(question).map_err(|e| UsageError(e.to_string()))?;
     let mut settings = global.settings()?;
     layout.apply(&mut settings)?;
     args.apply(&mut settings)?;
@@ -187,8 +206,11 @@ pub fn render(
 ) -> String {
     use std::fmt::Write;
     let mut out = String::new();
-    let safe = seamscope::text::safe;
-    let _ = writeln!(out, "question  {}", safe(trace.question()));
+    let _ = writeln!(
+        out,
+        "question  {}",
+        seamscope::text::safe_name(trace.question())
+    );
     let _ = writeln!(
         out,
         "settings  k = {}, m = {}, budget {}, depth {}, c = {}; dense search {}; reranker: {}",

@@ -11,8 +11,8 @@ use seamscope::calibrate::{KeywordQuestions, QuestionGenerator};
 use seamscope::layout::Layout;
 use seamscope::tune::{TuneGrid, TuneProgress, TuneQuestion, TuneReport, TuneRow, tune};
 
-use super::GlobalArgs;
 use super::common::start_engine;
+use super::{GlobalArgs, UsageError};
 
 /// Options of `tune`.
 #[derive(Debug, clap::Args, Clone)]
@@ -46,7 +46,7 @@ pub struct TuneArgs {
     #[arg(long, value_name = "FILE")]
     questions: Option<PathBuf>,
     /// Passages drawn when no question set is given (offline keyword questions).
-    #[arg(long, default_value_t = seamscope::calibrate::passage::DEFAULT_PASSAGES, value_name = "N")]
+    #[arg(long, default_value_t = seamscope::calibrate::passage::DEFAULT_PASSAGES, value_name = "N", value_parser = super::usize_in(1..=100_000))]
     passages: usize,
     /// Seed of the passage draw.
     #[arg(long, default_value_t = 0)]
@@ -96,13 +96,15 @@ fn check_range(
     flag: &str,
     range: std::ops::RangeInclusive<usize>,
 ) -> anyhow::Result<()> {
-    anyhow::ensure!(
-        values.iter().all(|v| range.contains(v)),
+    if values.iter().all(|v| range.contains(v)) {
+        return Ok(());
+    }
+    Err(UsageError(format!(
         "{flag} values must be between {} and {} (got {values:?})",
         range.start(),
         range.end()
-    );
-    Ok(())
+    ))
+    .into())
 }
 
 /// Offline keyword questions over uniformly drawn passages of the base layout.
@@ -158,8 +160,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
     check_range(&args.ks, "--k", 1..=4096)?;
     check_range(&budgets, "--budget", 1..=1000)?;
     check_range(&sizes, "--chunk-tokens", 16..=1_000_000)?;
-    anyhow::ensure!(args.passages >= 1, "--passages must be at least 1");
-    settings.validate()?;
+    settings.validate().map_err(|e| UsageError(e.to_string()))?;
     let grid = TuneGrid {
         chunk_tokens: dedup(sizes),
         ks: dedup(args.ks.clone()),

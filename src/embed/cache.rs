@@ -1,7 +1,8 @@
 //! The vector cache: every text ever embedded with one model, keyed by a hash of the text.
 //!
 //! One file per model identity, checked by a trailing hash and written atomically, so a damaged
-//! file is detected and rebuilt, never trusted.
+//! file is detected and rebuilt, never trusted. Saves take a file lock and merge what is on disk
+//! first, so two processes embedding at once both keep their vectors.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -121,13 +122,35 @@ impl VectorCache {
         &self.path
     }
 
+    /// The lock file that serialises saves of this cache between processes.
+    fn lock_path(&self) -> PathBuf {
+        self.path.with_extension("lock")
+    }
+
     /// Write the cache if it changed: to a temporary file first, then renamed over the old one.
+    ///
+    /// Under an exclusive lock, the file on disk is read again and every vector another process
+    /// saved since this one opened it is kept (a save without this lost the first writer's work).
     pub fn save(&mut self) -> std::io::Result<()> {
         if !self.dirty {
             return Ok(());
         }
         let dir = self.path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
+        let lock = std::fs::File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(self.lock_path())?;
+        // Released when `lock` is dropped at the end of this function.
+        lock.lock()?;
+        if let Ok(bytes) = std::fs::read(&self.path)
+            && let Ok(on_disk) = decode(&bytes, self.dim)
+        {
+            for (key, entry) in on_disk {
+                self.vectors.entry(key).or_insert(entry);
+            }
+        }
         let mut buf = Vec::with_capacity(24 + self.vectors.len() * (36 + 4 * self.dim) + 32);
         buf.extend_from_slice(MAGIC);
         buf.extend_from_slice(&(self.dim as u32).to_le_bytes());
@@ -215,5 +238,43 @@ mod tests {
 
         let (_, state) = VectorCache::open(path, 4);
         assert!(matches!(state, CacheOpen::Damaged { .. }));
+    }
+
+    #[test]
+    fn two_writers_keep_each_others_vectors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vectors").join("v.bin");
+        // Both open the same (empty) cache, as two processes starting together do.
+        let (mut first, _) = VectorCache::open(path.clone(), 2);
+        let (mut second, _) = VectorCache::open(path.clone(), 2);
+        first.insert(text_key("first"), vec![1.0, 0.0], 3);
+        second.insert(text_key("second"), vec![0.0, 1.0], 4);
+        first.save().unwrap();
+        second.save().unwrap();
+        let (merged, state) = VectorCache::open(path.clone(), 2);
+        assert_eq!(state, CacheOpen::Loaded { entries: 2 });
+        assert_eq!(
+            merged.get(&text_key("first")),
+            Some((&[1.0f32, 0.0][..], 3))
+        );
+
+        // The same from threads saving at the same time, many times over.
+        let writers: Vec<_> = (0..4)
+            .map(|w| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    for i in 0..10 {
+                        let (mut c, _) = VectorCache::open(path.clone(), 2);
+                        c.insert(text_key(&format!("{w}-{i}")), vec![w as f32, i as f32], 1);
+                        c.save().unwrap();
+                    }
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().unwrap();
+        }
+        let (all, _) = VectorCache::open(path, 2);
+        assert_eq!(all.len(), 2 + 40);
     }
 }

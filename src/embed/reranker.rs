@@ -36,6 +36,13 @@ impl CrossEncoder {
             special_tokens_map_file: read("special_tokens_map.json")?,
             tokenizer_config_file: read("tokenizer_config.json")?,
         };
+        super::model::check_window(
+            dir,
+            &files.config_file,
+            &files.tokenizer_config_file,
+            max_tokens,
+            "reranker_max_tokens",
+        )?;
         super::runtime::load_runtime(runtime_path)?;
         let hash = super::install::sha256_bytes(&onnx);
         let name = format!(

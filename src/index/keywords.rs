@@ -4,13 +4,18 @@
 //! counted twice in either collection's statistics.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use tantivy::collector::TopDocs;
+use tantivy::directory::error::{DeleteError, LockError, OpenReadError, OpenWriteError};
+use tantivy::directory::{
+    Directory, DirectoryLock, FileHandle, Lock, MmapDirectory, WatchCallback, WatchHandle, WritePtr,
+};
 use tantivy::query::QueryParser;
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, Schema, TextFieldIndexing, TextOptions,
 };
-use tantivy::{Index, IndexReader, doc};
+use tantivy::{Index, IndexReader, ReloadPolicy, doc};
 
 /// An error from tantivy, with what was being done.
 #[derive(Debug, thiserror::Error)]
@@ -39,6 +44,46 @@ pub struct KeywordIndex {
 impl std::fmt::Debug for KeywordIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("KeywordIndex")
+    }
+}
+
+/// A finished index folder opened for reading only.
+///
+/// tantivy takes a "meta lock" (it creates `.tantivy-meta.lock`) whenever a reader loads, to keep
+/// a writer's garbage collection from deleting files under it, so a read-only cache could not
+/// even serve a query. A finished index is never written again (a build writes a fresh folder
+/// and renames it into place), so there is no writer to exclude: the lock is granted without
+/// touching the disk. Everything else goes to the memory-mapped folder.
+#[derive(Debug, Clone)]
+struct FinishedIndexDirectory(MmapDirectory);
+
+impl Directory for FinishedIndexDirectory {
+    fn get_file_handle(&self, path: &Path) -> Result<Arc<dyn FileHandle>, OpenReadError> {
+        self.0.get_file_handle(path)
+    }
+    fn delete(&self, path: &Path) -> Result<(), DeleteError> {
+        self.0.delete(path)
+    }
+    fn exists(&self, path: &Path) -> Result<bool, OpenReadError> {
+        self.0.exists(path)
+    }
+    fn open_write(&self, path: &Path) -> Result<WritePtr, OpenWriteError> {
+        self.0.open_write(path)
+    }
+    fn atomic_read(&self, path: &Path) -> Result<Vec<u8>, OpenReadError> {
+        self.0.atomic_read(path)
+    }
+    fn atomic_write(&self, path: &Path, data: &[u8]) -> std::io::Result<()> {
+        self.0.atomic_write(path, data)
+    }
+    fn sync_directory(&self) -> std::io::Result<()> {
+        self.0.sync_directory()
+    }
+    fn acquire_lock(&self, _lock: &Lock) -> Result<DirectoryLock, LockError> {
+        Ok(DirectoryLock::from(Box::new(())))
+    }
+    fn watch(&self, watch_callback: WatchCallback) -> tantivy::Result<WatchHandle> {
+        self.0.watch(watch_callback)
     }
 }
 
@@ -93,11 +138,21 @@ impl KeywordIndex {
         })
     }
 
-    /// Open an existing index in `dir`.
+    /// Open a finished index in `dir` for searching. Nothing is written to the folder, so a
+    /// read-only cache serves queries.
     pub fn open(dir: &Path) -> Result<KeywordIndex, KeywordError> {
-        let index = Index::open_in_dir(dir).map_err(err("open"))?;
+        let folder = MmapDirectory::open(dir).map_err(|e| KeywordError {
+            action: "open",
+            message: e.to_string(),
+        })?;
+        let index = Index::open(FinishedIndexDirectory(folder)).map_err(err("open"))?;
         let body = index.schema().get_field("body").map_err(err("schema"))?;
-        let reader = index.reader().map_err(err("open reader"))?;
+        // Manual: a finished index never changes, so nothing needs watching.
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(err("open reader"))?;
         Ok(KeywordIndex {
             index,
             reader,
@@ -177,5 +232,44 @@ mod tests {
         assert!(idx.search("   ", 10).unwrap().is_empty());
         let reopened = KeywordIndex::open(dir.path()).unwrap();
         assert_eq!(reopened.search("parcels", 5).unwrap()[0].0, 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_finished_index_opens_and_searches_without_writing() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("chunks.bm25");
+        std::fs::create_dir(&folder).unwrap();
+        drop(KeywordIndex::build(&folder, &["stale reads in an outage", "parcels ship"]).unwrap());
+        let listing = |p: &Path| {
+            let mut names: Vec<String> = std::fs::read_dir(p)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        // Lock files are not index content (the manifest leaves them out); without them, an
+        // open that takes tantivy's meta lock would have to create one.
+        for name in listing(&folder) {
+            if name.ends_with(".lock") {
+                std::fs::remove_file(folder.join(name)).unwrap();
+            }
+        }
+        let before = listing(&folder);
+        let modified = std::fs::metadata(&folder).unwrap().modified().unwrap();
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o555)).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        let opened = KeywordIndex::open(&folder);
+        let hits = opened.as_ref().map(|k| k.search("outage", 5));
+        std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(hits.unwrap().unwrap()[0].0, 0);
+        // No lock file was created (root ignores the permissions; this catches it).
+        assert_eq!(listing(&folder), before);
+        assert_eq!(
+            std::fs::metadata(&folder).unwrap().modified().unwrap(),
+            modified
+        );
     }
 }

@@ -234,6 +234,9 @@ pub enum Action {
     StopTyping,
     /// Type one character at the query cursor.
     InsertChar(char),
+    /// Pasted text (bracketed paste): goes into the query box as typed text, one line, never
+    /// run as commands and never run as a question by a newline inside it.
+    Paste(String),
     /// Delete the character before the query cursor.
     DeleteBack,
     /// Delete the character at the query cursor.

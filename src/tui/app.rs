@@ -213,6 +213,11 @@ impl App {
             }
             Action::StopTyping => self.typing = false,
             Action::InsertChar(c) => self.query.insert(c),
+            Action::Paste(text) => {
+                self.page = Page::Explore;
+                self.focus(Pane::Query);
+                self.query.insert_str(&text);
+            }
             Action::DeleteBack => self.query.delete_back(),
             Action::DeleteForward => self.query.delete_forward(),
             Action::MoveQueryCursor(delta) => self.query.move_cursor(delta),
@@ -317,6 +322,13 @@ impl App {
             });
             return;
         };
+        if let Err(e) = seamscope::session::check_question(&question) {
+            self.notice = Some(Notice {
+                text: e.to_string(),
+                error: true,
+            });
+            return;
+        }
         self.asked = Some(question.clone());
         self.typing = false;
         self.focus = Pane::Ranking;

@@ -19,6 +19,10 @@ pub fn action_for(app: &App, event: &Event) -> Option<Action> {
         Event::Key(key) if key.kind != KeyEventKind::Release => key_action(app, key),
         Event::Mouse(mouse) => mouse_action(app, mouse),
         Event::Resize(w, h) => Some(Action::Resize(*w, *h)),
+        // A paste is text for the query box, never keys: a pasted `q` must not quit.
+        Event::Paste(text) if !app.help && app.areas().is_some() => {
+            Some(Action::Paste(text.clone()))
+        }
         _ => None,
     }
 }
@@ -261,6 +265,28 @@ mod tests {
             action_for(app, &key(KeyCode::Char('M'))).is_none(),
             "too small: only quit works"
         );
+    }
+
+    #[test]
+    fn tui_a_paste_is_typed_text_never_commands() {
+        let mut f = Fixture::answered();
+        let paste = Event::Paste("q\nwhy stale reads?\n".into());
+        let Some(action) = action_for(&f.app, &paste) else {
+            panic!("a paste is an action");
+        };
+        assert!(matches!(action, Action::Paste(_)));
+        f.app.update(Action::ClearQuery);
+        f.app.update(Action::ShowPage(Page::Evaluation));
+        f.app.update(action);
+        assert!(!f.app.quit, "a pasted q does not quit");
+        assert!(f.app.typing && f.app.page == Page::Explore);
+        assert_eq!(f.app.query.text, "q why stale reads? ");
+        assert!(
+            f.requests.try_recv().is_err(),
+            "a pasted newline runs nothing"
+        );
+        f.app.update(Action::ToggleHelp);
+        assert!(action_for(&f.app, &paste).is_none(), "not under the help");
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Shared helpers for integration tests that use the real model (installed by `scripts/test`).
 #![allow(dead_code)]
 
+pub mod tmux;
+
 use std::path::Path;
 
 use seamscope::session::{Engine, needs_setup};

@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use seamscope::chunk::fixed::FixedTokens;
-use seamscope::corpus::{Corpus, LoadOptions};
+use seamscope::corpus::Corpus;
 use seamscope::embed::{Embedder, plan_windows};
 use seamscope::layout::Layout;
 
@@ -37,13 +37,7 @@ struct BenchReport {
 pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Result<()> {
     let settings = global.settings()?;
     let mut engine = start_engine(settings.clone())?;
-    let corpus = Corpus::load(
-        corpus_path,
-        &LoadOptions {
-            max_file_bytes: settings.max_file_bytes,
-            ..LoadOptions::default()
-        },
-    )?;
+    let corpus = Corpus::load(corpus_path, &settings.load_options())?;
     let chunker = FixedTokens {
         tokens: settings.chunk_tokens,
     };

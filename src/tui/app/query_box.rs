@@ -1,4 +1,7 @@
-//! The query box: a one-line editor with a cursor, counted in characters.
+//! The query box: a one-line editor with a cursor, counted in characters and shown in terminal
+//! columns (a wide character takes two).
+
+use unicode_width::UnicodeWidthStr;
 
 /// The text being typed and where the cursor is.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -29,6 +32,51 @@ impl QueryBox {
         let at = self.byte_at(self.cursor);
         self.text.insert(at, c);
         self.cursor += 1;
+    }
+
+    /// Insert pasted text at the cursor as one edit: line breaks and tabs become spaces (a
+    /// pasted newline must not run the question), other control characters are dropped.
+    pub fn insert_str(&mut self, pasted: &str) {
+        let mut clean = String::with_capacity(pasted.len());
+        let mut chars = pasted.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\r' if chars.peek() == Some(&'\n') => {}
+                '\r' | '\n' | '\t' => clean.push(' '),
+                c if c.is_control() => {}
+                c => clean.push(c),
+            }
+        }
+        let at = self.byte_at(self.cursor);
+        self.text.insert_str(at, &clean);
+        self.cursor += clean.chars().count();
+    }
+
+    /// What a box `width` columns wide shows, and the cursor's column in it: the end of a long
+    /// question with the cursor in view, one column kept free for the cursor at the end. Widths
+    /// are terminal columns of the text as drawn (through `text::safe`), so wide characters keep
+    /// the cursor where the text is.
+    pub fn view(&self, width: usize) -> (String, usize) {
+        let cells: Vec<(String, usize)> = self
+            .text
+            .chars()
+            .map(|c| {
+                let shown = seamscope::text::safe(c.encode_utf8(&mut [0; 4]));
+                let w = shown.width();
+                (shown, w)
+            })
+            .collect();
+        let cursor = self.cursor.min(cells.len());
+        let room = width.saturating_sub(1);
+        // Drop characters from the front until the text before the cursor fits.
+        let mut skip = 0;
+        let mut before: usize = cells[..cursor].iter().map(|(_, w)| w).sum();
+        while before > room && skip < cursor {
+            before -= cells[skip].1;
+            skip += 1;
+        }
+        let shown: String = cells[skip..].iter().map(|(s, _)| s.as_str()).collect();
+        (shown, before)
     }
 
     /// Delete the character before the cursor.
@@ -93,5 +141,32 @@ mod tests {
         q.insert('!');
         assert_eq!((q.text.as_str(), q.cursor), ("hlo!", 4));
         assert_eq!(QueryBox::default().question(), None);
+    }
+
+    #[test]
+    fn a_paste_is_one_line_and_keeps_every_character() {
+        let mut q = QueryBox::default();
+        q.insert_str("why\r\nstale\nreads?\t\u{1b}[31m");
+        assert_eq!((q.text.as_str(), q.cursor), ("why stale reads? [31m", 21));
+        let long = "a".repeat(5_000);
+        q.clear();
+        q.insert_str(&long);
+        assert_eq!((q.text.len(), q.cursor), (5_000, 5_000));
+    }
+
+    #[test]
+    fn the_cursor_counts_columns_not_characters() {
+        let mut q = QueryBox::default();
+        q.insert_str("日本語 ok");
+        // 3 wide characters (6 columns), a space and two letters: the cursor sits at column 9.
+        assert_eq!(q.view(40), ("日本語 ok".to_string(), 9));
+        q.move_to_edge(false);
+        q.move_cursor(2);
+        assert_eq!(q.view(40).1, 4);
+        // Too narrow: the front scrolls away and the cursor stays inside the box.
+        q.move_to_edge(true);
+        let (shown, col) = q.view(6);
+        assert!(col <= 5, "{shown:?} {col}");
+        assert!(shown.ends_with(" ok"), "{shown:?}");
     }
 }

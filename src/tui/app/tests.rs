@@ -282,3 +282,19 @@ fn tui_keys_move_chunk_to_chunk_and_cut_to_cut() {
     f.app.update(Action::ClickRow(Pane::Documents, 0));
     assert_eq!(f.app.view.doc.0, 0);
 }
+
+#[test]
+fn tui_a_document_pasted_as_a_question_is_refused_with_the_limit() {
+    let mut f = Fixture::opened();
+    f.app.update(Action::Paste("stale reads ".repeat(500)));
+    f.app.update(Action::RunQuery);
+    let notice = f.app.notice.as_ref().map(|n| (n.error, n.text.clone()));
+    assert!(
+        notice
+            .as_ref()
+            .is_some_and(|(error, text)| *error && text.contains("at most 2000 characters")),
+        "{notice:?}"
+    );
+    assert!(f.requests.try_recv().is_err(), "nothing is asked");
+    assert!(f.app.typing, "the text stays to be shortened");
+}

@@ -47,7 +47,7 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
             } else {
                 Span::raw("  ")
             };
-            let name = fit(&seamscope::text::safe(&doc.path), name_width);
+            let name = fit(&seamscope::text::safe_name(&doc.path), name_width);
             let chunks = doc_chunks(&open.layout, doc.id).len();
             let seams = doc_seams(&open.layout, doc.id).len();
             Row::new(vec![

@@ -181,3 +181,20 @@ fn tui_snapshot_evaluation_page() {
     assert!(screen.contains("Seams k=8 at m = 2"), "{screen}");
     assert_snapshot!(terminal.backend());
 }
+
+#[test]
+fn tui_the_query_cursor_sits_after_wide_characters() {
+    let mut f = Fixture::opened();
+    f.app.update(Action::Paste("日本語の質問".into()));
+    let mut terminal = f.draw(200, 60);
+    let Some(areas) = f.app.areas() else {
+        panic!("200x60 fits");
+    };
+    let body = areas.body(Pane::Query);
+    let cursor = match terminal.get_cursor_position() {
+        Ok(p) => p,
+        Err(e) => panic!("cursor: {e}"),
+    };
+    // Six wide characters take twelve columns; the cursor follows them, not six columns in.
+    assert_eq!((cursor.x, cursor.y), (body.x + 12, body.y));
+}

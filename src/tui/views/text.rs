@@ -57,7 +57,7 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     let seams = &open.layout.seams[doc_seams(&open.layout, doc.id)];
     let title = format!(
         " {} · {kind} · {} chunks · {} seams ",
-        seamscope::text::safe(&doc.path),
+        seamscope::text::safe_name(&doc.path),
         chunks.len(),
         seams.len()
     );

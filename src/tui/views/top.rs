@@ -32,19 +32,19 @@ pub fn draw_query(app: &App, frame: &mut Frame, area: Rect) {
     }
     let inner = inside(area);
     frame.render_widget(block, area);
-    let width = usize::from(inner.width).saturating_sub(1);
     if app.query.text.is_empty() && !app.typing {
         let hint = "press / and type a question; Enter runs it";
         frame.render_widget(Paragraph::new(Span::styled(hint, t.placeholder)), inner);
         return;
     }
-    // Show the end of a long question, with the cursor in view.
-    let chars: Vec<char> = app.query.text.chars().collect();
-    let skip = app.query.cursor.saturating_sub(width);
-    let shown: String = seamscope::text::safe(&chars[skip..].iter().collect::<String>());
+    // Show the end of a long question, with the cursor in view (in columns: wide characters
+    // take two).
+    let (shown, column) = app.query.view(usize::from(inner.width));
     frame.render_widget(Paragraph::new(Span::styled(shown, t.input)), inner);
     if app.typing && !app.help {
-        let x = inner.x + (app.query.cursor - skip) as u16;
+        let x = inner
+            .x
+            .saturating_add(u16::try_from(column).unwrap_or(u16::MAX));
         frame.set_cursor_position(Position::new(
             x.min(inner.right().saturating_sub(1)),
             inner.y,

@@ -1,0 +1,107 @@
+//! Hard edges of the screen, in the real binary under tmux: a paste is text for the query box
+//! (never commands, never a run), and SIGTERM or SIGHUP gives the terminal back as quitting does.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::tmux::Tmux;
+
+fn corpus(dir: &Path) {
+    let text: String = (0..40)
+        .map(|i| {
+            format!("Step {i}. Replicas serve stale reads while the lag is above five seconds. ")
+        })
+        .collect();
+    std::fs::write(dir.join("runbook.md"), text).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Start the screen on `corpus` and wait until it is open.
+fn open(tmux: &Tmux, corpus: &Path, cache: &Path) {
+    tmux.shell(&format!(
+        "SEAMSCOPE_CACHE_DIR='{}' '{}' '{}'",
+        cache.display(),
+        env!("CARGO_BIN_EXE_seamscope"),
+        corpus.display()
+    ));
+    tmux.wait_for(&["Documents · 1", "chunks of 1024 tokens"], 300);
+}
+
+/// The process id of the screen: the pane shell's one child.
+fn screen_pid(tmux: &Tmux) -> String {
+    let shell = tmux.format("#{pane_pid}");
+    let out = Command::new("pgrep")
+        .args(["-P", &shell])
+        .output()
+        .unwrap_or_else(|e| panic!("pgrep: {e}"));
+    let pids = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(
+        !pids.is_empty() && !pids.contains('\n'),
+        "one child of {shell}: {pids:?}"
+    );
+    pids
+}
+
+/// The terminal is as the shell left it: no alternate screen, no mouse reports, line editing
+/// and echo on.
+fn assert_terminal_given_back(tmux: &Tmux, after: &str) {
+    tmux.wait_for_prompt("Documents · 1", 10);
+    assert_eq!(
+        tmux.format(
+            "#{alternate_on} #{mouse_any_flag} #{mouse_button_flag} #{mouse_standard_flag}"
+        ),
+        "0 0 0 0",
+        "after {after}: alternate screen and mouse capture are off"
+    );
+    tmux.shell("stty -a | tr ' ' '\\n' | grep -x -e icanon -e echo; echo stty-done");
+    let screen = tmux.wait_until("stty's answer", 10, |s| {
+        s.lines().any(|l| l.trim() == "stty-done")
+    });
+    let lines: Vec<&str> = screen.lines().map(str::trim).collect();
+    assert!(
+        lines.contains(&"icanon") && lines.contains(&"echo"),
+        "after {after}: line editing and echo are back on:\n{screen}"
+    );
+    tmux.shell("clear");
+}
+
+#[test]
+fn tui_a_paste_is_text_and_a_signal_gives_the_terminal_back() {
+    let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (docs, cache) = (work.path().join("docs"), work.path().join("cache"));
+    std::fs::create_dir_all(&docs).unwrap_or_else(|e| panic!("{e}"));
+    corpus(&docs);
+    let tmux = Tmux::start(work.path(), "edges");
+    tmux.shell("export PS1='e2e$ '");
+    open(&tmux, &docs, &cache);
+    assert_eq!(
+        tmux.format("#{alternate_on} #{mouse_any_flag}"),
+        "1 1",
+        "the screen takes the terminal"
+    );
+
+    // A pasted `q` does not quit and a pasted newline runs nothing: it is all query text.
+    tmux.paste("q\nwhy stale reads?\n");
+    let pasted = tmux.wait_for(&["q why stale reads?"], 10);
+    assert!(pasted.contains("Documents · 1"), "still open:\n{pasted}");
+    assert!(!pasted.contains("fuse→fill"), "no question ran:\n{pasted}");
+
+    // A long paste arrives whole, at once.
+    let long = format!("{}THE-END", "x".repeat(4_993));
+    tmux.paste(&long);
+    tmux.wait_for(&["THE-END"], 5);
+
+    // SIGTERM and SIGHUP give the terminal back, as quitting and panics do.
+    Command::new("kill")
+        .args(["-TERM", &screen_pid(&tmux)])
+        .status()
+        .unwrap_or_else(|e| panic!("kill: {e}"));
+    assert_terminal_given_back(&tmux, "SIGTERM");
+    open(&tmux, &docs, &cache);
+    Command::new("kill")
+        .args(["-HUP", &screen_pid(&tmux)])
+        .status()
+        .unwrap_or_else(|e| panic!("kill: {e}"));
+    assert_terminal_given_back(&tmux, "SIGHUP");
+}
