@@ -2,6 +2,8 @@
 //! their indexes. Front ends (CLI, TUI) drive this; it never prints.
 
 use std::path::Path;
+
+mod sides;
 use std::time::Instant;
 
 use crate::chunk::ChunkId;
@@ -102,6 +104,8 @@ pub struct Engine {
     pub embedder: ModelEmbedder,
     /// The cross-encoder reranker, when one is configured.
     pub reranker: Option<CrossEncoder>,
+    /// Vectors of seam-window halves for side drop, opened on first use.
+    halves: Option<VectorCache>,
 }
 
 /// A corpus opened under the engine's settings: its layout and indexes.
@@ -180,12 +184,25 @@ pub struct QueryTimings {
 }
 
 impl Engine {
-    /// Run a question through the whole pipeline on an open corpus.
+    /// Run a question through the whole pipeline on an open corpus (seam halves are scored when
+    /// side drop is on).
     pub fn ask(
         &mut self,
         open: &OpenCorpus,
         question: &str,
         settings: &QuerySettings,
+    ) -> Result<(Trace, QueryTimings), EngineError> {
+        self.ask_scoring_sides(open, question, settings, settings.side_drop.is_some())
+    }
+
+    /// [`Engine::ask`], scoring seam halves for side drop when `score_sides` (so a measurement
+    /// can replan with side drop on and off from the same searches).
+    pub fn ask_scoring_sides(
+        &mut self,
+        open: &OpenCorpus,
+        question: &str,
+        settings: &QuerySettings,
+        score_sides: bool,
     ) -> Result<(Trace, QueryTimings), EngineError> {
         check_question(question)?;
         settings.validate()?;
@@ -214,6 +231,10 @@ impl Engine {
                     error: e.to_string(),
                 },
             };
+        }
+        if score_sides {
+            let fused = input.ranking.fused(settings);
+            input.side_scores = self.side_scores(open, &vector, &fused)?;
         }
         let trace = open.with_lookups(|l| replan(&input, settings, l))?;
         let t3 = Instant::now();
@@ -257,6 +278,7 @@ impl Engine {
             tokenizer,
             embedder,
             reranker,
+            halves: None,
         })
     }
 

@@ -24,7 +24,7 @@ use crate::session::{Engine, EngineError};
 use crate::settings::Settings;
 
 /// The values each knob takes in the grid.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TuneGrid {
     /// Tokens per chunk.
     pub chunk_tokens: Vec<usize>,
@@ -34,12 +34,18 @@ pub struct TuneGrid {
     pub ms: Vec<u32>,
     /// Final budgets, in chunks.
     pub budgets: Vec<usize>,
+    /// Side-drop thresholds (`None`: side drop off).
+    pub side_drops: Vec<Option<f32>>,
 }
 
 impl TuneGrid {
     /// Grid points, Seams rows only (each layout and budget adds one "Seams off" row).
     pub fn points(&self) -> usize {
-        self.chunk_tokens.len() * self.ks.len() * self.ms.len() * self.budgets.len()
+        self.chunk_tokens.len()
+            * self.ks.len()
+            * self.ms.len()
+            * self.budgets.len()
+            * self.side_drops.len().max(1)
     }
 }
 
@@ -63,6 +69,10 @@ pub struct TuneRow {
     pub m: Option<u32>,
     /// Final budget, in chunks.
     pub budget: usize,
+    /// Side-drop threshold (`None`: off).
+    pub side_drop: Option<f32>,
+    /// Mean wasted fires per question (a chunk a fire brought holds none of the evidence).
+    pub wasted_fires_per_question: f64,
     /// Questions whose context missed part of the evidence.
     pub failures: usize,
     /// `failures / questions`.
@@ -86,8 +96,12 @@ impl TuneRow {
     pub fn label(&self) -> String {
         match (self.k, self.m) {
             (Some(k), Some(m)) => format!(
-                "chunk {} · k {k} · m {m} · budget {}",
-                self.chunk_tokens, self.budget
+                "chunk {} · k {k} · m {m} · budget {}{}",
+                self.chunk_tokens,
+                self.budget,
+                self.side_drop
+                    .map(|t| format!(" · side drop {t:.2}"))
+                    .unwrap_or_default()
             ),
             _ => format!(
                 "chunk {} · Seams off · budget {}",
@@ -209,6 +223,7 @@ pub fn tune_layout(
     ks: &[usize],
     ms: &[u32],
     budgets: &[usize],
+    side_drops: &[Option<f32>],
     questions: &[TuneQuestion],
     extra_seconds: f64,
     progress: &mut dyn FnMut(TuneProgress) -> bool,
@@ -240,7 +255,8 @@ pub fn tune_layout(
         };
         let mut searched = Vec::with_capacity(questions.len());
         for (i, q) in questions.iter().enumerate() {
-            let (trace, _) = engine.ask(&open, &q.text, &query)?;
+            let score_sides = side_drops.iter().any(Option::is_some);
+            let (trace, _) = engine.ask_scoring_sides(&open, &q.text, &query, score_sides)?;
             searched.push(SearchedQuestion {
                 input: trace.input,
                 evidence: q.evidence.clone(),
@@ -259,8 +275,15 @@ pub fn tune_layout(
         let t3 = Instant::now();
         let chunks = open.layout.chunks.len();
         let seams = open.layout.seams.len();
-        for &budget in budgets {
-            let settings = crate::retrieve::QuerySettings { budget, ..query };
+        for (&budget, (di, &side_drop)) in budgets
+            .iter()
+            .flat_map(|b| std::iter::repeat(b).zip(side_drops.iter().enumerate()))
+        {
+            let settings = crate::retrieve::QuerySettings {
+                budget,
+                side_drop,
+                ..query
+            };
             let curve = margin_curve(&searched, &open.layout, &settings, ms)?;
             for p in &curve.points {
                 rows.push(TuneRow {
@@ -268,6 +291,8 @@ pub fn tune_layout(
                     k: Some(k),
                     m: p.m,
                     budget,
+                    side_drop,
+                    wasted_fires_per_question: p.wasted_fires_per_question,
                     failures: p.failures,
                     failure_rate: p.failure_rate,
                     interval: p.interval,
@@ -278,13 +303,15 @@ pub fn tune_layout(
                     pareto: false,
                 });
             }
-            // "Seams off" does not depend on k: one row per chunk size and budget.
-            if let (0, Some(off)) = (ki, &curve.off) {
+            // "Seams off" depends on neither k nor side drop: one row per chunk size and budget.
+            if let (0, 0, Some(off)) = (ki, di, &curve.off) {
                 rows.push(TuneRow {
                     chunk_tokens,
                     k: None,
                     m: None,
                     budget,
+                    side_drop: None,
+                    wasted_fires_per_question: 0.0,
                     failures: off.failures,
                     failure_rate: off.failure_rate,
                     interval: off.interval,
@@ -344,6 +371,7 @@ pub fn tune(
             &grid.ks,
             &grid.ms,
             &grid.budgets,
+            &grid.side_drops,
             questions,
             t0.elapsed().as_secs_f64(),
             progress,
@@ -375,6 +403,8 @@ mod tests {
             k: Some(150),
             m: Some(m),
             budget: 5,
+            side_drop: None,
+            wasted_fires_per_question: 0.0,
             failures,
             failure_rate: failures as f64 / 10.0,
             interval: Interval {

@@ -92,8 +92,10 @@ fn tune_lists_every_grid_point_with_costs_and_marks_the_pareto_rows() {
     );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let rows = json["rows"].as_array().unwrap();
-    // 2 k × 6 m × 2 budgets, plus Seams off per budget.
-    assert_eq!(rows.len(), 2 * 6 * 2 + 2);
+    // 2 k × 6 m × 2 budgets × side drop off and at 0.25, plus Seams off per budget.
+    assert_eq!(rows.len(), 2 * 6 * 2 * 2 + 2);
+    let side_drop_rows = rows.iter().filter(|r| r["side_drop"].is_number()).count();
+    assert_eq!(side_drop_rows, 2 * 6 * 2, "side drop is a row of its own");
     assert_eq!(json["questions"], 7);
     for r in rows {
         for key in [
@@ -184,7 +186,18 @@ fn compare_fails_on_a_regression_and_passes_otherwise() {
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&baseline).unwrap()).unwrap();
     assert_eq!(saved["questions"], 7);
-    assert_eq!(saved["rows"].as_array().unwrap().len(), 3);
+    // chunks only, then each margin with side drop off and on.
+    assert_eq!(saved["rows"].as_array().unwrap().len(), 5);
+    let labels: Vec<&str> = saved["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["label"].as_str().unwrap())
+        .collect();
+    assert!(
+        labels.contains(&"Seams k=30 m=1 + side drop 0.25"),
+        "{labels:?}"
+    );
 
     // The same run against its own baseline: nothing rose, exit 0.
     let out = eval(&["--compare", baseline.to_str().unwrap()]);

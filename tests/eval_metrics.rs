@@ -82,6 +82,7 @@ fn a_fire_on_evidence_inside_one_chunk_is_false_and_wastes_a_chunk() {
     let r = Retrieved {
         units: vec![0, 1],
         fired: vec![(0, vec![0, 1])],
+        dropped: Vec::new(),
     };
     let s = score(&units, &pointers, &layout, &q, &r);
     assert!(s.answered);
@@ -103,6 +104,7 @@ fn a_fire_across_its_cut_is_neither_false_nor_waste() {
     let r = Retrieved {
         units: vec![0, 1],
         fired: vec![(0, vec![0, 1])],
+        dropped: Vec::new(),
     };
     let s = score(&units, &pointers, &layout, &q, &r);
     assert!(s.answered);
@@ -112,6 +114,7 @@ fn a_fire_across_its_cut_is_neither_false_nor_waste() {
     let wrong = Retrieved {
         units: vec![1, 2],
         fired: vec![(1, vec![1, 2])],
+        dropped: Vec::new(),
     };
     let s = score(&units, &pointers, &layout, &q, &wrong);
     assert_eq!((s.false_fires, s.wasted_fires), (1, 1));
@@ -125,6 +128,7 @@ fn recall_counts_a_span_only_when_fully_covered() {
     let half = Retrieved {
         units: vec![0],
         fired: vec![],
+        dropped: Vec::new(),
     };
     let s = score(&units, &pointers, &layout, &q, &half);
     assert!(!s.answered);
@@ -143,6 +147,7 @@ fn recall_counts_a_span_only_when_fully_covered() {
         &Retrieved {
             units: vec![0, 1],
             fired: vec![],
+            dropped: Vec::new(),
         },
     );
     assert!(!s.answered);
@@ -154,6 +159,7 @@ fn recall_counts_a_span_only_when_fully_covered() {
         &Retrieved {
             units: vec![2, 0],
             fired: vec![],
+            dropped: Vec::new(),
         },
     );
     assert!(s.answered);
@@ -178,6 +184,7 @@ fn recall_counts_a_span_only_when_fully_covered() {
         &Retrieved {
             units: vec![0, 1],
             fired: vec![],
+            dropped: Vec::new(),
         },
     );
     assert_eq!(s.classes, vec![SpanClass::Whole]);
@@ -210,6 +217,7 @@ fn every_strategy_fills_the_same_budget_and_shares_cached_vectors() {
         depth: 50,
         rrf_c: 60.0,
         chunk_tokens: 128,
+        side_drop: None,
     };
     let doc = &corpus.documents[0];
     let start = doc.text.find("Note 20 on").unwrap();

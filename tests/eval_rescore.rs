@@ -59,6 +59,7 @@ fn grid(m: u32, budget: usize) -> GridSettings {
         depth: 40,
         rrf_c: 60.0,
         chunk_tokens: 96,
+        side_drop: None,
     }
 }
 

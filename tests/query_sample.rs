@@ -112,3 +112,58 @@ fn moving_m_replans_without_touching_the_index() {
     let back = open.replan(&replanned, &settings).unwrap();
     assert_eq!(back.fill, trace.fill);
 }
+
+#[test]
+fn side_drop_scores_both_halves_and_brings_only_the_matching_chunk() {
+    let (mut engine, open, qs) = open_sample();
+    // A high threshold, so some fired seam on the first questions has a half below it.
+    let threshold = 0.45;
+    let settings = seamscope::retrieve::QuerySettings {
+        side_drop: Some(threshold),
+        ..engine.settings.query_settings()
+    };
+    let (mut drops_seen, mut reached) = (0, 0);
+    for q in qs.iter().take(30) {
+        let (trace, _) = engine.ask(&open, &q.question, &settings).unwrap();
+        assert!(
+            !trace.input.side_scores.is_empty(),
+            "halves are scored when side drop is on"
+        );
+        for s in &trace.input.side_scores {
+            assert!((-1.0..=1.0).contains(&s.left) && (-1.0..=1.0).contains(&s.right));
+        }
+        for d in &trace.side_drops {
+            drops_seen += 1;
+            assert!(
+                d.dropped_score < threshold && d.kept_score >= threshold,
+                "{d:?}"
+            );
+            // Where the fill reached that seam, it added only the kept chunk.
+            let step = trace
+                .fill
+                .steps
+                .iter()
+                .find(|st| st.entry == EntryRef::Seam(d.seam));
+            if let Some(BudgetAction::AddedPair { added }) = step.map(|st| &st.action) {
+                assert!(!added.contains(&d.dropped_chunk), "{added:?} {d:?}");
+                reached += 1;
+            }
+        }
+        // Off again: the same searches replan with both chunks.
+        let off = open
+            .replan(
+                &trace,
+                &seamscope::retrieve::QuerySettings {
+                    side_drop: None,
+                    ..settings
+                },
+            )
+            .unwrap();
+        assert!(off.side_drops.is_empty());
+    }
+    assert!(
+        drops_seen > 0,
+        "no side was dropped at {threshold} on 30 questions"
+    );
+    engine.save_half_vectors().unwrap();
+}

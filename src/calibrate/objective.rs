@@ -98,7 +98,7 @@ pub struct Outcome {
     pub fires: u32,
     /// Of those, fires whose cut does not split the evidence.
     pub false_fires: u32,
-    /// Of those, fires where one of the two chunks holds none of the evidence.
+    /// Of those, fires where a chunk it brought holds none of the evidence.
     pub wasted_fires: u32,
 }
 
@@ -129,7 +129,13 @@ pub fn seams_outcome(trace: &Trace, evidence: &Evidence, layout: &Layout) -> Out
         if !evidence.crossed_by(s.doc, s.cut) {
             out.false_fires += 1;
         }
-        if !evidence.touches(s.left, layout) || !evidence.touches(s.right, layout) {
+        // Waste: a chunk the fire brought holds none of the evidence (a side drop brings one).
+        let brought: Vec<ChunkId> = match trace.side_drops.iter().find(|d| d.seam == seam) {
+            Some(d) if d.dropped_chunk == s.left => vec![s.right],
+            Some(_) => vec![s.left],
+            None => vec![s.left, s.right],
+        };
+        if brought.iter().any(|&c| !evidence.touches(c, layout)) {
             out.wasted_fires += 1;
         }
     }

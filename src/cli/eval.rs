@@ -67,9 +67,19 @@ fn tag_rate(r: &GridRow, tags: &[&str]) -> String {
     }
 }
 
+/// Width of the strategy column: the longest label, at least 22.
+fn label_width(rows: &[GridRow]) -> usize {
+    rows.iter()
+        .map(|r| r.label.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(22)
+}
+
 fn print_grid(rows: &[GridRow]) {
+    let w = label_width(rows);
     println!(
-        "  {:<22} {:>7} {:>7} {:>9} {:>7} {:>7} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
+        "  {:<w$} {:>7} {:>7} {:>9} {:>7} {:>7} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
         "strategy",
         "vectors",
         "fail",
@@ -88,7 +98,7 @@ fn print_grid(rows: &[GridRow]) {
         let seams = matches!(r.strategy, Strategy::Seams { .. });
         let or_dash = |s: String| if seams { s } else { "-".into() };
         println!(
-            "  {:<22} {:>6.2}x {:>7} {:>9} {:>7} {:>7.0} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
+            "  {:<w$} {:>6.2}x {:>7} {:>9} {:>7} {:>7.0} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
             r.label,
             r.vectors_vs_chunks,
             pct(r.failure_rate),
@@ -165,9 +175,25 @@ fn sweep(
     }
     let mut rows = vec![searched[0].row(&open.layout, questions, &grid)];
     rows[0].label = "chunks only".into();
+    // Side drop gets its own rows, scored from the same searches (see DESIGN: off by default).
+    let threshold = grid
+        .side_drop
+        .unwrap_or(seamscope::retrieve::DEFAULT_SIDE_DROP);
     for &m in ms {
-        let mut row = searched[1].row(&open.layout, questions, &GridSettings { m, ..grid });
+        let plain = GridSettings {
+            m,
+            side_drop: None,
+            ..grid
+        };
+        let mut row = searched[1].row(&open.layout, questions, &plain);
         row.label = format!("Seams k={k} m={m}");
+        rows.push(row);
+        let on = GridSettings {
+            side_drop: Some(threshold),
+            ..plain
+        };
+        let mut row = searched[1].row(&open.layout, questions, &on);
+        row.label = format!("Seams k={k} m={m} + side drop {threshold:.2}");
         rows.push(row);
     }
     if json {
@@ -399,13 +425,14 @@ pub fn run(
             .and_then(|r| r.by_tag.get(t))
             .map_or(0, |x| x.1)
     };
-    print!("  {:<22}", "strategy");
+    let w = label_width(&rows);
+    print!("  {:<w$}", "strategy");
     for t in tags {
         print!(" {:>14}", format!("{t} ({})", count(t)));
     }
     println!();
     for r in &rows {
-        print!("  {:<22}", r.label);
+        print!("  {:<w$}", r.label);
         for t in tags {
             print!(" {:>14}", tag_rate(r, &[t]));
         }

@@ -50,9 +50,28 @@ pub struct QueryArgs {
         help = format!("Reciprocal rank fusion constant c, a finite number 0 or more (default {})", Settings::default().rrf_c),
     )]
     rrf_c: Option<f64>,
+    /// Side drop: a fired seam whose one half scores below this cosine against the question (and
+    /// the other not) brings only the other chunk. `--side-drop` alone uses 0.25; off by default.
+    #[arg(
+        long,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "0.25",
+        value_name = "COSINE",
+        value_parser = side_drop_threshold
+    )]
+    side_drop: Option<f32>,
     /// Rows of the fused ranking to print (default 20; the JSON always holds all).
     #[arg(long, default_value_t = 20, value_name = "ROWS")]
     show: usize,
+}
+
+/// Parse `--side-drop`: a cosine between -1 and 1.
+fn side_drop_threshold(text: &str) -> Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(t) if (-1.0..=1.0).contains(&t) => Ok(t),
+        _ => Err(format!("{text} is not a cosine between -1 and 1")),
+    }
 }
 
 /// Parse `--rrf-c`: a finite number, 0 or more.
@@ -76,6 +95,9 @@ impl QueryArgs {
         }
         if let Some(c) = self.rrf_c {
             s.rrf_c = c;
+        }
+        if self.side_drop.is_some() {
+            s.side_drop = self.side_drop;
         }
         s.validate().map_err(|e| UsageError(e.to_string()))?;
         Ok(())
@@ -305,6 +327,9 @@ pub fn render(
                 ""
             }
         );
+        if let Some(drop) = trace.side_drops.iter().find(|s| s.seam == d.seam) {
+            let _ = writeln!(out, "      side drop: {}", drop.reason());
+        }
     }
     let rest = trace.decisions.len().saturating_sub(shown);
     if rest > 0 {

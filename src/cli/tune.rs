@@ -31,6 +31,10 @@ pub struct TuneArgs {
     /// Final budgets to try, in chunks, comma-separated (default from settings, 5).
     #[arg(long = "budget", value_delimiter = ',', value_name = "CHUNKS,...")]
     budgets: Vec<usize>,
+    /// Side drop to try: `off` and/or cosine thresholds, e.g. `off,0.25` (side drop is a row of
+    /// its own, not a default).
+    #[arg(long = "side-drop", default_value = "off,0.25", value_name = "LIST", value_parser = parse_side_drops)]
+    side_drops: std::vec::Vec<Option<f32>>,
     /// Chunk sizes to try, in tokens, comma-separated (default from settings, 1024). Each size
     /// embeds its chunks once, ever (vector cache).
     #[arg(
@@ -54,6 +58,33 @@ pub struct TuneArgs {
     /// Rows printed (every row is in --json).
     #[arg(long, default_value_t = 15, value_name = "N")]
     top: usize,
+}
+
+/// Parse `off,0.25` into side-drop settings (`None` = off), in the order given, without repeats.
+fn parse_side_drops(text: &str) -> Result<Vec<Option<f32>>, String> {
+    let mut out: Vec<Option<f32>> = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let value = if part.eq_ignore_ascii_case("off") {
+            None
+        } else {
+            let t: f32 = part
+                .parse()
+                .map_err(|_| format!("{part:?} is neither `off` nor a cosine threshold"))?;
+            if !(-1.0..=1.0).contains(&t) {
+                return Err(format!(
+                    "side-drop threshold {t} is not a cosine between -1 and 1"
+                ));
+            }
+            Some(t)
+        };
+        if !out.contains(&value) {
+            out.push(value);
+        }
+    }
+    if out.is_empty() {
+        return Err("give `off` or at least one threshold".to_string());
+    }
+    Ok(out)
 }
 
 /// Parse `0-30`, `1,2,3,5,8` or a mix into sorted distinct margins.
@@ -166,6 +197,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
         ks: dedup(args.ks.clone()),
         ms: args.ms.clone(),
         budgets: dedup(budgets),
+        side_drops: args.side_drops.clone(),
     };
     let started = Instant::now();
     let mut engine = start_engine(settings.clone())?;
@@ -261,11 +293,15 @@ fn row_line(r: &TuneRow) -> String {
         (Some(k), Some(m)) => (k.to_string(), m.to_string()),
         _ => ("-".to_string(), "off".to_string()),
     };
+    let side = r
+        .side_drop
+        .map_or_else(|| "-".to_string(), |t| format!("{t:.2}"));
     format!(
-        "  {:>6} {:>5} {:>4} {:>6} {:>6.1}% [{:>4.1}–{:>4.1}] {:>7.0} {:>7} {:>6.2} {:>6.2}  {}",
+        "  {:>6} {:>5} {:>4} {:>5} {:>6} {:>6.1}% [{:>4.1}–{:>4.1}] {:>7.0} {:>7} {:>6.2} {:>6.2} {:>6.2}  {}",
         r.chunk_tokens,
         k,
         m,
+        side,
         r.budget,
         r.failure_rate * 100.0,
         r.interval.low * 100.0,
@@ -274,6 +310,7 @@ fn row_line(r: &TuneRow) -> String {
         r.vectors,
         r.fires_per_question,
         r.false_fires_per_question,
+        r.wasted_fires_per_question,
         if r.pareto { "◆ Pareto" } else { "" }
     )
     .trim_end()
@@ -300,8 +337,19 @@ pub fn render(r: &TuneReport, top: usize, seconds: f64) -> String {
     );
     let _ = writeln!(
         out,
-        "  {:>6} {:>5} {:>4} {:>6} {:>7} {:<11} {:>7} {:>7} {:>6} {:>6}",
-        "chunk", "k", "m", "budget", "fail", "95% int.", "tokens", "vectors", "fires", "false"
+        "  {:>6} {:>5} {:>4} {:>5} {:>6} {:>7} {:<11} {:>7} {:>7} {:>6} {:>6} {:>6}",
+        "chunk",
+        "k",
+        "m",
+        "side",
+        "budget",
+        "fail",
+        "95% int.",
+        "tokens",
+        "vectors",
+        "fires",
+        "false",
+        "waste"
     );
     for row in r.rows.iter().take(top) {
         let _ = writeln!(out, "{}", row_line(row));
@@ -330,7 +378,7 @@ pub fn render(r: &TuneReport, top: usize, seconds: f64) -> String {
     }
     let _ = writeln!(
         out,
-        "◆ Pareto: no other row is as good on failure, tokens and vectors and better on one\n\nlayouts (each question searched once per layout; m and budget rescored from the kept searches)"
+        "◆ Pareto: no other row is as good on failure, tokens and vectors and better on one\nside: the side-drop threshold (- = off); waste: fires per question that brought a chunk holding\nnone of the evidence\n\nlayouts (each question searched once per layout; m and budget rescored from the kept searches)"
     );
     for l in &r.layouts {
         let _ = writeln!(
@@ -360,5 +408,16 @@ mod tests {
         assert!(parse_margins("x").is_err());
         assert!(parse_margins("5000").is_err());
         assert!(parse_margins("").is_err());
+    }
+
+    #[test]
+    fn side_drops_take_off_and_thresholds() {
+        use super::parse_side_drops;
+        assert_eq!(
+            parse_side_drops("off,0.25,off").unwrap(),
+            vec![None, Some(0.25)]
+        );
+        assert!(parse_side_drops("2").is_err());
+        assert!(parse_side_drops("maybe").is_err());
     }
 }

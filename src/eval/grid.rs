@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::collection::Collection;
 use super::metrics::{SpanClass, covered, span_class};
 use super::questions::Question;
+use super::select::ends;
 pub use super::select::{Retrieved, select};
 use super::strategy::{Pointer, Strategy, Unit, link, overlapping_spans, token_windows};
 use crate::chunk::ChunkId;
@@ -17,7 +18,9 @@ use crate::corpus::Corpus;
 use crate::embed::cache::VectorCache;
 use crate::embed::{EmbedOptions, EmbedStats, Embedder, embed_one, embed_texts};
 use crate::layout::Layout;
-use crate::retrieve::{EntryRef, Hit, ListSource, RankedList};
+use crate::retrieve::{
+    DEFAULT_SIDE_DROP, EntryRef, Hit, ListSource, RankedList, SIDE_SCORE_DEPTH, SideScores,
+};
 use crate::seam::{SeamId, build_seams};
 use crate::session::{Engine, EngineError};
 use crate::tokens::TokenCounter;
@@ -35,6 +38,8 @@ pub struct GridSettings {
     pub rrf_c: f64,
     /// Tokens per baseline chunk.
     pub chunk_tokens: usize,
+    /// Side-drop threshold for Seams (`None`: off).
+    pub side_drop: Option<f32>,
 }
 
 /// A strategy made ready: its units, pointers and search collections.
@@ -49,6 +54,9 @@ pub struct Prepared {
     pub pointers: Vec<Pointer>,
     unit_search: Collection,
     pointer_search: Option<Collection>,
+    /// For Seams: each pointer's two half-window vectors (left of the cut, right of it), for side
+    /// drop; empty for other strategies.
+    halves: Vec<[Vec<f32>; 2]>,
     /// Embedding work this strategy needed.
     pub embedding: EmbedStats,
 }
@@ -100,6 +108,7 @@ impl GridSettings {
             depth: settings.depth,
             rrf_c: settings.rrf_c,
             chunk_tokens: settings.chunk_tokens,
+            side_drop: settings.side_drop,
         }
     }
 }
@@ -188,6 +197,28 @@ pub fn prepare(
     stats.windows += pstats.windows;
     stats.model_seconds += pstats.model_seconds;
     stats.total_seconds += pstats.total_seconds;
+    let mut halves = Vec::new();
+    if let Strategy::Seams { .. } = strategy {
+        let mut texts: Vec<&str> = Vec::with_capacity(pointers.len() * 2);
+        for p in &pointers {
+            let cut = units[ends(p).1.0 as usize].span.start;
+            texts.push(text(p.doc, crate::corpus::Span::new(p.span.start, cut)));
+            texts.push(text(p.doc, crate::corpus::Span::new(cut, p.span.end)));
+        }
+        let (vecs, hstats) = embed_texts(
+            model.embedder,
+            model.tokenizer,
+            model.cache,
+            &texts,
+            model.options,
+            &mut |_| true,
+        )?;
+        stats.cache_misses += hstats.cache_misses;
+        let mut vecs = vecs.into_iter();
+        while let (Some(l), Some(r)) = (vecs.next(), vecs.next()) {
+            halves.push([l, r]);
+        }
+    }
     let kw = |e: crate::index::keywords::KeywordError| EngineError::Index(e.into());
     let unit_search = Collection::build(&unit_texts, unit_vecs).map_err(kw)?;
     let pointer_search = if pointers.is_empty() {
@@ -202,8 +233,36 @@ pub fn prepare(
         pointers,
         unit_search,
         pointer_search,
+        halves,
         embedding: stats,
     })
+}
+
+/// Half scores of the Seams pointers near the top of the fused lists, for side drop (empty for
+/// other strategies).
+pub fn side_scores(
+    p: &Prepared,
+    vector: &[f32],
+    lists: &[RankedList],
+    s: &GridSettings,
+) -> Vec<SideScores> {
+    if p.halves.is_empty() {
+        return Vec::new();
+    }
+    let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+    crate::retrieve::fuse(lists, s.rrf_c)
+        .iter()
+        .take(SIDE_SCORE_DEPTH)
+        .filter_map(|e| e.entry.seam())
+        .filter_map(|seam| {
+            let [l, r] = p.halves.get(seam.0 as usize)?;
+            Some(SideScores {
+                seam,
+                left: dot(vector, l),
+                right: dot(vector, r),
+            })
+        })
+        .collect()
 }
 
 /// Run one question's searches (its vector and text) on a prepared strategy: the dense list
@@ -261,7 +320,8 @@ pub fn retrieve(
     s: &GridSettings,
 ) -> Result<Retrieved, EngineError> {
     let lists = search_lists(p, vector, question, s)?;
-    Ok(select(p.strategy, &p.units, &p.pointers, &lists, s))
+    let sides = side_scores(p, vector, &lists, s);
+    Ok(select(p.strategy, &p.units, &p.pointers, &lists, &sides, s))
 }
 
 /// One question's scores under one strategy.
@@ -334,7 +394,10 @@ pub fn score(
         if !crosses {
             false_fires += 1;
         }
-        if !holds(left) || !holds(right) {
+        // Waste: a chunk the fire brought holds none of the evidence (side drop brings one).
+        let dropped = r.dropped.iter().find(|d| d.0 == *ptr).map(|d| d.1);
+        let brought = [left, right].into_iter().filter(|&c| Some(c) != dropped);
+        if brought.into_iter().any(|c| !holds(c)) {
             wasted += 1;
         }
     }
@@ -480,6 +543,10 @@ pub fn summarise(
 }
 
 /// Run every strategy on every question. `progress` hears each strategy's label as it starts.
+///
+/// Seams at the layout's own `k` (or the first Seams strategy when none has it) also gets a row
+/// with side drop on, at `settings.side_drop` or [`DEFAULT_SIDE_DROP`], scored from the same
+/// searches; every other row has side drop off.
 pub fn run_grid(
     model: &mut Embedding<'_>,
     corpus: &Corpus,
@@ -493,17 +560,53 @@ pub fn run_grid(
         .iter()
         .map(|q| embed_one(model.embedder, model.tokenizer, &q.question))
         .collect::<Result<Vec<_>, _>>()?;
+    let side_drop_k = strategies
+        .iter()
+        .filter_map(|s| match s {
+            Strategy::Seams { k } => Some(*k),
+            _ => None,
+        })
+        .find(|&k| k == layout.k)
+        .or_else(|| {
+            strategies.iter().find_map(|s| match s {
+                Strategy::Seams { k } => Some(*k),
+                _ => None,
+            })
+        });
+    let plain = GridSettings {
+        side_drop: None,
+        ..*settings
+    };
     let mut rows = Vec::new();
     for &strategy in strategies {
         progress(&strategy.label(settings.chunk_tokens));
         let p = prepare(model, corpus, layout, strategy, settings)?;
         save_cache(model.cache)?;
+        let threshold = settings.side_drop.unwrap_or(DEFAULT_SIDE_DROP);
+        let with_side_drop = matches!(strategy, Strategy::Seams { k } if Some(k) == side_drop_k);
         let mut scores = Vec::with_capacity(questions.len());
+        let mut dropped_scores = Vec::new();
         for (q, v) in questions.iter().zip(&vectors) {
-            let r = retrieve(&p, v, &q.question, settings)?;
+            let lists = search_lists(&p, v, &q.question, &plain)?;
+            let sides = side_scores(&p, v, &lists, &plain);
+            let r = select(strategy, &p.units, &p.pointers, &lists, &sides, &plain);
             scores.push(score(&p.units, &p.pointers, layout, q, &r));
+            if with_side_drop {
+                let on = GridSettings {
+                    side_drop: Some(threshold),
+                    ..plain
+                };
+                let r = select(strategy, &p.units, &p.pointers, &lists, &sides, &on);
+                dropped_scores.push(score(&p.units, &p.pointers, layout, q, &r));
+            }
         }
         rows.push(row(&p, layout.chunks.len(), questions, &scores));
+        if with_side_drop {
+            let mut r = row(&p, layout.chunks.len(), questions, &dropped_scores);
+            r.label = format!("{} + side drop {threshold:.2}", r.label);
+            r.embedded_texts = 0;
+            rows.push(r);
+        }
     }
     Ok(rows)
 }

@@ -3,12 +3,14 @@
 //! stages (fuse, fire test, budget fill, scoring) run again. Microseconds per question, no
 //! model, no index: what a screen needs when a slider moves.
 
-use super::grid::{GridRow, GridSettings, Prepared, RowFacts, score, search_lists, summarise};
+use super::grid::{
+    GridRow, GridSettings, Prepared, RowFacts, score, search_lists, side_scores, summarise,
+};
 use super::questions::Question;
 use super::select::select;
 use super::strategy::{Pointer, Strategy, Unit};
 use crate::layout::Layout;
-use crate::retrieve::RankedList;
+use crate::retrieve::{RankedList, SideScores};
 use crate::session::EngineError;
 
 /// A strategy with every question's search results: plain data, cheap to score again.
@@ -26,6 +28,8 @@ pub struct SearchedStrategy {
     pub embedded_texts: usize,
     /// Each question's ranked lists, in question order.
     pub lists: Vec<Vec<RankedList>>,
+    /// Each question's Seams half scores (empty for other strategies), for side drop.
+    pub sides: Vec<Vec<SideScores>>,
 }
 
 impl SearchedStrategy {
@@ -40,8 +44,11 @@ impl SearchedStrategy {
         progress: &mut dyn FnMut(usize, usize) -> bool,
     ) -> Result<Option<SearchedStrategy>, EngineError> {
         let mut lists = Vec::with_capacity(questions.len());
+        let mut sides = Vec::with_capacity(questions.len());
         for (q, v) in questions.iter().zip(vectors) {
-            lists.push(search_lists(&prepared, v, &q.question, settings)?);
+            let found = search_lists(&prepared, v, &q.question, settings)?;
+            sides.push(side_scores(&prepared, v, &found, settings));
+            lists.push(found);
             if !progress(lists.len(), questions.len()) {
                 return Ok(None);
             }
@@ -53,6 +60,7 @@ impl SearchedStrategy {
             units: prepared.units,
             pointers: prepared.pointers,
             lists,
+            sides,
         }))
     }
 
@@ -63,9 +71,16 @@ impl SearchedStrategy {
     pub fn row(&self, layout: &Layout, questions: &[Question], settings: &GridSettings) -> GridRow {
         let scores: Vec<_> = questions
             .iter()
-            .zip(&self.lists)
-            .map(|(q, lists)| {
-                let r = select(self.strategy, &self.units, &self.pointers, lists, settings);
+            .zip(self.lists.iter().zip(&self.sides))
+            .map(|(q, (lists, sides))| {
+                let r = select(
+                    self.strategy,
+                    &self.units,
+                    &self.pointers,
+                    lists,
+                    sides,
+                    settings,
+                );
                 score(&self.units, &self.pointers, layout, q, &r)
             })
             .collect();

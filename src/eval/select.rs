@@ -9,7 +9,7 @@ use super::strategy::{Pointer, Strategy, Unit};
 use crate::chunk::ChunkId;
 use crate::retrieve::{
     BudgetAction, ChunkPlacement, EntryRef, FusedEntry, Plan, PlanEntry, PlanItem, RankedList,
-    RerankStatus, fill_budget, fire_test, fuse,
+    RerankStatus, SideScores, fill_budget, fire_test, fuse, side_drops,
 };
 use crate::seam::SeamId;
 
@@ -20,10 +20,12 @@ pub struct Retrieved {
     pub units: Vec<u32>,
     /// Pointers that fired (Seams) and the units each added.
     pub fired: Vec<(u32, Vec<u32>)>,
+    /// Fired pointers side drop left with one unit: (pointer, the unit not brought).
+    pub dropped: Vec<(u32, u32)>,
 }
 
 /// The first and last unit a pointer leads to (the same unit twice for a one-unit pointer).
-fn ends(pointer: &Pointer) -> (ChunkId, ChunkId) {
+pub(super) fn ends(pointer: &Pointer) -> (ChunkId, ChunkId) {
     let first = pointer.links.first().copied().unwrap_or_default();
     let last = pointer.links.last().copied().unwrap_or(first);
     (ChunkId(first), ChunkId(last))
@@ -32,12 +34,13 @@ fn ends(pointer: &Pointer) -> (ChunkId, ChunkId) {
 /// Select the units `strategy` sends for one question from its ranked `lists`.
 ///
 /// `units` and `pointers` are the strategy's own (list entries index them: a chunk entry is a
-/// unit, a seam entry a pointer).
+/// unit, a seam entry a pointer); `sides` are Seams' half scores, used when `s.side_drop` is set.
 pub fn select(
     strategy: Strategy,
     units: &[Unit],
     pointers: &[Pointer],
     lists: &[RankedList],
+    sides: &[SideScores],
     s: &GridSettings,
 ) -> Retrieved {
     let fused = fuse(lists, s.rrf_c);
@@ -46,8 +49,21 @@ pub fn select(
             .get(seam.0 as usize)
             .map_or((ChunkId(0), ChunkId(0)), ends)
     };
+    let mut dropped = Vec::new();
     let plan = match strategy {
-        Strategy::Seams { .. } => Plan::fused_order(&fused, &fire_test(&fused, &links, s.m)),
+        Strategy::Seams { .. } => {
+            let decisions = fire_test(&fused, &links, s.m);
+            let mut plan = Plan::fused_order(&fused, &decisions);
+            if let Some(threshold) = s.side_drop {
+                let drops = side_drops(&decisions, sides, threshold);
+                dropped = drops
+                    .iter()
+                    .map(|d| (d.seam.0, d.dropped_chunk.0))
+                    .collect();
+                plan.apply_side_drops(&drops);
+            }
+            plan
+        }
         Strategy::Windows { .. } | Strategy::ChunkStrideWindows { .. } => {
             window_plan(&fused, pointers)
         }
@@ -56,11 +72,12 @@ pub fn select(
             return Retrieved {
                 units: neighbour_fill(units, &fused, s.budget),
                 fired: Vec::new(),
+                dropped: Vec::new(),
             };
         }
     };
     let fill = fill_budget(&plan, s.budget);
-    let fired = fill
+    let fired: Vec<(u32, Vec<u32>)> = fill
         .steps
         .iter()
         .filter_map(|step| match (&step.action, step.entry) {
@@ -72,9 +89,11 @@ pub fn select(
             _ => None,
         })
         .collect();
+    dropped.retain(|d| fired.iter().any(|f| f.0 == d.0));
     Retrieved {
         units: fill.chunks.iter().map(|c| c.0).collect(),
         fired,
+        dropped,
     }
 }
 

@@ -290,6 +290,9 @@ pub enum Action {
     /// Set `k` and `m` to the calibration's recommendation (through the sliders: `m` replans
     /// every pane, a new `k` rebuilds the seams in the background).
     ApplyRecommendedM,
+    /// Switch side drop on or off (a fired seam whose one half scores below the threshold brings
+    /// only the other chunk).
+    ToggleSideDrop,
     /// Switch the calibration between the corpus' gold question set and sampled passages, and
     /// run it again.
     ToggleCalibrationQuestions,

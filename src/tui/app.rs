@@ -116,6 +116,8 @@ pub struct App {
     pub calibration: CalibrationState,
     /// The evaluation page.
     pub evaluation: EvalState,
+    /// The side-drop threshold `d` switches on (the setting's, or the default).
+    pub side_drop_threshold: f32,
 }
 
 impl App {
@@ -145,6 +147,9 @@ impl App {
             notice: None,
             calibration: CalibrationState::default(),
             evaluation: EvalState::default(),
+            side_drop_threshold: settings
+                .side_drop
+                .unwrap_or(seamscope::retrieve::DEFAULT_SIDE_DROP),
         }
     }
 
@@ -270,6 +275,7 @@ impl App {
             }
             Action::RunCalibration => self.run_calibration(),
             Action::ApplyRecommendedM => return self.apply_recommended_m(),
+            Action::ToggleSideDrop => self.toggle_side_drop(),
             Action::ToggleCalibrationQuestions => {
                 self.calibration.sampled = !self.calibration.sampled;
                 self.run_calibration();
@@ -377,6 +383,36 @@ impl App {
     }
 
     /// Redo the fire test and budget fill of the current result under the sliders' settings.
+    /// Switch side drop on or off. Turning it on needs the halves scored, so a question asked
+    /// without them is asked again; otherwise the stages after search run again.
+    fn toggle_side_drop(&mut self) {
+        let on = self.base_query.side_drop.is_none();
+        self.base_query.side_drop = on.then_some(self.side_drop_threshold);
+        self.notice = Some(Notice {
+            text: if on {
+                format!(
+                    "side drop on (threshold {:.2}): a fired seam whose one half scores below it \
+                     brings only the other chunk",
+                    self.side_drop_threshold
+                )
+            } else {
+                "side drop off: a fired seam brings both chunks".to_string()
+            },
+            error: false,
+        });
+        let scored = self
+            .answer
+            .as_ref()
+            .is_some_and(|a| !a.trace.input.side_scores.is_empty());
+        match &self.asked {
+            Some(question) if on && !scored && self.shown.is_some() => {
+                let query = self.query_settings();
+                self.jobs.start_query(question.clone(), query);
+            }
+            _ => self.replan(),
+        }
+    }
+
     fn replan(&mut self) {
         let query = self.query_settings();
         let (Some(shown), Some(answer)) = (&self.shown, &mut self.answer) else {

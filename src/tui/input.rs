@@ -104,6 +104,7 @@ fn everywhere_action(key: &KeyEvent) -> Option<Action> {
         KeyCode::Char('X') => Action::CycleChunker(-1),
         KeyCode::Char('h') => Action::ToggleHeadingPrefix,
         KeyCode::Char('t') => Action::CycleTheme,
+        KeyCode::Char('d') => Action::ToggleSideDrop,
         _ => return None,
     })
 }

@@ -40,6 +40,7 @@ impl App {
             depth: base.map_or(self.base_query.depth, |s| s.depth),
             rrf_c: base.map_or(self.base_query.rrf_c, |s| s.rrf_c),
             chunk_tokens: base.map_or(self.sliders.chunk_tokens, |s| s.chunk_tokens),
+            side_drop: None,
         }
     }
 

@@ -124,6 +124,8 @@ fn tui_applying_the_calibration_sets_the_scanned_k_and_m() {
         k: Some(PARAMS.k + 4),
         m: Some(3),
         budget: 4,
+        side_drop: None,
+        wasted_fires_per_question: 0.0,
         failures: 1,
         failure_rate: 0.1,
         interval: seamscope::calibrate::interval::wilson(1, 10),

@@ -298,3 +298,23 @@ fn tui_a_document_pasted_as_a_question_is_refused_with_the_limit() {
     assert!(f.requests.try_recv().is_err(), "nothing is asked");
     assert!(f.app.typing, "the text stays to be shortened");
 }
+
+#[test]
+fn tui_d_switches_side_drop_and_asks_again_for_half_scores() {
+    let mut f = Fixture::answered();
+    assert_eq!(f.app.query_settings().side_drop, None, "off by default");
+    f.app.update(Action::ToggleSideDrop);
+    let on = f.app.query_settings().side_drop;
+    assert_eq!(on, Some(seamscope::retrieve::DEFAULT_SIDE_DROP));
+    // The fixture's answer has no half scores: the question is asked again, with side drop on.
+    f.expect_ask();
+    assert!(
+        f.app
+            .notice
+            .as_ref()
+            .is_some_and(|n| n.text.contains("side drop on"))
+    );
+    f.app.update(Action::ToggleSideDrop);
+    assert_eq!(f.app.query_settings().side_drop, None);
+    assert!(f.requests.try_recv().is_err(), "switching off only replans");
+}

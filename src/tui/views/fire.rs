@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
-use seamscope::retrieve::FireDecision;
+use seamscope::retrieve::{FireDecision, SideDrop};
 use seamscope::session::OpenCorpus;
 
 use super::{empty_hint, fit, pane_block, row_style};
@@ -29,8 +29,13 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     let trace = &answer.trace;
     let reach = trace.fill.steps.last().map_or(0, |s| s.position);
     let fired = trace.decisions.iter().filter(|d| d.fires).count();
+    let side = trace
+        .settings
+        .side_drop
+        .map(|t| format!(" · side drop {t:.2}: {} dropped", trace.side_drops.len()))
+        .unwrap_or_default();
     let title = format!(
-        " Fire test · m = {} · {} seams ranked, {fired} fire · the fill read to #{reach} ",
+        " Fire test · m = {} · {} seams ranked, {fired} fire{side} · the fill read to #{reach} ",
         trace.settings.m,
         trace.decisions.len()
     );
@@ -66,10 +71,15 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
             } else {
                 t.dropped
             };
+            let dropped = trace.side_drops.iter().find(|s| s.seam == d.seam);
+            let text = match dropped {
+                Some(s) => format!("{} · {} side dropped", d.arithmetic(), s.dropped.label()),
+                None => d.arithmetic(),
+            };
             Row::new(vec![
                 Cell::from(shown.open.seam_label(d.seam)),
                 Cell::from(format!("#{:<4}", d.seam_position)),
-                Cell::from(fit(&d.arithmetic(), usize::from(text_width))),
+                Cell::from(fit(&text, usize::from(text_width))),
             ])
             .style(style.patch(row_style(
                 t,
@@ -91,15 +101,21 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     };
     let selected = under_test.unwrap_or(cursor.selected);
     if let Some(d) = trace.decisions.get(selected) {
+        let dropped = trace.side_drops.iter().find(|s| s.seam == d.seam);
         frame.render_widget(
-            Paragraph::new(detail(t, &shown.open, d)).wrap(Wrap { trim: true }),
+            Paragraph::new(detail(t, &shown.open, d, dropped)).wrap(Wrap { trim: true }),
             detail_area,
         );
     }
 }
 
 /// The selected seam's test in full, with why it passed or failed.
-fn detail(t: &Theme, open: &OpenCorpus, d: &FireDecision) -> Line<'static> {
+fn detail(
+    t: &Theme,
+    open: &OpenCorpus,
+    d: &FireDecision,
+    dropped: Option<&SideDrop>,
+) -> Line<'static> {
     let mut spans = vec![
         Span::styled(format!("{}: ", open.seam_label(d.seam)), t.title),
         Span::styled(d.arithmetic(), if d.fires { t.fired } else { t.text }),
@@ -117,6 +133,12 @@ fn detail(t: &Theme, open: &OpenCorpus, d: &FireDecision) -> Line<'static> {
         spans.push(Span::styled(
             format!(" — blocked by chunk {}", list(&d.blocked_by())),
             t.muted,
+        ));
+    }
+    if let Some(s) = dropped {
+        spans.push(Span::styled(
+            format!(" — side drop: {}", s.reason()),
+            t.notice,
         ));
     }
     Line::from(spans)

@@ -82,6 +82,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
                 "next / previous chunker: fixed, sentence, recursive, structure",
             ),
             ("h", "heading-path prefixes in search texts on / off"),
+            ("d", "side drop on / off (a fired seam may bring one chunk)"),
         ],
     ),
     (

@@ -40,6 +40,7 @@ fn keys(app: &App) -> &'static [(&'static str, &'static str)] {
             ("s", "step"),
             ("x", "chunker"),
             ("h", "headings"),
+            ("d", "side drop"),
             ("↑↓", "move"),
             ("m/M", "margin"),
             ("b/B", "budget"),

@@ -234,6 +234,7 @@ impl Worker<'_> {
             &ks,
             &ms,
             &[query.budget],
+            &[None],
             &questions,
             0.0,
             &mut |p| {
