@@ -165,5 +165,6 @@ fn side_drop_scores_both_halves_and_brings_only_the_matching_chunk() {
         drops_seen > 0,
         "no side was dropped at {threshold} on 30 questions"
     );
+    assert!(reached > 0, "no dropped side was reached by a budget fill");
     engine.save_half_vectors().unwrap();
 }
