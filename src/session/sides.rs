@@ -2,8 +2,8 @@
 //!
 //! A half is the seam window from its start to the cut (left) or from the cut to its end
 //! (right). Its vector comes from the shared vector cache (keyed by text), so each half is
-//! embedded once, ever; the cache is opened on first use and written back by
-//! [`Engine::save_half_vectors`]. Only seams among the first [`SIDE_SCORE_DEPTH`] fused
+//! embedded once, ever; the cache is opened on first use and written back whenever a question
+//! needed new halves. Only seams among the first [`SIDE_SCORE_DEPTH`] fused
 //! positions are scored: deeper seams do not reach a budget fill.
 
 use super::{Engine, EngineError, OpenCorpus};
@@ -49,7 +49,7 @@ impl Engine {
         let options = EmbedOptions {
             slice: self.settings.embed_slice,
         };
-        let (vectors, _) = embed_texts(
+        let (vectors, stats) = embed_texts(
             &mut self.embedder,
             &self.tokenizer,
             cache,
@@ -57,6 +57,10 @@ impl Engine {
             options,
             &mut |_| true,
         )?;
+        // New halves go to disk at once, so the next run (or process) finds them.
+        if stats.cache_misses > 0 {
+            self.save_half_vectors()?;
+        }
         Ok(seams
             .iter()
             .zip(vectors.chunks(2))
