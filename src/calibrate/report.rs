@@ -192,13 +192,15 @@ impl Verdict {
                 let at = |m: u32| curve.at(m).map(|p| p.failure_rate * 100.0);
                 let measured = match (at(r), at(m)) {
                     (Some(fr), Some(fm)) => format!(
-                        ": measured at budget {}, m = {r} fails {fr:.1}% of questions and                          m = {m} {fm:.1}%",
+                        ": measured at budget {}, m = {r} fails {fr:.1}% of questions and m = {m} {fm:.1}%",
                         curve.budget
                     ),
                     _ => String::new(),
                 };
                 Some(format!(
-                    "The white paper's rule gives m = {r} because it keeps 90% of unsplit facts                      from firing, but a fire over an unsplit fact still brings the chunk that                      holds it (it costs a slot, not a miss){measured}."
+                    "The white paper's rule gives m = {r} because it keeps 90% of unsplit facts \
+                     from firing, but a fire over an unsplit fact still brings the chunk that \
+                     holds it (it costs a slot, not a miss){measured}."
                 ))
             }
             _ => None,
@@ -649,6 +651,39 @@ mod tests {
         assert!(r.warnings[0].text.contains("diagnostic"));
         assert!(!r.warnings[0].text.contains("lies outside"));
         assert_eq!((r.crossing.drawn, r.crossing.skipped), (6, 1));
+    }
+
+    #[test]
+    fn the_rule_note_says_why_the_paper_rule_differs_in_one_sentence() {
+        let mut m = no_curve();
+        let point = |m: u32, failures: usize| crate::calibrate::objective::CurvePoint {
+            m: Some(m),
+            questions: 10,
+            failures,
+            failure_rate: failures as f64 / 10.0,
+            interval: crate::calibrate::interval::wilson(failures, 10),
+            mean_tokens: 0.0,
+            fires_per_question: 0.0,
+            false_fires_per_question: 0.0,
+            wasted_fires_per_question: 0.0,
+            vs_best: None,
+        };
+        m.curve.points = vec![point(1, 2), point(4, 5)];
+        m.curve.recommended_m = Some(1);
+        // Unsplit p90 = 3, so the rule says m = 4.
+        let samples: Vec<SampleRecord> = [-2, 0, 1, 2, 3]
+            .into_iter()
+            .map(|v| record(SampleKind::Unsplit, v, false))
+            .collect();
+        let r = CalibrationReport::build(setup(), (5, 0), samples, m);
+        assert_eq!(r.paper_rule.recommended_m, Some(4));
+        let note = r.verdict.rule_note.unwrap();
+        assert_eq!(
+            note,
+            "The white paper's rule gives m = 4 because it keeps 90% of unsplit facts from firing, \
+             but a fire over an unsplit fact still brings the chunk that holds it (it costs a slot, \
+             not a miss): measured at budget 5, m = 4 fails 50.0% of questions and m = 1 20.0%."
+        );
     }
 
     #[test]

@@ -52,10 +52,14 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let left_width = (inner.width * 11 / 20).max(40);
     let right_width = inner.width.saturating_sub(left_width + 2);
     let verdict = verdict_lines(app, report);
-    let chart_rows = rows_of(&verdict, right_width).clamp(9, 13);
+    let generator = generator_lines(report, width, t);
+    // The verdict is read first: it gets every row it needs, leaving the diagnostic at least 4.
+    let spare = inner
+        .height
+        .saturating_sub(head_rows + generator.len() as u16 + 4);
+    let chart_rows = rows_of(&verdict, right_width).max(9).min(spare.max(9));
     let histogram = histogram(app, report, left_width);
     let numbers = numbers(app, report);
-    let generator = generator_lines(report, width, t);
     let [head_area, top, diagnostic, foot] = Layout::vertical([
         Constraint::Length(head_rows),
         Constraint::Length(chart_rows),
@@ -503,7 +507,14 @@ fn numbers<'a>(app: &App, r: &CalibrationReport) -> Vec<Line<'a>> {
         ),
         t.muted,
     ));
-    for w in &r.warnings {
+    // The verdict's own warnings are shown beside the curve already.
+    let diagnostic = r.warnings.iter().filter(|w| {
+        !matches!(
+            w.kind,
+            WarningKind::OutsideSetting | WarningKind::GainWithinNoise
+        )
+    });
+    for w in diagnostic {
         lines.push(Line::from(""));
         let style = match w.kind {
             WarningKind::OutsideSetting | WarningKind::NoUnsplit => t.error,
