@@ -35,6 +35,35 @@ pub struct Layout {
     pub timings: LayoutTimings,
 }
 
+/// Search texts for any span under one layout's search context: the search prefix (heading path,
+/// repeated table header) and then the exact span. See [`Layout::search_text_source`].
+pub struct SearchTextSource<'a> {
+    corpus: &'a Corpus,
+    /// One per document; empty when the context adds nothing.
+    contexts: Vec<DocContext<'a>>,
+}
+
+impl<'a> SearchTextSource<'a> {
+    /// The prefix put before `span` of `doc` for search; empty when there is none.
+    pub fn prefix(&self, doc: DocId, span: Span) -> String {
+        self.contexts
+            .get(doc.0 as usize)
+            .map(|c| c.prefix(span))
+            .unwrap_or_default()
+    }
+
+    /// The text embedded and keyword-indexed for `span` of `doc`.
+    pub fn text(&self, doc: DocId, span: Span) -> Cow<'a, str> {
+        let exact = self.corpus.doc(doc).slice(span);
+        let prefix = self.prefix(doc, span);
+        if prefix.is_empty() {
+            Cow::Borrowed(exact)
+        } else {
+            Cow::Owned(prefix + exact)
+        }
+    }
+}
+
 /// What [`Layout::with_heading_prefix`] adds to the chunker's name.
 pub const HEADINGS_SUFFIX: &str = "+headings";
 
@@ -159,29 +188,36 @@ impl Layout {
             .collect()
     }
 
+    /// Search texts under this layout's [`SearchContext`] for any span of the corpus: the
+    /// layout's own chunks and seams, or the units and pointers of a strategy compared with them.
+    pub fn search_text_source<'a>(&self, corpus: &'a Corpus) -> SearchTextSource<'a> {
+        SearchTextSource {
+            corpus,
+            contexts: if self.search.is_none() {
+                Vec::new()
+            } else {
+                corpus
+                    .documents
+                    .iter()
+                    .map(|d| DocContext::new(d, self.search))
+                    .collect()
+            },
+        }
+    }
+
     /// The search prefix of every chunk and of every seam, in id order (empty strings when the
     /// layout's [`SearchContext`] adds nothing).
     pub fn search_prefixes(&self, corpus: &Corpus) -> (Vec<String>, Vec<String>) {
-        if self.search.is_none() {
-            return (
-                vec![String::new(); self.chunks.len()],
-                vec![String::new(); self.seams.len()],
-            );
-        }
-        let contexts: Vec<DocContext<'_>> = corpus
-            .documents
-            .iter()
-            .map(|d| DocContext::new(d, self.search))
-            .collect();
-        let prefix = |doc: DocId, span: Span| {
-            contexts
-                .get(doc.0 as usize)
-                .map(|c| c.prefix(span))
-                .unwrap_or_default()
-        };
+        let source = self.search_text_source(corpus);
         (
-            self.chunks.iter().map(|c| prefix(c.doc, c.span)).collect(),
-            self.seams.iter().map(|s| prefix(s.doc, s.span)).collect(),
+            self.chunks
+                .iter()
+                .map(|c| source.prefix(c.doc, c.span))
+                .collect(),
+            self.seams
+                .iter()
+                .map(|s| source.prefix(s.doc, s.span))
+                .collect(),
         )
     }
 

@@ -293,3 +293,119 @@ proptest! {
         }
     }
 }
+
+/// A Markdown corpus whose chunks sit under headings, for the search-text tests.
+fn headed_corpus() -> Corpus {
+    let section = |title: &str, topic: &str| -> String {
+        let body: String = (0..30)
+            .map(|i| format!("Step {i} of {topic} names an owner and a rollback plan. "))
+            .collect();
+        format!("# {title}\n\n{body}\n\n")
+    };
+    Corpus::from_texts([(
+        "runbook.md",
+        section("Billing failover", "the billing failover") + &section("Stock sync", "stock sync"),
+    )])
+}
+
+#[test]
+fn eval_embeds_and_searches_the_texts_the_live_index_does() {
+    let tokenizer = common::tokenizer();
+    let corpus = headed_corpus();
+    let layout = Layout::build(&corpus, &tokenizer, &FixedTokens { tokens: 96 }, 20)
+        .unwrap()
+        .with_heading_prefix(true);
+    let dir = tempfile::tempdir().unwrap();
+    let (mut cache, _) = VectorCache::open(dir.path().join("v.bin"), 64);
+    let mut embedder = HashEmbedder::new(64, 256);
+    // What the live index embeds: the layout's search texts (heading path in front).
+    let (chunk_texts, _) = layout.search_texts(&corpus);
+    let exact = layout.chunk_texts(&corpus);
+    let prefixed = chunk_texts
+        .iter()
+        .zip(&exact)
+        .filter(|(search, exact)| search.len() > exact.len() && search.ends_with(**exact))
+        .count();
+    assert!(
+        prefixed >= layout.chunks.len() - 1,
+        "only the opening chunk lacks a prefix"
+    );
+    let texts: Vec<&str> = chunk_texts.iter().map(|t| t.as_ref()).collect();
+    seamscope::embed::embed_texts(
+        &mut embedder,
+        &tokenizer,
+        &mut cache,
+        &texts,
+        EmbedOptions::default(),
+        &mut |_| true,
+    )
+    .unwrap();
+    let settings = GridSettings {
+        budget: 3,
+        m: 1,
+        depth: 50,
+        rrf_c: 60.0,
+        chunk_tokens: 96,
+        side_drop: None,
+    };
+    let mut model = Embedding {
+        embedder: &mut embedder,
+        tokenizer: &tokenizer,
+        options: EmbedOptions::default(),
+        cache: &mut cache,
+    };
+    // The evaluation's chunks are those very texts: every one comes from the cache.
+    let p = prepare(&mut model, &corpus, &layout, Strategy::NoOverlap, &settings).unwrap();
+    assert_eq!(
+        p.embedding.cache_misses, 0,
+        "eval embedded texts the index never searches"
+    );
+    assert_eq!(p.embedding.cache_hits, layout.chunks.len());
+}
+
+#[test]
+fn overlap_keeps_another_chunkers_cuts_and_only_adds_overlap() {
+    let tokenizer = common::tokenizer();
+    let corpus = headed_corpus();
+    let chunker = seamscope::chunk::ChunkerKind::Sentence.build(96);
+    let layout = Layout::build(&corpus, &tokenizer, chunker.as_ref(), 20).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut cache, _) = VectorCache::open(dir.path().join("v.bin"), 64);
+    let mut embedder = HashEmbedder::new(64, 256);
+    let mut model = Embedding {
+        embedder: &mut embedder,
+        tokenizer: &tokenizer,
+        options: EmbedOptions::default(),
+        cache: &mut cache,
+    };
+    let settings = GridSettings {
+        budget: 3,
+        m: 1,
+        depth: 50,
+        rrf_c: 60.0,
+        chunk_tokens: 96,
+        side_drop: None,
+    };
+    let p = prepare(
+        &mut model,
+        &corpus,
+        &layout,
+        Strategy::Overlap { tokens: 15 },
+        &settings,
+    )
+    .unwrap();
+    // One unit per sentence-packed chunk, each ending where that chunk ends and starting about
+    // 15 tokens earlier: the chunker's own cuts, plus overlap.
+    assert_eq!(p.units.len(), layout.chunks.len());
+    for (u, c) in p.units.iter().zip(&layout.chunks) {
+        assert_eq!(u.span.end, c.span.end);
+        assert!(u.span.start <= c.span.start);
+        let offs = &layout.offsets[c.doc.0 as usize];
+        let extra = offs.count_in(u.span.start, c.span.start);
+        // 15 tokens, then back to the start of the word they begin in.
+        assert!(extra <= 18, "{extra} tokens of overlap");
+        if c.ordinal > 0 {
+            assert!(extra > 0, "chunk {} gained no overlap", c.id.0);
+        }
+    }
+}

@@ -157,3 +157,77 @@ fn a_stopped_search_returns_nothing() {
     assert_eq!(stopped.unwrap(), None);
     assert_eq!(asked, 2);
 }
+
+/// The evaluation searches as the live index does: the same lists, built by the same code, for
+/// the baseline's Seams at the layout's own k (real model, a small corpus).
+#[test]
+fn eval_lists_match_the_live_index_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus_dir = tempfile::tempdir().unwrap();
+    let text: String = (0..80)
+        .map(|i| {
+            format!(
+                "Section {i}: the {} team reviews {} and files ticket {}. ",
+                ["billing", "dispatch", "security", "warehouse"][i % 4],
+                [
+                    "the failover runbook",
+                    "carrier rates",
+                    "access logs",
+                    "cold storage"
+                ][i % 4],
+                2000 + i
+            )
+        })
+        .collect();
+    std::fs::write(corpus_dir.path().join("ops.md"), text).unwrap();
+    let mut settings = common::settings(dir.path());
+    settings.chunk_tokens = 128;
+    settings.k = 30;
+    let mut engine = seamscope::session::Engine::load(settings.clone()).unwrap();
+    let open = engine
+        .open_corpus(corpus_dir.path(), &mut |_| true)
+        .unwrap();
+    let grid = seamscope::eval::grid::GridSettings::from_settings(&settings);
+    let (mut cache, _) = engine.vector_cache();
+    let mut model = seamscope::eval::grid::Embedding::of(&mut engine, &mut cache);
+    let p = seamscope::eval::grid::prepare(
+        &mut model,
+        &open.corpus,
+        &open.layout,
+        Strategy::Seams { k: 30 },
+        &grid,
+    )
+    .unwrap();
+    // Chunks and seam windows come from the cache the index filled; only the seam halves (for
+    // side drop) are new.
+    assert_eq!(p.embedding.cache_misses, 2 * p.pointers.len());
+    for q in [
+        "who reviews the failover runbook",
+        "ticket 2042 carrier rates",
+        "cold storage",
+    ] {
+        let v = seamscope::embed::embed_one(&mut engine.embedder, &engine.tokenizer, q).unwrap();
+        let live = open.indexes.search(&v, q, grid.depth).unwrap().with_seams;
+        let eval = seamscope::eval::grid::search_lists(&p, &v, q, &grid).unwrap();
+        assert_eq!(live.len(), eval.len());
+        for (l, e) in live.iter().zip(&eval) {
+            assert_eq!(l.source, e.source);
+            let entries = |list: &seamscope::retrieve::RankedList| -> Vec<_> {
+                list.hits.iter().map(|h| h.entry).collect()
+            };
+            if l.source == seamscope::retrieve::ListSource::Dense {
+                // Cosines computed by usearch and directly may differ in the last bits: the
+                // same entries, in the same order wherever scores differ by more than that.
+                let (a, b) = (entries(l), entries(e));
+                let mut sa = a.clone();
+                let mut sb = b.clone();
+                sa.sort_by_key(|x| format!("{x:?}"));
+                sb.sort_by_key(|x| format!("{x:?}"));
+                assert_eq!(sa, sb, "{q}: dense entries");
+                assert_eq!(a[..5], b[..5], "{q}: the dense top 5");
+            } else {
+                assert_eq!(entries(l), entries(e), "{q}: {:?}", l.source);
+            }
+        }
+    }
+}

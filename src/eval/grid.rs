@@ -12,16 +12,16 @@ use super::metrics::{SpanClass, covered, span_class};
 use super::questions::Question;
 use super::select::ends;
 pub use super::select::{Retrieved, select};
-use super::strategy::{Pointer, Strategy, Unit, link, overlapping_spans, token_windows};
-use crate::chunk::ChunkId;
+use super::strategy::{
+    Pointer, Strategy, Unit, extended_back, link, overlapping_spans, token_windows,
+};
 use crate::corpus::Corpus;
 use crate::embed::cache::VectorCache;
 use crate::embed::{EmbedOptions, EmbedStats, Embedder, embed_one, embed_texts};
+use crate::index::search::lists_from_hits;
 use crate::layout::Layout;
-use crate::retrieve::{
-    DEFAULT_SIDE_DROP, EntryRef, Hit, ListSource, RankedList, SIDE_SCORE_DEPTH, SideScores,
-};
-use crate::seam::{SeamId, build_seams};
+use crate::retrieve::{DEFAULT_SIDE_DROP, RankedList, SIDE_SCORE_DEPTH, SideScores};
+use crate::seam::build_seams;
 use crate::session::{Engine, EngineError};
 use crate::tokens::TokenCounter;
 
@@ -125,19 +125,31 @@ pub fn prepare(
     let mut pointers = Vec::new();
     match strategy {
         Strategy::NoOverlap | Strategy::NeighbourExpansion => {}
+        // Fixed chunks: token windows at a stride of chunk − overlap, each the chunk size. Any
+        // other chunker: its own chunks, each reaching back `tokens` into its predecessor.
         Strategy::Overlap { tokens } => {
+            let fixed = layout.chunker.starts_with("fixed");
             units = corpus
                 .documents
                 .iter()
                 .zip(&layout.offsets)
                 .flat_map(|(doc, offs)| {
-                    overlapping_spans(&doc.text, offs, settings.chunk_tokens, tokens)
-                        .into_iter()
-                        .map(move |span| Unit {
-                            doc: doc.id,
-                            span,
-                            tokens: offs.count_in(span.start, span.end) as u32,
-                        })
+                    let spans = if fixed {
+                        overlapping_spans(&doc.text, offs, settings.chunk_tokens, tokens)
+                    } else {
+                        let own: Vec<crate::corpus::Span> = layout
+                            .chunks
+                            .iter()
+                            .filter(|c| c.doc == doc.id)
+                            .map(|c| c.span)
+                            .collect();
+                        extended_back(&doc.text, offs, &own, tokens)
+                    };
+                    spans.into_iter().map(move |span| Unit {
+                        doc: doc.id,
+                        span,
+                        tokens: offs.count_in(span.start, span.end) as u32,
+                    })
                 })
                 .collect();
         }
@@ -171,8 +183,16 @@ pub fn prepare(
         }
     }
     let text = |doc: crate::corpus::DocId, span: crate::corpus::Span| corpus.doc(doc).slice(span);
-    let unit_texts: Vec<&str> = units.iter().map(|u| text(u.doc, u.span)).collect();
-    let pointer_texts: Vec<&str> = pointers.iter().map(|p| text(p.doc, p.span)).collect();
+    // Search texts as the live index builds them (heading paths, repeated table headers), so a
+    // strategy is scored on what a query would really search.
+    let source = layout.search_text_source(corpus);
+    let unit_owned: Vec<_> = units.iter().map(|u| source.text(u.doc, u.span)).collect();
+    let pointer_owned: Vec<_> = pointers
+        .iter()
+        .map(|p| source.text(p.doc, p.span))
+        .collect();
+    let unit_texts: Vec<&str> = unit_owned.iter().map(|t| t.as_ref()).collect();
+    let pointer_texts: Vec<&str> = pointer_owned.iter().map(|t| t.as_ref()).collect();
     let (unit_vecs, mut stats) = embed_texts(
         model.embedder,
         model.tokenizer,
@@ -265,9 +285,11 @@ pub fn side_scores(
         .collect()
 }
 
-/// Run one question's searches (its vector and text) on a prepared strategy: the dense list
-/// (units and pointers together), the keyword list of units and, when there are pointers, the
-/// keyword list of pointers. Everything after this is pure: see [`select`].
+/// Run one question's searches (its vector and text) on a prepared strategy: with pointers, the
+/// same three lists a live query searches (dense over units and pointers together, BM25 over
+/// units, BM25 over pointers); without, dense and BM25 over units. Built by the same code as the
+/// live index's lists ([`lists_from_hits`]), so ranks and ties agree. Everything after this is
+/// pure: see [`select`].
 pub fn search_lists(
     p: &Prepared,
     vector: &[f32],
@@ -275,41 +297,23 @@ pub fn search_lists(
     s: &GridSettings,
 ) -> Result<Vec<RankedList>, EngineError> {
     let kw = |e: crate::index::keywords::KeywordError| EngineError::Index(e.into());
-    let unit = |i: u32| EntryRef::Chunk(ChunkId(i));
-    let ptr = |i: u32| EntryRef::Seam(SeamId(i));
-    let mut dense = hits(&p.unit_search.dense(vector, s.depth), unit);
-    let mut lists = vec![];
-    if let Some(ps) = &p.pointer_search {
-        dense.extend(hits(&ps.dense(vector, s.depth), ptr));
-        dense.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| a.entry.is_seam().cmp(&b.entry.is_seam()))
-        });
-        dense.truncate(s.depth);
-        lists.push(RankedList::new(
-            ListSource::KeywordSeams,
-            hits(&ps.keywords(question, s.depth).map_err(kw)?, ptr),
-        ));
-    }
-    lists.push(RankedList::new(ListSource::Dense, dense));
-    lists.push(RankedList::new(
-        ListSource::KeywordChunks,
-        hits(
-            &p.unit_search.keywords(question, s.depth).map_err(kw)?,
-            unit,
-        ),
-    ));
-    Ok(lists)
-}
-
-fn hits(list: &[(u32, f32)], make: impl Fn(u32) -> EntryRef) -> Vec<Hit> {
-    list.iter()
-        .map(|&(i, score)| Hit {
-            entry: make(i),
-            score,
-        })
-        .collect()
+    let unit_dense = p.unit_search.dense(vector, s.depth);
+    let unit_keywords = p.unit_search.keywords(question, s.depth).map_err(kw)?;
+    Ok(match &p.pointer_search {
+        Some(ps) => {
+            let pointer_dense = ps.dense(vector, s.depth);
+            let pointer_keywords = ps.keywords(question, s.depth).map_err(kw)?;
+            lists_from_hits(
+                &unit_dense,
+                &pointer_dense,
+                &unit_keywords,
+                &pointer_keywords,
+                s.depth,
+            )
+            .with_seams
+        }
+        None => lists_from_hits(&unit_dense, &[], &unit_keywords, &[], s.depth).chunks_only,
+    })
 }
 
 /// Run one question (its vector and text) through a prepared strategy: search, then select.

@@ -144,6 +144,30 @@ pub fn overlapping_spans(
     }
 }
 
+/// Each of a document's chunk spans (in order) reaching back `overlap` tokens into the text
+/// before it, snapped back to a word start: overlap added to another chunker's own cuts, so the
+/// comparison measures overlap, not a change of chunker.
+pub fn extended_back(
+    text: &str,
+    offs: &TokenOffsets,
+    chunks: &[Span],
+    overlap: usize,
+) -> Vec<Span> {
+    chunks
+        .iter()
+        .map(|c| {
+            let first = offs.first_at_or_after(c.start);
+            let back = first.saturating_sub(overlap);
+            let start = if back < first {
+                crate::chunk::fixed::word_start_at_or_before(text, offs.starts[back], 0)
+            } else {
+                c.start
+            };
+            Span::new(start.min(c.start), c.end)
+        })
+        .collect()
+}
+
 /// Windows of `width` tokens starting every `stride` tokens from token `first`, snapped back to
 /// word starts; the last window reaches the end of the text.
 pub fn token_windows(

@@ -30,55 +30,79 @@ impl IndexSet {
         let mode = self.search_mode;
         let chunk_dense = self.chunk_vectors.search(query_vector, depth, mode)?;
         let seam_dense = self.seam_vectors.search(query_vector, depth, mode)?;
-        // One dense list over both collections: same model, same metric, so cosine scores
-        // compare; ties put chunks first, then lower ids, so the order is deterministic.
-        let mut dense: Vec<Hit> = chunk_dense
-            .iter()
-            .map(|&(id, score)| Hit {
-                entry: EntryRef::Chunk(ChunkId(id)),
-                score,
-            })
-            .chain(seam_dense.iter().map(|&(id, score)| Hit {
-                entry: EntryRef::Seam(SeamId(id)),
-                score,
-            }))
-            .collect();
-        dense.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| a.entry.is_seam().cmp(&b.entry.is_seam()))
-                .then_with(|| entry_id(a.entry).cmp(&entry_id(b.entry)))
-        });
-        dense.truncate(depth);
-        let chunk_hits = |hits: &[(u32, f32)]| -> Vec<Hit> {
-            hits.iter()
-                .map(|&(id, score)| Hit {
-                    entry: EntryRef::Chunk(ChunkId(id)),
-                    score,
-                })
-                .collect()
-        };
-        let bm25_chunks = chunk_hits(&self.chunk_keywords.search(question, depth)?);
-        let bm25_seams: Vec<Hit> = self
-            .seam_keywords
-            .search(question, depth)?
-            .into_iter()
-            .map(|(id, score)| Hit {
-                entry: EntryRef::Seam(SeamId(id)),
-                score,
-            })
-            .collect();
-        Ok(SearchLists {
-            with_seams: vec![
-                RankedList::new(ListSource::Dense, dense),
-                RankedList::new(ListSource::KeywordChunks, bm25_chunks.clone()),
-                RankedList::new(ListSource::KeywordSeams, bm25_seams),
-            ],
-            chunks_only: vec![
-                RankedList::new(ListSource::Dense, chunk_hits(&chunk_dense)),
-                RankedList::new(ListSource::KeywordChunks, bm25_chunks),
-            ],
+        let bm25_chunks = self.chunk_keywords.search(question, depth)?;
+        let bm25_seams = self.seam_keywords.search(question, depth)?;
+        Ok(lists_from_hits(
+            &chunk_dense,
+            &seam_dense,
+            &bm25_chunks,
+            &bm25_seams,
+            depth,
+        ))
+    }
+}
+
+/// Chunk hits as list entries.
+fn chunk_hits(hits: &[(u32, f32)]) -> Vec<Hit> {
+    hits.iter()
+        .map(|&(id, score)| Hit {
+            entry: EntryRef::Chunk(ChunkId(id)),
+            score,
         })
+        .collect()
+}
+
+/// Seam hits as list entries.
+fn seam_hits(hits: &[(u32, f32)]) -> Vec<Hit> {
+    hits.iter()
+        .map(|&(id, score)| Hit {
+            entry: EntryRef::Seam(SeamId(id)),
+            score,
+        })
+        .collect()
+}
+
+/// One dense list over both collections, cut to `depth`: same model, same metric, so cosine
+/// scores compare; ties put chunks first, then lower ids, so the order is deterministic.
+pub fn merge_dense(chunks: &[(u32, f32)], seams: &[(u32, f32)], depth: usize) -> Vec<Hit> {
+    let mut dense: Vec<Hit> = chunk_hits(chunks)
+        .into_iter()
+        .chain(seam_hits(seams))
+        .collect();
+    dense.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then_with(|| a.entry.is_seam().cmp(&b.entry.is_seam()))
+            .then_with(|| entry_id(a.entry).cmp(&entry_id(b.entry)))
+    });
+    dense.truncate(depth);
+    dense
+}
+
+/// The ranked lists of one question from each collection's hits (ids, scores, best first): the
+/// one place that builds them, for the live indexes and for every strategy an evaluation
+/// compares, so both rank and break ties the same way.
+pub fn lists_from_hits(
+    chunk_dense: &[(u32, f32)],
+    seam_dense: &[(u32, f32)],
+    bm25_chunks: &[(u32, f32)],
+    bm25_seams: &[(u32, f32)],
+    depth: usize,
+) -> SearchLists {
+    let keyword_chunks = chunk_hits(bm25_chunks);
+    SearchLists {
+        with_seams: vec![
+            RankedList::new(
+                ListSource::Dense,
+                merge_dense(chunk_dense, seam_dense, depth),
+            ),
+            RankedList::new(ListSource::KeywordChunks, keyword_chunks.clone()),
+            RankedList::new(ListSource::KeywordSeams, seam_hits(bm25_seams)),
+        ],
+        chunks_only: vec![
+            RankedList::new(ListSource::Dense, chunk_hits(chunk_dense)),
+            RankedList::new(ListSource::KeywordChunks, keyword_chunks),
+        ],
     }
 }
 
