@@ -1,5 +1,5 @@
-//! Hostile input never panics: arbitrary bytes fed to the corpus loader, the question-file parser
-//! and the settings parser give a clear error or a valid result.
+//! Hostile input never panics: arbitrary bytes fed to the corpus loader, the Markdown outline, the
+//! question-file parser and the settings parser give a clear error or a valid result.
 
 mod common;
 
@@ -8,11 +8,20 @@ use std::sync::OnceLock;
 
 use proptest::prelude::*;
 use seamscope::chunk::ChunkerKind;
-use seamscope::corpus::{Corpus, CorpusError, LoadOptions, SkipReason, decode_text};
+use seamscope::chunk::markdown::{Dialect, outline};
+use seamscope::corpus::{Corpus, CorpusError, LoadOptions, SkipReason, Span, decode_text};
 use seamscope::eval::questions::{load_question_set, parse_file, resolve};
 use seamscope::layout::Layout;
 use seamscope::settings::Settings;
 use seamscope::tokens::TokenCounter;
+
+/// Cases per property: `PROPTEST_CASES` when set, else 96.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(96)
+}
 
 /// The real tokenizer, loaded once for every case.
 fn tokenizer() -> &'static TokenCounter {
@@ -72,7 +81,8 @@ fn file_name() -> impl Strategy<Value = Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    // 96 cases by default; PROPTEST_CASES asks for more (a longer hunt).
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
 
     #[test]
     fn hostile_decode_text_is_text_or_a_reason(bytes in file_bytes()) {
@@ -127,6 +137,33 @@ proptest! {
                     }
                 }
                 Err(e) => prop_assert!(false, "an existing folder failed to open: {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn hostile_markdown_outlines_hold_true_spans(bytes in file_bytes()) {
+        let text = String::from_utf8_lossy(&bytes);
+        for dialect in [Dialect::Markdown, Dialect::Plain] {
+            let o = outline(&text, dialect);
+            let mut spans: Vec<Span> = o.fences.iter().map(|f| f.span).collect();
+            for t in &o.tables {
+                spans.extend([t.span, t.header, t.delimiter]);
+                spans.extend(t.rows.iter().copied());
+            }
+            spans.extend(o.headings.iter().map(|h| h.span));
+            spans.extend(o.prose.iter().map(|p| p.span));
+            spans.extend(o.front_matter);
+            for s in spans {
+                prop_assert!(s.start <= s.end && s.end <= text.len(), "{s:?}");
+                prop_assert!(text.is_char_boundary(s.start) && text.is_char_boundary(s.end));
+            }
+            for p in &o.prose {
+                prop_assert!(p.span.start <= p.content_start && p.content_start <= p.span.end);
+            }
+            for t in &o.tables {
+                prop_assert!(t.span.contains(&t.header));
+                prop_assert!(t.rows.iter().all(|r| t.span.contains(r)));
             }
         }
     }
