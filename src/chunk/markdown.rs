@@ -243,28 +243,17 @@ fn markdown_outline(text: &str) -> Outline {
     let mut out = Outline::default();
     // Open blocks, innermost last: what an inline event belongs to.
     let mut blocks: Vec<Block> = Vec::new();
-    let mut heading: Option<(u8, Span, String)> = None;
     let mut table: Option<Table> = None;
     // A tight list item's own text, before any block inside it: (start, end).
     let mut item_text: Option<(usize, usize)> = None;
     for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
         let span = Span::new(range.start, trim_end_of_block(text, range.start, range.end));
-        let is_block_start = matches!(
-            &event,
-            Event::Start(
-                Tag::Paragraph
-                    | Tag::Heading { .. }
-                    | Tag::BlockQuote(_)
-                    | Tag::CodeBlock(_)
-                    | Tag::HtmlBlock
-                    | Tag::List(_)
-                    | Tag::Item
-                    | Tag::Table(_)
-                    | Tag::MetadataBlock(_)
-                    | Tag::FootnoteDefinition(_)
-                    | Tag::DefinitionList
-            )
-        ) || matches!(&event, Event::End(TagEnd::Item) | Event::Rule);
+        // A block starting (or the item ending) closes a tight item's own text.
+        let is_block_start = match &event {
+            Event::Start(tag) => Block::of(tag).is_some(),
+            Event::End(TagEnd::Item) | Event::Rule => true,
+            _ => false,
+        };
         if is_block_start && let Some((start, end)) = item_text.take() {
             out.prose.push(prose_block(text, start, end));
         }
@@ -272,9 +261,11 @@ fn markdown_outline(text: &str) -> Outline {
             Event::Start(tag) => {
                 match &tag {
                     Tag::CodeBlock(CodeBlockKind::Fenced(_)) => out.fences.push(fence(text, span)),
-                    Tag::Heading { level, .. } => {
-                        heading = Some((*level as u8, span, heading_title(text, span)));
-                    }
+                    Tag::Heading { level, .. } => out.headings.push(Heading {
+                        level: *level as u8,
+                        span,
+                        title: heading_title(text, span),
+                    }),
                     Tag::Table(_) => {
                         table = Some(Table {
                             span,
@@ -306,14 +297,8 @@ fn markdown_outline(text: &str) -> Outline {
                 }
             }
             Event::End(end) => {
-                match end {
-                    TagEnd::Heading(_) => {
-                        if let Some((level, span, title)) = heading.take() {
-                            out.headings.push(Heading { level, span, title });
-                        }
-                    }
-                    TagEnd::Table => out.tables.extend(table.take()),
-                    _ => {}
+                if end == TagEnd::Table {
+                    out.tables.extend(table.take());
                 }
                 if Block::ends(&end) {
                     blocks.pop();
