@@ -224,7 +224,10 @@ const SKIPS_LISTED: usize = 20;
 fn skip_list(skipped: &[SkippedFile]) -> String {
     use std::fmt::Write;
     if skipped.is_empty() {
-        return ": the folder holds no files".into();
+        // Hidden entries are left out without a skip record (a `.git` folder would flood the
+        // list), so say so: a folder holding only `.notes.md` is not empty.
+        return ": the folder holds no files to read (names starting with '.' are never read)"
+            .into();
     }
     let mut out = format!(": {} skipped:", skipped.len());
     for s in skipped.iter().take(SKIPS_LISTED) {

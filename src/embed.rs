@@ -150,14 +150,19 @@ pub fn plan_windows(offsets: &TokenOffsets, text_len: usize, window: usize) -> V
 }
 
 /// What one embedding run did: cache hits, misses and time.
+///
+/// Every text asked for is counted once: `texts = cache_hits + cache_misses + duplicates_in_batch`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct EmbedStats {
     /// Texts asked for.
     pub texts: usize,
-    /// Texts served from the cache.
+    /// Texts found in the vector cache.
     pub cache_hits: usize,
     /// Texts that had to be embedded.
     pub cache_misses: usize,
+    /// Repeats of a text embedded earlier in the same batch, served from that one run: neither a
+    /// cache hit nor a model run.
+    pub duplicates_in_batch: usize,
     /// Tokens of the texts that were embedded.
     pub tokens_embedded: usize,
     /// Tokens of the texts served from the cache.
@@ -168,6 +173,21 @@ pub struct EmbedStats {
     pub model_seconds: f64,
     /// Seconds in total, including tokenizing, windowing and cache work.
     pub total_seconds: f64,
+}
+
+impl EmbedStats {
+    /// Add another run's counts and times to these (for a report over several runs).
+    pub fn add(&mut self, other: &EmbedStats) {
+        self.texts += other.texts;
+        self.cache_hits += other.cache_hits;
+        self.cache_misses += other.cache_misses;
+        self.duplicates_in_batch += other.duplicates_in_batch;
+        self.tokens_embedded += other.tokens_embedded;
+        self.tokens_cached += other.tokens_cached;
+        self.windows += other.windows;
+        self.model_seconds += other.model_seconds;
+        self.total_seconds += other.total_seconds;
+    }
 }
 
 /// Progress of an embedding run, in tokens.
@@ -227,10 +247,9 @@ pub fn embed_texts(
             stats.tokens_cached += tokens;
             continue;
         }
-        if let Some(&(first, tokens)) = pending.get(&key) {
+        if let Some(&(first, _)) = pending.get(&key) {
             duplicates.push((i, first));
-            stats.cache_hits += 1;
-            stats.tokens_cached += tokens;
+            stats.duplicates_in_batch += 1;
             continue;
         }
         stats.cache_misses += 1;

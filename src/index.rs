@@ -276,7 +276,7 @@ pub fn open_or_build(
                     dir: dir.clone(),
                     reopened: true,
                     rebuilt_because: None,
-                    vector_cache: CacheOpen::New,
+                    vector_cache: CacheOpen::NotOpened,
                     chunk_embedding: EmbedStats::default(),
                     seam_embedding: EmbedStats::default(),
                     timings: BuildTimings {

@@ -265,3 +265,101 @@ fn retrieve_rerank_failure_keeps_fused_order_and_says_so() {
     assert!(matches!(trace.plan.rerank, RerankStatus::Failed { .. }));
     assert_eq!(trace.fill.chunks, ids(&[7, 8, 1]));
 }
+
+/// A chunks-only ranking over the same chunks: 1 chunk 1, 2 chunk 7, 3 chunk 2, 4 chunk 3,
+/// 5 chunk 4, 6 chunk 8.
+fn chunks_only_fused() -> Vec<FusedEntry> {
+    [c(1), c(7), c(2), c(3), c(4), c(8)]
+        .into_iter()
+        .map(FusedEntry::given)
+        .collect()
+}
+
+#[test]
+fn retrieve_rerank_applies_to_the_chunks_only_side_too() {
+    let input = QueryInput {
+        question: "q".into(),
+        ranking: RankingInput::Fused(fused()),
+        chunks_only: Some(RankingInput::Fused(chunks_only_fused())),
+        rerank: RerankInput::NotConfigured,
+        side_scores: Vec::new(),
+    };
+    let settings = QuerySettings {
+        m: 2,
+        budget: 4,
+        ..QuerySettings::default()
+    };
+    // The Seams side pins 7 and 8 (seam 7|8 fires); the chunks-only side has no seams, so its
+    // first chunks, 7 and 8 among them, are judged too: the engine must score both sides.
+    let candidates = input.rerank_candidates(&settings, &links);
+    assert_eq!(candidates, ids(&[1, 2, 3, 4, 7, 8]));
+
+    let mut model = FixedReranker::new(&SCORES);
+    let lookup_texts: HashMap<ChunkId, String> =
+        (0..10).map(|i| (ChunkId(i), text(ChunkId(i)))).collect();
+    let lookup = |c: ChunkId| lookup_texts.get(&c).map(String::as_str);
+    let Ok(scores) = score_candidates(&mut model, "q", &candidates, &lookup) else {
+        panic!("fake reranker failed");
+    };
+    let input = QueryInput {
+        rerank: RerankInput::Scores(scores),
+        ..input
+    };
+    let tokens = |_: ChunkId| 100;
+    let lookups = Lookups {
+        links: &links,
+        tokens: &tokens,
+    };
+    let Ok(trace) = replan(&input, &settings, &lookups) else {
+        panic!("valid settings rejected");
+    };
+    assert_eq!(trace.fill.chunks, ids(&[7, 8, 2, 4]));
+    let Some(run) = trace.without_seams.retrieval.as_ref() else {
+        panic!("the chunks-only run is missing");
+    };
+    // Reranked (7: 1.0, 8: 1.0, 2: 0.9, 4: 0.7, 3: 0.5, 1: 0.1) the chunks-only side holds the same
+    // four chunks: the reranker, not Seams, brought chunk 4 and pushed out chunks 1 and 3.
+    assert_eq!(run.fill.chunks, ids(&[7, 8, 2, 4]));
+    assert!(run.comparison.added.is_empty(), "{:?}", run.comparison);
+    assert!(run.comparison.displaced.is_empty(), "{:?}", run.comparison);
+    assert_eq!(
+        run.rerank,
+        RerankStatus::Applied {
+            reranker: "fixed".into(),
+            candidates: 6,
+            unscored: vec![],
+        }
+    );
+}
+
+#[test]
+fn retrieve_rerank_failure_is_reported_on_the_chunks_only_side_too() {
+    let input = QueryInput {
+        question: "q".into(),
+        ranking: RankingInput::Fused(fused()),
+        chunks_only: Some(RankingInput::Fused(chunks_only_fused())),
+        rerank: RerankInput::Failed {
+            reranker: "fixed".into(),
+            error: "model file missing".into(),
+        },
+        side_scores: Vec::new(),
+    };
+    let tokens = |_: ChunkId| 1;
+    let lookups = Lookups {
+        links: &links,
+        tokens: &tokens,
+    };
+    let settings = QuerySettings {
+        m: 2,
+        budget: 3,
+        ..QuerySettings::default()
+    };
+    let Ok(trace) = replan(&input, &settings, &lookups) else {
+        panic!("valid settings rejected");
+    };
+    let Some(run) = trace.without_seams.retrieval.as_ref() else {
+        panic!("the chunks-only run is missing");
+    };
+    assert!(matches!(run.rerank, RerankStatus::Failed { .. }));
+    assert_eq!(run.fill.chunks, ids(&[1, 7, 2]));
+}

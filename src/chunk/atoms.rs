@@ -1,8 +1,9 @@
 //! Atoms: pieces of a Markdown document that must arrive whole to be usable.
 //!
-//! Four classes, found with the [`markdown`](super::markdown) scanner:
+//! Four classes, found with the [`markdown`](super::markdown) outline (pulldown-cmark):
 //! - **fenced block**: opening fence line to closing fence line (a fence never closed runs to the
-//!   end of the document), `~~~` and backtick fences alike;
+//!   end of its container: the document, or the list item or quote holding it), `~~~` and
+//!   backtick fences alike;
 //! - **table**: header row, delimiter row and every body row;
 //! - **table row**: one body row (header and delimiter rows are labels, not data);
 //! - **figure sentence**: a sentence of running text (a paragraph or list item, never a heading,

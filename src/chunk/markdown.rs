@@ -1,21 +1,19 @@
-//! A line scanner for the parts of Markdown that chunking cares about: fenced blocks, tables,
-//! headings and prose blocks (paragraphs and list items), all as exact byte spans.
+//! The parts of Markdown that chunking cares about: fenced blocks, tables, headings and prose
+//! blocks (paragraphs and list items), all as exact byte spans.
 //!
-//! This is deliberately not a full CommonMark parser. It recognises:
-//! - **Fenced blocks**: a line whose first non-blank characters are three or more backticks or
-//!   tildes (a backtick opener's info string may not hold a backtick), closed by a line of at
-//!   least as many of the same character and nothing else. Indentation is not checked, so a fence
-//!   inside a list item counts. A fence never closed runs to the end of the document.
-//! - **Tables** (GFM): a line holding `|`, then a delimiter row with the same number of cells, each
-//!   `:?-+:?`; then body rows: following non-blank lines that hold `|` and start no fence or
-//!   heading.
-//! - **Headings**: ATX (`#` to `######` then a space or the line end, at most three spaces in) and
-//!   setext (a paragraph underlined with `===` or `---`).
-//! - **Prose blocks**: runs of other non-blank lines; a list item line (`-`, `*`, `+`, `1.` or
-//!   `1)` then a space) always starts a new block, and a blank line ends one.
-//! - **Front matter**: a document that opens with a `---` line, up to the next `---` or `...` line.
+//! Markdown is read by `pulldown-cmark` (CommonMark with GitHub tables and YAML front matter),
+//! whose events carry the byte range of every block; this module turns those ranges into spans:
+//! - **Fenced blocks** span from the start of the opening line to the closing line. A fence in a
+//!   list item counts. A fence never closed runs to the end of its container (the document, or
+//!   the list item or quote holding it). An indented code block is not a fence.
+//! - **Tables** (GFM): header row, delimiter row and body rows, each row a span.
+//! - **Headings**: ATX and setext, with their title as written (inline markup kept).
+//! - **Prose blocks**: paragraphs, and the text of each list item. A block's span starts with its
+//!   line (list marker included); its content starts after the marker.
+//! - **Front matter**: a YAML block that opens the document between `---` lines.
 //!
-//! Spans end before the last line's terminator (`\n` or `\r\n`).
+//! Plain text is not Markdown: there only prose blocks are found, by lines (a blank line ends a
+//! block, a list item line starts one). Spans end before the last line's terminator.
 
 use crate::corpus::Span;
 
@@ -127,91 +125,21 @@ pub enum Dialect {
 
 /// Scan `text` for fences, tables, headings and prose blocks.
 pub fn outline(text: &str, dialect: Dialect) -> Outline {
-    let lines = lines(text);
-    let line = |i: usize| &text[lines[i].start..lines[i].end];
-    let mut out = Outline::default();
-    let mut para: Option<(ProseBlock, bool)> = None; // (block, is a list item)
-    let mut i = 0;
-    let markdown = dialect == Dialect::Markdown;
-    let closing = |j: usize| matches!(line(j).trim_end(), "---" | "...");
-    if markdown
-        && !lines.is_empty()
-        && line(0).trim_end() == "---"
-        && let Some(j) = (1..lines.len()).find(|&j| closing(j))
-    {
-        out.front_matter = Some(Span::new(0, lines[j].end));
-        i = j + 1;
+    match dialect {
+        Dialect::Markdown => markdown_outline(text),
+        Dialect::Plain => Outline {
+            prose: plain_prose(text),
+            ..Outline::default()
+        },
     }
-    while i < lines.len() {
-        let l = lines[i];
-        let s = line(i);
-        if markdown {
-            if let Some((ch, len)) = fence_opener(s) {
-                close(&mut para, &mut out);
-                let closer = (i + 1..lines.len()).find(|&j| is_fence_closer(line(j), ch, len));
-                let last = closer.unwrap_or(lines.len() - 1);
-                out.fences.push(Fence {
-                    span: Span::new(l.start, lines[last].end),
-                    closed: closer.is_some(),
-                });
-                i = last + 1;
-                continue;
-            }
-            if let Some((level, title)) = atx_heading(s) {
-                close(&mut para, &mut out);
-                out.headings.push(Heading {
-                    level,
-                    span: Span::new(l.start, l.end),
-                    title,
-                });
-                i += 1;
-                continue;
-            }
-            if s.contains('|') && i + 1 < lines.len() && is_delimiter_row(line(i + 1), cells(s)) {
-                close(&mut para, &mut out);
-                let mut j = i + 2;
-                let mut rows = Vec::new();
-                while j < lines.len() {
-                    let r = line(j);
-                    if r.trim().is_empty()
-                        || !r.contains('|')
-                        || fence_opener(r).is_some()
-                        || atx_heading(r).is_some()
-                    {
-                        break;
-                    }
-                    rows.push(Span::new(lines[j].start, lines[j].end));
-                    j += 1;
-                }
-                out.tables.push(Table {
-                    span: Span::new(l.start, lines[j - 1].end),
-                    header: Span::new(l.start, l.end),
-                    delimiter: Span::new(lines[i + 1].start, lines[i + 1].end),
-                    rows,
-                });
-                i = j;
-                continue;
-            }
-            if let (Some(level), Some((block, false))) = (setext_level(s), para) {
-                let title = text[block.content_start..block.span.end]
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                out.headings.push(Heading {
-                    level,
-                    span: Span::new(block.span.start, l.end),
-                    title,
-                });
-                para = None;
-                i += 1;
-                continue;
-            }
-            if is_thematic_break(s) {
-                close(&mut para, &mut out);
-                i += 1;
-                continue;
-            }
-        }
+}
+
+/// Prose blocks of plain text: runs of non-blank lines; a list item line starts a new block.
+fn plain_prose(text: &str) -> Vec<ProseBlock> {
+    let mut out = Vec::new();
+    let mut para: Option<(ProseBlock, bool)> = None; // (block, is a list item)
+    for l in lines(text) {
+        let s = &text[l.start..l.end];
         if s.trim().is_empty() {
             close(&mut para, &mut out);
         } else if let Some(marker_end) = list_marker(s) {
@@ -235,15 +163,14 @@ pub fn outline(text: &str, dialect: Dialect) -> Outline {
                 false,
             ));
         }
-        i += 1;
     }
     close(&mut para, &mut out);
     out
 }
 
-fn close(para: &mut Option<(ProseBlock, bool)>, out: &mut Outline) {
+fn close(para: &mut Option<(ProseBlock, bool)>, out: &mut Vec<ProseBlock>) {
     if let Some((block, _)) = para.take() {
-        out.prose.push(block);
+        out.push(block);
     }
 }
 
@@ -289,27 +216,6 @@ pub fn atx_heading(line: &str) -> Option<(u8, String)> {
     Some((level as u8, title.to_string()))
 }
 
-/// The level a setext underline gives (1 for `===`, 2 for `---`).
-fn setext_level(line: &str) -> Option<u8> {
-    let indent = line.len() - line.trim_start_matches(' ').len();
-    let t = line.trim();
-    if indent > 3 || t.is_empty() {
-        return None;
-    }
-    if t.chars().all(|c| c == '=') {
-        Some(1)
-    } else if t.chars().all(|c| c == '-') {
-        Some(2)
-    } else {
-        None
-    }
-}
-
-fn is_thematic_break(line: &str) -> bool {
-    let t: String = line.chars().filter(|c| !c.is_whitespace()).collect();
-    t.len() >= 3 && ['-', '*', '_'].iter().any(|m| t.chars().all(|c| c == *m))
-}
-
 /// Byte length of a list marker and the blanks after it, when `line` starts a list item.
 fn list_marker(line: &str) -> Option<usize> {
     let indent = line.len() - line.trim_start().len();
@@ -330,43 +236,220 @@ fn list_marker(line: &str) -> Option<usize> {
     Some(indent + marker + (rest.len() - rest.trim_start().len()))
 }
 
-/// The cells of a table row: outer pipes dropped, split at unescaped `|`.
-fn cells(row: &str) -> usize {
-    let t = row.trim();
-    let t = t.strip_prefix('|').unwrap_or(t);
-    let t = t
-        .strip_suffix('|')
-        .filter(|s| !s.ends_with('\\'))
-        .unwrap_or(t);
-    let mut n = 1;
-    let mut escaped = false;
-    for c in t.chars() {
-        match c {
-            '\\' => escaped = !escaped,
-            '|' if !escaped => n += 1,
-            _ => escaped = false,
+/// [`outline`] for Markdown: pulldown-cmark's blocks, by their byte ranges.
+fn markdown_outline(text: &str) -> Outline {
+    use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+    let options = Options::ENABLE_TABLES | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
+    let mut out = Outline::default();
+    // Open blocks, innermost last: what an inline event belongs to.
+    let mut blocks: Vec<Block> = Vec::new();
+    let mut table: Option<Table> = None;
+    // A tight list item's own text, before any block inside it: (start, end).
+    let mut item_text: Option<(usize, usize)> = None;
+    for (event, range) in Parser::new_ext(text, options).into_offset_iter() {
+        let span = Span::new(range.start, trim_end_of_block(text, range.start, range.end));
+        // A block starting (or the item ending) closes a tight item's own text.
+        let is_block_start = match &event {
+            Event::Start(tag) => Block::of(tag).is_some(),
+            Event::End(TagEnd::Item) | Event::Rule => true,
+            _ => false,
+        };
+        if is_block_start && let Some((start, end)) = item_text.take() {
+            out.prose.push(prose_block(text, start, end));
+        }
+        match event {
+            Event::Start(tag) => {
+                match &tag {
+                    Tag::CodeBlock(CodeBlockKind::Fenced(_)) => out.fences.push(fence(text, span)),
+                    Tag::Heading { level, .. } => out.headings.push(Heading {
+                        level: *level as u8,
+                        span,
+                        title: heading_title(text, span),
+                    }),
+                    Tag::Table(_) => {
+                        table = Some(Table {
+                            span,
+                            header: span,
+                            delimiter: span,
+                            rows: Vec::new(),
+                        });
+                    }
+                    Tag::TableHead => {
+                        if let Some(t) = table.as_mut() {
+                            t.header = span;
+                            t.delimiter = delimiter_row(text, span);
+                        }
+                    }
+                    Tag::TableRow => {
+                        if let Some(t) = table.as_mut() {
+                            t.rows.push(span);
+                        }
+                    }
+                    Tag::Paragraph => out.prose.push(prose_block(text, span.start, span.end)),
+                    Tag::MetadataBlock(_) if span.start == 0 => out.front_matter = Some(span),
+                    _ => {}
+                }
+                match Block::of(&tag) {
+                    Some(block) => blocks.push(block),
+                    // An inline tag (emphasis, a link) inside a tight list item's own text.
+                    None if blocks.last() == Some(&Block::Item) => extend(&mut item_text, span),
+                    None => {}
+                }
+            }
+            Event::End(end) => {
+                if end == TagEnd::Table {
+                    out.tables.extend(table.take());
+                }
+                if Block::ends(&end) {
+                    blocks.pop();
+                } else if blocks.last() == Some(&Block::Item) {
+                    extend(&mut item_text, span);
+                }
+            }
+            _ => {
+                if blocks.last() == Some(&Block::Item) {
+                    extend(&mut item_text, span);
+                }
+            }
         }
     }
-    n
+    if let Some((start, end)) = item_text.take() {
+        out.prose.push(prose_block(text, start, end));
+    }
+    out.prose.sort_by_key(|b| b.span.start);
+    out
 }
 
-/// Whether `line` is a delimiter row with `header_cells` cells.
-fn is_delimiter_row(line: &str, header_cells: usize) -> bool {
-    let t = line.trim();
-    if !t.contains('-') {
-        return false;
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Block {
+    Item,
+    Other,
+}
+
+impl Block {
+    fn of(tag: &pulldown_cmark::Tag<'_>) -> Option<Block> {
+        use pulldown_cmark::Tag;
+        match tag {
+            Tag::Item => Some(Block::Item),
+            Tag::Paragraph
+            | Tag::Heading { .. }
+            | Tag::BlockQuote(_)
+            | Tag::CodeBlock(_)
+            | Tag::HtmlBlock
+            | Tag::List(_)
+            | Tag::Table(_)
+            | Tag::TableHead
+            | Tag::TableRow
+            | Tag::TableCell
+            | Tag::MetadataBlock(_)
+            | Tag::FootnoteDefinition(_)
+            | Tag::DefinitionList
+            | Tag::DefinitionListTitle
+            | Tag::DefinitionListDefinition => Some(Block::Other),
+            _ => None,
+        }
     }
-    let inner = t.strip_prefix('|').unwrap_or(t);
-    let inner = inner.strip_suffix('|').unwrap_or(inner);
-    let parts: Vec<&str> = inner.split('|').map(str::trim).collect();
-    if parts.len() != header_cells || (parts.len() == 1 && !t.contains('|')) {
-        return false;
+
+    fn ends(end: &pulldown_cmark::TagEnd) -> bool {
+        use pulldown_cmark::TagEnd;
+        matches!(
+            end,
+            TagEnd::Item
+                | TagEnd::Paragraph
+                | TagEnd::Heading(_)
+                | TagEnd::BlockQuote(_)
+                | TagEnd::CodeBlock
+                | TagEnd::HtmlBlock
+                | TagEnd::List(_)
+                | TagEnd::Table
+                | TagEnd::TableHead
+                | TagEnd::TableRow
+                | TagEnd::TableCell
+                | TagEnd::MetadataBlock(_)
+                | TagEnd::FootnoteDefinition
+                | TagEnd::DefinitionList
+                | TagEnd::DefinitionListTitle
+                | TagEnd::DefinitionListDefinition
+        )
     }
-    parts.iter().all(|p| {
-        let p = p.strip_prefix(':').unwrap_or(p);
-        let p = p.strip_suffix(':').unwrap_or(p);
-        !p.is_empty() && p.chars().all(|c| c == '-')
-    })
+}
+
+/// A prose block whose text starts at `content_start`: its span starts with its line, so a list
+/// marker or indentation before the text belongs to it.
+fn prose_block(text: &str, content_start: usize, end: usize) -> ProseBlock {
+    let line_start = text[..content_start].rfind('\n').map_or(0, |i| i + 1);
+    ProseBlock {
+        span: Span::new(line_start, end),
+        content_start,
+    }
+}
+
+/// A heading's title as written: an ATX line's text without its markers, or a setext heading's
+/// lines (all but the underline) with their blanks collapsed.
+fn heading_title(text: &str, span: Span) -> String {
+    let source = &text[span.start..span.end];
+    match source.rsplit_once('\n') {
+        Some((lines, _underline)) => lines.split_whitespace().collect::<Vec<_>>().join(" "),
+        None => atx_heading(source)
+            .map(|(_, title)| title)
+            .unwrap_or_default(),
+    }
+}
+
+fn extend(span: &mut Option<(usize, usize)>, by: Span) {
+    *span = Some(match *span {
+        Some((start, end)) => (start.min(by.start), end.max(by.end)),
+        None => (by.start, by.end),
+    });
+}
+
+/// The end of a block's range without its trailing line terminators and blanks.
+fn trim_end_of_block(text: &str, start: usize, end: usize) -> usize {
+    start + text[start..end].trim_end().len()
+}
+
+/// The delimiter row under a table's `header`: the next line, without the container prefix
+/// (indentation, `>` of a quote) that the header's line has before the header.
+fn delimiter_row(text: &str, header: Span) -> Span {
+    let start = text[header.end..]
+        .find('\n')
+        .map_or(text.len(), |i| header.end + i + 1);
+    let end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+    let end = if end > start && text.as_bytes()[end - 1] == b'\r' {
+        end - 1
+    } else {
+        end
+    };
+    let header_line = text[..header.start].rfind('\n').map_or(0, |i| i + 1);
+    let prefix = header.start - header_line;
+    let start = match text.get(start..(start + prefix).min(end)) {
+        Some(p) if p.chars().all(|c| c.is_whitespace() || c == '>') => (start + prefix).min(end),
+        _ => start,
+    };
+    Span::new(start, end)
+}
+
+/// A fenced block over `span`: from its opening line's start, closed when its last line is a
+/// closing fence.
+fn fence(text: &str, span: Span) -> Fence {
+    let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+    let start = if text[line_start..span.start].trim().is_empty() {
+        line_start
+    } else {
+        span.start
+    };
+    let body = &text[span.start..span.end];
+    let first = body.lines().next().unwrap_or("");
+    let closed = match fence_opener(first) {
+        Some((ch, len)) => body
+            .rfind('\n')
+            .is_some_and(|i| is_fence_closer(&body[i + 1..], ch, len)),
+        None => false,
+    };
+    Fence {
+        span: Span::new(start, span.end),
+        closed,
+    }
 }
 
 #[cfg(test)]
@@ -428,6 +511,39 @@ mod tests {
         assert_eq!(o.front_matter, Some(Span::new(0, 16)));
         assert_eq!(o.headings.len(), 1);
         assert!(o.prose.is_empty());
+    }
+
+    #[test]
+    fn commonmark_containers_shape_fences_and_tables() {
+        // A fence may open right after a list marker, and one left open ends with its item.
+        let t = "- ```sh\n  make\n  ```\n- item\n  ```\n  open in item\n- next\n\ntail\n";
+        let o = outline(t, Dialect::Markdown);
+        let fences: Vec<(&str, bool)> = o
+            .fences
+            .iter()
+            .map(|f| (text_of(t, f.span), f.closed))
+            .collect();
+        assert_eq!(
+            fences,
+            [
+                ("```sh\n  make\n  ```", true),
+                ("  ```\n  open in item", false)
+            ]
+        );
+        let prose: Vec<&str> = o.prose.iter().map(|b| text_of(t, b.span)).collect();
+        assert_eq!(prose, ["- item", "- next", "tail"]);
+
+        // Pipes inside an HTML block are not a table.
+        let html = "<div>\n| a | b |\n|---|---|\n</div>\n";
+        assert!(outline(html, Dialect::Markdown).tables.is_empty());
+
+        // A table inside a quote: its rows and delimiter without the quote's marker.
+        let quoted = "> | a | b |\n> |---|:-:|\n> | 1 | 2 |\n";
+        let o = outline(quoted, Dialect::Markdown);
+        assert_eq!(o.tables.len(), 1);
+        assert_eq!(text_of(quoted, o.tables[0].header), "| a | b |");
+        assert_eq!(text_of(quoted, o.tables[0].delimiter), "|---|:-:|");
+        assert_eq!(text_of(quoted, o.tables[0].rows[0]), "| 1 | 2 |");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! Sentences are found with UAX #29 (the `unicode-segmentation` crate) inside each prose block,
 //! with the block's soft line breaks read as spaces, so a sentence wrapped over two lines stays
 //! one sentence. Where prose blocks come from depends on the document:
-//! - Markdown: the [`markdown`](super::markdown) scanner's paragraphs and list items; every other
+//! - Markdown: the [`markdown`](super::markdown) outline's paragraphs and list items; every other
 //!   non-blank line (a heading, a table row, a line of a fenced block) is a unit of its own.
 //! - Plain text: paragraphs (split at blank lines and list items).
 //! - Code: every non-blank line is a unit; there are no sentences.

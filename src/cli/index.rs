@@ -100,14 +100,8 @@ impl IndexSummary {
                 "embedding  {} tokens embedded, {} served from cache",
                 self.tokens_embedded, self.tokens_from_cache
             );
-            println!(
-                "           chunks: {} embedded, {} from cache ({} model windows)",
-                c.cache_misses, c.cache_hits, c.windows
-            );
-            println!(
-                "           seams:  {} embedded, {} from cache ({} model windows)",
-                s.cache_misses, s.cache_hits, s.windows
-            );
+            println!("           chunks: {}", embedded_line(c));
+            println!("           seams:  {}", embedded_line(s));
         }
         if let Some(why) = &r.rebuilt_because {
             println!("rebuilt    the existing index was not used: {why}");
@@ -163,4 +157,16 @@ pub fn run(
         summary.print();
     }
     Ok(())
+}
+
+/// "N embedded, M from cache (W model windows)", with repeats within the batch when there were any.
+fn embedded_line(stats: &seamscope::embed::EmbedStats) -> String {
+    let repeats = match stats.duplicates_in_batch {
+        0 => String::new(),
+        n => format!(", {n} repeated text{}", if n == 1 { "" } else { "s" }),
+    };
+    format!(
+        "{} embedded, {} from cache{repeats} ({} model windows)",
+        stats.cache_misses, stats.cache_hits, stats.windows
+    )
 }

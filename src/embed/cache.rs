@@ -33,6 +33,8 @@ pub struct VectorCache {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum CacheOpen {
+    /// Not opened: a verified index was reopened and needed no vectors from the cache.
+    NotOpened,
     /// No cache file yet.
     New,
     /// The file was read and verified.

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::budget::{BudgetFill, fill_budget};
 use super::fuse::FusedEntry;
 use super::plan::Plan;
+use super::rerank::RerankStatus;
 use crate::chunk::ChunkId;
 
 /// Which "without Seams" result a comparison is against.
@@ -95,10 +96,18 @@ pub fn fill_chunks_only(chunks_fused: &[FusedEntry], budget: usize) -> BudgetFil
 pub struct ChunksOnlyRun {
     /// The chunks-only fused ranking.
     pub fused: Vec<FusedEntry>,
+    /// What the reranker did to this side (the same scores as the Seams side, over its own
+    /// first chunks).
+    #[serde(default = "not_configured")]
+    pub rerank: RerankStatus,
     /// Its budget fill.
     pub fill: BudgetFill,
     /// The Seams context against it.
     pub comparison: Comparison,
+}
+
+fn not_configured() -> RerankStatus {
+    RerankStatus::NotConfigured
 }
 
 /// Both "without Seams" views of one query.
@@ -111,17 +120,18 @@ pub struct WithoutSeams {
 }
 
 impl WithoutSeams {
-    /// Build both views from the Seams ranking, its context and an optional chunks-only ranking.
+    /// Build both views from the Seams ranking, its context and an optional chunks-only ranking
+    /// with the plan its budget fill walks ([`Plan::chunks_only`], or a reranked one).
     pub fn build(
         fused: &[FusedEntry],
         with_seams: &[ChunkId],
-        chunks_fused: Option<Vec<FusedEntry>>,
+        chunks_only_run: Option<(Vec<FusedEntry>, Plan)>,
         budget: usize,
     ) -> Self {
         let removed: Vec<ChunkId> = chunks_only(fused).into_iter().take(budget).collect();
         let seams_removed = Comparison::new(Baseline::SeamsRemoved, with_seams.to_vec(), removed);
-        let retrieval = chunks_fused.map(|chunks_fused| {
-            let fill = fill_chunks_only(&chunks_fused, budget);
+        let retrieval = chunks_only_run.map(|(chunks_fused, plan)| {
+            let fill = fill_budget(&plan, budget);
             let comparison = Comparison::new(
                 Baseline::ChunksOnlyRetrieval,
                 with_seams.to_vec(),
@@ -129,6 +139,7 @@ impl WithoutSeams {
             );
             ChunksOnlyRun {
                 fused: chunks_fused,
+                rerank: plan.rerank,
                 fill,
                 comparison,
             }
@@ -189,7 +200,9 @@ mod tests {
                 .into_iter()
                 .map(FusedEntry::given)
                 .collect();
-        let without = WithoutSeams::build(&seams_fused, &ids(&[1, 2]), Some(chunks_fused), 2);
+        let plan = Plan::chunks_only(&chunks_fused);
+        let without =
+            WithoutSeams::build(&seams_fused, &ids(&[1, 2]), Some((chunks_fused, plan)), 2);
         let run = without.retrieval.as_ref().map(|r| r.comparison.clone());
         assert_eq!(
             run,

@@ -5,6 +5,10 @@
 //! only part of a split fact and, judged alone, could be wrongly cut. So the candidates are the
 //! first `n` ordinary chunks of the fused ranking, seams removed and pinned chunks left out.
 //!
+//! The same scores also reorder the chunks-only baseline ("without Seams"), whose first `n`
+//! chunks are all ordinary; otherwise a comparison would credit the reranker's work to Seams.
+//! So a pinned chunk may still be scored, for the other side, but its score never moves it here.
+//!
 //! Calling the reranker is the only impure step here ([`score_candidates`]); reordering the
 //! ranking from its scores is pure and lives in [`plan`](super::plan).
 

@@ -78,8 +78,30 @@ pub struct QueryInput {
     pub side_scores: Vec<SideScores>,
 }
 
+impl RerankInput {
+    /// The plan for `fused` with this contribution applied to its first `n` ordinary chunks.
+    ///
+    /// Both sides of a comparison go through here, so a reranker reorders the chunks-only
+    /// baseline exactly as it reorders the Seams ranking, and "added" / "displaced" credit Seams
+    /// only with what Seams changed.
+    pub fn plan(&self, fused: &[FusedEntry], decisions: &[FireDecision], n: usize) -> Plan {
+        match self {
+            RerankInput::NotConfigured => Plan::fused_order(fused, decisions),
+            RerankInput::Scores(scores) => apply_rerank(fused, decisions, Some(scores), n),
+            RerankInput::Failed { reranker, error } => {
+                let mut plan = Plan::fused_order(fused, decisions);
+                plan.mark_rerank_failed(reranker, error);
+                plan
+            }
+        }
+    }
+}
+
 impl QueryInput {
     /// The chunks a reranker should judge under `settings` (the caller scores those still missing).
+    ///
+    /// The candidates of both sides: the Seams ranking's first ordinary chunks, then those of the
+    /// chunks-only ranking not already listed (its chunks are never pinned, as it has no seams).
     pub fn rerank_candidates(
         &self,
         settings: &QuerySettings,
@@ -87,7 +109,16 @@ impl QueryInput {
     ) -> Vec<ChunkId> {
         let fused = self.ranking.fused(settings);
         let decisions = fire_test(&fused, links, settings.m);
-        rerank_candidates(&fused, &decisions, settings.rerank_candidates)
+        let mut candidates = rerank_candidates(&fused, &decisions, settings.rerank_candidates);
+        if let Some(chunks_only) = &self.chunks_only {
+            let chunks_fused = chunks_only.fused(settings);
+            for chunk in rerank_candidates(&chunks_fused, &[], settings.rerank_candidates) {
+                if !candidates.contains(&chunk) {
+                    candidates.push(chunk);
+                }
+            }
+        }
+        candidates
     }
 }
 
@@ -164,17 +195,9 @@ pub fn replan(
     settings.validate()?;
     let fused = input.ranking.fused(settings);
     let decisions = fire_test(&fused, lookups.links, settings.m);
-    let mut plan = match &input.rerank {
-        RerankInput::NotConfigured => Plan::fused_order(&fused, &decisions),
-        RerankInput::Scores(scores) => {
-            apply_rerank(&fused, &decisions, Some(scores), settings.rerank_candidates)
-        }
-        RerankInput::Failed { reranker, error } => {
-            let mut plan = Plan::fused_order(&fused, &decisions);
-            plan.mark_rerank_failed(reranker, error);
-            plan
-        }
-    };
+    let mut plan = input
+        .rerank
+        .plan(&fused, &decisions, settings.rerank_candidates);
     let side_drops = match settings.side_drop {
         Some(threshold) => side_drops(&decisions, &input.side_scores, threshold),
         None => Vec::new(),
@@ -190,8 +213,15 @@ pub fn replan(
         })
         .collect();
     let tokens_sent = context.iter().map(|c| u64::from(c.tokens)).sum();
-    let chunks_fused = input.chunks_only.as_ref().map(|r| r.fused(settings));
-    let without_seams = WithoutSeams::build(&fused, &fill.chunks, chunks_fused, settings.budget);
+    // The chunks-only side gets the same reranker scores over its own first chunks.
+    let chunks_only = input.chunks_only.as_ref().map(|r| {
+        let chunks_fused = r.fused(settings);
+        let plan = input
+            .rerank
+            .plan(&chunks_fused, &[], settings.rerank_candidates);
+        (chunks_fused, plan)
+    });
+    let without_seams = WithoutSeams::build(&fused, &fill.chunks, chunks_only, settings.budget);
     Ok(Trace {
         settings: *settings,
         input: input.clone(),

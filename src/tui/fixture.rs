@@ -122,6 +122,10 @@ fn seam_after(open: &OpenCorpus, left: u32) -> EntryRef {
 
 /// A trace for [`QUESTION`] under `query`: seam 1|2 leads its chunks by two places (it fires for
 /// m ≤ 2), and the seam after the first chunk of the notes fires only on absence, at m = 1.
+///
+/// Chunk 2 ranks low on its own, so at budget 4 a real chunks-only run misses it and Seams brings
+/// it in. The chunks-only lists are what a real chunks-only search returns for the same scores:
+/// the dense list without its seams and the same BM25 list over chunks, fused like any other.
 pub fn trace(open: &OpenCorpus, query: QuerySettings) -> seamscope::retrieve::Trace {
     let notes_first = open
         .layout
@@ -135,23 +139,31 @@ pub fn trace(open: &OpenCorpus, query: QuerySettings) -> seamscope::retrieve::Tr
             seam_after(open, 1),
             chunk(3),
             chunk(1),
-            chunk(2),
             seam_after(open, notes_first),
             chunk(notes_first),
             chunk(0),
+            chunk(2),
             seam_after(open, 0),
         ],
     );
     let keyword_chunks = RankedList::from_entries(ListSource::KeywordChunks, [chunk(3), chunk(1)]);
     let keyword_seams = RankedList::from_entries(ListSource::KeywordSeams, [seam_after(open, 1)]);
-    let chunks_only = RankedList::from_entries(
+    let dense_chunks = RankedList::new(
         ListSource::Dense,
-        [chunk(3), chunk(1), chunk(notes_first), chunk(0), chunk(2)],
+        dense
+            .hits
+            .iter()
+            .copied()
+            .filter(|h| !h.entry.is_seam())
+            .collect(),
     );
     let input = QueryInput {
         question: QUESTION.to_string(),
+        chunks_only: Some(RankingInput::Lists(vec![
+            dense_chunks,
+            keyword_chunks.clone(),
+        ])),
         ranking: RankingInput::Lists(vec![dense, keyword_chunks, keyword_seams]),
-        chunks_only: Some(RankingInput::Lists(vec![chunks_only])),
         rerank: RerankInput::NotConfigured,
         side_scores: Vec::new(),
     };
@@ -300,5 +312,42 @@ impl Fixture {
             panic!("draw: {e}");
         }
         terminal
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use seamscope::retrieve::{EntryRef, ListSource, RankingInput};
+
+    use super::*;
+
+    /// The entries of the list from `source` among `lists`.
+    fn entries(lists: &RankingInput, source: ListSource) -> Vec<EntryRef> {
+        let RankingInput::Lists(lists) = lists else {
+            panic!("the fixture gives search lists");
+        };
+        let list = lists.iter().find(|l| l.source == source);
+        list.map(|l| l.hits.iter().map(|h| h.entry).collect())
+            .unwrap_or_default()
+    }
+
+    /// A real chunks-only search is the same dense search without the seam vectors and the same
+    /// BM25 over chunks: the fixture's chunks-only lists must agree with its Seams lists.
+    #[test]
+    fn the_fixture_chunks_only_lists_agree_with_its_seams_lists() {
+        let cache = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+        let open = open_corpus(corpus(), PARAMS, &cache);
+        let trace = trace(&open, settings().query_settings());
+        let Some(chunks_only) = trace.input.chunks_only.as_ref() else {
+            panic!("the fixture runs the chunks-only side");
+        };
+        let mut dense = entries(&trace.input.ranking, ListSource::Dense);
+        dense.retain(|e| !e.is_seam());
+        assert_eq!(entries(chunks_only, ListSource::Dense), dense);
+        assert_eq!(
+            entries(chunks_only, ListSource::KeywordChunks),
+            entries(&trace.input.ranking, ListSource::KeywordChunks)
+        );
+        assert!(entries(chunks_only, ListSource::KeywordSeams).is_empty());
     }
 }

@@ -1,20 +1,27 @@
 //! `seamscope bench ingest`: ingest speed, and the pipeline's overhead over calling the model directly.
 //!
-//! Both runs embed exactly the same model windows in the same slices; the pipeline run adds
-//! tokenizing, chunking, seam building, the vector cache and writing every index.
+//! Both runs embed exactly the same model windows in the same slices: the windows of every distinct
+//! search text (the pipeline embeds a repeated text once, so the direct run does too). The
+//! pipeline run adds tokenizing, chunking, seam building, the vector cache and writing every
+//! index. The two runs alternate which goes first, over several rounds, and the spread is
+//! reported: the machine is shared and noisy.
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
 
-use seamscope::chunk::fixed::FixedTokens;
 use seamscope::corpus::Corpus;
 use seamscope::embed::{Embedder, plan_windows};
 use seamscope::layout::Layout;
 
 use super::super::GlobalArgs;
 use super::super::common::start_engine;
+use super::Spread;
+
+/// Rounds of the two runs (at least 3, so a median means something).
+const ROUNDS: usize = 3;
 
 #[derive(Debug, Serialize)]
 struct BenchReport {
@@ -23,14 +30,26 @@ struct BenchReport {
     corpus_tokens: usize,
     chunks: usize,
     seams: usize,
+    /// Distinct search texts embedded (repeats are embedded once by both runs).
+    distinct_texts: usize,
     model_windows: usize,
     model_tokens: usize,
-    direct_seconds: f64,
+    rounds: usize,
+    direct_seconds: Spread,
     direct_tokens_per_second: f64,
-    pipeline_seconds: f64,
+    pipeline_seconds: Spread,
     pipeline_tokens_per_second: f64,
     corpus_tokens_per_second: f64,
+    /// Pipeline over direct, from the medians.
     overhead_percent: f64,
+    /// Pipeline over direct, from each run's fastest round.
+    overhead_percent_best: f64,
+}
+
+/// The distinct texts in first-seen order: what the pipeline hands the model.
+fn distinct<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut seen = HashSet::new();
+    texts.into_iter().filter(|t| seen.insert(*t)).collect()
 }
 
 /// Run the benchmark and print its figures.
@@ -38,22 +57,23 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
     let settings = global.settings()?;
     let mut engine = start_engine(settings.clone())?;
     let corpus = Corpus::load(corpus_path, &settings.load_options())?;
-    let chunker = FixedTokens {
-        tokens: settings.chunk_tokens,
-    };
-    let layout = Layout::build(&corpus, &engine.tokenizer, &chunker, settings.k)?;
+    let layout = Layout::for_settings(&corpus, &engine.tokenizer, &settings)?;
 
-    // The exact windows the pipeline hands the model.
+    // The exact windows the pipeline hands the model: those of each distinct search text.
     let window = settings
         .model_max_tokens
-        .saturating_sub(engine.tokenizer.special_tokens());
+        .saturating_sub(engine.tokenizer.special_tokens())
+        .max(1);
+    let (chunk_texts, seam_texts) = layout.search_texts(&corpus);
+    let texts = distinct(
+        chunk_texts
+            .iter()
+            .chain(seam_texts.iter())
+            .map(|t| t.as_ref()),
+    );
     let mut pieces: Vec<String> = Vec::new();
     let mut model_tokens = 0;
-    for text in layout
-        .chunk_texts(&corpus)
-        .into_iter()
-        .chain(layout.seam_texts(&corpus))
-    {
+    for text in &texts {
         let offsets = engine.tokenizer.offsets(text)?;
         for span in plan_windows(&offsets, text.len(), window) {
             model_tokens += offsets.count_in(span.start, span.end);
@@ -61,10 +81,11 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
         }
     }
     eprintln!(
-        "bench: {} documents, {} chunks, {} seams, {} model windows ({} tokens)",
+        "bench: {} documents, {} chunks, {} seams, {} distinct texts, {} model windows ({} tokens)",
         corpus.documents.len(),
         layout.chunks.len(),
         layout.seams.len(),
+        texts.len(),
         pieces.len(),
         model_tokens
     );
@@ -72,29 +93,48 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
     let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
     engine.embedder.embed(&pieces[..pieces.len().min(16)])?;
 
-    // Alternate the two runs and keep each one's best time: the machine is shared and noisy.
-    let rounds = 2;
-    let (mut direct, mut pipeline) = (f64::INFINITY, f64::INFINITY);
+    let (mut direct, mut pipeline) = (Vec::new(), Vec::new());
     let mut last = None;
-    for round in 1..=rounds {
-        eprintln!("bench: round {round} of {rounds}: direct model calls ...");
-        let t0 = Instant::now();
-        for slice in pieces.chunks(settings.embed_slice) {
-            engine.embedder.embed(slice)?;
+    for round in 1..=ROUNDS {
+        // Alternate which run goes first, so neither always meets a warmer (or busier) machine.
+        let direct_first = round % 2 == 1;
+        for run_direct in [direct_first, !direct_first] {
+            if run_direct {
+                eprintln!("bench: round {round} of {ROUNDS}: direct model calls ...");
+                let t0 = Instant::now();
+                for slice in pieces.chunks(settings.embed_slice) {
+                    engine.embedder.embed(slice)?;
+                }
+                direct.push(t0.elapsed().as_secs_f64());
+                eprintln!(
+                    "bench: round {round}: direct {:.2} s",
+                    t0.elapsed().as_secs_f64()
+                );
+                continue;
+            }
+            eprintln!("bench: round {round} of {ROUNDS}: full pipeline with an empty cache ...");
+            let scratch = tempfile::tempdir()?;
+            engine.places.cache_dir = scratch.path().to_path_buf();
+            let t1 = Instant::now();
+            let layout = Layout::for_settings(&corpus, &engine.tokenizer, &settings)?;
+            let open = engine.index_layout(corpus.clone(), layout, &mut |_| true)?;
+            pipeline.push(t1.elapsed().as_secs_f64());
+            eprintln!(
+                "bench: round {round}: pipeline {:.2} s",
+                t1.elapsed().as_secs_f64()
+            );
+            anyhow::ensure!(!open.report.reopened, "the scratch cache was not empty");
+            let windows = open.report.chunk_embedding.windows + open.report.seam_embedding.windows;
+            anyhow::ensure!(
+                windows == pieces.len(),
+                "the pipeline ran {windows} model windows and the direct run {}: they must embed the same texts",
+                pieces.len()
+            );
+            last = Some(open);
         }
-        direct = direct.min(t0.elapsed().as_secs_f64());
-
-        eprintln!("bench: round {round} of {rounds}: full pipeline with an empty cache ...");
-        let scratch = tempfile::tempdir()?;
-        engine.places.cache_dir = scratch.path().to_path_buf();
-        let t1 = Instant::now();
-        let layout = Layout::build(&corpus, &engine.tokenizer, &chunker, settings.k)?;
-        let open = engine.index_layout(corpus.clone(), layout, &mut |_| true)?;
-        pipeline = pipeline.min(t1.elapsed().as_secs_f64());
-        anyhow::ensure!(!open.report.reopened, "the scratch cache was not empty");
-        last = Some(open);
     }
     let open = last.ok_or_else(|| anyhow::anyhow!("no benchmark round ran"))?;
+    let (direct, pipeline) = (Spread::of(&direct), Spread::of(&pipeline));
 
     let corpus_tokens = open.layout.total_tokens();
     let report = BenchReport {
@@ -103,38 +143,50 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
         corpus_tokens,
         chunks: open.layout.chunks.len(),
         seams: open.layout.seams.len(),
+        distinct_texts: texts.len(),
         model_windows: pieces.len(),
         model_tokens,
+        rounds: ROUNDS,
         direct_seconds: direct,
-        direct_tokens_per_second: model_tokens as f64 / direct,
+        direct_tokens_per_second: model_tokens as f64 / direct.median,
         pipeline_seconds: pipeline,
-        pipeline_tokens_per_second: model_tokens as f64 / pipeline,
-        corpus_tokens_per_second: corpus_tokens as f64 / pipeline,
-        overhead_percent: (pipeline / direct - 1.0) * 100.0,
+        pipeline_tokens_per_second: model_tokens as f64 / pipeline.median,
+        corpus_tokens_per_second: corpus_tokens as f64 / pipeline.median,
+        overhead_percent: (pipeline.median / direct.median - 1.0) * 100.0,
+        overhead_percent_best: (pipeline.min / direct.min - 1.0) * 100.0,
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        println!(
-            "corpus              {} ({} documents, {} tokens)",
-            report.corpus, report.documents, corpus_tokens
-        );
-        println!(
-            "model work          {} windows, {} tokens",
-            report.model_windows, model_tokens
-        );
-        println!(
-            "direct model calls  {:.2} s  ({:.0} tokens/s)",
-            direct, report.direct_tokens_per_second
-        );
-        println!(
-            "full pipeline       {:.2} s  ({:.0} model tokens/s, {:.0} corpus tokens/s)",
-            pipeline, report.pipeline_tokens_per_second, report.corpus_tokens_per_second
-        );
-        println!(
-            "pipeline overhead   {:+.1}% (target <= 10%)",
-            report.overhead_percent
-        );
+        return Ok(());
     }
+    let seconds = |s: &Spread| {
+        format!(
+            "median {:.2} s (min {:.2}, max {:.2})",
+            s.median, s.min, s.max
+        )
+    };
+    println!(
+        "corpus              {} ({} documents, {} tokens)",
+        report.corpus, report.documents, corpus_tokens
+    );
+    println!(
+        "model work          {} distinct texts, {} windows, {} tokens; {} rounds, alternating which run goes first",
+        report.distinct_texts, report.model_windows, model_tokens, ROUNDS
+    );
+    println!(
+        "direct model calls  {}  ({:.0} tokens/s at the median)",
+        seconds(&direct),
+        report.direct_tokens_per_second
+    );
+    println!(
+        "full pipeline       {}  ({:.0} model tokens/s, {:.0} corpus tokens/s at the median)",
+        seconds(&pipeline),
+        report.pipeline_tokens_per_second,
+        report.corpus_tokens_per_second
+    );
+    println!(
+        "pipeline overhead   {:+.1}% at the median, {:+.1}% best against best (target <= 10%)",
+        report.overhead_percent, report.overhead_percent_best
+    );
     Ok(())
 }

@@ -1,5 +1,7 @@
-//! `seamscope bench query`: (a) re-planning after an `m` change on a 300-entry fused list, and
-//! (b) a full query's time as a ratio to embedding the question alone.
+//! `seamscope bench query`: (a) re-planning after an `m`, budget or `c` change, from the real
+//! query inputs `Engine::ask` leaves (search lists with seams and the chunks-only lists, so every
+//! run fuses both sides and fills both budgets, as a slider move does), and (b) a full query's
+//! time as a ratio to embedding the question alone.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -7,24 +9,44 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use seamscope::chunk::ChunkId;
+use seamscope::corpus::Corpus;
 use seamscope::embed::embed_one;
-use seamscope::eval::questions::load_questions;
-use seamscope::retrieve::{
-    EntryRef, FusedEntry, Lookups, QueryInput, QuerySettings, RankingInput, RerankInput, replan,
-};
-use seamscope::seam::SeamId;
+use seamscope::retrieve::{QueryInput, QuerySettings, replan};
 
 use super::super::GlobalArgs;
-use super::super::common::start_engine;
+use super::super::common::{load_question_file, start_engine};
+use super::Spread;
+
+/// Questions used when the corpus has no `questions.jsonl`.
+const BUILT_IN_QUESTIONS: [&str; 2] = [
+    "What does the system do when a region is unreachable?",
+    "Which records must stay strongly consistent?",
+];
+
+/// Re-plans timed per kind of change.
+const REPLAN_RUNS: usize = 600;
+
+/// One kind of slider move, timed.
+#[derive(Debug, Serialize)]
+struct ReplanBench {
+    /// What changed between consecutive runs: `m`, `budget` or `c`.
+    change: &'static str,
+    runs: usize,
+    mean_us: f64,
+    median_us: f64,
+    min_us: f64,
+    max_us: f64,
+}
 
 #[derive(Debug, Serialize)]
 struct QueryBench {
-    replan_entries: usize,
-    replan_runs: usize,
-    replan_mean_us: f64,
-    replan_max_us: f64,
     questions: usize,
+    questions_from: String,
+    /// Mean entries of the fused Seams ranking each re-plan builds.
+    fused_entries_mean: f64,
+    /// Mean entries of the fused chunks-only ranking each re-plan builds.
+    chunks_only_entries_mean: f64,
+    replan: Vec<ReplanBench>,
     embed_mean_ms: f64,
     query_mean_ms: f64,
     query_to_embed_ratio: f64,
@@ -32,87 +54,130 @@ struct QueryBench {
     stages_mean_ms: f64,
 }
 
-/// A fused ranking of 200 chunks and 100 seams, interleaved, with some linked chunks absent.
-fn synthetic_ranking() -> (Vec<FusedEntry>, impl Fn(SeamId) -> (ChunkId, ChunkId)) {
-    let mut fused = Vec::with_capacity(300);
-    for i in 0..300u32 {
-        let entry = if i % 3 == 1 {
-            EntryRef::Seam(SeamId(i / 3))
-        } else {
-            EntryRef::Chunk(ChunkId((i * 7919) % 400))
-        };
-        fused.push(FusedEntry::given(entry));
+/// The questions to time: the corpus' `questions.jsonl` when there is one (checked whole: a bad
+/// or empty file is an error, not silently replaced), else a few built-in ones.
+fn bench_questions(corpus_path: &Path, corpus: &Corpus) -> anyhow::Result<(Vec<String>, String)> {
+    let path = corpus_path.join("questions.jsonl");
+    if !path.is_file() {
+        eprintln!(
+            "bench: no questions.jsonl in {}; timing {} built-in questions",
+            corpus_path.display(),
+            BUILT_IN_QUESTIONS.len()
+        );
+        let built_in = BUILT_IN_QUESTIONS.iter().map(|q| q.to_string()).collect();
+        return Ok((built_in, "built-in".into()));
     }
-    let links = |s: SeamId| (ChunkId((s.0 * 13) % 400), ChunkId((s.0 * 13 + 1) % 400));
-    (fused, links)
+    let questions = load_question_file(&path, corpus)?;
+    let texts = questions.into_iter().map(|q| q.question).collect();
+    Ok((texts, path.display().to_string()))
+}
+
+/// The slider a re-plan follows.
+#[derive(Debug, Clone, Copy)]
+enum Change {
+    M,
+    Budget,
+    RrfC,
+}
+
+impl Change {
+    fn label(self) -> &'static str {
+        match self {
+            Change::M => "m",
+            Change::Budget => "budget",
+            Change::RrfC => "c",
+        }
+    }
+
+    /// The settings of run `i` when only this knob moves: consecutive runs always differ.
+    fn moved(self, base: &QuerySettings, i: usize) -> QuerySettings {
+        match self {
+            Change::M => QuerySettings {
+                m: (i % 8) as u32,
+                ..*base
+            },
+            Change::Budget => QuerySettings {
+                budget: 3 + i % 15,
+                ..*base
+            },
+            Change::RrfC => QuerySettings {
+                rrf_c: 30.0 + 15.0 * (i % 5) as f64,
+                ..*base
+            },
+        }
+    }
 }
 
 /// Run the query benchmark on `corpus` and print it.
 pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()> {
-    // (a) Pure re-planning: the work behind the m slider.
-    let (fused, links) = synthetic_ranking();
-    let tokens = |_: ChunkId| 1024u32;
-    let lookups = Lookups {
-        links: &links,
-        tokens: &tokens,
-    };
-    let input = QueryInput {
-        question: "synthetic".into(),
-        ranking: RankingInput::Fused(fused),
-        chunks_only: None,
-        rerank: RerankInput::NotConfigured,
-        side_scores: Vec::new(),
-    };
-    let runs = 2000;
-    let mut total = 0.0;
-    let mut max: f64 = 0.0;
-    for i in 0..runs {
-        let settings = QuerySettings {
-            m: (i % 8) as u32,
-            budget: 5 + i % 15,
-            ..QuerySettings::default()
-        };
-        let t = Instant::now();
-        black_box(replan(&input, &settings, &lookups)?);
-        let us = t.elapsed().as_secs_f64() * 1e6;
-        total += us;
-        max = max.max(us);
-    }
-
-    // (b) Full queries against embedding the question alone.
     let settings = global.settings()?;
     let mut engine = start_engine(settings.clone())?;
-    let open = engine.open_corpus(corpus, &mut |_| true)?;
-    let questions: Vec<String> = match load_questions(&corpus.join("questions.jsonl"), &open.corpus)
-    {
-        Ok(q) => q.into_iter().map(|q| q.question).collect(),
-        Err(_) => vec![
-            "What does the system do when a region is unreachable?".into(),
-            "Which records must stay strongly consistent?".into(),
-        ],
-    };
+    // The question file is checked before anything is indexed or embedded.
+    let docs = engine.load_corpus(corpus)?;
+    let (questions, questions_from) = bench_questions(corpus, &docs)?;
+    let open = engine.open_loaded(docs, &mut |_| true)?;
     let qs = settings.query_settings();
-    // Warm up both paths once.
-    embed_one(&mut engine.embedder, &engine.tokenizer, &questions[0])?;
-    engine.ask(&open, &questions[0], &qs)?;
+
+    // (b) Full queries against embedding the question alone; each query's input is kept.
+    let first = questions
+        .first()
+        .ok_or_else(|| anyhow::anyhow!("no questions to time"))?;
+    embed_one(&mut engine.embedder, &engine.tokenizer, first)?;
+    engine.ask(&open, first, &qs)?;
     let (mut embed, mut query, mut search, mut stages) = (0.0, 0.0, 0.0, 0.0);
+    let mut inputs: Vec<QueryInput> = Vec::with_capacity(questions.len());
+    let (mut fused_entries, mut chunks_only_entries) = (0usize, 0usize);
     for q in &questions {
         let t = Instant::now();
         black_box(embed_one(&mut engine.embedder, &engine.tokenizer, q)?);
         embed += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let (_, timings) = engine.ask(&open, q, &qs)?;
+        let (trace, timings) = engine.ask(&open, q, &qs)?;
         query += t.elapsed().as_secs_f64();
         search += timings.search;
         stages += timings.stages;
+        fused_entries += trace.fused.len();
+        chunks_only_entries += trace
+            .without_seams
+            .retrieval
+            .as_ref()
+            .map_or(0, |r| r.fused.len());
+        inputs.push(trace.input);
     }
+
+    // (a) Re-planning from those inputs: everything a slider move redoes.
+    let replans = open.with_lookups(|lookups| {
+        [Change::M, Change::Budget, Change::RrfC]
+            .into_iter()
+            .map(|change| {
+                let mut samples = Vec::with_capacity(REPLAN_RUNS);
+                for i in 0..REPLAN_RUNS {
+                    let input = &inputs[i % inputs.len()];
+                    let settings = change.moved(&qs, i);
+                    let t = Instant::now();
+                    black_box(replan(input, &settings, lookups)?);
+                    samples.push(t.elapsed().as_secs_f64() * 1e6);
+                }
+                let spread = Spread::of(&samples);
+                Ok(ReplanBench {
+                    change: change.label(),
+                    runs: REPLAN_RUNS,
+                    mean_us: spread.mean,
+                    median_us: spread.median,
+                    min_us: spread.min,
+                    max_us: spread.max,
+                })
+            })
+            .collect::<anyhow::Result<Vec<_>>>()
+    })?;
+
     let n = questions.len() as f64;
     let report = QueryBench {
-        replan_entries: 300,
-        replan_runs: runs,
-        replan_mean_us: total / runs as f64,
-        replan_max_us: max,
         questions: questions.len(),
+        questions_from,
+        fused_entries_mean: fused_entries as f64 / n,
+        chunks_only_entries_mean: chunks_only_entries as f64 / n,
+        replan: replans,
         embed_mean_ms: embed / n * 1e3,
         query_mean_ms: query / n * 1e3,
         query_to_embed_ratio: query / embed,
@@ -121,23 +186,37 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
+        return Ok(());
+    }
+    println!(
+        "replan inputs              {} questions ({}): fused rankings of {:.0} entries with seams, {:.0} chunks only",
+        report.questions,
+        report.questions_from,
+        report.fused_entries_mean,
+        report.chunks_only_entries_mean
+    );
+    for r in &report.replan {
         println!(
-            "replan after an m change   300-entry fused list: mean {:.1} µs, max {:.1} µs over {} runs (target < 1 ms)",
-            report.replan_mean_us, report.replan_max_us, runs
-        );
-        println!(
-            "full query                 {:.2} ms mean over {} questions (embed {:.2} ms, search {:.2} ms, stages {:.3} ms)",
-            report.query_mean_ms,
-            report.questions,
-            report.embed_mean_ms,
-            report.search_mean_ms,
-            report.stages_mean_ms
-        );
-        println!(
-            "query / embedding alone    {:.2}x (target <= 2x)",
-            report.query_to_embed_ratio
+            "replan after a {:<7} move median {:.1} µs, mean {:.1} µs, min {:.1} µs, max {:.1} µs over {} runs (target < 1 ms)",
+            format!("{} ", r.change),
+            r.median_us,
+            r.mean_us,
+            r.min_us,
+            r.max_us,
+            r.runs
         );
     }
+    println!(
+        "full query                 {:.2} ms mean over {} questions (embed {:.2} ms, search {:.2} ms, stages {:.3} ms)",
+        report.query_mean_ms,
+        report.questions,
+        report.embed_mean_ms,
+        report.search_mean_ms,
+        report.stages_mean_ms
+    );
+    println!(
+        "query / embedding alone    {:.2}x (target <= 2x)",
+        report.query_to_embed_ratio
+    );
     Ok(())
 }

@@ -19,7 +19,7 @@ use crate::tui::fixture::Fixture;
 /// Frames drawn for the measurement.
 const FRAMES: usize = 200;
 
-/// Every chunk and seam of the corpus, ranked by three made-up lists (the shape of a real query).
+/// Every chunk and seam of the corpus, ranked by made-up lists (the shape of a real query).
 fn wide_answer(f: &Fixture) -> Answer {
     let Some(shown) = &f.app.shown else {
         panic!("no corpus shown");
@@ -35,6 +35,9 @@ fn wide_answer(f: &Fixture) -> Answer {
         .collect();
     let keyword_chunks = spread(chunks, 11).map(|c| EntryRef::Chunk(seamscope::chunk::ChunkId(c)));
     let keyword_seams = spread(seams, 13).map(|s| EntryRef::Seam(seamscope::seam::SeamId(s)));
+    // The chunks-only side is what a real chunks-only search returns: the dense list without its
+    // seams and the same BM25 list over chunks.
+    let dense_chunks: Vec<EntryRef> = dense.iter().copied().filter(|e| !e.is_seam()).collect();
     let input = QueryInput {
         question: "Why does the order service accept stale reads?".into(),
         ranking: RankingInput::Lists(vec![
@@ -42,10 +45,10 @@ fn wide_answer(f: &Fixture) -> Answer {
             RankedList::from_entries(ListSource::KeywordChunks, keyword_chunks.clone()),
             RankedList::from_entries(ListSource::KeywordSeams, keyword_seams),
         ]),
-        chunks_only: Some(RankingInput::Lists(vec![RankedList::from_entries(
-            ListSource::Dense,
-            keyword_chunks,
-        )])),
+        chunks_only: Some(RankingInput::Lists(vec![
+            RankedList::from_entries(ListSource::Dense, dense_chunks),
+            RankedList::from_entries(ListSource::KeywordChunks, keyword_chunks),
+        ])),
         rerank: RerankInput::NotConfigured,
         side_scores: Vec::new(),
     };
