@@ -165,11 +165,14 @@ fn eval_sweep_m_prints_a_table_and_also_writes_csv() {
     let cache = tempfile::tempdir().unwrap();
     let corpus = corpus();
     let text = eval(cache.path(), corpus.path(), &["--sweep-m", "1,4"]);
-    assert_eq!(
-        table_labels(&text),
-        ["chunks only", "Seams k=30 m=1", "Seams k=30 m=4"],
-        "{text}"
-    );
+    let expected = [
+        "chunks only",
+        "Seams k=30 m=1",
+        "Seams k=30 m=1 + side drop 0.25",
+        "Seams k=30 m=4",
+        "Seams k=30 m=4 + side drop 0.25",
+    ];
+    assert_eq!(table_labels(&text), expected, "{text}");
 
     let out_dir = tempfile::tempdir().unwrap();
     let csv = out_dir.path().join("sweep.csv");
@@ -181,7 +184,7 @@ fn eval_sweep_m_prints_a_table_and_also_writes_csv() {
     assert_eq!(again, text, "--csv changes nothing on screen");
     let rows = csv_rows(&csv);
     let labels: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
-    assert_eq!(labels, ["chunks only", "Seams k=30 m=1", "Seams k=30 m=4"]);
+    assert_eq!(labels, expected);
     // The chunks-only row has no seams: it fires nothing.
     assert_eq!(rows[0][7].parse::<f64>().unwrap(), 0.0);
 }

@@ -209,14 +209,7 @@ pub fn prepare(
         model.options,
         &mut |_| true,
     )?;
-    stats.texts += pstats.texts;
-    stats.cache_hits += pstats.cache_hits;
-    stats.cache_misses += pstats.cache_misses;
-    stats.tokens_embedded += pstats.tokens_embedded;
-    stats.tokens_cached += pstats.tokens_cached;
-    stats.windows += pstats.windows;
-    stats.model_seconds += pstats.model_seconds;
-    stats.total_seconds += pstats.total_seconds;
+    stats.add(&pstats);
     let mut halves = Vec::new();
     if let Strategy::Seams { .. } = strategy {
         let mut texts: Vec<&str> = Vec::with_capacity(pointers.len() * 2);
@@ -233,7 +226,7 @@ pub fn prepare(
             model.options,
             &mut |_| true,
         )?;
-        stats.cache_misses += hstats.cache_misses;
+        stats.add(&hstats);
         let mut vecs = vecs.into_iter();
         while let (Some(l), Some(r)) = (vecs.next(), vecs.next()) {
             halves.push([l, r]);
