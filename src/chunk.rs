@@ -13,7 +13,6 @@ use crate::corpus::{DocId, Span};
 
 pub mod atoms;
 pub mod context;
-pub mod failure;
 pub mod fixed;
 pub mod heading;
 pub mod markdown;
@@ -21,7 +20,6 @@ pub(crate) mod pack;
 pub mod recursive;
 pub mod sentences;
 pub mod structure;
-pub mod survival;
 
 /// Index of a chunk in a corpus-wide chunk table (document order, then ordinal).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

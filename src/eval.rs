@@ -2,9 +2,13 @@
 
 pub mod baseline;
 pub mod collection;
+pub mod failure;
 pub mod grid;
 pub mod metrics;
+pub mod prepare;
 pub mod questions;
 pub mod rescore;
+pub mod score;
 pub mod select;
 pub mod strategy;
+pub mod survival;

@@ -5,9 +5,9 @@
 
 use seamscope::chunk::atoms::{AtomClass, find_atoms};
 use seamscope::chunk::context::{DocContext, SearchContext};
-use seamscope::chunk::survival::survival;
 use seamscope::chunk::{ChunkerKind, chunk_corpus};
 use seamscope::corpus::{Corpus, Span};
+use seamscope::eval::survival::survival;
 use seamscope::tokens::TokenOffsets;
 
 /// One token per whitespace-separated word.

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use seamscope::chunk::ChunkerKind;
-use seamscope::chunk::failure::{DeliveryTally, delivery};
-use seamscope::chunk::survival::{AtomReport, atom_report};
+use seamscope::eval::failure::{DeliveryTally, delivery};
 use seamscope::eval::questions::Question;
+use seamscope::eval::survival::{AtomReport, atom_report};
 use seamscope::settings::Settings;
 use seamscope::text::safe_name as safe;
 

@@ -5,8 +5,8 @@
 
 use serde::Serialize;
 
-use super::atoms::{Atom, AtomClass, find_atoms, holder, kept_whole};
-use super::{Chunk, ChunkerKind, chunk_corpus};
+use crate::chunk::atoms::{Atom, AtomClass, find_atoms, holder, kept_whole};
+use crate::chunk::{Chunk, ChunkerKind, chunk_corpus};
 use crate::corpus::{Corpus, DocKind, Span};
 use crate::tokens::{TokenCounter, TokenOffsets, TokenizerError};
 
@@ -177,7 +177,7 @@ pub fn report_from_offsets(
             .iter()
             .filter(|d| d.kind == DocKind::Markdown)
             .map(|d| {
-                super::markdown::outline(&d.text, super::markdown::Dialect::Markdown)
+                crate::chunk::markdown::outline(&d.text, crate::chunk::markdown::Dialect::Markdown)
                     .fences
                     .iter()
                     .filter(|f| !f.closed)

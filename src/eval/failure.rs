@@ -6,10 +6,10 @@
 
 use serde::Serialize;
 
+use super::metrics::covered;
+use super::questions::Question;
 use crate::chunk::ChunkId;
 use crate::corpus::Span;
-use crate::eval::metrics::covered;
-use crate::eval::questions::Question;
 use crate::layout::Layout;
 
 /// What the returned chunks did with one question's evidence.

@@ -1,0 +1,257 @@
+//! Making a strategy ready and searching it: its units and pointers, their search texts
+//! embedded through the shared vector cache (Seams also gets its half-window vectors for side
+//! drop), in-memory collections, and one question's ranked lists, built by the same code as the
+//! live index's.
+
+use super::collection::Collection;
+use super::grid::{Embedding, GridSettings};
+use super::select::{Retrieved, ends, select};
+use super::strategy::{
+    Pointer, Strategy, Unit, extended_back, link, overlapping_spans, token_windows,
+};
+use crate::corpus::Corpus;
+use crate::embed::{EmbedStats, embed_texts};
+use crate::index::search::lists_from_hits;
+use crate::layout::Layout;
+use crate::retrieve::{RankedList, SIDE_SCORE_DEPTH, SideScores};
+use crate::seam::build_seams;
+use crate::session::EngineError;
+
+/// A strategy made ready: its units, pointers and search collections.
+pub struct Prepared {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// Its table label.
+    pub label: String,
+    /// What can be returned.
+    pub units: Vec<Unit>,
+    /// What only leads to units.
+    pub pointers: Vec<Pointer>,
+    unit_search: Collection,
+    pointer_search: Option<Collection>,
+    /// For Seams: each pointer's two half-window vectors (left of the cut, right of it), for side
+    /// drop; empty for other strategies.
+    halves: Vec<[Vec<f32>; 2]>,
+    /// Embedding work this strategy needed.
+    pub embedding: EmbedStats,
+}
+
+fn base_units(layout: &Layout) -> Vec<Unit> {
+    layout
+        .chunks
+        .iter()
+        .map(|c| Unit {
+            doc: c.doc,
+            span: c.span,
+            tokens: c.tokens,
+        })
+        .collect()
+}
+
+/// Build one strategy's units, pointers and collections.
+pub fn prepare(
+    model: &mut Embedding<'_>,
+    corpus: &Corpus,
+    layout: &Layout,
+    strategy: Strategy,
+    settings: &GridSettings,
+) -> Result<Prepared, EngineError> {
+    let mut units = base_units(layout);
+    let mut pointers = Vec::new();
+    match strategy {
+        Strategy::NoOverlap | Strategy::NeighbourExpansion => {}
+        // Fixed chunks: token windows at a stride of chunk − overlap, each the chunk size. Any
+        // other chunker: its own chunks, each reaching back `tokens` into its predecessor.
+        Strategy::Overlap { tokens } => {
+            let fixed = layout.chunker.starts_with("fixed");
+            units = corpus
+                .documents
+                .iter()
+                .zip(&layout.offsets)
+                .flat_map(|(doc, offs)| {
+                    let spans = if fixed {
+                        overlapping_spans(&doc.text, offs, settings.chunk_tokens, tokens)
+                    } else {
+                        let own: Vec<crate::corpus::Span> = layout
+                            .chunks
+                            .iter()
+                            .filter(|c| c.doc == doc.id)
+                            .map(|c| c.span)
+                            .collect();
+                        extended_back(&doc.text, offs, &own, tokens)
+                    };
+                    spans.into_iter().map(move |span| Unit {
+                        doc: doc.id,
+                        span,
+                        tokens: offs.count_in(span.start, span.end) as u32,
+                    })
+                })
+                .collect();
+        }
+        Strategy::Windows { width, stride } => {
+            for (doc, offs) in corpus.documents.iter().zip(&layout.offsets) {
+                let spans = token_windows(&doc.text, offs, width, stride, 0);
+                pointers.extend(link(doc.id, spans, &units));
+            }
+        }
+        Strategy::ChunkStrideWindows { width } => {
+            for c in &layout.chunks {
+                let offs = &layout.offsets[c.doc.0 as usize];
+                let text = &corpus.doc(c.doc).text;
+                let first = offs.first_at_or_after(c.span.start);
+                let mid = first + c.tokens as usize / 2;
+                let start_tok = mid.saturating_sub(width / 2).max(first);
+                let spans = token_windows(text, offs, width, usize::MAX, start_tok);
+                pointers.extend(link(c.doc, spans.into_iter().take(1).collect(), &units));
+            }
+        }
+        Strategy::Seams { k } => {
+            let seams = build_seams(corpus, &layout.offsets, &layout.chunks, k);
+            pointers = seams
+                .iter()
+                .map(|s| Pointer {
+                    doc: s.doc,
+                    span: s.span,
+                    links: vec![s.left.0, s.right.0],
+                })
+                .collect();
+        }
+    }
+    let text = |doc: crate::corpus::DocId, span: crate::corpus::Span| corpus.doc(doc).slice(span);
+    // Search texts as the live index builds them (heading paths, repeated table headers), so a
+    // strategy is scored on what a query would really search.
+    let source = layout.search_text_source(corpus);
+    let unit_owned: Vec<_> = units.iter().map(|u| source.text(u.doc, u.span)).collect();
+    let pointer_owned: Vec<_> = pointers
+        .iter()
+        .map(|p| source.text(p.doc, p.span))
+        .collect();
+    let unit_texts: Vec<&str> = unit_owned.iter().map(|t| t.as_ref()).collect();
+    let pointer_texts: Vec<&str> = pointer_owned.iter().map(|t| t.as_ref()).collect();
+    let (unit_vecs, mut stats) = embed_texts(
+        model.embedder,
+        model.tokenizer,
+        model.cache,
+        &unit_texts,
+        model.options,
+        &mut |_| true,
+    )?;
+    let (pointer_vecs, pstats) = embed_texts(
+        model.embedder,
+        model.tokenizer,
+        model.cache,
+        &pointer_texts,
+        model.options,
+        &mut |_| true,
+    )?;
+    stats.add(&pstats);
+    let mut halves = Vec::new();
+    if let Strategy::Seams { .. } = strategy {
+        let mut texts: Vec<&str> = Vec::with_capacity(pointers.len() * 2);
+        for p in &pointers {
+            let cut = units[ends(p).1.0 as usize].span.start;
+            texts.push(text(p.doc, crate::corpus::Span::new(p.span.start, cut)));
+            texts.push(text(p.doc, crate::corpus::Span::new(cut, p.span.end)));
+        }
+        let (vecs, hstats) = embed_texts(
+            model.embedder,
+            model.tokenizer,
+            model.cache,
+            &texts,
+            model.options,
+            &mut |_| true,
+        )?;
+        stats.add(&hstats);
+        let mut vecs = vecs.into_iter();
+        while let (Some(l), Some(r)) = (vecs.next(), vecs.next()) {
+            halves.push([l, r]);
+        }
+    }
+    let kw = |e: crate::index::keywords::KeywordError| EngineError::Index(e.into());
+    let unit_search = Collection::build(&unit_texts, unit_vecs).map_err(kw)?;
+    let pointer_search = if pointers.is_empty() {
+        None
+    } else {
+        Some(Collection::build(&pointer_texts, pointer_vecs).map_err(kw)?)
+    };
+    Ok(Prepared {
+        strategy,
+        label: strategy.label(settings.chunk_tokens),
+        units,
+        pointers,
+        unit_search,
+        pointer_search,
+        halves,
+        embedding: stats,
+    })
+}
+
+/// Half scores of the Seams pointers near the top of the fused lists, for side drop (empty for
+/// other strategies).
+pub fn side_scores(
+    p: &Prepared,
+    vector: &[f32],
+    lists: &[RankedList],
+    s: &GridSettings,
+) -> Vec<SideScores> {
+    if p.halves.is_empty() {
+        return Vec::new();
+    }
+    let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+    crate::retrieve::fuse(lists, s.rrf_c)
+        .iter()
+        .take(SIDE_SCORE_DEPTH)
+        .filter_map(|e| e.entry.seam())
+        .filter_map(|seam| {
+            let [l, r] = p.halves.get(seam.0 as usize)?;
+            Some(SideScores {
+                seam,
+                left: dot(vector, l),
+                right: dot(vector, r),
+            })
+        })
+        .collect()
+}
+
+/// Run one question's searches (its vector and text) on a prepared strategy: with pointers, the
+/// same three lists a live query searches (dense over units and pointers together, BM25 over
+/// units, BM25 over pointers); without, dense and BM25 over units. Built by the same code as the
+/// live index's lists ([`lists_from_hits`]), so ranks and ties agree. Everything after this is
+/// pure: see [`select`].
+pub fn search_lists(
+    p: &Prepared,
+    vector: &[f32],
+    question: &str,
+    s: &GridSettings,
+) -> Result<Vec<RankedList>, EngineError> {
+    let kw = |e: crate::index::keywords::KeywordError| EngineError::Index(e.into());
+    let unit_dense = p.unit_search.dense(vector, s.depth);
+    let unit_keywords = p.unit_search.keywords(question, s.depth).map_err(kw)?;
+    Ok(match &p.pointer_search {
+        Some(ps) => {
+            let pointer_dense = ps.dense(vector, s.depth);
+            let pointer_keywords = ps.keywords(question, s.depth).map_err(kw)?;
+            lists_from_hits(
+                &unit_dense,
+                &pointer_dense,
+                &unit_keywords,
+                &pointer_keywords,
+                s.depth,
+            )
+            .with_seams
+        }
+        None => lists_from_hits(&unit_dense, &[], &unit_keywords, &[], s.depth).chunks_only,
+    })
+}
+
+/// Run one question (its vector and text) through a prepared strategy: search, then select.
+pub fn retrieve(
+    p: &Prepared,
+    vector: &[f32],
+    question: &str,
+    s: &GridSettings,
+) -> Result<Retrieved, EngineError> {
+    let lists = search_lists(p, vector, question, s)?;
+    let sides = side_scores(p, vector, &lists, s);
+    Ok(select(p.strategy, &p.units, &p.pointers, &lists, &sides, s))
+}
