@@ -13,9 +13,14 @@ use seamscope::embed::testing::HashEmbedder;
 use seamscope::eval::grid::{Embedding, GridSettings, Retrieved, prepare, retrieve, score};
 use seamscope::eval::metrics::{SpanClass, span_class};
 use seamscope::eval::questions::Question;
-use seamscope::eval::strategy::{Pointer, Strategy, Unit};
+use seamscope::eval::strategy::{Pointer, PointerId, Strategy, Unit, UnitId};
 use seamscope::layout::{Layout, LayoutTimings};
 use seamscope::tokens::TokenOffsets;
+
+/// Unit ids from indexes.
+fn ids(v: &[u32]) -> Vec<UnitId> {
+    v.iter().copied().map(UnitId).collect()
+}
 
 /// 30 words of 4 bytes ("w00 " .. "w29 "), one token each, in three chunks of ten words.
 fn tiny() -> (Layout, Vec<Unit>, Vec<Pointer>) {
@@ -44,12 +49,12 @@ fn tiny() -> (Layout, Vec<Unit>, Vec<Pointer>) {
         Pointer {
             doc: DocId(0),
             span: Span::new(20, 60),
-            links: vec![0, 1],
+            links: ids(&[0, 1]),
         },
         Pointer {
             doc: DocId(0),
             span: Span::new(60, 100),
-            links: vec![1, 2],
+            links: ids(&[1, 2]),
         },
     ];
     let layout = Layout {
@@ -80,8 +85,8 @@ fn a_fire_on_evidence_inside_one_chunk_is_false_and_wastes_a_chunk() {
     // Words 1-3, wholly inside chunk 0 (and inside seam 0|1's window? no: it ends at byte 16).
     let q = question("inside", vec![Span::new(4, 16)], "inside");
     let r = Retrieved {
-        units: vec![0, 1],
-        fired: vec![(0, vec![0, 1])],
+        units: ids(&[0, 1]),
+        fired: vec![(PointerId(0), ids(&[0, 1]))],
         dropped: Vec::new(),
     };
     let s = score(&units, &pointers, &layout, &q, &r);
@@ -102,8 +107,8 @@ fn a_fire_across_its_cut_is_neither_false_nor_waste() {
     // Words 8-11 cross the cut at byte 40 between chunks 0 and 1.
     let q = question("split", vec![Span::new(32, 48)], "boundary");
     let r = Retrieved {
-        units: vec![0, 1],
-        fired: vec![(0, vec![0, 1])],
+        units: ids(&[0, 1]),
+        fired: vec![(PointerId(0), ids(&[0, 1]))],
         dropped: Vec::new(),
     };
     let s = score(&units, &pointers, &layout, &q, &r);
@@ -112,8 +117,8 @@ fn a_fire_across_its_cut_is_neither_false_nor_waste() {
     assert_eq!(s.classes, vec![SpanClass::Split]);
     // The wrong seam (1|2) firing for the same question is false, and chunk 2 is wasted.
     let wrong = Retrieved {
-        units: vec![1, 2],
-        fired: vec![(1, vec![1, 2])],
+        units: ids(&[1, 2]),
+        fired: vec![(PointerId(1), ids(&[1, 2]))],
         dropped: Vec::new(),
     };
     let s = score(&units, &pointers, &layout, &q, &wrong);
@@ -126,7 +131,7 @@ fn recall_counts_a_span_only_when_fully_covered() {
     let (layout, units, pointers) = tiny();
     let q = question("split", vec![Span::new(32, 48)], "boundary");
     let half = Retrieved {
-        units: vec![0],
+        units: ids(&[0]),
         fired: vec![],
         dropped: Vec::new(),
     };
@@ -145,7 +150,7 @@ fn recall_counts_a_span_only_when_fully_covered() {
         &layout,
         &q2,
         &Retrieved {
-            units: vec![0, 1],
+            units: ids(&[0, 1]),
             fired: vec![],
             dropped: Vec::new(),
         },
@@ -157,7 +162,7 @@ fn recall_counts_a_span_only_when_fully_covered() {
         &layout,
         &q2,
         &Retrieved {
-            units: vec![2, 0],
+            units: ids(&[2, 0]),
             fired: vec![],
             dropped: Vec::new(),
         },
@@ -182,7 +187,7 @@ fn recall_counts_a_span_only_when_fully_covered() {
         &layout,
         &q,
         &Retrieved {
-            units: vec![0, 1],
+            units: ids(&[0, 1]),
             fired: vec![],
             dropped: Vec::new(),
         },

@@ -7,7 +7,7 @@ use super::collection::Collection;
 use super::grid::{Embedding, GridSettings};
 use super::select::{Retrieved, ends, select};
 use super::strategy::{
-    Pointer, Strategy, Unit, extended_back, link, overlapping_spans, token_windows,
+    Pointer, Strategy, Unit, UnitId, extended_back, link, overlapping_spans, token_windows,
 };
 use crate::corpus::Corpus;
 use crate::embed::{EmbedStats, embed_texts};
@@ -112,7 +112,7 @@ pub fn prepare(
                 .map(|s| Pointer {
                     doc: s.doc,
                     span: s.span,
-                    links: vec![s.left.0, s.right.0],
+                    links: vec![UnitId(s.left.0), UnitId(s.right.0)],
                 })
                 .collect();
         }
@@ -149,7 +149,7 @@ pub fn prepare(
     if let Strategy::Seams { .. } = strategy {
         let mut texts: Vec<&str> = Vec::with_capacity(pointers.len() * 2);
         for p in &pointers {
-            let cut = units[ends(p).1.0 as usize].span.start;
+            let cut = units[ends(p).1.index()].span.start;
             texts.push(text(p.doc, crate::corpus::Span::new(p.span.start, cut)));
             texts.push(text(p.doc, crate::corpus::Span::new(cut, p.span.end)));
         }

@@ -9,7 +9,7 @@ use super::metrics::{SpanClass, covered, span_class};
 use super::prepare::Prepared;
 use super::questions::Question;
 use super::select::Retrieved;
-use super::strategy::{Pointer, Strategy, Unit};
+use super::strategy::{Pointer, Strategy, Unit, UnitId};
 use crate::layout::Layout;
 
 /// One question's scores under one strategy.
@@ -42,7 +42,7 @@ pub fn score(
     let returned: Vec<crate::corpus::Span> = r
         .units
         .iter()
-        .map(|&u| units[u as usize])
+        .map(|&u| units[u.index()])
         .filter(|u| u.doc == q.doc)
         .map(|u| u.span)
         .collect();
@@ -65,19 +65,18 @@ pub fn score(
     let tokens_sent: u64 = r
         .units
         .iter()
-        .map(|&u| u64::from(units[u as usize].tokens))
+        .map(|&u| u64::from(units[u.index()].tokens))
         .sum();
-    let holds = |u: u32| {
-        let unit = units[u as usize];
+    let holds = |u: UnitId| {
+        let unit = units[u.index()];
         unit.doc == q.doc && q.spans.iter().any(|s| unit.span.overlaps(s))
     };
     let mut false_fires = 0;
     let mut wasted = 0;
     for (ptr, _) in &r.fired {
-        let links = &pointers[*ptr as usize].links;
-        let (left, right) = (links[0], *links.last().unwrap_or(&links[0]));
-        let cut = units[right as usize].span.start;
-        let crosses = units[left as usize].doc == q.doc
+        let (left, right) = super::select::ends(&pointers[ptr.index()]);
+        let cut = units[right.index()].span.start;
+        let crosses = units[left.index()].doc == q.doc
             && q.spans.iter().any(|s| s.start < cut && cut < s.end);
         if !crosses {
             false_fires += 1;

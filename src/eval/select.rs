@@ -5,30 +5,50 @@
 //! `m` or budget from lists searched once (see [`rescore`](super::rescore)).
 
 use super::grid::GridSettings;
-use super::strategy::{Pointer, Strategy, Unit};
+use super::strategy::{Pointer, PointerId, Strategy, Unit, UnitId};
 use crate::chunk::ChunkId;
 use crate::retrieve::{
-    BudgetAction, ChunkPlacement, EntryRef, FusedEntry, Plan, PlanEntry, PlanItem, RankedList,
-    RerankStatus, SideScores, fill_budget, fire_test, fuse, side_drops,
+    BudgetAction, EntryRef, FusedEntry, Plan, RankedList, SideScores, fill_budget, fire_test, fuse,
+    side_drops,
 };
 use crate::seam::SeamId;
+
+// The boundary with the shared pure stages. A strategy's lists are built by the live index's
+// own code (`index::search::lists_from_hits`) and fused by `retrieve::fuse`, where units take the
+// place of chunks and pointers that of seams; these four functions are the only place the two
+// vocabularies meet.
+
+/// The unit a chunk entry of a strategy's lists stands for.
+fn unit_of(c: ChunkId) -> UnitId {
+    UnitId(c.0)
+}
+
+/// The pointer a seam entry of a strategy's lists stands for.
+fn pointer_of(s: SeamId) -> PointerId {
+    PointerId(s.0)
+}
+
+/// The chunk entry that stands for a unit in the pure stages.
+fn chunk_of(u: UnitId) -> ChunkId {
+    ChunkId(u.0)
+}
 
 /// What one strategy returned for one question.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Retrieved {
     /// Units in the context, in fill order.
-    pub units: Vec<u32>,
+    pub units: Vec<UnitId>,
     /// Pointers that fired (Seams) and the units each added.
-    pub fired: Vec<(u32, Vec<u32>)>,
+    pub fired: Vec<(PointerId, Vec<UnitId>)>,
     /// Fired pointers side drop left with one unit: (pointer, the unit not brought).
-    pub dropped: Vec<(u32, u32)>,
+    pub dropped: Vec<(PointerId, UnitId)>,
 }
 
 /// The first and last unit a pointer leads to (the same unit twice for a one-unit pointer).
-pub(super) fn ends(pointer: &Pointer) -> (ChunkId, ChunkId) {
-    let first = pointer.links.first().copied().unwrap_or_default();
+pub(super) fn ends(pointer: &Pointer) -> (UnitId, UnitId) {
+    let first = pointer.links.first().copied().unwrap_or(UnitId(0));
     let last = pointer.links.last().copied().unwrap_or(first);
-    (ChunkId(first), ChunkId(last))
+    (first, last)
 }
 
 /// Select the units `strategy` sends for one question from its ranked `lists`.
@@ -44,113 +64,134 @@ pub fn select(
     s: &GridSettings,
 ) -> Retrieved {
     let fused = fuse(lists, s.rrf_c);
-    let links = |seam: SeamId| {
-        pointers
-            .get(seam.0 as usize)
-            .map_or((ChunkId(0), ChunkId(0)), ends)
+    let plain = |units: Vec<UnitId>| Retrieved {
+        units,
+        fired: Vec::new(),
+        dropped: Vec::new(),
     };
-    let mut dropped = Vec::new();
     let plan = match strategy {
-        Strategy::Seams { .. } => {
-            let decisions = fire_test(&fused, &links, s.m);
-            let mut plan = Plan::fused_order(&fused, &decisions);
-            if let Some(threshold) = s.side_drop {
-                let drops = side_drops(&decisions, sides, threshold);
-                dropped = drops
-                    .iter()
-                    .map(|d| (d.seam.0, d.dropped_chunk.0))
-                    .collect();
-                plan.apply_side_drops(&drops);
-            }
-            plan
-        }
+        Strategy::Seams { .. } => return seams_fill(&fused, pointers, sides, s),
         Strategy::Windows { .. } | Strategy::ChunkStrideWindows { .. } => {
-            window_plan(&fused, pointers)
+            return plain(window_fill(&fused, pointers, s.budget));
         }
+        Strategy::NeighbourExpansion => return plain(neighbour_fill(units, &fused, s.budget)),
         Strategy::NoOverlap | Strategy::Overlap { .. } => Plan::fused_order(&fused, &[]),
-        Strategy::NeighbourExpansion => {
-            return Retrieved {
-                units: neighbour_fill(units, &fused, s.budget),
-                fired: Vec::new(),
-                dropped: Vec::new(),
-            };
-        }
     };
+    plain(
+        fill_budget(&plan, s.budget)
+            .chunks
+            .iter()
+            .map(|&c| unit_of(c))
+            .collect(),
+    )
+}
+
+/// Seams: the fire test, optional side drop and the budget fill, exactly as a live query runs
+/// them.
+fn seams_fill(
+    fused: &[FusedEntry],
+    pointers: &[Pointer],
+    sides: &[SideScores],
+    s: &GridSettings,
+) -> Retrieved {
+    let links = |seam: SeamId| {
+        let (first, last) = pointers
+            .get(seam.0 as usize)
+            .map_or((UnitId(0), UnitId(0)), ends);
+        (chunk_of(first), chunk_of(last))
+    };
+    let decisions = fire_test(fused, &links, s.m);
+    let mut plan = Plan::fused_order(fused, &decisions);
+    let mut dropped: Vec<(PointerId, UnitId)> = Vec::new();
+    if let Some(threshold) = s.side_drop {
+        let drops = side_drops(&decisions, sides, threshold);
+        dropped = drops
+            .iter()
+            .map(|d| (pointer_of(d.seam), unit_of(d.dropped_chunk)))
+            .collect();
+        plan.apply_side_drops(&drops);
+    }
     let fill = fill_budget(&plan, s.budget);
-    let fired: Vec<(u32, Vec<u32>)> = fill
+    let fired: Vec<(PointerId, Vec<UnitId>)> = fill
         .steps
         .iter()
         .filter_map(|step| match (&step.action, step.entry) {
-            (BudgetAction::AddedPair { added }, EntryRef::Seam(seam))
-                if !added.is_empty() && matches!(strategy, Strategy::Seams { .. }) =>
-            {
-                Some((seam.0, added.iter().map(|c| c.0).collect()))
+            (BudgetAction::AddedPair { added }, EntryRef::Seam(seam)) if !added.is_empty() => {
+                Some((
+                    pointer_of(seam),
+                    added.iter().map(|&c| unit_of(c)).collect(),
+                ))
             }
             _ => None,
         })
         .collect();
     dropped.retain(|d| fired.iter().any(|f| f.0 == d.0));
     Retrieved {
-        units: fill.chunks.iter().map(|c| c.0).collect(),
+        units: fill.chunks.iter().map(|&c| unit_of(c)).collect(),
         fired,
         dropped,
     }
 }
 
-/// A window hit brings the chunks it overlaps, at its rank (no fire test). A window over more
-/// than two chunks (wider than a chunk) brings the rest right after.
-fn window_plan(fused: &[FusedEntry], pointers: &[Pointer]) -> Plan {
-    let mut entries = Vec::new();
-    for (i, e) in fused.iter().enumerate() {
-        let chunk = |c: u32| PlanItem::Chunk {
-            chunk: ChunkId(c),
-            placement: ChunkPlacement::Fused,
-        };
-        let items = match e.entry {
-            EntryRef::Chunk(c) => vec![chunk(c.0)],
+/// Windows: a window hit brings the units it overlaps, at its rank, with no fire test. Its
+/// first two units come together or not at all (when they need more slots than remain, the
+/// window is passed over and later entries fill the slots, as a fired pair is in the budget
+/// fill); a window over more than two units (wider than a chunk) brings the rest one by one
+/// right after. A unit already in takes no slot.
+fn window_fill(fused: &[FusedEntry], pointers: &[Pointer], budget: usize) -> Vec<UnitId> {
+    let mut out: Vec<UnitId> = Vec::new();
+    let add_one = |out: &mut Vec<UnitId>, u: UnitId| {
+        if out.len() < budget && !out.contains(&u) {
+            out.push(u);
+        }
+    };
+    for e in fused {
+        if out.len() >= budget {
+            break;
+        }
+        match e.entry {
+            EntryRef::Chunk(c) => add_one(&mut out, unit_of(c)),
             EntryRef::Seam(seam) => {
                 let links = pointers
-                    .get(seam.0 as usize)
+                    .get(pointer_of(seam).0 as usize)
                     .map_or(&[][..], |p| p.links.as_slice());
                 match links {
-                    [one] => vec![chunk(*one)],
+                    [] => {}
+                    [one] => add_one(&mut out, *one),
                     [a, b, rest @ ..] => {
-                        let mut v = vec![PlanItem::FiredSeam {
-                            seam,
-                            left: ChunkId(*a),
-                            right: ChunkId(*b),
-                            dropped: None,
-                        }];
-                        v.extend(rest.iter().map(|&c| chunk(c)));
-                        v
+                        let mut new: Vec<UnitId> = Vec::with_capacity(2);
+                        for u in [*a, *b] {
+                            if !out.contains(&u) && !new.contains(&u) {
+                                new.push(u);
+                            }
+                        }
+                        // The pair comes whole or not at all; the rest stand on their own.
+                        if new.len() <= budget - out.len() {
+                            out.extend(new);
+                        }
+                        for &u in rest {
+                            if out.len() >= budget {
+                                break;
+                            }
+                            add_one(&mut out, u);
+                        }
                     }
-                    [] => Vec::new(),
                 }
             }
-        };
-        for item in items {
-            entries.push(PlanEntry {
-                position: entries.len() + 1,
-                fused_position: i + 1,
-                item,
-            });
         }
     }
-    Plan {
-        entries,
-        rerank: RerankStatus::NotConfigured,
-    }
+    out
 }
 
 /// Chunks in fused order; each brings a same-document neighbour that ranks within `2 × budget`.
-fn neighbour_fill(units: &[Unit], fused: &[FusedEntry], budget: usize) -> Vec<u32> {
+fn neighbour_fill(units: &[Unit], fused: &[FusedEntry], budget: usize) -> Vec<UnitId> {
     let position = |u: u32| {
         fused
             .iter()
-            .position(|e| e.entry == EntryRef::Chunk(ChunkId(u)))
+            .position(|e| e.entry == EntryRef::Chunk(chunk_of(UnitId(u))))
             .map(|i| i + 1)
     };
-    let mut out: Vec<u32> = Vec::new();
+    let mut out: Vec<UnitId> = Vec::new();
     for e in fused {
         if out.len() >= budget {
             break;
@@ -158,8 +199,8 @@ fn neighbour_fill(units: &[Unit], fused: &[FusedEntry], budget: usize) -> Vec<u3
         let EntryRef::Chunk(c) = e.entry else {
             continue;
         };
-        if !out.contains(&c.0) {
-            out.push(c.0);
+        if !out.contains(&unit_of(c)) {
+            out.push(unit_of(c));
         }
         let Some(doc) = units.get(c.0 as usize).map(|u| u.doc) else {
             continue;
@@ -173,8 +214,8 @@ fn neighbour_fill(units: &[Unit], fused: &[FusedEntry], budget: usize) -> Vec<u3
             .collect();
         neighbours.sort();
         for (_, n) in neighbours {
-            if out.len() < budget && !out.contains(&n) {
-                out.push(n);
+            if out.len() < budget && !out.contains(&UnitId(n)) {
+                out.push(UnitId(n));
             }
         }
     }

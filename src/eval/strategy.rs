@@ -97,6 +97,29 @@ pub struct Unit {
     pub tokens: u32,
 }
 
+/// A unit of a compared strategy, by its index in the strategy's unit table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct UnitId(pub u32);
+
+/// A pointer of a compared strategy (a seam window, a sliding window), by its index in the
+/// strategy's pointer table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct PointerId(pub u32);
+
+impl UnitId {
+    /// Its index in the unit table.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl PointerId {
+    /// Its index in the pointer table.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 /// A pointer: a span searched but never returned, linked to the units it leads to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Pointer {
@@ -104,8 +127,8 @@ pub struct Pointer {
     pub doc: DocId,
     /// The span searched.
     pub span: Span,
-    /// Indexes of the units it leads to, in document order.
-    pub links: Vec<u32>,
+    /// The units it leads to, in document order.
+    pub links: Vec<UnitId>,
 }
 
 /// Chunks of `size` tokens whose starts step by `size - overlap` tokens (moved to word starts).
@@ -203,7 +226,7 @@ pub fn link(doc: DocId, spans: Vec<Span>, units: &[Unit]) -> Vec<Pointer> {
                 .iter()
                 .enumerate()
                 .filter(|(_, u)| u.doc == doc && u.span.overlaps(&span))
-                .map(|(i, _)| i as u32)
+                .map(|(i, _)| UnitId(i as u32))
                 .collect(),
         })
         .filter(|p| !p.links.is_empty())
@@ -258,8 +281,8 @@ mod tests {
             },
         ];
         let ptrs = link(DocId(0), w, &units);
-        assert_eq!(ptrs[0].links, vec![0]);
-        assert_eq!(ptrs[1].links, vec![0, 1]);
-        assert_eq!(ptrs[3].links, vec![1]);
+        assert_eq!(ptrs[0].links, vec![UnitId(0)]);
+        assert_eq!(ptrs[1].links, vec![UnitId(0), UnitId(1)]);
+        assert_eq!(ptrs[3].links, vec![UnitId(1)]);
     }
 }
