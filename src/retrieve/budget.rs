@@ -62,6 +62,33 @@ impl BudgetAction {
             BudgetAction::FiredNothingNew => "fired; both chunks already included".to_string(),
         }
     }
+
+    /// The same account in at most `width` characters, ids first: the full sentence when it
+    /// fits, else a short form that keeps every chunk id (`fired +40 +41`, `no room: 2 > 1`).
+    pub fn describe_within(&self, width: usize) -> String {
+        let full = self.describe();
+        if full.chars().count() <= width {
+            return full;
+        }
+        match self {
+            BudgetAction::Added => "added".to_string(),
+            BudgetAction::AddedPair { added } => {
+                let ids: Vec<String> = added.iter().map(|c| format!("+{}", c.0)).collect();
+                let short = format!("fired {}", ids.join(" "));
+                if short.chars().count() <= width {
+                    short
+                } else {
+                    ids.join(" ")
+                }
+            }
+            BudgetAction::SkippedAlreadyIncluded => "already in".to_string(),
+            BudgetAction::DroppedSeam => "dropped".to_string(),
+            BudgetAction::SkippedNoRoom { needed, remaining } => {
+                format!("no room: {needed} > {remaining}")
+            }
+            BudgetAction::FiredNothingNew => "fired, both in".to_string(),
+        }
+    }
 }
 
 /// One row of the budget table.
@@ -176,6 +203,24 @@ pub fn fill_budget(plan: &Plan, budget: usize) -> BudgetFill {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retrieve_budget_short_descriptions_keep_every_chunk_id() {
+        let pair = BudgetAction::AddedPair {
+            added: vec![ChunkId(40), ChunkId(41)],
+        };
+        assert_eq!(
+            pair.describe_within(80),
+            "fired: added chunk 40 and chunk 41"
+        );
+        assert_eq!(pair.describe_within(20), "fired +40 +41");
+        assert_eq!(pair.describe_within(8), "+40 +41");
+        let no_room = BudgetAction::SkippedNoRoom {
+            needed: 2,
+            remaining: 1,
+        };
+        assert_eq!(no_room.describe_within(16), "no room: 2 > 1");
+    }
     use crate::retrieve::fire::fire_test;
     use crate::retrieve::fuse::FusedEntry;
 

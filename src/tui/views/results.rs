@@ -5,6 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
+use seamscope::chunk::ChunkId;
 use seamscope::retrieve::{Baseline, BudgetAction};
 
 use super::{empty_hint, fit, pane_block, row_style, short_label};
@@ -59,6 +60,8 @@ pub fn draw_budget(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     let digits = fill.budget.to_string().len() as u16;
     let slot_width = fill.budget.min(20) as u16 + 2 + 2 * digits;
     let entry_width = 10;
+    // Columns 4 + entry + slots and three gaps: the action gets the rest, ids first when short.
+    let action_width = usize::from(inner.width.saturating_sub(4 + entry_width + slot_width + 3));
     let rows = fill
         .steps
         .iter()
@@ -76,7 +79,7 @@ pub fn draw_budget(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
             Row::new(vec![
                 Cell::from(format!("#{}", s.position)),
                 Cell::from(short_label(&shown.open, s.entry)),
-                Cell::from(Line::styled(s.action.describe(), style)),
+                Cell::from(Line::styled(s.action.describe_within(action_width), style)),
                 Cell::from(Line::from(slots(s.slots_used_after, fill.budget, t))),
             ])
             .style(row_style(t, i == cursor.selected, under_test))
@@ -120,21 +123,29 @@ pub fn draw_compare(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) 
         Baseline::ChunksOnlyRetrieval => "chunks-only retrieval",
         Baseline::SeamsRemoved => "seams deleted",
     };
-    let title = format!(
-        " With Seams vs without ({baseline}) · +{} −{} ",
-        cmp.added.len(),
-        cmp.displaced.len()
-    );
+    // The counts are the point; the baseline's name goes first when space runs short.
+    let counts = format!("+{} −{}", cmp.added.len(), cmp.displaced.len());
+    let long = format!(" With Seams vs without ({baseline}) · {counts} ");
+    let room = usize::from(area.width).saturating_sub(2);
+    let short = format!(" With vs without Seams · {counts} ");
+    let title = [long, short, format!(" Seams {counts} ")]
+        .into_iter()
+        .find(|t| t.chars().count() <= room)
+        .unwrap_or_else(|| format!(" {counts} "));
     frame.render_widget(pane_block(app, Pane::Compare, title), area);
     let body = areas.body(Pane::Compare);
     let cursor = app.lists.compare;
     let label_width = body.width.saturating_sub(1 + 4 + 3 + 3);
-    let rows = compare_rows(trace)
+    let all = compare_rows(trace);
+    let ids: Vec<ChunkId> = all.iter().map(|r| r.chunk).collect();
+    let names = chunk_names(&shown.open, &ids, usize::from(label_width));
+    let rows = all
         .into_iter()
+        .zip(names)
         .enumerate()
         .skip(cursor.offset)
         .take(usize::from(body.height))
-        .map(|(i, r)| {
+        .map(|(i, (r, name))| {
             let (mark, style) = match (r.with_seams, r.without_seams) {
                 (true, false) => ("+", t.added),
                 (false, true) => ("−", t.displaced),
@@ -143,10 +154,7 @@ pub fn draw_compare(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) 
             let yes = |b: bool| if b { " ✓" } else { " ·" };
             Row::new(vec![
                 Cell::from(Line::styled(mark, style)),
-                Cell::from(Line::styled(
-                    fit(&shown.open.chunk_label(r.chunk), usize::from(label_width)),
-                    style,
-                )),
+                Cell::from(Line::styled(name, style)),
                 Cell::from(yes(r.with_seams)),
                 Cell::from(yes(r.without_seams)),
             ])
@@ -160,4 +168,30 @@ pub fn draw_compare(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) 
         Constraint::Length(3),
     ];
     frame.render_widget(Table::new(rows, widths).header(header), inside(area));
+}
+
+/// How the comparison names its chunks, every id whole and the column alike: the full name
+/// (`chunk 40 (guide.md#5)`, cut after the id when it must be, while a few characters of the
+/// document still show), else `chunk 40`, else `40`.
+fn chunk_names(
+    open: &seamscope::session::OpenCorpus,
+    chunks: &[ChunkId],
+    width: usize,
+) -> Vec<String> {
+    let short = |c: ChunkId| format!("chunk {}", c.0);
+    let widest_short = chunks
+        .iter()
+        .map(|&c| short(c).chars().count())
+        .max()
+        .unwrap_or(0);
+    if widest_short + 6 <= width {
+        return chunks
+            .iter()
+            .map(|&c| fit(&open.chunk_label(c), width))
+            .collect();
+    }
+    if widest_short <= width {
+        return chunks.iter().map(|&c| short(c)).collect();
+    }
+    chunks.iter().map(|c| c.0.to_string()).collect()
 }

@@ -198,3 +198,25 @@ fn tui_the_query_cursor_sits_after_wide_characters() {
     // Six wide characters take twelve columns; the cursor follows them, not six columns in.
     assert_eq!((cursor.x, cursor.y), (body.x + 12, body.y));
 }
+
+#[test]
+fn tui_at_the_smallest_size_fill_actions_and_compared_chunks_keep_their_ids() {
+    let mut f = Fixture::answered();
+    let screen = f.draw(120, 34).backend().to_string();
+    // The budget fill names every chunk a fired seam added, in full or as `fired +1 +2`.
+    let full = screen.contains("fired: added chunk") && screen.contains(" and chunk ");
+    let short =
+        screen.contains("fired +") || screen.contains(" +1 +2") || screen.contains(" +2 +3");
+    assert!(full || short, "{screen}");
+    // The comparison never cuts a chunk's name before its id, and its title keeps the counts.
+    let compare_rows: Vec<&str> = screen.lines().filter(|l| l.contains('✓')).collect();
+    assert!(!compare_rows.is_empty(), "{screen}");
+    for row in compare_rows {
+        let cell = row.rsplit("││").next().unwrap_or(row);
+        assert!(!cell.contains('…'), "a chunk name cut in {row}");
+    }
+    assert!(
+        screen.contains("Seams +") || screen.contains("without"),
+        "{screen}"
+    );
+}
