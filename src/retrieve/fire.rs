@@ -141,6 +141,43 @@ impl FireDecision {
             shown.join(" and ")
         )
     }
+
+    /// The test in at most `width` characters with every chunk id kept: the full
+    /// [`arithmetic`](Self::arithmetic) when it fits, else `1+3=4 ≤4 (7) ≤11 (8) fires` (an
+    /// absent chunk marked `(13 absent)`), else only the verdict and the chunk ids.
+    pub fn arithmetic_within(&self, width: usize) -> String {
+        let full = self.arithmetic();
+        if full.chars().count() <= width {
+            return full;
+        }
+        let target = self.target();
+        let compared: Vec<LinkedChunk> = self
+            .links()
+            .into_iter()
+            .filter(|link| self.fires || !link.allows(target))
+            .collect();
+        let verdict = if self.fires { "fires" } else { "no fire" };
+        let parts: Vec<String> = compared
+            .iter()
+            .map(|link| {
+                let op = if link.allows(target) { '≤' } else { '>' };
+                let absent = if link.is_absent() { " absent" } else { "" };
+                format!("{op}{} ({}{absent})", link.counted_position, link.chunk.0)
+            })
+            .collect();
+        let short = format!(
+            "{}+{}={} {} {verdict}",
+            self.seam_position,
+            self.m,
+            target,
+            parts.join(" ")
+        );
+        if short.chars().count() <= width {
+            return short;
+        }
+        let ids: Vec<String> = compared.iter().map(|l| l.chunk.0.to_string()).collect();
+        format!("{verdict} ({})", ids.join(", "))
+    }
 }
 
 /// Run the fire test on every seam of a fused ranking, in fused order.
@@ -193,6 +230,21 @@ pub fn fire_test(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retrieve_fire_short_arithmetic_keeps_every_chunk_id() {
+        let c = |i| FusedEntry::given(EntryRef::Chunk(ChunkId(i)));
+        let s = |i| FusedEntry::given(EntryRef::Seam(SeamId(i)));
+        let links = |_: SeamId| (ChunkId(7), ChunkId(8));
+        let fused = vec![s(78), c(12), c(3), c(7), c(20), c(8)];
+        let d = &fire_test(&fused, &links, 3)[0];
+        assert_eq!(
+            d.arithmetic_within(80),
+            "1 + 3 = 4 ≤ 4 (chunk 7) and ≤ 6 (chunk 8): fires"
+        );
+        assert_eq!(d.arithmetic_within(30), "1+3=4 ≤4 (7) ≤6 (8) fires");
+        assert_eq!(d.arithmetic_within(12), "fires (7, 8)");
+    }
 
     fn chunk(id: u32) -> FusedEntry {
         FusedEntry::given(EntryRef::Chunk(ChunkId(id)))

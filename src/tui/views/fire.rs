@@ -72,9 +72,14 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
                 t.dropped
             };
             let dropped = trace.side_drops.iter().find(|s| s.seam == d.seam);
+            let width = usize::from(text_width);
             let text = match dropped {
-                Some(s) => format!("{} · {} side dropped", d.arithmetic(), s.dropped.label()),
-                None => d.arithmetic(),
+                Some(s) => format!(
+                    "{} · {} dropped",
+                    d.arithmetic_within(width.saturating_sub(15)),
+                    s.dropped.label()
+                ),
+                None => d.arithmetic_within(width),
             };
             Row::new(vec![
                 Cell::from(shown.open.seam_label(d.seam)),
