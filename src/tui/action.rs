@@ -290,6 +290,8 @@ pub enum Action {
     /// Set `k` and `m` to the calibration's recommendation (through the sliders: `m` replans
     /// every pane, a new `k` rebuilds the seams in the background).
     ApplyRecommendedM,
+    /// While typing: show an older (-1) or newer (+1) question from this session's history.
+    RecallQuery(i32),
     /// Switch side drop on or off (a fired seam whose one half scores below the threshold brings
     /// only the other chunk).
     ToggleSideDrop,

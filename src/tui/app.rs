@@ -228,6 +228,7 @@ impl App {
             Action::MoveQueryCursor(delta) => self.query.move_cursor(delta),
             Action::QueryCursorEdge(end) => self.query.move_to_edge(end),
             Action::ClearQuery => self.query.clear(),
+            Action::RecallQuery(delta) => self.query.recall(delta),
             Action::RunQuery => self.run_query(),
             Action::Open => {
                 let question = self.asked.clone();
@@ -335,6 +336,7 @@ impl App {
             });
             return;
         }
+        self.query.remember(&question);
         self.asked = Some(question.clone());
         self.typing = false;
         self.focus = Pane::Ranking;

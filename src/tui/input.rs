@@ -135,6 +135,8 @@ fn typing_action(key: &KeyEvent, ctrl: bool) -> Option<Action> {
         KeyCode::BackTab => Action::FocusPrev,
         KeyCode::Backspace => Action::DeleteBack,
         KeyCode::Delete => Action::DeleteForward,
+        KeyCode::Up => Action::RecallQuery(-1),
+        KeyCode::Down => Action::RecallQuery(1),
         KeyCode::Left => Action::MoveQueryCursor(-1),
         KeyCode::Right => Action::MoveQueryCursor(1),
         KeyCode::Home => Action::QueryCursorEdge(false),

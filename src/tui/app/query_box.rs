@@ -3,13 +3,22 @@
 
 use unicode_width::UnicodeWidthStr;
 
-/// The text being typed and where the cursor is.
+/// Questions the history keeps, oldest dropped first.
+pub const HISTORY: usize = 100;
+
+/// The text being typed, where the cursor is, and the questions asked before.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct QueryBox {
     /// The text.
     pub text: String,
     /// Cursor position in characters (0 = before the first).
     pub cursor: usize,
+    /// Questions asked, oldest first (a repeat of the last one is kept once).
+    pub history: Vec<String>,
+    /// Which history entry is shown while `↑`/`↓` browse it; `None` when editing.
+    browsing: Option<usize>,
+    /// The text being typed when browsing began, given back past the newest entry.
+    draft: String,
 }
 
 impl QueryBox {
@@ -114,6 +123,42 @@ impl QueryBox {
         self.cursor = 0;
     }
 
+    /// Remember a question that was run.
+    pub fn remember(&mut self, question: &str) {
+        if self.history.last().map(String::as_str) != Some(question) {
+            self.history.push(question.to_string());
+        }
+        if self.history.len() > HISTORY {
+            self.history.remove(0);
+        }
+        self.browsing = None;
+    }
+
+    /// Show an older (`delta < 0`) or newer (`delta > 0`) question from the history; past the
+    /// newest, the text typed before browsing comes back.
+    pub fn recall(&mut self, delta: i32) {
+        if self.history.is_empty() {
+            return;
+        }
+        let newest = self.history.len() - 1;
+        let next = match (self.browsing, delta < 0) {
+            (None, true) => {
+                self.draft = self.text.clone();
+                Some(newest)
+            }
+            (None, false) => None,
+            (Some(i), true) => Some(i.saturating_sub(1)),
+            (Some(i), false) if i < newest => Some(i + 1),
+            (Some(_), false) => None,
+        };
+        self.text = match next {
+            Some(i) => self.history[i].clone(),
+            None => std::mem::take(&mut self.draft),
+        };
+        self.browsing = next;
+        self.cursor = self.len();
+    }
+
     /// The question to run: the text without surrounding whitespace, if any is left.
     pub fn question(&self) -> Option<String> {
         let q = self.text.trim();
@@ -124,6 +169,28 @@ impl QueryBox {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn up_and_down_walk_the_history_and_give_the_draft_back() {
+        let mut q = QueryBox::default();
+        q.recall(-1);
+        assert_eq!(q.text, "", "no history: nothing happens");
+        q.remember("first question");
+        q.remember("second question");
+        q.remember("second question");
+        assert_eq!(q.history.len(), 2, "a repeat is kept once");
+        q.insert_str("half typ");
+        q.recall(-1);
+        assert_eq!((q.text.as_str(), q.cursor), ("second question", 15));
+        q.recall(-1);
+        assert_eq!(q.text, "first question");
+        q.recall(-1);
+        assert_eq!(q.text, "first question", "the oldest stays");
+        q.recall(1);
+        assert_eq!(q.text, "second question");
+        q.recall(1);
+        assert_eq!(q.text, "half typ", "past the newest: the draft");
+    }
 
     #[test]
     fn edits_by_characters_not_bytes() {

@@ -18,6 +18,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("Enter", "run it: search, fuse, fire test, budget fill"),
             ("Esc", "stop typing (the text stays)"),
             ("Ctrl-U", "clear the query box"),
+            ("↑ / ↓", "typing: earlier / later question of this session"),
         ],
     ),
     (
