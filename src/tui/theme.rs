@@ -40,6 +40,9 @@ macro_rules! theme_styles {
 }
 
 theme_styles! {
+    /// The whole screen under every pane: a theme that picks its own text colours sets its own
+    /// background too, so it reads the same on a dark or a light terminal.
+    background,
     /// Body text.
     text,
     /// Secondary labels and hints.

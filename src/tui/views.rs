@@ -33,6 +33,11 @@ use super::theme::Theme;
 /// Draw the whole screen.
 pub fn draw(app: &App, frame: &mut Frame) {
     let area = frame.area();
+    // The theme's own background under everything, so its colours read on any terminal.
+    frame.render_widget(
+        ratatui::widgets::Block::default().style(app.theme.background),
+        area,
+    );
     let Some(areas) = Areas::compute(area, app.step.is_some()) else {
         too_small(app, frame, area);
         return;

@@ -220,3 +220,28 @@ fn tui_at_the_smallest_size_fill_actions_and_compared_chunks_keep_their_ids() {
         "{screen}"
     );
 }
+
+#[test]
+fn tui_coloured_themes_paint_their_own_background_under_every_pane() {
+    for name in ["light", "dark"] {
+        let mut f = Fixture::answered();
+        f.app.theme = crate::tui::theme::Theme::builtin(name).unwrap();
+        let bg = f.app.theme.background.bg;
+        assert!(bg.is_some(), "{name} sets a background");
+        let terminal = f.draw(160, 48);
+        let buffer = terminal.backend().buffer();
+        // Blank cells inside panes and between them carry the theme's background, not the
+        // terminal's own.
+        let blank = buffer
+            .content()
+            .iter()
+            .filter(|c| c.symbol() == " ")
+            .collect::<Vec<_>>();
+        let painted = blank.iter().filter(|c| Some(c.bg) == bg).count();
+        assert!(
+            painted * 10 >= blank.len() * 8,
+            "{name}: {painted} of {} blank cells carry the background",
+            blank.len()
+        );
+    }
+}
