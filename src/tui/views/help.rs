@@ -97,6 +97,11 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
     ),
 ];
 
+/// What the marks on screen mean, above the keys.
+const INTRO: &str = "Marks: ✂ a cut · shading its seam window · ┊ an atom (fence, table, row, \
+     figure sentence) a cut splits · ▎ ● in the context · ▶ a chunk's first line · ▲ fires (▲ fires* \
+     only because a linked chunk is absent) · + added / − displaced by Seams";
+
 /// Groups in the left column.
 const LEFT_GROUPS: usize = 4;
 
@@ -155,15 +160,12 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Clear, rect);
     let inner = block.inner(rect);
     frame.render_widget(block.style(t.text), rect);
-    let [intro, body] = Layout::vertical([Constraint::Length(2), Constraint::Fill(1)]).areas(inner);
+    // Rows the intro wraps to (word breaks may take a few columns more than the characters).
+    let intro_rows = (INTRO.chars().count() as u16 + 12).div_ceil(inner.width.max(1));
+    let [intro, body] =
+        Layout::vertical([Constraint::Length(intro_rows), Constraint::Fill(1)]).areas(inner);
     frame.render_widget(
-        Paragraph::new(Line::styled(
-            "In the text: ✂ marks a cut between two chunks; shading marks the seam window across \
-             it; ┊ in the margin marks an atom (fenced block, table, row, figure sentence) that a \
-             cut splits.",
-            t.muted,
-        ))
-        .wrap(ratatui::widgets::Wrap { trim: true }),
+        Paragraph::new(Line::styled(INTRO, t.muted)).wrap(ratatui::widgets::Wrap { trim: true }),
         intro,
     );
     let [left_area, _, right_area] = Layout::horizontal([

@@ -1,5 +1,6 @@
 //! The status line: the pages (the one shown stands out), the main keys for the current page and
-//! mode, and the latest notice.
+//! mode (the sliders' keys are in the Settings box's title), a legend of the marks when there is
+//! room, and the latest notice.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -8,6 +9,15 @@ use ratatui::widgets::Paragraph;
 
 use crate::tui::action::Page;
 use crate::tui::app::App;
+
+/// The marks of the explore page, as (mark, meaning) pairs (the help says more).
+const LEGEND: [(&str, &str); 5] = [
+    ("▎●", "in context"),
+    ("▶", "chunk start"),
+    ("▲", "fires"),
+    ("+", "added"),
+    ("−", "displaced"),
+];
 
 /// The keys worth showing now, as (key, what) pairs.
 fn keys(app: &App) -> &'static [(&'static str, &'static str)] {
@@ -42,10 +52,6 @@ fn keys(app: &App) -> &'static [(&'static str, &'static str)] {
             ("h", "headings"),
             ("d", "side drop"),
             ("↑↓", "move"),
-            ("m/M", "margin"),
-            ("b/B", "budget"),
-            ("k/K", "seam k"),
-            ("c/C", "chunk size"),
         ],
         Page::Calibration => &[
             ("r", "run"),
@@ -113,6 +119,17 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         used += width + 2;
         spans.push(Span::styled(*key, t.status.patch(t.key)));
         spans.push(Span::styled(format!("{hint}  "), t.status));
+    }
+    // On the explore page, a legend of the marks when all of it fits after the keys.
+    if app.page == Page::Explore && !app.typing && app.step.is_none() {
+        let legend = LEGEND
+            .iter()
+            .map(|(m, w)| format!("{m} {w}"))
+            .collect::<Vec<_>>();
+        let text = format!("│ {}", legend.join("  "));
+        if used + Span::raw(text.as_str()).width() <= usize::from(keys_area.width) {
+            spans.push(Span::styled(text, t.status.patch(t.muted)));
+        }
     }
     frame.render_widget(Paragraph::new(Line::from(spans)).style(t.status), keys_area);
     if let Some(line) = notice {

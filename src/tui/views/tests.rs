@@ -245,3 +245,28 @@ fn tui_coloured_themes_paint_their_own_background_under_every_pane() {
         );
     }
 }
+
+#[test]
+fn tui_the_status_line_explains_the_marks_when_there_is_room() {
+    let mut f = Fixture::answered();
+    let wide = f.draw(220, 60).backend().to_string();
+    let status = wide.lines().last().unwrap_or_default();
+    assert!(
+        status.contains("▲ fires") && status.contains("− displaced"),
+        "{status}"
+    );
+    // Too narrow for all of it: left out whole, never cut.
+    let narrow = f.draw(120, 34).backend().to_string();
+    let status = narrow.lines().last().unwrap_or_default();
+    assert!(
+        !status.contains("in context") || status.contains("− displaced"),
+        "{status}"
+    );
+    // The help explains every mark.
+    f.app.update(Action::ToggleHelp);
+    let help = f.draw(160, 48).backend().to_string();
+    assert!(
+        help.contains("▲ fires*") || help.contains("only because a linked chunk"),
+        "{help}"
+    );
+}
