@@ -10,7 +10,7 @@ use super::strategy::{
     Pointer, Strategy, Unit, UnitId, extended_back, link, overlapping_spans, token_windows,
 };
 use crate::corpus::Corpus;
-use crate::embed::{EmbedStats, embed_texts};
+use crate::embed::{EmbedStats, cosine, embed_texts};
 use crate::index::search::lists_from_hits;
 use crate::layout::Layout;
 use crate::retrieve::{RankedList, SIDE_SCORE_DEPTH, SideScores};
@@ -197,7 +197,6 @@ pub fn side_scores(
     if p.halves.is_empty() {
         return Vec::new();
     }
-    let dot = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
     crate::retrieve::fuse(lists, s.rrf_c)
         .iter()
         .take(SIDE_SCORE_DEPTH)
@@ -206,8 +205,8 @@ pub fn side_scores(
             let [l, r] = p.halves.get(seam.0 as usize)?;
             Some(SideScores {
                 seam,
-                left: dot(vector, l),
-                right: dot(vector, r),
+                left: cosine(vector, l),
+                right: cosine(vector, r),
             })
         })
         .collect()

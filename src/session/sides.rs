@@ -8,13 +8,8 @@
 
 use super::{Engine, EngineError, OpenCorpus};
 use crate::corpus::Span;
-use crate::embed::{EmbedOptions, embed_texts};
+use crate::embed::{EmbedOptions, cosine, embed_texts};
 use crate::retrieve::{FusedEntry, SIDE_SCORE_DEPTH, SideScores};
-
-/// Cosine of two unit vectors (the model's vectors are L2-normalised).
-fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
 
 impl Engine {
     /// Half scores of the seams among the first [`SIDE_SCORE_DEPTH`] entries of `fused`, against
