@@ -167,6 +167,20 @@ impl Layout {
         &self.chunks[id.0 as usize]
     }
 
+    /// The facts the pure query stages need, read from this layout: seam links and chunk
+    /// token counts.
+    pub fn with_lookups<R>(&self, f: impl FnOnce(&crate::retrieve::Lookups<'_>) -> R) -> R {
+        let links = |s: SeamId| {
+            let seam = self.seam(s);
+            (seam.left, seam.right)
+        };
+        let tokens = |c: crate::chunk::ChunkId| self.chunk(c).tokens;
+        f(&crate::retrieve::Lookups {
+            links: &links,
+            tokens: &tokens,
+        })
+    }
+
     /// The seam with this id.
     pub fn seam(&self, id: SeamId) -> &Seam {
         &self.seams[id.0 as usize]

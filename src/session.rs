@@ -134,15 +134,7 @@ pub fn needs_setup(settings: &Settings) -> bool {
 impl OpenCorpus {
     /// The facts the pure query stages need: seam links and chunk token counts.
     pub fn with_lookups<R>(&self, f: impl FnOnce(&Lookups<'_>) -> R) -> R {
-        let links = |s: SeamId| {
-            let seam = self.layout.seam(s);
-            (seam.left, seam.right)
-        };
-        let tokens = |c: ChunkId| self.layout.chunk(c).tokens;
-        f(&Lookups {
-            links: &links,
-            tokens: &tokens,
-        })
+        self.layout.with_lookups(f)
     }
 
     /// Redo the stages after search for new settings: no model, no index.

@@ -3,9 +3,7 @@
 
 use proptest::prelude::*;
 
-use seamscope::calibrate::objective::{
-    Benefit, Evidence, SearchedQuestion, margin_curve, with_layout_lookups,
-};
+use seamscope::calibrate::objective::{Benefit, Evidence, SearchedQuestion, margin_curve};
 use seamscope::chunk::ChunkId;
 use seamscope::chunk::fixed::FixedTokens;
 use seamscope::corpus::{Corpus, DocId, Span};
@@ -266,7 +264,7 @@ proptest! {
             }
             // Independent recount through the public pipeline.
             let misses = qs.iter().filter(|q| {
-                let trace = with_layout_lookups(&lay, |l| {
+                let trace = lay.with_lookups(|l| {
                     replan(&q.input, &QuerySettings { m: p.m.unwrap(), ..settings }, l).unwrap()
                 });
                 !q.evidence.held_by(&trace.fill.chunks, &lay)

@@ -211,7 +211,7 @@ mod tests {
         // Seam 0 (chunks 0|1) first, then chunks 1, 0; seam 1 (chunks 1|2) after chunk 1.
         let ranking = vec![s(0), c(1), s(1), c(0), c(2)];
         let settings = QuerySettings::default();
-        let trace = crate::calibrate::objective::with_layout_lookups(&layout, |l| {
+        let trace = layout.with_lookups(|l| {
             let input = crate::retrieve::QueryInput {
                 question: "q".into(),
                 ranking: crate::retrieve::RankingInput::Fused(ranking.clone()),

@@ -29,9 +29,8 @@ use crate::corpus::{DocId, Span};
 use crate::eval::metrics::covered;
 use crate::layout::Layout;
 use crate::retrieve::{
-    BudgetAction, EntryRef, Lookups, QueryInput, QuerySettings, QuerySettingsError, Trace, replan,
+    BudgetAction, EntryRef, QueryInput, QuerySettings, QuerySettingsError, Trace, replan,
 };
-use crate::seam::SeamId;
 
 /// The largest margin scored by default (the candidates are `0..=DEFAULT_MAX_M`).
 pub const DEFAULT_MAX_M: u32 = 30;
@@ -149,19 +148,6 @@ pub fn chunks_only_outcome(trace: &Trace, evidence: &Evidence, layout: &Layout) 
         answered: evidence.held_by(&run.fill.chunks, layout),
         tokens_sent: chunk_tokens(layout, &run.fill.chunks),
         ..Outcome::default()
-    })
-}
-
-/// The facts the pure stages need, read from a layout.
-pub fn with_layout_lookups<R>(layout: &Layout, f: impl FnOnce(&Lookups<'_>) -> R) -> R {
-    let links = |s: SeamId| {
-        let seam = layout.seam(s);
-        (seam.left, seam.right)
-    };
-    let tokens = |c: ChunkId| layout.chunk(c).tokens;
-    f(&Lookups {
-        links: &links,
-        tokens: &tokens,
     })
 }
 
@@ -371,7 +357,7 @@ pub fn margin_curve(
     let mut per_m: Vec<Vec<Outcome>> = vec![Vec::with_capacity(searched.len()); candidates.len()];
     let mut off: Vec<Outcome> = Vec::with_capacity(searched.len());
     let mut off_complete = true;
-    with_layout_lookups(layout, |lookups| -> Result<(), QuerySettingsError> {
+    layout.with_lookups(|lookups| -> Result<(), QuerySettingsError> {
         for q in searched {
             for (i, &m) in candidates.iter().enumerate() {
                 let trace = replan(&q.input, &QuerySettings { m, ..*settings }, lookups)?;
