@@ -204,6 +204,15 @@ fn sweep(
     Ok(rows)
 }
 
+/// Write the rows to `--csv FILE` when asked.
+fn write_csv(args: &EvalArgs, rows: &[GridRow]) -> anyhow::Result<()> {
+    if let Some(path) = &args.csv {
+        std::fs::write(path, csv(rows))
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
 /// Check the output files named on the command line before the run: a bad path fails at once,
 /// not after minutes of work.
 fn check_writable(path: &Path, flag: &str) -> anyhow::Result<()> {
@@ -359,10 +368,7 @@ pub fn run(
     if let Some(ms) = &args.sweep_m {
         let grid = GridSettings::from_settings(&settings);
         let rows = sweep(&mut engine, &open, &questions, ms, grid, settings.k, json)?;
-        if let Some(path) = &args.csv {
-            std::fs::write(path, csv(&rows))
-                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-        }
+        write_csv(args, &rows)?;
         return gate(
             args,
             &rows,
@@ -391,10 +397,7 @@ pub fn run(
         },
     )?;
     let secs = started.elapsed().as_secs_f64();
-    if let Some(path) = &args.csv {
-        std::fs::write(path, csv(&rows))
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-    }
+    write_csv(args, &rows)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return gate(
