@@ -5,7 +5,7 @@
 //! pipeline once; then for every candidate `m` (0 to 30) and for "Seams off" (chunks-only
 //! retrieval) the context at the user's budget is scored: does it hold the whole evidence, how
 //! many tokens it sends, how many seams fired and how many of those fired falsely. The margin
-//! with the fewest failures wins (ties to the larger). The questions come from a gold set
+//! with the fewest failures wins (ties to the larger; [`verdict`]). The questions come from a gold set
 //! ([`gold`]) or, without one, from [`passage`]s of about 100–400 tokens drawn uniformly over the
 //! corpus, each given a question by a [`QuestionGenerator`].
 //!
@@ -34,6 +34,7 @@ pub mod recommend;
 pub mod report;
 pub mod sample;
 pub mod stats;
+pub mod verdict;
 
 pub use generate::{GenError, KeywordQuestions, QuestionGenerator};
 pub use gold::calibrate_from_questions;
