@@ -58,6 +58,32 @@ pub struct TuneQuestion {
     pub evidence: Evidence,
 }
 
+impl TuneQuestion {
+    /// A question from a question set, with its gold spans.
+    pub fn of(q: &crate::eval::questions::Question) -> TuneQuestion {
+        TuneQuestion {
+            text: q.question.clone(),
+            evidence: Evidence::of(q),
+        }
+    }
+
+    /// A passage a calibration asked about, with its question (`None` when it got none or its
+    /// document is not in `corpus`).
+    pub fn of_passage(
+        record: &crate::calibrate::PassageRecord,
+        corpus: &Corpus,
+    ) -> Option<TuneQuestion> {
+        let doc = corpus.documents.iter().find(|d| d.path == record.doc)?;
+        Some(TuneQuestion {
+            text: record.question.clone()?,
+            evidence: Evidence {
+                doc: doc.id,
+                spans: vec![crate::corpus::Span::new(record.start, record.end)],
+            },
+        })
+    }
+}
+
 /// One grid point, scored.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TuneRow {

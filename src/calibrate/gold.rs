@@ -70,10 +70,7 @@ pub fn calibrate_from_questions(
         let fused = trace.fused;
         searched.push(SearchedQuestion {
             input: trace.input,
-            evidence: Evidence {
-                doc: q.doc,
-                spans: q.spans.clone(),
-            },
+            evidence: Evidence::of(q),
         });
         let stop = !progress(CalibrationProgress {
             stage: CalibrationStage::Gold,

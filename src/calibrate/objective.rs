@@ -50,6 +50,14 @@ pub struct Evidence {
 }
 
 impl Evidence {
+    /// The gold spans of a question from a question set.
+    pub fn of(q: &crate::eval::questions::Question) -> Evidence {
+        Evidence {
+            doc: q.doc,
+            spans: q.spans.clone(),
+        }
+    }
+
     /// Whether a cut at byte `cut` of `doc` splits a span of this evidence.
     pub fn crossed_by(&self, doc: DocId, cut: usize) -> bool {
         doc == self.doc && self.spans.iter().any(|s| s.start < cut && cut < s.end)

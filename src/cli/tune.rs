@@ -205,16 +205,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
     let (questions, source) = match &args.questions {
         Some(path) => {
             let qs = super::common::load_question_file(path, &docs)?;
-            let questions = qs
-                .into_iter()
-                .map(|q| TuneQuestion {
-                    text: q.question,
-                    evidence: Evidence {
-                        doc: q.doc,
-                        spans: q.spans,
-                    },
-                })
-                .collect::<Vec<_>>();
+            let questions = qs.iter().map(TuneQuestion::of).collect::<Vec<_>>();
             let source = format!(
                 "{} questions of {} with gold spans",
                 questions.len(),

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use seamscope::calibrate::objective::{DEFAULT_MAX_M, Evidence};
+use seamscope::calibrate::objective::DEFAULT_MAX_M;
 use seamscope::calibrate::{
     CalibrateOptions, CalibrationReport, KeywordQuestions, calibrate, calibrate_from_questions,
 };
@@ -48,32 +48,14 @@ fn scan_questions(
     gold: Option<&[Question]>,
     open: &OpenCorpus,
 ) -> Vec<TuneQuestion> {
-    if let Some(questions) = gold {
-        return questions
+    match gold {
+        Some(questions) => questions.iter().map(TuneQuestion::of).collect(),
+        None => report
+            .passage_samples
             .iter()
-            .map(|q| TuneQuestion {
-                text: q.question.clone(),
-                evidence: Evidence {
-                    doc: q.doc,
-                    spans: q.spans.clone(),
-                },
-            })
-            .collect();
+            .filter_map(|p| TuneQuestion::of_passage(p, &open.corpus))
+            .collect(),
     }
-    report
-        .passage_samples
-        .iter()
-        .filter_map(|p| {
-            let doc = open.corpus.documents.iter().find(|d| d.path == p.doc)?;
-            Some(TuneQuestion {
-                text: p.question.clone()?,
-                evidence: Evidence {
-                    doc: doc.id,
-                    spans: vec![seamscope::corpus::Span::new(p.start, p.end)],
-                },
-            })
-        })
-        .collect()
 }
 
 /// The best row of each `k`, best first (fewest failures, then tokens, then the larger m).
