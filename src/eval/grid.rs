@@ -95,19 +95,18 @@ pub fn run_grid(
         .iter()
         .map(|q| embed_one(model.embedder, model.tokenizer, &q.question))
         .collect::<Result<Vec<_>, _>>()?;
-    let side_drop_k = strategies
+    let seam_ks: Vec<usize> = strategies
         .iter()
         .filter_map(|s| match s {
             Strategy::Seams { k } => Some(*k),
             _ => None,
         })
+        .collect();
+    let side_drop_k = seam_ks
+        .iter()
+        .copied()
         .find(|&k| k == layout.k)
-        .or_else(|| {
-            strategies.iter().find_map(|s| match s {
-                Strategy::Seams { k } => Some(*k),
-                _ => None,
-            })
-        });
+        .or(seam_ks.first().copied());
     let plain = GridSettings {
         side_drop: None,
         ..*settings
