@@ -36,6 +36,9 @@ pub struct Cli {
     /// Screen theme: dark, light, mono, a name in themes/, or a .toml file (NO_COLOR forces mono).
     #[arg(long, value_name = "NAME|FILE")]
     theme: Option<String>,
+    /// Open the screen as a view file saved with `w` left it: corpus, settings, question, step.
+    #[arg(long, value_name = "FILE", value_parser = non_empty_path, conflicts_with = "corpus")]
+    open: Option<PathBuf>,
     #[command(flatten)]
     global: GlobalArgs,
 }
@@ -95,6 +98,25 @@ pub struct LayoutArgs {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Draw the real screen on a corpus without a terminal and write each page (and presenter
+    /// mode's stages on a gold question) as an SVG picture: how `assets/` is made.
+    Screenshots {
+        /// Corpus folder (with a questions.jsonl).
+        #[arg(default_value = "sample-corpus")]
+        corpus: PathBuf,
+        /// Folder for the pictures.
+        #[arg(long, default_value = "assets", value_name = "DIR")]
+        out: PathBuf,
+        /// The gold question of the worked example (its id in questions.jsonl).
+        #[arg(long, default_value = "A01", value_name = "ID")]
+        question: String,
+        /// Screen size in cells, COLUMNSxROWS (120x34 or more).
+        #[arg(long, default_value = "160x48", value_name = "COLSxROWS", value_parser = screen_size)]
+        size: (u16, u16),
+        /// Screen theme.
+        #[arg(long, value_name = "NAME|FILE")]
+        theme: Option<String>,
+    },
     /// Install the embedding model and ONNX Runtime into the data directory (idempotent).
     Setup {
         /// Print the result as JSON.
@@ -309,6 +331,7 @@ impl Command {
             | Command::Atoms { json, .. }
             | Command::Chunks { json, .. }
             | Command::Bench { json, .. } => *json,
+            Command::Screenshots { .. } => false,
         }
     }
 }
@@ -365,7 +388,8 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     // Global options may come before a subcommand (`seamscope --config F index …`); the screen's
     // own arguments may not.
-    if cli.command.is_some() && (cli.corpus.is_some() || cli.theme.is_some()) {
+    if cli.command.is_some() && (cli.corpus.is_some() || cli.theme.is_some() || cli.open.is_some())
+    {
         eprintln!(
             "error: a corpus or --theme before a command opens the screen; give the corpus after the command (`seamscope index <CORPUS>`), or leave the command out to open the screen"
         );
@@ -374,6 +398,13 @@ pub fn run() -> ExitCode {
     let json = cli.command.as_ref().is_some_and(Command::json);
     let result = match cli.command {
         Some(Command::Setup { json }) => setup::run(&cli.global, json),
+        Some(Command::Screenshots {
+            corpus,
+            out,
+            question,
+            size,
+            theme,
+        }) => screenshots(&cli.global, corpus, out, question, size, theme),
         Some(Command::Index {
             corpus,
             layout,
@@ -413,12 +444,14 @@ pub fn run() -> ExitCode {
             bench::BenchKind::Ingest => bench::ingest::run(&cli.global, &corpus, json),
             bench::BenchKind::Query => bench::query::run(&cli.global, &corpus, json),
         },
+        None if cli.open.is_some() => open_view(&cli.global, cli.open.as_deref(), cli.theme),
         None => match cli.corpus {
             Some(corpus) => cli.global.settings().and_then(|settings| {
                 crate::tui::run(crate::tui::Options {
                     corpus,
                     settings,
                     theme: cli.theme,
+                    view: None,
                 })
             }),
             None => {
@@ -442,4 +475,73 @@ pub fn run() -> ExitCode {
             ExitCode::from(exit_code(&e))
         }
     }
+}
+
+/// `seamscope --open FILE`: the screen as a saved view left it.
+fn open_view(
+    global: &GlobalArgs,
+    file: Option<&std::path::Path>,
+    theme: Option<String>,
+) -> anyhow::Result<()> {
+    let file = file.ok_or_else(|| UsageError("--open needs a view file".into()))?;
+    let view = crate::tui::share::ViewFile::read(file).map_err(|e| UsageError(format!("{e:#}")))?;
+    let mut settings = global.settings()?;
+    view.settings
+        .apply(&mut settings)
+        .map_err(|e| UsageError(format!("{}: {e:#}", file.display())))?;
+    crate::tui::run(crate::tui::Options {
+        corpus: view.corpus.clone(),
+        settings,
+        theme,
+        view: Some(view),
+    })
+}
+
+/// Parse `COLSxROWS` (at least the screen's smallest size).
+fn screen_size(text: &str) -> Result<(u16, u16), String> {
+    let (w, h) = text
+        .split_once('x')
+        .ok_or_else(|| format!("`{text}` is not COLUMNSxROWS, e.g. 160x48"))?;
+    let parse = |v: &str| {
+        v.trim()
+            .parse::<u16>()
+            .map_err(|_| format!("`{v}` is not a number"))
+    };
+    let (w, h) = (parse(w)?, parse(h)?);
+    if w < crate::tui::MIN_WIDTH || h < crate::tui::MIN_HEIGHT {
+        return Err(format!(
+            "{w}x{h} is smaller than the screen's smallest size, {}x{}",
+            crate::tui::MIN_WIDTH,
+            crate::tui::MIN_HEIGHT
+        ));
+    }
+    Ok((w, h))
+}
+
+/// `seamscope screenshots`: the pictures of `assets/`.
+fn screenshots(
+    global: &GlobalArgs,
+    corpus: PathBuf,
+    out: PathBuf,
+    question: String,
+    (width, height): (u16, u16),
+    theme: Option<String>,
+) -> anyhow::Result<()> {
+    let settings = global.settings()?;
+    let shots = crate::tui::screenshots::Shots {
+        width,
+        height,
+        out,
+        question_id: question,
+    };
+    let options = crate::tui::Options {
+        corpus,
+        settings,
+        theme,
+        view: None,
+    };
+    for path in crate::tui::screenshots::run(options, &shots)? {
+        println!("{}", path.display());
+    }
+    Ok(())
 }

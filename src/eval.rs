@@ -2,6 +2,7 @@
 
 pub mod baseline;
 pub mod collection;
+pub mod evidence;
 pub mod failure;
 pub mod grid;
 pub mod metrics;

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+pub mod report;
 mod sides;
 use std::time::Instant;
 

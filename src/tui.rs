@@ -15,11 +15,15 @@ mod app;
 mod background;
 mod doc_atoms;
 mod doc_rows;
+mod gold;
 mod highlight;
 mod input;
 mod jobs;
 mod screen;
+pub mod screenshots;
+pub mod share;
 mod step;
+mod svg;
 mod theme;
 mod views;
 mod widgets;
@@ -44,6 +48,8 @@ use ratatui::DefaultTerminal;
 use seamscope::settings::Settings;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
+pub use screen::{MIN_HEIGHT, MIN_WIDTH};
+
 use action::Action;
 use app::App;
 use jobs::{Generations, Jobs};
@@ -63,6 +69,8 @@ pub struct Options {
     pub settings: Settings,
     /// `--theme`: a built-in name, a name in a themes folder, or a file.
     pub theme: Option<String>,
+    /// `--open FILE`: a saved view to restore (its settings are already in `settings`).
+    pub view: Option<share::ViewFile>,
 }
 
 /// One message for the event loop.
@@ -114,6 +122,8 @@ pub fn run(options: Options) -> anyhow::Result<()> {
 
     let jobs = Jobs::new(request_tx, Arc::clone(&gens));
     let mut app = App::new(corpus_name, &options.settings, theme, jobs);
+    app.corpus_path = options.corpus.clone();
+    app.restoring = options.view;
     let signals = SignalWatch::start()?;
     let mut terminal = start_terminal()?;
     let result = event_loop(&mut terminal, &mut app, &mut message_rx);
@@ -274,10 +284,14 @@ fn handle(app: &mut App, message: Message) -> bool {
     }
 }
 
-/// Apply an action and every follow-up it returns.
+/// Apply an action and every follow-up it returns, then carry out the effects it queued.
 fn apply(app: &mut App, action: Action) {
     let mut next = Some(action);
     while let Some(action) = next {
         next = app.update(action);
+    }
+    for effect in std::mem::take(&mut app.effects) {
+        let (text, error) = share::perform(&effect, &mut stdout());
+        app.update(Action::EffectDone { text, error });
     }
 }

@@ -3,10 +3,9 @@
 
 use std::path::Path;
 
-use serde::Serialize;
-
 use seamscope::chunk::ChunkId;
 use seamscope::retrieve::{EntryRef, ListSource, QuerySettings, Trace};
+use seamscope::session::report::QueryReport;
 use seamscope::session::{OpenCorpus, QueryTimings};
 
 use seamscope::settings::{BUDGET_RANGE, DEPTH_RANGE, M_RANGE, Settings};
@@ -104,37 +103,6 @@ impl QueryArgs {
     }
 }
 
-#[derive(Serialize)]
-struct ChunkInfo {
-    id: u32,
-    doc: String,
-    ordinal: u32,
-    start: usize,
-    end: usize,
-    tokens: u32,
-}
-
-#[derive(Serialize)]
-struct SeamInfo {
-    id: u32,
-    left: u32,
-    right: u32,
-    start: usize,
-    end: usize,
-    left_tokens: u32,
-    right_tokens: u32,
-}
-
-/// The JSON output: the trace plus the chunks and seams it names, so it stands alone.
-#[derive(Serialize)]
-struct QueryReport<'a> {
-    trace: &'a Trace,
-    timings: QueryTimings,
-    dense_search: seamscope::index::vectors::SearchMode,
-    chunks: Vec<ChunkInfo>,
-    seams: Vec<SeamInfo>,
-}
-
 /// Run one question.
 pub fn run(
     global: &GlobalArgs,
@@ -164,38 +132,7 @@ pub fn run(
     let qs = settings.query_settings();
     let (trace, timings) = engine.ask(&open, question, &qs)?;
     if json {
-        let report = QueryReport {
-            trace: &trace,
-            timings,
-            dense_search: open.indexes.search_mode,
-            chunks: open
-                .layout
-                .chunks
-                .iter()
-                .map(|c| ChunkInfo {
-                    id: c.id.0,
-                    doc: open.corpus.doc(c.doc).path.clone(),
-                    ordinal: c.ordinal,
-                    start: c.span.start,
-                    end: c.span.end,
-                    tokens: c.tokens,
-                })
-                .collect(),
-            seams: open
-                .layout
-                .seams
-                .iter()
-                .map(|s| SeamInfo {
-                    id: s.id.0,
-                    left: s.left.0,
-                    right: s.right.0,
-                    start: s.span.start,
-                    end: s.span.end,
-                    left_tokens: s.left_tokens,
-                    right_tokens: s.right_tokens,
-                })
-                .collect(),
-        };
+        let report = QueryReport::new(&open, &trace, timings);
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", render(&open, &trace, &qs, args.show, timings));

@@ -123,6 +123,32 @@ impl BudgetFill {
         self.slots_used >= self.budget
     }
 
+    /// The context as it stood after the first `steps` steps of the walk, in the order the chunks
+    /// came in (a presenter walking the fill shows only what has been decided so far).
+    ///
+    /// ```
+    /// use seamscope::chunk::ChunkId;
+    /// use seamscope::retrieve::{EntryRef, FusedEntry, Plan, fill_budget};
+    /// let fused: Vec<FusedEntry> = [3, 8, 5]
+    ///     .into_iter()
+    ///     .map(|c| FusedEntry::given(EntryRef::Chunk(ChunkId(c))))
+    ///     .collect();
+    /// let fill = fill_budget(&Plan::fused_order(&fused, &[]), 2);
+    /// assert_eq!(fill.chunks_after(1), vec![ChunkId(3)]);
+    /// assert_eq!(fill.chunks_after(9), fill.chunks);
+    /// ```
+    pub fn chunks_after(&self, steps: usize) -> Vec<ChunkId> {
+        let mut chunks = Vec::new();
+        for step in self.steps.iter().take(steps) {
+            match &step.action {
+                BudgetAction::Added => chunks.extend(step.entry.chunk()),
+                BudgetAction::AddedPair { added } => chunks.extend(added.iter().copied()),
+                _ => {}
+            }
+        }
+        chunks
+    }
+
     /// Fired seams the walk reached, in order (the fire rate counts only these).
     pub fn fired_seams_reached(&self) -> Vec<SeamId> {
         self.steps

@@ -120,6 +120,15 @@ pub struct WithoutSeams {
 }
 
 impl WithoutSeams {
+    /// The comparison to show: the real chunks-only retrieval when it ran, else the Seams
+    /// ranking with its seams deleted (labelled by its [`Baseline`]).
+    pub fn shown(&self) -> &Comparison {
+        match &self.retrieval {
+            Some(run) => &run.comparison,
+            None => &self.seams_removed,
+        }
+    }
+
     /// Build both views from the Seams ranking, its context and an optional chunks-only ranking
     /// with the plan its budget fill walks ([`Plan::chunks_only`], or a reranked one).
     pub fn build(

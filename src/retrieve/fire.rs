@@ -74,6 +74,16 @@ impl FireDecision {
         self.seam_position as u64 + u64::from(self.m)
     }
 
+    /// The worst fused position at which this seam would fire against the same chunk positions
+    /// (`min(pos(left), pos(right)) − m`); `None` when no position would (a chunk ranks within
+    /// `m` of the top).
+    pub fn needed_position(&self) -> Option<usize> {
+        let best = self.left.counted_position.min(self.right.counted_position) as u64;
+        best.checked_sub(u64::from(self.m))
+            .filter(|p| *p >= 1)
+            .map(|p| p as usize)
+    }
+
     /// True when the seam fired with both chunks present: it really outranked both by `m`.
     pub fn outranked_both(&self) -> bool {
         self.fires && !self.fired_on_absence

@@ -55,6 +55,30 @@ impl FusedEntry {
         self.per_list.iter().map(|r| r.rank).min()
     }
 
+    /// Its RRF score written out term by term, best rank first, as fusion summed it:
+    /// `1/(60+1) + 1/(60+3) = 0.03227` (`given` for an entry of a ranking given as is).
+    ///
+    /// ```
+    /// use seamscope::chunk::ChunkId;
+    /// use seamscope::retrieve::{EntryRef, ListSource, RankedList, fuse};
+    /// let a = EntryRef::Chunk(ChunkId(1));
+    /// let lists = [
+    ///     RankedList::from_entries(ListSource::Dense, [a]),
+    ///     RankedList::from_entries(ListSource::KeywordChunks, [EntryRef::Chunk(ChunkId(2)), a]),
+    /// ];
+    /// let fused = fuse(&lists, 60.0);
+    /// assert_eq!(fused[0].rrf_arithmetic(60.0), "1/(60+1) + 1/(60+2) = 0.03252");
+    /// ```
+    pub fn rrf_arithmetic(&self, c: f64) -> String {
+        if self.per_list.is_empty() {
+            return "given".to_string();
+        }
+        let mut ranks: Vec<usize> = self.per_list.iter().map(|r| r.rank).collect();
+        ranks.sort_unstable();
+        let terms: Vec<String> = ranks.iter().map(|r| format!("1/({c}+{r})")).collect();
+        format!("{} = {:.5}", terms.join(" + "), self.score)
+    }
+
     /// Its rank in the first input list from `source`, if it appeared there.
     pub fn rank_in(&self, source: ListSource) -> Option<usize> {
         self.per_list

@@ -16,6 +16,7 @@ use seamscope::session::{OpenCorpus, QueryTimings};
 
 use super::background::{BackgroundProgress, Calibrated, Evaluated, SeamsPrepared};
 use super::doc_atoms::DocAtoms;
+use super::gold::GoldQuestions;
 use super::highlight::Highlights;
 
 /// A page of the screen: the query explorer, or one of the two measuring pages.
@@ -191,6 +192,8 @@ pub struct Opened {
     pub params: LayoutParams,
     /// The current question, re-asked on the new layout so both arrive together.
     pub answer: Option<Answer>,
+    /// The corpus' own question set (loaded once: the documents do not change with the layout).
+    pub questions: Arc<GoldQuestions>,
 }
 
 impl fmt::Debug for Opened {
@@ -279,6 +282,34 @@ pub enum Action {
     StepBack,
     /// Switch to the next built-in theme.
     CycleTheme,
+    /// Open the question picker over the corpus' `questions.jsonl`.
+    OpenPicker,
+    /// Move the picker's cursor by this many rows.
+    PickerMove(i32),
+    /// Put the picker's cursor on the first (false) or last (true) question.
+    PickerEdge(bool),
+    /// Ask the question under the picker's cursor, with its gold evidence shaded and judged.
+    PickQuestion,
+    /// Close the picker without asking.
+    ClosePicker,
+    /// Pin the current result (explore) or rows (evaluation) to compare with later settings,
+    /// or drop the pin.
+    TogglePin,
+    /// Show the focused pane alone over the whole main area, or go back to all panes.
+    ToggleZoom,
+    /// Write the current trace as `seamscope query --json` writes it.
+    SaveTrace,
+    /// Write a view file (corpus, settings, question, step) that `seamscope --open` restores.
+    SaveView,
+    /// Copy the context's text to the clipboard (OSC 52), and to a file.
+    CopyContext,
+    /// The event loop carried out an effect: what to say about it.
+    EffectDone {
+        /// The notice.
+        text: String,
+        /// Whether it failed.
+        error: bool,
+    },
     /// Show a page: explore, calibration or evaluation.
     ShowPage(Page),
     /// Pick the next (1) or previous (-1) chunker; rebuilds everything in the background.
@@ -347,6 +378,7 @@ impl Action {
                 | Action::EvalProgress(_)
                 | Action::Evaluated(_)
                 | Action::SeamsPrepared(_)
+                | Action::EffectDone { .. }
         )
     }
 }

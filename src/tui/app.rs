@@ -11,8 +11,11 @@ mod evaluation;
 mod list_cursor;
 mod lists;
 mod navigate;
+pub mod picker;
+mod pinned;
 mod query_box;
 mod replies;
+mod saving;
 mod sliders;
 mod step_mode;
 
@@ -24,6 +27,7 @@ mod tests;
 use std::sync::Arc;
 
 use ratatui::layout::Rect;
+use seamscope::eval::questions::Question;
 use seamscope::retrieve::QuerySettings;
 use seamscope::session::OpenCorpus;
 use seamscope::settings::Settings;
@@ -31,17 +35,21 @@ use seamscope::settings::Settings;
 pub use calibration::CalibrationState;
 pub use doc_view::{DocView, TextGeometry};
 pub use evaluation::{EvalState, Rescore};
+pub use list_cursor::ListCursor;
 pub use lists::{Lists, compare_rows, comparison};
+pub use pinned::{Pinned, PinnedRows, settings_label};
 pub use query_box::QueryBox;
 pub use sliders::SliderValues;
 
 use super::action::{Action, Answer, LayoutParams, Page, Pane, Slider};
 use super::doc_atoms::DocAtoms;
 use super::doc_rows::GUTTER;
+use super::gold::GoldQuestions;
 use super::highlight::Highlights;
 use super::jobs::Jobs;
-use super::screen::Areas;
-use super::step::{Step, steps};
+use super::screen::{Areas, Arrange};
+use super::share::{Effect, ViewFile};
+use super::step::{Reveal, Step, steps};
 use super::theme::Theme;
 
 /// The corpus on screen: what the newest finished layout job delivered.
@@ -57,6 +65,8 @@ pub struct Shown {
     pub atoms: Arc<DocAtoms>,
     /// The chunking settings it was built with.
     pub params: LayoutParams,
+    /// The corpus' own question set, for the picker.
+    pub questions: Arc<GoldQuestions>,
 }
 
 /// A short message on the status line.
@@ -118,6 +128,20 @@ pub struct App {
     pub evaluation: EvalState,
     /// The side-drop threshold `d` switches on (the setting's, or the default).
     pub side_drop_threshold: f32,
+    /// The gold question picked from the question set (its evidence is shaded and judged).
+    pub gold: Option<Question>,
+    /// The question picker's cursor, while it is open.
+    pub picker: Option<ListCursor>,
+    /// The pane shown alone over the whole main area (`z`).
+    pub zoom: Option<Pane>,
+    /// Settings pinned for comparison with the current ones (`P`).
+    pub pinned: Option<Pinned>,
+    /// The corpus folder or file, as given.
+    pub corpus_path: std::path::PathBuf,
+    /// Files to write and copies to make, for the event loop to carry out.
+    pub effects: Vec<Effect>,
+    /// A view file being restored (`--open`): its question and step wait for the corpus.
+    pub restoring: Option<ViewFile>,
 }
 
 impl App {
@@ -150,6 +174,13 @@ impl App {
             side_drop_threshold: settings
                 .side_drop
                 .unwrap_or(seamscope::retrieve::DEFAULT_SIDE_DROP),
+            gold: None,
+            picker: None,
+            zoom: None,
+            pinned: None,
+            corpus_path: std::path::PathBuf::new(),
+            effects: Vec::new(),
+            restoring: None,
         }
     }
 
@@ -166,7 +197,35 @@ impl App {
 
     /// The screen's rectangles at the current size (`None` when the terminal is too small).
     pub fn areas(&self) -> Option<Areas> {
-        Areas::compute(self.size, self.step.is_some())
+        Areas::compute(self.size, &self.arrange())
+    }
+
+    /// What shapes the screen now: presenter mode, pinned settings, the zoom, the query's lines.
+    pub fn arrange(&self) -> Arrange {
+        Arrange {
+            step: self.step.is_some(),
+            pinned: self.pinned.is_some() && self.step.is_none() && self.page == Page::Explore,
+            zoom: self.zoom.filter(|_| self.page == Page::Explore),
+            query_lines: self.query_lines(),
+        }
+    }
+
+    /// The query box's lines: 0 when the question fits on one line beside the sliders, else
+    /// the lines it takes across the whole width (at most 3), so the whole question shows.
+    pub fn query_lines(&self) -> u16 {
+        // The measuring pages keep their rows: the question is the explore page's.
+        if self.page != Page::Explore {
+            return 0;
+        }
+        let narrow = self
+            .size
+            .width
+            .saturating_sub(Areas::sliders_width(self.size.width) + 2);
+        if self.query.line_count(usize::from(narrow)) <= 1 {
+            return 0;
+        }
+        let wide = usize::from(self.size.width.saturating_sub(2));
+        self.query.line_count(wide).min(3) as u16
     }
 
     /// Columns and rows of the document view.
@@ -196,6 +255,31 @@ impl App {
         let index = self.step?;
         let answer = self.answer.as_ref()?;
         Some((steps(&answer.trace), index))
+    }
+
+    /// How much of the current result the panes show: everything, or what presenter mode has
+    /// reached (`None` without a result).
+    pub fn reveal(&self) -> Option<Reveal> {
+        let answer = self.answer.as_ref()?;
+        Some(match self.current_step() {
+            Some((all, i)) => match all.get(i) {
+                Some(step) => Reveal::at(&answer.trace, *step),
+                None => Reveal::all(&answer.trace),
+            },
+            None => Reveal::all(&answer.trace),
+        })
+    }
+
+    /// The search list the ranking pane shows instead of the fused ranking (presenter mode's
+    /// search steps).
+    pub fn ranking_list(&self) -> Option<usize> {
+        match self.current_step() {
+            Some((all, i)) => match all.get(i) {
+                Some(Step::Search(list)) => Some(*list),
+                _ => None,
+            },
+            None => None,
+        }
     }
 
     /// Apply one action; returns a follow-up action to apply next, if any.
@@ -229,7 +313,37 @@ impl App {
             Action::QueryCursorEdge(end) => self.query.move_to_edge(end),
             Action::ClearQuery => self.query.clear(),
             Action::RecallQuery(delta) => self.query.recall(delta),
-            Action::RunQuery => self.run_query(),
+            Action::RunQuery => {
+                // A question typed by hand is not the picked gold question any more.
+                if self.query.question().as_deref().map(str::trim)
+                    != self.gold.as_ref().map(|g| g.question.trim())
+                {
+                    self.gold = None;
+                }
+                self.run_query()
+            }
+            Action::OpenPicker => self.open_picker(),
+            Action::PickerMove(delta) => self.picker_move(delta),
+            Action::PickerEdge(end) => self.picker_edge(end),
+            Action::PickQuestion => self.pick_question(),
+            Action::ClosePicker => self.picker = None,
+            Action::TogglePin => self.toggle_pin(),
+            Action::SaveTrace => self.save_trace(),
+            Action::SaveView => self.save_view(),
+            Action::CopyContext => self.copy_context(),
+            Action::EffectDone { text, error } => self.notice = Some(Notice { text, error }),
+            Action::ToggleZoom => {
+                self.zoom = match self.zoom {
+                    Some(_) => None,
+                    None if self.focus != Pane::Query => Some(self.focus),
+                    None => Some(Pane::Text),
+                };
+                if let Some(pane) = self.zoom {
+                    self.focus = pane;
+                    self.typing = false;
+                }
+                self.clamp_lists();
+            }
             Action::Open => {
                 let question = self.asked.clone();
                 let query = self.query_settings();
@@ -315,10 +429,31 @@ impl App {
     }
 
     fn cycle_focus(&mut self, step: i32) {
-        let order = Pane::ORDER;
+        // Under a zoom, Tab zooms the next pane; otherwise only panes on screen take the focus
+        // (pinned settings hide the budget fill).
+        let areas = self.areas();
+        let zoomed = self.zoom.is_some();
+        let order: Vec<Pane> = Pane::ORDER
+            .into_iter()
+            .filter(|p| {
+                if zoomed {
+                    *p != Pane::Query
+                        && !(self.arrange().pinned && matches!(p, Pane::Budget | Pane::Fire))
+                } else {
+                    areas.is_none_or(|a| a.is_shown(*p))
+                }
+            })
+            .collect();
+        if order.is_empty() {
+            return;
+        }
         let at = order.iter().position(|p| *p == self.focus).unwrap_or(0) as i32;
         let next = (at + step).rem_euclid(order.len() as i32) as usize;
-        self.focus(order[next]);
+        let pane = order[next];
+        if self.zoom.is_some() && pane != Pane::Query {
+            self.zoom = Some(pane);
+        }
+        self.focus(pane);
     }
 
     fn run_query(&mut self) {

@@ -28,10 +28,13 @@ pub use reports::{calibration_report, eval_run};
 use super::action::{Action, Answer, Answered, LayoutParams, Opened};
 use super::app::App;
 use super::doc_atoms::DocAtoms;
+use super::gold::GoldQuestions;
 use super::highlight::{Highlighter, Highlights};
 use super::jobs::{Generations, Jobs, Request};
+use super::share::ViewFile;
 use super::theme::Theme;
 use super::views;
+use seamscope::eval::questions::Question;
 
 /// The question the fixture's ranking answers.
 pub const QUESTION: &str = "Why does the cache go cold after a deploy?";
@@ -171,6 +174,32 @@ pub fn trace(open: &OpenCorpus, query: QuerySettings) -> seamscope::retrieve::Tr
     trace.unwrap_or_else(|e| panic!("fixture trace: {e}"))
 }
 
+/// The fixture's question set: [`QUESTION`] with its evidence (the deploy sentences of the cache
+/// design, which a cut of the 40-token chunks splits), and one question about the notes.
+pub fn gold_questions() -> GoldQuestions {
+    let span_of = |text: &str, from: &str, to: &str| {
+        let start = text.find(from).unwrap_or(0);
+        let end = text.find(to).map_or(text.len(), |e| e + to.len());
+        seamscope::corpus::Span::new(start, end)
+    };
+    GoldQuestions::Loaded(vec![
+        Question {
+            id: "F01".into(),
+            question: QUESTION.to_string(),
+            doc: seamscope::corpus::DocId(0),
+            spans: vec![span_of(DESIGN, "Entries leave", "runs at night.")],
+            tags: vec!["boundary".into()],
+        },
+        Question {
+            id: "F02".into(),
+            question: "How will nodes warm up during a deploy?".into(),
+            doc: seamscope::corpus::DocId(1),
+            spans: vec![span_of(NOTES, "Each node will copy", "takes traffic.")],
+            tags: vec!["inside".into()],
+        },
+    ])
+}
+
 /// Settings of the fixture: m = 2, budget 4, small chunks.
 pub fn settings() -> Settings {
     Settings {
@@ -190,10 +219,25 @@ impl Fixture {
 
     /// A screen at 200 x 60 opened on `corpus` under `settings` (no question yet).
     pub fn open_on(corpus: Corpus, settings: &Settings) -> Fixture {
+        Fixture::open_with(corpus, settings, None)
+    }
+
+    /// A screen restoring a saved view: it opens the fixture corpus and then asks the view's
+    /// question (the answer is not delivered yet).
+    pub fn restoring(view: ViewFile) -> Fixture {
+        let mut settings = settings();
+        if let Err(e) = view.settings.apply(&mut settings) {
+            panic!("view settings: {e}");
+        }
+        Fixture::open_with(corpus(), &settings, Some(view))
+    }
+
+    fn open_with(corpus: Corpus, settings: &Settings, view: Option<ViewFile>) -> Fixture {
         let (tx, requests) = unbounded_channel();
         let jobs = Jobs::new(tx, Arc::new(Generations::default()));
         let theme = Theme::builtin_default();
         let mut app = App::new("fixture".into(), settings, theme, jobs);
+        app.restoring = view;
         app.update(Action::Resize(200, 60));
         let cache = match tempfile::tempdir() {
             Ok(dir) => dir,
@@ -260,6 +304,7 @@ impl Fixture {
             atoms: Arc::clone(&self.atoms),
             params,
             answer,
+            questions: Arc::new(gold_questions()),
         })));
     }
 

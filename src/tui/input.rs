@@ -44,6 +44,9 @@ fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
             _ => None,
         };
     }
+    if app.picker.is_some() {
+        return picker_action(key);
+    }
     if app.typing {
         return typing_action(key, ctrl);
     }
@@ -79,6 +82,8 @@ fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
         KeyCode::Char(']') => Action::NextCut,
         KeyCode::Char('[') => Action::PrevCut,
         KeyCode::Char('s') => Action::ToggleStepMode,
+        KeyCode::Char('z') => Action::ToggleZoom,
+        KeyCode::Esc if app.zoom.is_some() => Action::ToggleZoom,
         _ => return None,
     })
 }
@@ -105,6 +110,25 @@ fn everywhere_action(key: &KeyEvent) -> Option<Action> {
         KeyCode::Char('h') => Action::ToggleHeadingPrefix,
         KeyCode::Char('t') => Action::CycleTheme,
         KeyCode::Char('d') => Action::ToggleSideDrop,
+        KeyCode::Char('l') => Action::OpenPicker,
+        KeyCode::Char('P') => Action::TogglePin,
+        KeyCode::Char('e') => Action::SaveTrace,
+        KeyCode::Char('w') => Action::SaveView,
+        KeyCode::Char('y') => Action::CopyContext,
+        _ => return None,
+    })
+}
+
+fn picker_action(key: &KeyEvent) -> Option<Action> {
+    Some(match key.code {
+        KeyCode::Up => Action::PickerMove(-1),
+        KeyCode::Down => Action::PickerMove(1),
+        KeyCode::PageUp => Action::PickerMove(-10),
+        KeyCode::PageDown => Action::PickerMove(10),
+        KeyCode::Home => Action::PickerEdge(false),
+        KeyCode::End => Action::PickerEdge(true),
+        KeyCode::Enter => Action::PickQuestion,
+        KeyCode::Esc | KeyCode::Char('l' | 'q') => Action::ClosePicker,
         _ => return None,
     })
 }
@@ -162,12 +186,19 @@ fn mouse_action(app: &App, mouse: &MouseEvent) -> Option<Action> {
     if app.help {
         return matches!(mouse.kind, MouseEventKind::Down(_)).then_some(Action::ToggleHelp);
     }
+    if app.picker.is_some() {
+        return match mouse.kind {
+            MouseEventKind::ScrollUp => Some(Action::PickerMove(-1)),
+            MouseEventKind::ScrollDown => Some(Action::PickerMove(1)),
+            _ => None,
+        };
+    }
     if let Some(slider) = areas.slider_at(at) {
         return match mouse.kind {
             MouseEventKind::ScrollUp => Some(Action::AdjustSlider(slider, 1)),
             MouseEventKind::ScrollDown => Some(Action::AdjustSlider(slider, -1)),
             MouseEventKind::Down(MouseButton::Left) => {
-                match hit(areas.slider(slider), mouse.column)? {
+                match hit(slider, areas.slider(slider), mouse.column)? {
                     SliderHit::Down => Some(Action::AdjustSlider(slider, -1)),
                     SliderHit::Up => Some(Action::AdjustSlider(slider, 1)),
                     SliderHit::Track(along) => {
@@ -361,7 +392,7 @@ mod tests {
         ));
 
         let k = areas.slider(Slider::K);
-        let p = parts(k);
+        let p = parts(Slider::K, k);
         let up = mouse(MouseEventKind::ScrollUp, k.x + 1, k.y);
         assert!(matches!(
             action_for(&f.app, &up),

@@ -12,7 +12,23 @@ pub const MIN_WIDTH: u16 = 120;
 /// The smallest terminal height the screen is drawn in.
 pub const MIN_HEIGHT: u16 = 34;
 /// Rows of the step-mode banner, borders included.
-const STEP_ROWS: u16 = 5;
+const STEP_ROWS: u16 = 6;
+
+/// What shapes the screen besides its size: presenter mode's banner, pinned settings, a zoomed
+/// pane, and the query box's height.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Arrange {
+    /// Presenter mode is on: its banner sits above the result panes.
+    pub step: bool,
+    /// Settings are pinned: below the ranking, one "pinned vs now" pane (the compare pane) takes
+    /// the place of the fire test, the budget fill and the comparison.
+    pub pinned: bool,
+    /// The pane shown alone in the whole main area.
+    pub zoom: Option<Pane>,
+    /// 0: the query box is one line beside the sliders; 1 to 3: a question too long for that
+    /// gets the whole width, on as many lines, with the sliders below it.
+    pub query_lines: u16,
+}
 
 /// The rectangles of one screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,20 +59,32 @@ pub struct Areas {
 
 impl Areas {
     /// Lay out a screen of `area`; `None` when it is smaller than [`MIN_WIDTH`] x [`MIN_HEIGHT`].
-    pub fn compute(area: Rect, step_mode: bool) -> Option<Areas> {
+    pub fn compute(area: Rect, arrange: &Arrange) -> Option<Areas> {
         if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
             return None;
         }
+        let step_mode = arrange.step;
+        let lines = arrange.query_lines.min(3);
+        let top_rows = if lines == 0 { 3 } else { lines + 2 + 3 };
         let [header, top, main, status] = Layout::vertical([
             Constraint::Length(1),
-            Constraint::Length(3),
+            Constraint::Length(top_rows),
             Constraint::Fill(1),
             Constraint::Length(1),
         ])
         .areas(area);
-        let sliders_width = (area.width * 11 / 20).clamp(4 * 21 + 2, 130);
-        let [query, sliders] =
-            Layout::horizontal([Constraint::Fill(1), Constraint::Length(sliders_width)]).areas(top);
+        let [query, sliders] = if lines == 0 {
+            let sliders_width = Areas::sliders_width(area.width);
+            Layout::horizontal([Constraint::Fill(1), Constraint::Length(sliders_width)]).areas(top)
+        } else {
+            let sliders_width = Areas::sliders_width(area.width).max(area.width * 3 / 4);
+            let [query, row] =
+                Layout::vertical([Constraint::Length(lines + 2), Constraint::Length(3)]).areas(top);
+            let [_, sliders] =
+                Layout::horizontal([Constraint::Fill(1), Constraint::Length(sliders_width)])
+                    .areas(row);
+            [query, sliders]
+        };
         let documents_width = (area.width * 16 / 100).clamp(20, 34);
         let right_width = area.width / 2;
         let [documents, text, right] = Layout::horizontal([
@@ -78,10 +106,20 @@ impl Areas {
             Constraint::Fill(6),
         ])
         .areas(right);
-        let [budget, compare] =
-            Layout::horizontal([Constraint::Percentage(66), Constraint::Percentage(34)])
-                .areas(bottom);
-        Some(Areas {
+        let (fire, [budget, compare]) = if arrange.pinned {
+            // Pinned settings: one pane below the ranking holds both sides, fire tests included.
+            (
+                Rect { height: 0, ..fire },
+                [Rect { width: 0, ..bottom }, fire.union(bottom)],
+            )
+        } else {
+            (
+                fire,
+                Layout::horizontal([Constraint::Percentage(66), Constraint::Percentage(34)])
+                    .areas(bottom),
+            )
+        };
+        let mut areas = Areas {
             header,
             query,
             sliders,
@@ -93,7 +131,58 @@ impl Areas {
             budget,
             compare,
             status,
-        })
+        };
+        if let Some(zoomed) = arrange.zoom.filter(|p| *p != Pane::Query) {
+            let whole = match step {
+                Some(banner) => Rect {
+                    y: banner.bottom(),
+                    height: main.bottom().saturating_sub(banner.bottom()),
+                    ..main
+                },
+                None => main,
+            };
+            areas.step = step.map(|banner| Rect {
+                x: main.x,
+                width: main.width,
+                ..banner
+            });
+            for pane in Pane::ORDER.into_iter().filter(|p| *p != Pane::Query) {
+                let rect = areas.pane_mut(pane);
+                *rect = if pane == zoomed {
+                    whole
+                } else {
+                    Rect {
+                        width: 0,
+                        height: 0,
+                        ..whole
+                    }
+                };
+            }
+        }
+        Some(areas)
+    }
+
+    /// The sliders box's width on a screen `width` columns wide.
+    pub fn sliders_width(width: u16) -> u16 {
+        (width * 11 / 20).clamp(4 * 21 + 2, 130)
+    }
+
+    fn pane_mut(&mut self, pane: Pane) -> &mut Rect {
+        match pane {
+            Pane::Documents => &mut self.documents,
+            Pane::Text => &mut self.text,
+            Pane::Query => &mut self.query,
+            Pane::Ranking => &mut self.ranking,
+            Pane::Fire => &mut self.fire,
+            Pane::Budget => &mut self.budget,
+            Pane::Compare => &mut self.compare,
+        }
+    }
+
+    /// Whether a pane is drawn at all (a zoom or pinned settings can hide it).
+    pub fn is_shown(&self, pane: Pane) -> bool {
+        let r = self.pane(pane);
+        r.width > 0 && r.height > 0
     }
 
     /// A pane's rectangle, borders included.
@@ -145,7 +234,9 @@ impl Areas {
 
     /// The pane under a screen position.
     pub fn pane_at(&self, at: Position) -> Option<Pane> {
-        Pane::ORDER.into_iter().find(|p| self.pane(*p).contains(at))
+        Pane::ORDER
+            .into_iter()
+            .find(|p| self.is_shown(*p) && self.pane(*p).contains(at))
     }
 
     /// The slider under a screen position.
@@ -172,14 +263,19 @@ mod tests {
 
     #[test]
     fn panes_tile_the_screen_and_small_terminals_get_none() {
-        assert!(Areas::compute(Rect::new(0, 0, 119, 40), false).is_none());
-        assert!(Areas::compute(Rect::new(0, 0, 120, MIN_HEIGHT - 1), false).is_none());
-        let small = Areas::compute(Rect::new(0, 0, MIN_WIDTH, MIN_HEIGHT), true);
+        let plain = Arrange::default();
+        let step = Arrange {
+            step: true,
+            ..Arrange::default()
+        };
+        assert!(Areas::compute(Rect::new(0, 0, 119, 40), &plain).is_none());
+        assert!(Areas::compute(Rect::new(0, 0, 120, MIN_HEIGHT - 1), &plain).is_none());
+        let small = Areas::compute(Rect::new(0, 0, MIN_WIDTH, MIN_HEIGHT), &step);
         for pane in Pane::ORDER.into_iter().filter(|p| *p != Pane::Query) {
             let rows = small.map_or(0, |a| a.body(pane).height);
             assert!(rows >= 2, "{pane:?} has {rows} rows at the minimum size");
         }
-        let Some(a) = Areas::compute(Rect::new(0, 0, 200, 60), true) else {
+        let Some(a) = Areas::compute(Rect::new(0, 0, 200, 60), &step) else {
             panic!("200x60 fits");
         };
         assert_eq!(a.status.y, 59);
@@ -194,5 +290,47 @@ mod tests {
             a.slider_at(Position::new(a.slider(Slider::K).x, a.sliders.y + 1)),
             Some(Slider::K)
         );
+    }
+
+    #[test]
+    fn a_zoomed_pane_takes_the_main_area_and_pinned_settings_take_the_bottom_row() {
+        let size = Rect::new(0, 0, 120, MIN_HEIGHT);
+        let Some(plain) = Areas::compute(size, &Arrange::default()) else {
+            panic!("fits");
+        };
+        let zoom = Arrange {
+            zoom: Some(Pane::Fire),
+            ..Arrange::default()
+        };
+        let Some(z) = Areas::compute(size, &zoom) else {
+            panic!("fits");
+        };
+        assert_eq!(z.fire, plain.documents.union(plain.compare));
+        for pane in [Pane::Documents, Pane::Text, Pane::Ranking, Pane::Budget] {
+            assert!(!z.is_shown(pane), "{pane:?} is hidden under the zoom");
+        }
+        assert_eq!(z.pane_at(Position::new(2, 10)), Some(Pane::Fire));
+        let pinned = Arrange {
+            pinned: true,
+            ..Arrange::default()
+        };
+        let Some(p) = Areas::compute(size, &pinned) else {
+            panic!("fits");
+        };
+        assert!(!p.is_shown(Pane::Budget) && !p.is_shown(Pane::Fire));
+        assert_eq!(
+            p.compare,
+            plain.fire.union(plain.budget).union(plain.compare)
+        );
+        let two = Arrange {
+            query_lines: 2,
+            ..Arrange::default()
+        };
+        let Some(q) = Areas::compute(size, &two) else {
+            panic!("fits");
+        };
+        assert_eq!(q.query.height, 4, "two lines and the borders");
+        assert_eq!(q.query.width, 120, "the whole width");
+        assert_eq!(q.sliders.y, q.query.bottom(), "the sliders below");
     }
 }

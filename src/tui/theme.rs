@@ -85,6 +85,8 @@ theme_styles! {
     dropped,
     /// A chunk that is in the final context.
     in_context,
+    /// The gold evidence of the question picked from the corpus' question set.
+    evidence,
     /// A chunk Seams brought in that the baseline lacks.
     added,
     /// A baseline chunk that Seams pushed out.

@@ -7,6 +7,8 @@ mod fire;
 mod header;
 mod help;
 mod loading;
+mod picker;
+mod pinned;
 mod ranking;
 mod results;
 mod status;
@@ -14,6 +16,8 @@ mod step;
 mod text;
 mod top;
 
+#[cfg(test)]
+mod demo_tests;
 #[cfg(test)]
 mod draw_time;
 #[cfg(test)]
@@ -38,7 +42,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
         ratatui::widgets::Block::default().style(app.theme.background),
         area,
     );
-    let Some(areas) = Areas::compute(area, app.step.is_some()) else {
+    let Some(areas) = Areas::compute(area, &app.arrange()) else {
         too_small(app, frame, area);
         return;
     };
@@ -53,9 +57,18 @@ pub fn draw(app: &App, frame: &mut Frame) {
             documents::draw(app, shown, frame, &areas);
             text::draw(app, shown, frame, &areas);
             ranking::draw(app, shown, frame, &areas);
-            fire::draw(app, shown, frame, &areas);
-            results::draw_budget(app, shown, frame, &areas);
-            results::draw_compare(app, shown, frame, &areas);
+            if areas.is_shown(Pane::Fire) {
+                fire::draw(app, shown, frame, &areas);
+            }
+            if areas.is_shown(Pane::Budget) {
+                results::draw_budget(app, shown, frame, &areas);
+            }
+            match &app.pinned {
+                Some(pinned) if app.arrange().pinned => {
+                    pinned::draw(app, shown, pinned, frame, &areas)
+                }
+                _ => results::draw_compare(app, shown, frame, &areas),
+            }
             if let Some(rect) = areas.step {
                 step::draw(app, shown, frame, rect);
             }
@@ -63,6 +76,9 @@ pub fn draw(app: &App, frame: &mut Frame) {
         (Page::Explore, None) => loading::draw(app, frame, main),
     }
     status::draw(app, frame, areas.status);
+    if app.picker.is_some() {
+        picker::draw(app, frame, area);
+    }
     if app.help {
         help::draw(app, frame, area);
     }

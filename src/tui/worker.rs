@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use seamscope::embed::install;
+use seamscope::eval::questions::load_question_set;
 use seamscope::index::BuildProgress;
 use seamscope::layout::Layout;
 use seamscope::retrieve::QuerySettings;
@@ -20,6 +21,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::action::{Action, Answer, Answered, JobProgress, JobStage, LayoutParams, Opened};
 use super::doc_atoms::DocAtoms;
+use super::gold::GoldQuestions;
 use super::highlight::{Highlighter, Highlights};
 use super::jobs::{Generations, Request};
 
@@ -71,6 +73,7 @@ struct Worker<'a> {
     current: Option<(u64, LayoutParams, Arc<OpenCorpus>)>,
     highlights: Option<Arc<Highlights>>,
     atoms: Option<Arc<DocAtoms>>,
+    questions: Option<Arc<GoldQuestions>>,
     /// What the last evaluation ran on, so Seams can be prepared again for a new `k`.
     eval_base: Option<measure::EvalBase>,
 }
@@ -90,6 +93,7 @@ pub fn run(
         current: None,
         highlights: None,
         atoms: None,
+        questions: None,
         eval_base: None,
     };
     while let Some(request) = requests.blocking_recv() {
@@ -234,6 +238,7 @@ impl Worker<'_> {
         let open = Arc::new(opened.map_err(|e| e.to_string())?);
         let highlights = self.highlights(&open, generation);
         let atoms = self.atoms(&open);
+        let questions = self.questions(&open);
         let query = QuerySettings {
             k: params.k as u32,
             ..query
@@ -247,8 +252,31 @@ impl Worker<'_> {
             atoms,
             params,
             answer,
+            questions,
         })));
         Ok(())
+    }
+
+    /// Read the corpus' question set once; like the atoms, it does not change with the layout.
+    fn questions(&mut self, open: &OpenCorpus) -> Arc<GoldQuestions> {
+        if let Some(q) = &self.questions {
+            return Arc::clone(q);
+        }
+        let path = measure::questions_path(&self.setup.corpus);
+        let questions = Arc::new(if !path.is_file() {
+            GoldQuestions::Missing
+        } else {
+            match load_question_set(&path, &open.corpus) {
+                Ok((questions, _)) => GoldQuestions::Loaded(questions),
+                Err(errors) => GoldQuestions::Bad(match errors.as_slice() {
+                    [one] => one.to_string(),
+                    [first, ..] => format!("{first} (and {} more problems)", errors.len() - 1),
+                    [] => "unreadable".to_string(),
+                }),
+            }
+        });
+        self.questions = Some(Arc::clone(&questions));
+        questions
     }
 
     /// Highlight the corpus once; its text does not change when chunks or seams do.

@@ -18,6 +18,8 @@ pub struct EvalState {
     pub rows: Vec<GridRow>,
     /// Why the newest run could not be made, if it could not.
     pub problem: Option<EvalProblem>,
+    /// Rows pinned with `P`, shown beside the live ones.
+    pub pinned: Option<super::PinnedRows>,
 }
 
 /// Which rows to score again.

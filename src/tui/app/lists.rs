@@ -19,10 +19,7 @@ pub struct CompareRow {
 
 /// The comparison shown: the real chunks-only retrieval when it ran, else seams deleted.
 pub fn comparison(trace: &Trace) -> &Comparison {
-    match &trace.without_seams.retrieval {
-        Some(run) => &run.comparison,
-        None => &trace.without_seams.seams_removed,
-    }
+    trace.without_seams.shown()
 }
 
 /// The context with Seams in fill order, then the chunks Seams displaced.

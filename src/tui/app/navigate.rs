@@ -8,6 +8,7 @@ use super::App;
 use super::doc_view::{DocView, TextGeometry};
 use super::lists::{result_entry, result_len};
 use crate::tui::action::Pane;
+use crate::tui::step::search_lists;
 
 impl App {
     /// Run `f` on the document view with the corpus shown and the view's geometry.
@@ -28,6 +29,17 @@ impl App {
             .select(self.view.doc.0 as usize, len, height);
     }
 
+    /// The entries of the search list presenter mode shows in the ranking pane, in rank order.
+    pub(super) fn shown_list_entries(&self) -> Vec<seamscope::retrieve::EntryRef> {
+        let (Some(i), Some(answer)) = (self.ranking_list(), &self.answer) else {
+            return Vec::new();
+        };
+        search_lists(&answer.trace)
+            .get(i)
+            .map(|l| l.hits.iter().map(|h| h.entry).collect())
+            .unwrap_or_default()
+    }
+
     /// Rows in a list pane.
     pub(super) fn list_len(&self, pane: Pane) -> usize {
         match pane {
@@ -35,6 +47,7 @@ impl App {
                 .shown
                 .as_ref()
                 .map_or(0, |s| s.open.corpus.documents.len()),
+            Pane::Ranking if self.ranking_list().is_some() => self.shown_list_entries().len(),
             _ => self
                 .answer
                 .as_ref()
@@ -51,10 +64,13 @@ impl App {
             self.view.select_doc(DocId(cursor.selected as u32));
             return;
         }
-        let entry = self
-            .answer
-            .as_ref()
-            .and_then(|a| result_entry(pane, &a.trace, cursor.selected));
+        let entry = if pane == Pane::Ranking && self.ranking_list().is_some() {
+            self.shown_list_entries().get(cursor.selected).copied()
+        } else {
+            self.answer
+                .as_ref()
+                .and_then(|a| result_entry(pane, &a.trace, cursor.selected))
+        };
         if let Some(entry) = entry {
             self.with_view(|v, open, geo| v.show(entry, open, geo));
         }

@@ -61,33 +61,6 @@ impl QueryBox {
         self.cursor += clean.chars().count();
     }
 
-    /// What a box `width` columns wide shows, and the cursor's column in it: the end of a long
-    /// question with the cursor in view, one column kept free for the cursor at the end. Widths
-    /// are terminal columns of the text as drawn (through `text::safe`), so wide characters keep
-    /// the cursor where the text is.
-    pub fn view(&self, width: usize) -> (String, usize) {
-        let cells: Vec<(String, usize)> = self
-            .text
-            .chars()
-            .map(|c| {
-                let shown = seamscope::text::safe(c.encode_utf8(&mut [0; 4]));
-                let w = shown.width();
-                (shown, w)
-            })
-            .collect();
-        let cursor = self.cursor.min(cells.len());
-        let room = width.saturating_sub(1);
-        // Drop characters from the front until the text before the cursor fits.
-        let mut skip = 0;
-        let mut before: usize = cells[..cursor].iter().map(|(_, w)| w).sum();
-        while before > room && skip < cursor {
-            before -= cells[skip].1;
-            skip += 1;
-        }
-        let shown: String = cells[skip..].iter().map(|(s, _)| s.as_str()).collect();
-        (shown, before)
-    }
-
     /// Delete the character before the cursor.
     pub fn delete_back(&mut self) {
         if self.cursor == 0 {
@@ -159,6 +132,68 @@ impl QueryBox {
         self.cursor = self.len();
     }
 
+    /// The text broken at spaces into lines of at most `width` columns (a longer word is cut
+    /// where the line ends), as drawn (through `text::safe`), with the cursor's (column, line).
+    /// At most `lines` lines are returned: those around the cursor when there are more.
+    pub fn view_lines(&self, width: usize, lines: usize) -> (Vec<String>, (usize, usize)) {
+        let width = width.max(2);
+        let cells: Vec<(String, usize)> = self
+            .text
+            .chars()
+            .map(|c| {
+                let shown = seamscope::text::safe(c.encode_utf8(&mut [0; 4]));
+                let w = shown.width();
+                (shown, w)
+            })
+            .collect();
+        // Each line is a range of characters; a line breaks after the last space that fits.
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        let mut start = 0;
+        while start < cells.len() {
+            let mut used = 0;
+            let mut end = start;
+            let mut last_space = None;
+            while end < cells.len() && used + cells[end].1 < width {
+                if cells[end].0 == " " {
+                    last_space = Some(end);
+                }
+                used += cells[end].1;
+                end += 1;
+            }
+            if end < cells.len()
+                && let Some(space) = last_space.filter(|s| *s > start)
+            {
+                end = space + 1;
+            }
+            ranges.push((start, end.max(start + 1)));
+            start = end.max(start + 1);
+        }
+        if ranges.is_empty() {
+            ranges.push((0, 0));
+        }
+        let cursor = self.cursor.min(cells.len());
+        let row = ranges
+            .iter()
+            .position(|(a, b)| cursor >= *a && cursor < *b)
+            .unwrap_or(ranges.len() - 1);
+        let (a, _) = ranges[row];
+        let column: usize = cells[a..cursor].iter().map(|(_, w)| w).sum();
+        let lines = lines.max(1);
+        let first = (row + 1).saturating_sub(lines);
+        let shown = ranges
+            .iter()
+            .skip(first)
+            .take(lines)
+            .map(|(a, b)| cells[*a..*b].iter().map(|(s, _)| s.as_str()).collect())
+            .collect();
+        (shown, (column, row - first))
+    }
+
+    /// Lines the text takes at `width` columns (see [`QueryBox::view_lines`]).
+    pub fn line_count(&self, width: usize) -> usize {
+        self.view_lines(width, usize::MAX).0.len()
+    }
+
     /// The question to run: the text without surrounding whitespace, if any is left.
     pub fn question(&self) -> Option<String> {
         let q = self.text.trim();
@@ -222,18 +257,41 @@ mod tests {
     }
 
     #[test]
+    fn a_long_question_wraps_at_spaces_with_the_cursor_on_its_line() {
+        let mut q = QueryBox::default();
+        q.insert_str("why does the order service accept stale reads at all");
+        let (lines, (col, row)) = q.view_lines(21, 9);
+        assert_eq!(
+            lines,
+            vec![
+                "why does the order ",
+                "service accept ",
+                "stale reads at all"
+            ]
+        );
+        assert_eq!((col, row), (18, 2), "the cursor after the last word");
+        assert_eq!(q.line_count(21), 3);
+        q.move_to_edge(false);
+        let (lines, (col, row)) = q.view_lines(21, 2);
+        assert_eq!(lines.len(), 2);
+        assert_eq!((col, row), (0, 0), "the lines around the cursor");
+        assert_eq!(lines.concat(), "why does the order service accept ");
+    }
+
+    #[test]
     fn the_cursor_counts_columns_not_characters() {
         let mut q = QueryBox::default();
         q.insert_str("日本語 ok");
         // 3 wide characters (6 columns), a space and two letters: the cursor sits at column 9.
-        assert_eq!(q.view(40), ("日本語 ok".to_string(), 9));
+        assert_eq!(q.view_lines(40, 1), (vec!["日本語 ok".to_string()], (9, 0)));
         q.move_to_edge(false);
         q.move_cursor(2);
-        assert_eq!(q.view(40).1, 4);
-        // Too narrow: the front scrolls away and the cursor stays inside the box.
+        assert_eq!(q.view_lines(40, 1).1, (4, 0));
+        // Too narrow: the text wraps and the cursor stays inside the box, on the last line.
         q.move_to_edge(true);
-        let (shown, col) = q.view(6);
+        let (shown, (col, row)) = q.view_lines(6, 1);
         assert!(col <= 5, "{shown:?} {col}");
-        assert!(shown.ends_with(" ok"), "{shown:?}");
+        assert_eq!(row, 0, "one line shown: the cursor's");
+        assert_eq!(shown, vec!["語 ok".to_string()], "{shown:?}");
     }
 }

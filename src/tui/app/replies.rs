@@ -27,6 +27,7 @@ impl App {
             highlights: opened.highlights,
             atoms: opened.atoms,
             params: opened.params,
+            questions: opened.questions,
         });
         // Chunk and seam ids may differ in the new layout: never keep a result from the old one.
         self.answer = opened
@@ -49,6 +50,7 @@ impl App {
         if first {
             self.clamp_lists();
             self.sync_document_cursor();
+            self.restore_view();
         }
         None
     }
@@ -96,7 +98,9 @@ impl App {
                         self.focus = Pane::Ranking;
                     }
                     self.follow(Pane::Ranking);
+                    self.show_gold_evidence();
                 }
+                self.finish_restore();
             }
             Err(error) => {
                 self.notice = Some(Notice {

@@ -222,12 +222,19 @@ fn tui_step_mode_walks_fire_tests_then_each_slot() {
     let Some((steps, 0)) = f.app.current_step() else {
         panic!("step mode starts at the first decision");
     };
-    assert!(matches!(steps[0], Step::Fire(_)));
+    assert!(matches!(steps[0], Step::Search(0)), "the first search list");
+    let first_fire = steps
+        .iter()
+        .position(|s| matches!(s, Step::Fire(_)))
+        .unwrap_or_else(|| panic!("a fire test: {steps:?}"));
     assert!(steps.iter().any(|s| matches!(s, Step::Fill(_))));
+    for _ in 0..first_fire {
+        f.app.update(Action::StepForward);
+    }
     let trace = answer_trace(&f).clone();
-    let first_position = steps[0].position(&trace).unwrap_or(0);
+    let first_position = steps[first_fire].position(&trace).unwrap_or(0);
     assert_eq!(f.app.lists.ranking.selected + 1, first_position);
-    assert_eq!(f.app.view.cursor, steps[0].entry(&trace));
+    assert_eq!(f.app.view.cursor, steps[first_fire].entry(&trace));
     for _ in 0..steps.len() + 3 {
         f.app.update(Action::StepForward);
     }
@@ -236,8 +243,9 @@ fn tui_step_mode_walks_fire_tests_then_each_slot() {
         Some(steps.len() - 1),
         "stepping stops at the last decision"
     );
-    let Some(Step::Fill(last)) = steps.last().copied() else {
-        panic!("the last step fills the budget");
+    assert_eq!(steps.last(), Some(&Step::Compare), "the closing comparison");
+    let Some(Step::Fill(last)) = steps.get(steps.len() - 2).copied() else {
+        panic!("the step before it fills the last slot");
     };
     assert_eq!(f.app.lists.budget.selected, last);
     f.app.update(Action::StepBack);

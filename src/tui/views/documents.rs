@@ -22,12 +22,9 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     let body = areas.body(Pane::Documents);
     let cursor = app.lists.documents;
     let context: Vec<DocId> = app
-        .answer
-        .as_ref()
-        .map(|a| {
-            a.trace
-                .fill
-                .chunks
+        .reveal()
+        .map(|r| {
+            r.context
                 .iter()
                 .filter_map(|c| open.layout.chunks.get(c.0 as usize).map(|c| c.doc))
                 .collect()

@@ -211,45 +211,97 @@ fn pct(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_string(), |v| format!("{:.1}%", v * 100.0))
 }
 
-/// Failure rates (overall, boundary, inside) and tokens sent, one row per strategy.
+/// The tags the rows carry, in a fixed order (the usual ones first, then any others).
+fn tags_of(rows: &[GridRow]) -> Vec<String> {
+    const USUAL: [&str; 5] = ["boundary", "inside", "edge", "short", "partial"];
+    let mut tags: Vec<String> = USUAL
+        .iter()
+        .filter(|t| rows.iter().any(|r| r.by_tag.contains_key(**t)))
+        .map(|t| t.to_string())
+        .collect();
+    for row in rows {
+        for tag in row.by_tag.keys() {
+            if !tags.contains(tag) {
+                tags.push(tag.clone());
+            }
+        }
+    }
+    tags
+}
+
+/// The row that wins: fewest failures, then fewest tokens, then fewest vectors.
+pub fn best_row(rows: &[GridRow]) -> Option<usize> {
+    (0..rows.len()).min_by(|&a, &b| {
+        let (x, y) = (&rows[a], &rows[b]);
+        x.failure_rate
+            .total_cmp(&y.failure_rate)
+            .then(x.mean_tokens.total_cmp(&y.mean_tokens))
+            .then(x.vectors.cmp(&y.vectors))
+    })
+}
+
+/// Failure rates (overall and per tag), tokens sent and vectors, one row per strategy; the best
+/// row marked; rows pinned with `P` that differ from the live ones below them.
 fn chart<'a>(app: &App, width: usize) -> Vec<Line<'a>> {
     let t = &app.theme;
     let rows = &app.evaluation.rows;
-    let column = (width.saturating_sub(NAME + 1) / 4).max(10);
-    let rates: Vec<[Option<f64>; 3]> = rows
+    let pinned: Vec<&GridRow> = app.evaluation.pinned.as_ref().map_or(Vec::new(), |p| {
+        p.rows
+            .iter()
+            .filter(|r| !rows.iter().any(|live| live == *r))
+            .collect()
+    });
+    let all: Vec<&GridRow> = rows.iter().chain(pinned.iter().copied()).collect();
+    let tags = tags_of(rows);
+    let vectors_width = 8;
+    let columns = tags.len() + 2;
+    let column = (width.saturating_sub(NAME + 3 + vectors_width) / columns).max(9);
+    let rates = |r: &GridRow| -> Vec<Option<f64>> {
+        std::iter::once(Some(r.failure_rate))
+            .chain(tags.iter().map(|tag| tag_rate(r, &[tag.as_str()])))
+            .collect()
+    };
+    let worst = all
         .iter()
-        .map(|r| {
-            [
-                Some(r.failure_rate),
-                tag_rate(r, &["boundary"]),
-                tag_rate(r, &["inside", "edge"]),
-            ]
-        })
-        .collect();
-    let worst = rates
-        .iter()
+        .flat_map(|r| rates(r))
         .flatten()
-        .flatten()
-        .fold(0.01, |a: f64, &b| a.max(b));
-    let most_tokens = rows.iter().map(|r| r.mean_tokens).fold(1.0, f64::max);
-    let heading = |s: &str| Span::styled(pad(s, column), t.title);
-    let mut lines = vec![Line::from(vec![
-        Span::styled(pad("strategy", NAME + 1), t.title),
+        .fold(0.01, |a: f64, b| a.max(b));
+    let most_tokens = all.iter().map(|r| r.mean_tokens).fold(1.0, f64::max);
+    let heading = |s: &str| Span::styled(pad(&fit(s, column - 1), column), t.title);
+    let mut head = vec![
+        Span::styled(pad("strategy", NAME + 3), t.title),
+        Span::styled(pad("vectors", vectors_width), t.title),
         heading("failure, all"),
-        heading("failure, boundary"),
-        heading("failure, inside"),
-        heading("tokens sent per answer"),
-    ])];
-    for (row, rates) in rows.iter().zip(&rates) {
+    ];
+    for tag in &tags {
+        let n = rows
+            .first()
+            .and_then(|r| r.by_tag.get(tag))
+            .map_or(0, |x| x.1);
+        head.push(heading(&format!("{tag} ({n})")));
+    }
+    head.push(heading("tokens sent"));
+    let mut lines = vec![Line::from(head)];
+    let best = best_row(rows);
+    let line_of = |row: &GridRow, mark: &str, pinned: bool| {
         let seams = is_seams(row);
-        let name_style = if seams { t.fired } else { t.text };
-        let bar_style = if seams { t.fired } else { t.chart_bar };
-        let mut spans = vec![Span::styled(
-            pad(&fit(&row.label, NAME), NAME + 1),
-            name_style,
-        )];
-        for rate in rates {
-            spans.push(cell(*rate, worst, pct(*rate), column, bar_style));
+        let (name_style, bar_style) = if pinned {
+            (t.muted, t.muted)
+        } else if seams {
+            (t.fired, t.fired)
+        } else {
+            (t.text, t.chart_bar)
+        };
+        let mut spans = vec![
+            Span::styled(format!("{mark:<2}"), t.notice),
+            Span::styled(pad(&fit(&row.label, NAME), NAME + 1), name_style),
+            Span::styled(
+                pad(&format!("{:.2}×", row.vectors_vs_chunks), vectors_width),
+                name_style,
+            ),
+        ];
+        for rate in rates(row) {
+            spans.push(cell(rate, worst, pct(rate), column, bar_style));
         }
         let tokens = thousands(row.mean_tokens.round() as usize);
         spans.push(cell(
@@ -259,8 +311,30 @@ fn chart<'a>(app: &App, width: usize) -> Vec<Line<'a>> {
             column,
             bar_style,
         ));
-        lines.push(Line::from(spans));
+        Line::from(spans)
+    };
+    for (i, row) in rows.iter().enumerate() {
+        lines.push(line_of(row, if best == Some(i) { "★" } else { "" }, false));
     }
+    if let Some(p) = &app.evaluation.pinned {
+        lines.push(Line::styled(
+            format!(
+                "  pinned ({}): {} row{} that differ from the live ones · P unpins",
+                p.label,
+                pinned.len(),
+                if pinned.len() == 1 { "" } else { "s" }
+            ),
+            t.muted,
+        ));
+        for row in &pinned {
+            lines.push(line_of(row, "", true));
+        }
+    }
+    lines.push(Line::styled(
+        "  ★ best: fewest failures, then fewest tokens, then fewest vectors · vectors = the \
+         strategy's index size against chunks alone",
+        t.muted,
+    ));
     lines
 }
 

@@ -11,7 +11,7 @@ use super::{empty_hint, fit, pane_block, row_style};
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Shown};
 use crate::tui::screen::{Areas, inside};
-use crate::tui::step::Step;
+use crate::tui::step::{Reveal, Step};
 use crate::tui::theme::Theme;
 
 /// Draw the fire test.
@@ -34,11 +34,29 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         .side_drop
         .map(|t| format!(" · side drop {t:.2}: {} dropped", trace.side_drops.len()))
         .unwrap_or_default();
-    let title = format!(
-        " Fire test · m = {} · {} seams ranked, {fired} fire{side} · the fill read to #{reach} ",
-        trace.settings.m,
-        trace.decisions.len()
-    );
+    let reveal = app.reveal().unwrap_or_else(|| Reveal::all(trace));
+    // In presenter mode the title tells only what has been tested so far.
+    let title = if reveal.decisions < trace.decisions.len() {
+        let tested = &trace.decisions[..reveal.decisions];
+        format!(
+            " Fire test · m = {} · {} tested, {} fire ",
+            trace.settings.m,
+            tested.len(),
+            tested.iter().filter(|d| d.fires).count()
+        )
+    } else {
+        // The widest title that fits: the counts stay, the wording shortens.
+        let (m, n) = (trace.settings.m, trace.decisions.len());
+        let room = usize::from(area.width).saturating_sub(2);
+        [
+            format!(" Fire test · m = {m} · {n} seams ranked, {fired} fire{side} · the fill read to #{reach} "),
+            format!(" Fire test · m = {m} · {n} ranked, {fired} fire{side} · fill read to #{reach} "),
+            format!(" Fire test · m = {m} · {n} ranked, {fired} fire · read to #{reach} "),
+        ]
+        .into_iter()
+        .find(|t| Span::raw(t.as_str()).width() <= room)
+        .unwrap_or_else(|| format!(" Fire · m = {m} · {fired} of {n} fire "))
+    };
     frame.render_widget(pane_block(app, Pane::Fire, title), area);
     let body = areas.body(Pane::Fire);
     if trace.decisions.is_empty() {
@@ -46,6 +64,11 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         return;
     }
     let cursor = app.lists.fire;
+    if reveal.decisions == 0 {
+        let hint = "the fire test comes after fusion: → to step on";
+        frame.render_widget(empty_hint(t, hint), body);
+        return;
+    }
     let under_test = match app.current_step() {
         Some((all, i)) => match all.get(i) {
             Some(Step::Fire(d)) => Some(*d),
@@ -59,6 +82,7 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         .decisions
         .iter()
         .enumerate()
+        .take(reveal.decisions)
         .skip(cursor.offset)
         .take(usize::from(body.height))
         .map(|(i, d)| {
@@ -104,8 +128,22 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         height: inner.bottom().saturating_sub(body.bottom()),
         ..inner
     };
-    let selected = under_test.unwrap_or(cursor.selected);
-    if let Some(d) = trace.decisions.get(selected) {
+    // The explanation follows the decision under test, else the seam under the cursor of the
+    // pane in use: the fire test's own when it has the focus, the ranking's otherwise.
+    let ranking_seam = app.lists.ranking.selected;
+    let ranking_seam = trace
+        .fused
+        .get(ranking_seam)
+        .and_then(|e| e.entry.seam())
+        .and_then(|s| trace.decisions.iter().position(|d| d.seam == s));
+    let selected = under_test.or(match app.focus {
+        Pane::Fire => Some(cursor.selected),
+        _ => ranking_seam.or(Some(cursor.selected)),
+    });
+    if let Some(d) = selected
+        .filter(|i| reveal.decided(*i))
+        .and_then(|i| trace.decisions.get(i))
+    {
         let dropped = trace.side_drops.iter().find(|s| s.seam == d.seam);
         frame.render_widget(
             Paragraph::new(detail(t, &shown.open, d, dropped)).wrap(Wrap { trim: true }),
@@ -114,29 +152,49 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     }
 }
 
-/// The selected seam's test in full, with why it passed or failed.
+/// Why the seam under the cursor passed or failed, in words (the row above has the arithmetic).
 fn detail(
     t: &Theme,
     open: &OpenCorpus,
     d: &FireDecision,
     dropped: Option<&SideDrop>,
 ) -> Line<'static> {
-    let mut spans = vec![
-        Span::styled(format!("{}: ", open.seam_label(d.seam)), t.title),
-        Span::styled(d.arithmetic(), if d.fires { t.fired } else { t.text }),
-    ];
+    let mut spans = vec![Span::styled(
+        format!("why {} at #{}: ", open.seam_label(d.seam), d.seam_position),
+        t.title,
+    )];
     let absent = d.absent_links();
     if d.fired_on_absence {
         spans.push(Span::styled(
             format!(
-                " — passed only because chunk {} is absent from the ranking (counted as last)",
+                "passed only because chunk {} is absent from the ranking (counted as last)",
                 list(&absent)
             ),
             t.fired_on_absence,
         ));
-    } else if !d.fires {
+    } else if d.fires {
         spans.push(Span::styled(
-            format!(" — blocked by chunk {}", list(&d.blocked_by())),
+            format!(
+                "it outranks chunk {} (#{}) and chunk {} (#{}) by at least m = {}: both come in together",
+                d.left.chunk.0,
+                d.left.counted_position,
+                d.right.chunk.0,
+                d.right.counted_position,
+                d.m
+            ),
+            t.fired,
+        ));
+    } else {
+        let need = match d.needed_position() {
+            Some(p) => format!("it would need #{p} or better at m = {}", d.m),
+            None => format!("no position fires it at m = {}", d.m),
+        };
+        spans.push(Span::styled(
+            format!(
+                "chunk {} ranks too close ({need}), so it is dropped and its chunks keep their \
+                 own places",
+                list(&d.blocked_by()),
+            ),
             t.muted,
         ));
     }

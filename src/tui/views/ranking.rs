@@ -12,6 +12,7 @@ use super::{empty_hint, fit, pane_block, row_style};
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Shown};
 use crate::tui::screen::{Areas, inside};
+use crate::tui::step::{Reveal, list_name, search_lists};
 use crate::tui::theme::Theme;
 
 /// Widths of the fixed columns: pos, kind, dense, bm25 chunks, bm25 seams, rrf, verdict.
@@ -32,6 +33,11 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         return;
     };
     let trace = &answer.trace;
+    let reveal = app.reveal().unwrap_or_else(|| Reveal::all(trace));
+    if let Some(list) = reveal.list {
+        draw_list(app, shown, frame, areas, list);
+        return;
+    }
     let rerank = match trace.rerank_status() {
         RerankStatus::NotConfigured => String::new(),
         RerankStatus::Applied {
@@ -68,7 +74,7 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         .take(areas.body_height(Pane::Ranking))
         .map(|(i, e)| {
             let label = fit(&shown.open.entry_label(e.entry), usize::from(entry_width));
-            let (verdict, verdict_style, row) = verdict(t, trace, e);
+            let (verdict, verdict_style, row) = verdict(t, trace, &reveal, e);
             let cells = vec![
                 Cell::from(format!("{:>4}", i + 1)),
                 Cell::from(label),
@@ -105,15 +111,73 @@ fn rank(e: &FusedEntry, source: ListSource) -> String {
         .map_or_else(|| format!("{:>5}", "-"), |r| format!("{r:>5}"))
 }
 
-/// The verdict cell and the row's style: fired seams marked, dropped seams dimmed.
-fn verdict(t: &Theme, trace: &Trace, e: &FusedEntry) -> (&'static str, Style, Style) {
+/// The verdict cell and the row's style: fired seams marked, dropped seams dimmed; in presenter
+/// mode only once their test (or the slot that took the chunk) has been reached.
+fn verdict(
+    t: &Theme,
+    trace: &Trace,
+    reveal: &Reveal,
+    e: &FusedEntry,
+) -> (&'static str, Style, Style) {
     match e.entry {
-        EntryRef::Seam(s) => match trace.decisions.iter().find(|d| d.seam == s) {
-            Some(d) if d.fired_on_absence => ("▲ fires*", t.fired_on_absence, t.text),
-            Some(d) if d.fires => ("▲ fires", t.fired, t.text),
+        EntryRef::Seam(s) => match trace.decisions.iter().position(|d| d.seam == s) {
+            Some(i) if !reveal.decided(i) => ("", t.text, t.text),
+            Some(i) if trace.decisions[i].fired_on_absence => {
+                ("▲ fires*", t.fired_on_absence, t.text)
+            }
+            Some(i) if trace.decisions[i].fires => ("▲ fires", t.fired, t.text),
             _ => ("dropped", t.dropped, t.dropped),
         },
-        EntryRef::Chunk(c) if trace.fill.chunks.contains(&c) => ("● context", t.in_context, t.text),
+        EntryRef::Chunk(c) if reveal.context.contains(&c) => ("● context", t.in_context, t.text),
         EntryRef::Chunk(_) => ("", t.text, t.text),
     }
+}
+
+/// One search list as it entered fusion: rank, entry, kind and the list's own score.
+fn draw_list(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas, index: usize) {
+    let t = &app.theme;
+    let Some(answer) = &app.answer else {
+        return;
+    };
+    let lists = search_lists(&answer.trace);
+    let Some(list) = lists.get(index) else {
+        return;
+    };
+    let title = format!(
+        " {} · {} hits · step {} of {} lists ",
+        list_name(list.source),
+        list.hits.len(),
+        index + 1,
+        lists.len()
+    );
+    frame.render_widget(pane_block(app, Pane::Ranking, title), areas.ranking);
+    let inner = inside(areas.ranking);
+    let entry_width = inner.width.saturating_sub(5 + 6 + 10 + 3);
+    let cursor = app.lists.ranking;
+    let rows = list
+        .hits
+        .iter()
+        .enumerate()
+        .skip(cursor.offset)
+        .take(areas.body_height(Pane::Ranking))
+        .map(|(i, h)| {
+            Row::new(vec![
+                Cell::from(format!("{:>4}", i + 1)),
+                Cell::from(fit(
+                    &shown.open.entry_label(h.entry),
+                    usize::from(entry_width),
+                )),
+                Cell::from(if h.entry.is_seam() { "seam" } else { "chunk" }),
+                Cell::from(format!("{:>10.4}", h.score)),
+            ])
+            .style(row_style(t, i == cursor.selected, false))
+        });
+    let header = Row::new(vec!["rank", "entry", "kind", "     score"]).style(t.muted);
+    let widths = [
+        Constraint::Length(5),
+        Constraint::Length(entry_width),
+        Constraint::Length(6),
+        Constraint::Length(10),
+    ];
+    frame.render_widget(Table::new(rows, widths).header(header), inner);
 }

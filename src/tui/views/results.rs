@@ -8,9 +8,10 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table};
 use seamscope::chunk::ChunkId;
 use seamscope::retrieve::{Baseline, BudgetAction};
 
-use super::{empty_hint, fit, pane_block, row_style, short_label};
+use super::{empty_hint, fit, pane_block, row_style, short_label, wrap_words};
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Shown, compare_rows, comparison};
+use crate::tui::gold::mark;
 use crate::tui::screen::{Areas, inside};
 use crate::tui::step::Step;
 use crate::tui::widgets::gauge::{slots, thousands};
@@ -30,13 +31,16 @@ pub fn draw_budget(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     };
     let trace = &answer.trace;
     let fill = &trace.fill;
-    // In step mode, the fill shows only the steps taken so far.
-    let shown_steps = match app.current_step() {
+    // In presenter mode, the fill shows only the steps taken so far.
+    let shown_steps = app
+        .reveal()
+        .map_or(fill.steps.len(), |r| r.fill_steps.min(fill.steps.len()));
+    let under_test_step = match app.current_step() {
         Some((all, i)) => match all.get(i) {
-            Some(Step::Fill(s)) => s + 1,
-            _ => 0,
+            Some(Step::Fill(s)) => Some(*s),
+            _ => None,
         },
-        None => fill.steps.len(),
+        None => None,
     };
     let used = shown_steps
         .checked_sub(1)
@@ -75,7 +79,7 @@ pub fn draw_budget(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
                 BudgetAction::Added => t.text,
                 _ => t.muted,
             };
-            let under_test = app.step.is_some() && i + 1 == shown_steps;
+            let under_test = under_test_step == Some(i);
             Row::new(vec![
                 Cell::from(format!("#{}", s.position)),
                 Cell::from(short_label(&shown.open, s.entry)),
@@ -118,6 +122,15 @@ pub fn draw_compare(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) 
         return;
     };
     let trace = &answer.trace;
+    if !app.reveal().is_none_or(|r| r.compare) {
+        frame.render_widget(
+            pane_block(app, Pane::Compare, " With vs without Seams "),
+            area,
+        );
+        let hint = "revealed at the last step, once the budget is filled";
+        frame.render_widget(empty_hint(t, hint), areas.body(Pane::Compare));
+        return;
+    }
     let cmp = comparison(trace);
     let baseline = match cmp.baseline {
         Baseline::ChunksOnlyRetrieval => "chunks-only retrieval",
@@ -133,7 +146,46 @@ pub fn draw_compare(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) 
         .find(|t| t.chars().count() <= room)
         .unwrap_or_else(|| format!(" {counts} "));
     frame.render_widget(pane_block(app, Pane::Compare, title), area);
-    let body = areas.body(Pane::Compare);
+    let mut body = areas.body(Pane::Compare);
+    let mut table_area = inside(area);
+    // A gold question's verdict and its reason sit at the bottom, whole.
+    if let Some(gold) = app.gold_verdict() {
+        let width = usize::from(body.width.max(1));
+        let mut lines = vec![Line::from(vec![
+            Span::styled(format!("{} ", gold.id), t.key),
+            Span::styled(
+                format!("{} with", mark(gold.verdict.with_seams)),
+                if gold.verdict.with_seams {
+                    t.added
+                } else {
+                    t.displaced
+                },
+            ),
+            Span::styled(" · ", t.muted),
+            Span::styled(
+                format!("{} without", mark(gold.verdict.without_seams)),
+                if gold.verdict.without_seams {
+                    t.added
+                } else {
+                    t.displaced
+                },
+            ),
+        ])];
+        lines.extend(
+            wrap_words(&gold.short, width)
+                .into_iter()
+                .map(|l| Line::styled(l, t.evidence)),
+        );
+        let rows = (lines.len() as u16).min(body.height);
+        let verdict_area = Rect {
+            y: body.bottom() - rows,
+            height: rows,
+            ..body
+        };
+        frame.render_widget(Paragraph::new(lines), verdict_area);
+        body.height -= rows;
+        table_area.height = table_area.height.saturating_sub(rows);
+    }
     let cursor = app.lists.compare;
     let label_width = body.width.saturating_sub(1 + 4 + 3 + 3);
     let all = compare_rows(trace);
@@ -167,7 +219,7 @@ pub fn draw_compare(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) 
         Constraint::Length(4),
         Constraint::Length(3),
     ];
-    frame.render_widget(Table::new(rows, widths).header(header), inside(area));
+    frame.render_widget(Table::new(rows, widths).header(header), table_area);
 }
 
 /// How the comparison names its chunks, every id whole and the column alike: the full name

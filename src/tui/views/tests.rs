@@ -12,7 +12,7 @@ use crate::tui::action::{Action, JobProgress, JobStage, Pane};
 use crate::tui::app::App;
 use crate::tui::fixture::{self, Fixture};
 use crate::tui::jobs::{Generations, Jobs};
-use crate::tui::screen::Areas;
+use crate::tui::screen::{Areas, Arrange};
 use crate::tui::theme::Theme;
 
 fn text_of(buffer: &Buffer, area: Rect) -> String {
@@ -125,7 +125,7 @@ fn tui_snapshot_document_with_a_code_fence_highlighted() {
     f.app.update(Action::Focus(Pane::Documents));
     f.app.update(Action::SelectEdge(false));
     let terminal = f.draw(160, 50);
-    let Some(areas) = Areas::compute(Rect::new(0, 0, 160, 50), false) else {
+    let Some(areas) = Areas::compute(Rect::new(0, 0, 160, 50), &Arrange::default()) else {
         panic!("160x50 fits");
     };
     let body = areas.body(Pane::Text);
@@ -177,7 +177,9 @@ fn tui_snapshot_evaluation_page() {
     let mut f = Fixture::evaluated();
     let terminal = f.draw(200, 60);
     let screen = terminal.backend().to_string();
-    assert!(screen.contains("failure, boundary"), "{screen}");
+    assert!(screen.contains("boundary ("), "a column per tag: {screen}");
+    assert!(screen.contains("★ "), "the best row is marked: {screen}");
+    assert!(screen.contains("vectors"), "{screen}");
     assert!(screen.contains("Seams k=8 at m = 2"), "{screen}");
     assert_snapshot!(terminal.backend());
 }

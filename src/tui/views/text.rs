@@ -20,6 +20,7 @@ use crate::tui::doc_atoms::{split_classes, split_note, split_spans};
 use crate::tui::doc_rows::{DocRows, GUTTER, Row, display_text, doc_chunks, doc_seams};
 use crate::tui::highlight::{SyntaxClass, Token};
 use crate::tui::screen::{Areas, inside};
+use crate::tui::step::Reveal;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::gauge::thousands;
 
@@ -36,6 +37,10 @@ struct Paint<'a> {
     selected_seam: Option<&'a Seam>,
     context: Vec<ChunkId>,
     trace: Option<&'a Trace>,
+    /// How much of the trace presenter mode has shown.
+    reveal: Option<&'a Reveal>,
+    /// The picked gold question's evidence in this document.
+    evidence: Vec<ByteSpan>,
     open: &'a OpenCorpus,
     width: usize,
 }
@@ -65,7 +70,17 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     let inner = inside(areas.text);
     let info_area = Rect { height: 1, ..inner };
     let trace = app.answer.as_ref().map(|a| &a.trace);
-    frame.render_widget(Paragraph::new(info_line(app, open, trace)), info_area);
+    let reveal = app.reveal();
+    frame.render_widget(
+        Paragraph::new(info_line(
+            app,
+            open,
+            trace,
+            reveal.as_ref(),
+            usize::from(info_area.width),
+        )),
+        info_area,
+    );
 
     let body = areas.body(Pane::Text);
     let width = usize::from(body.width).saturating_sub(GUTTER);
@@ -92,8 +107,18 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
             Some(EntryRef::Seam(s)) => open.layout.seams.get(s.0 as usize),
             _ => None,
         },
-        context: trace.map(|tr| tr.fill.chunks.clone()).unwrap_or_default(),
+        context: reveal
+            .as_ref()
+            .map(|r| r.context.clone())
+            .unwrap_or_default(),
         trace,
+        reveal: reveal.as_ref(),
+        evidence: app
+            .gold
+            .as_ref()
+            .filter(|g| g.doc == doc.id)
+            .map(|g| g.spans.clone())
+            .unwrap_or_default(),
         open,
         width,
     };
@@ -112,7 +137,13 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
 }
 
 /// The line describing the chunk or seam under the cursor.
-fn info_line<'a>(app: &App, open: &OpenCorpus, trace: Option<&Trace>) -> Line<'a> {
+fn info_line<'a>(
+    app: &App,
+    open: &OpenCorpus,
+    trace: Option<&Trace>,
+    reveal: Option<&Reveal>,
+    width: usize,
+) -> Line<'a> {
     let t = &app.theme;
     let Some(entry) = app.view.cursor else {
         return Line::styled(
@@ -125,37 +156,65 @@ fn info_line<'a>(app: &App, open: &OpenCorpus, trace: Option<&Trace>) -> Line<'a
         || " · not in the ranking".to_string(),
         |p| format!(" · fused #{}", p + 1),
     );
+    let short = position.map_or_else(|| " · unranked".to_string(), |p| format!(" · #{}", p + 1));
     let mut spans = vec![Span::styled(open.entry_label(entry), t.title)];
     match entry {
         EntryRef::Chunk(c) => {
             if let Some(chunk) = open.layout.chunks.get(c.0 as usize) {
+                let (tokens, start, end) = (
+                    thousands(chunk.tokens as usize),
+                    thousands(chunk.span.start),
+                    thousands(chunk.span.end),
+                );
                 spans.push(Span::styled(
-                    format!(
-                        " · {} tokens · bytes {}–{}{ranked}",
-                        thousands(chunk.tokens as usize),
-                        thousands(chunk.span.start),
-                        thousands(chunk.span.end)
+                    widest(
+                        &[
+                            format!(" · {tokens} tokens · bytes {start}–{end}{ranked}"),
+                            format!(" · {tokens} tok · {start}–{end}{ranked}"),
+                            format!(" · {tokens} tok{ranked}"),
+                            format!(" · {tokens} tok{short}"),
+                            format!(" · {tokens} tok"),
+                        ],
+                        width.saturating_sub(used(&spans)),
                     ),
                     t.text,
                 ));
-                if trace.is_some_and(|tr| tr.fill.chunks.contains(&c)) {
+                if reveal.is_some_and(|r| r.context.contains(&c)) {
                     spans.push(Span::styled(" · in the context", t.in_context));
                 }
             }
         }
         EntryRef::Seam(s) => {
             if let Some(seam) = open.layout.seams.get(s.0 as usize) {
+                let (l, r, start, end) = (
+                    seam.left_tokens,
+                    seam.right_tokens,
+                    thousands(seam.span.start),
+                    thousands(seam.span.end),
+                );
                 spans.push(Span::styled(
-                    format!(
-                        " · {} + {} tokens around the cut · bytes {}–{}{ranked}",
-                        seam.left_tokens,
-                        seam.right_tokens,
-                        thousands(seam.span.start),
-                        thousands(seam.span.end)
+                    widest(
+                        &[
+                            format!(
+                                " · {l} + {r} tokens around the cut · bytes {start}–{end}{ranked}"
+                            ),
+                            format!(" · {l}+{r} tok · {start}–{end}{ranked}"),
+                            format!(" · {l}+{r} tok{ranked}"),
+                            format!(" · {l}+{r} tok{short}"),
+                            format!(" · {l}+{r} tok"),
+                        ],
+                        // Room is kept for the verdict that follows.
+                        width.saturating_sub(used(&spans) + 10),
                     ),
                     t.text,
                 ));
-                match trace.and_then(|tr| tr.decisions.iter().find(|d| d.seam == s)) {
+                let decided = trace.and_then(|tr| {
+                    let i = tr.decisions.iter().position(|d| d.seam == s)?;
+                    reveal
+                        .is_some_and(|r| r.decided(i))
+                        .then(|| &tr.decisions[i])
+                });
+                match decided {
                     Some(d) if d.fires => spans.push(Span::styled(" · fires", t.fired)),
                     Some(_) => spans.push(Span::styled(" · dropped", t.dropped)),
                     None => {}
@@ -210,7 +269,12 @@ impl Paint<'_> {
         };
         // The verdict comes first, so a narrow pane cuts the details rather than the verdict.
         let verdict = window.and_then(|s| {
-            let d = self.trace?.decisions.iter().find(|d| d.seam == s.id)?;
+            let trace = self.trace?;
+            let i = trace.decisions.iter().position(|d| d.seam == s.id)?;
+            if !self.reveal.is_some_and(|r| r.decided(i)) {
+                return None;
+            }
+            let d = &trace.decisions[i];
             Some(if d.fires {
                 (format!("fires at #{} ", d.seam_position), t.fired)
             } else {
@@ -231,7 +295,32 @@ impl Paint<'_> {
             spans.push(Span::styled("· ", style));
         }
         let used: usize = spans.iter().map(Span::width).sum();
-        let rest = fit(&rest, full.saturating_sub(used + 2));
+        let room = full.saturating_sub(used + 2);
+        // Shorter forms before cutting: the ids and counts stay whole.
+        let rest = match window {
+            Some(s) => widest(
+                &[
+                    rest,
+                    format!(
+                        "chunk {} · {} tok · window {}+{} ",
+                        chunk.0,
+                        thousands(tokens),
+                        s.left_tokens,
+                        s.right_tokens
+                    ),
+                    format!("chunk {} · {} tok ", chunk.0, thousands(tokens)),
+                    format!("chunk {} ", chunk.0),
+                ],
+                room,
+            ),
+            None => widest(
+                &[
+                    rest,
+                    format!("chunk {} · {} tok ", chunk.0, thousands(tokens)),
+                ],
+                room,
+            ),
+        };
         let used = used + Span::raw(rest.as_str()).width();
         spans.push(Span::styled(rest, style));
         spans.push(Span::styled("─".repeat(full.saturating_sub(used)), t.cut));
@@ -271,7 +360,7 @@ impl Paint<'_> {
         if let Some(span) = self.selected_chunk {
             points.extend([span.start, span.end]);
         }
-        for span in &self.split {
+        for span in self.split.iter().chain(&self.evidence) {
             points.extend([span.start, span.end]);
         }
         points.retain(|p| (start..=end).contains(p));
@@ -298,6 +387,9 @@ impl Paint<'_> {
         if self.split.iter().any(|s| s.start <= at && at < s.end) {
             style = style.patch(t.atom_split_text);
         }
+        if self.evidence.iter().any(|s| s.start <= at && at < s.end) {
+            style = style.patch(t.evidence);
+        }
         if self
             .selected_chunk
             .is_some_and(|s| s.start <= at && at < s.end)
@@ -316,6 +408,20 @@ impl Paint<'_> {
         }
         style
     }
+}
+
+/// The first of `forms` (longest first) that fits in `width` columns, else the last one cut.
+fn widest(forms: &[String], width: usize) -> String {
+    forms
+        .iter()
+        .find(|f| Span::raw(f.as_str()).width() <= width)
+        .cloned()
+        .unwrap_or_else(|| fit(forms.last().map_or("", String::as_str), width))
+}
+
+/// Columns taken by `spans`.
+fn used(spans: &[Span<'_>]) -> usize {
+    spans.iter().map(Span::width).sum()
 }
 
 /// The theme's style for a syntax class.

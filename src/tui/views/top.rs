@@ -37,17 +37,24 @@ pub fn draw_query(app: &App, frame: &mut Frame, area: Rect) {
         frame.render_widget(Paragraph::new(Span::styled(hint, t.placeholder)), inner);
         return;
     }
-    // Show the end of a long question, with the cursor in view (in columns: wide characters
-    // take two).
-    let (shown, column) = app.query.view(usize::from(inner.width));
-    frame.render_widget(Paragraph::new(Span::styled(shown, t.input)), inner);
-    if app.typing && !app.help {
+    // The question wrapped over the box's lines, those around the cursor when it is longer
+    // (in columns: wide characters take two).
+    let (shown, (column, row)) = app
+        .query
+        .view_lines(usize::from(inner.width), usize::from(inner.height));
+    let lines: Vec<Line> = shown
+        .into_iter()
+        .map(|l| Line::styled(l, t.input))
+        .collect();
+    frame.render_widget(Paragraph::new(lines), inner);
+    if app.typing && !app.help && app.picker.is_none() {
         let x = inner
             .x
             .saturating_add(u16::try_from(column).unwrap_or(u16::MAX));
+        let y = inner.y.saturating_add(row as u16);
         frame.set_cursor_position(Position::new(
             x.min(inner.right().saturating_sub(1)),
-            inner.y,
+            y.min(inner.bottom().saturating_sub(1)),
         ));
     }
 }

@@ -292,24 +292,30 @@ impl Worker<'_> {
         for q in &questions {
             let v = embed_one(&mut engine.embedder, &engine.tokenizer, &q.question);
             vectors.push(v.map_err(|e| failed(&e))?);
-            progress.report("embedding the questions", vectors.len(), total);
+            progress.report(
+                &format!("embedding question {} of {n}", vectors.len()),
+                vectors.len(),
+                total,
+            );
             if !current() {
                 return Ok(None);
             }
         }
         let mut cache = engine.vector_cache().0;
         let mut searched = Vec::with_capacity(strategies.len());
+        let count = strategies.len();
         for (i, &strategy) in strategies.iter().enumerate() {
             let label = strategy.label(params.chunk_tokens);
             let before = n * (i + 1);
-            progress.report(&format!("{label}: embedding its texts"), before, total);
+            let which = format!("strategy {} of {count} ({label})", i + 1);
+            progress.report(&format!("{which}: embedding its texts"), before, total);
             let mut model = Embedding::of(engine, &mut cache);
             let prepared = prepare(&mut model, &open.corpus, &open.layout, strategy, &grid);
             let prepared = prepared.map_err(|e| failed(&e))?;
             save_cache(&mut cache).map_err(|e| failed(&e))?;
-            let what = format!("{label}: searching");
             let one =
                 SearchedStrategy::search(prepared, &questions, &vectors, &grid, &mut |d, _| {
+                    let what = format!("{which}: question {d} of {n}");
                     progress.report(&what, before + d, total);
                     current()
                 });

@@ -1,0 +1,169 @@
+//! Pinned settings beside the current ones: for each side its settings, the fire tests the
+//! budget fill reached, the context (chunks the other side lacks marked), tokens, the change
+//! against chunks-only, and a gold question's verdict.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+use seamscope::chunk::ChunkId;
+use seamscope::retrieve::Trace;
+use seamscope::session::OpenCorpus;
+
+use super::pane_block;
+use crate::tui::action::Pane;
+use crate::tui::app::{App, Pinned, Shown, settings_label};
+use crate::tui::gold::{GoldLine, mark};
+use crate::tui::screen::Areas;
+use crate::tui::screen::inside;
+use crate::tui::theme::Theme;
+use crate::tui::widgets::gauge::thousands;
+
+/// One side of the comparison.
+struct Side<'a> {
+    title: String,
+    question: &'a str,
+    /// The other side's question: this one is shown only when they differ.
+    other_question: Option<&'a str>,
+    trace: &'a Trace,
+    open: &'a OpenCorpus,
+    gold: Option<GoldLine>,
+}
+
+/// Draw the pinned result beside the current one in the compare pane's place.
+pub fn draw(app: &App, shown: &Shown, pinned: &Pinned, frame: &mut Frame, areas: &Areas) {
+    let t = &app.theme;
+    let area = areas.compare;
+    frame.render_widget(
+        pane_block(app, Pane::Compare, " Pinned vs now · P unpins "),
+        area,
+    );
+    let inner = inside(area);
+    let [left, _, right] = Layout::horizontal([
+        Constraint::Fill(1),
+        Constraint::Length(1),
+        Constraint::Fill(1),
+    ])
+    .areas(inner);
+    let pinned_side = Side {
+        title: format!("Pinned · {}", pinned.label),
+        question: &pinned.answer.question,
+        other_question: app.answer.as_ref().map(|a| a.question.as_str()),
+        trace: &pinned.answer.trace,
+        open: &pinned.open,
+        gold: pinned.gold.clone(),
+    };
+    let Some(answer) = &app.answer else {
+        draw_side(t, &pinned_side, None, frame, left);
+        let hint = "now: run a question to compare";
+        frame.render_widget(Paragraph::new(Line::styled(hint, t.placeholder)), right);
+        return;
+    };
+    let now_side = Side {
+        title: format!(
+            "Now · {}",
+            settings_label(&answer.trace.settings, &shown.params)
+        ),
+        question: &answer.question,
+        other_question: Some(&pinned.answer.question),
+        trace: &answer.trace,
+        open: &shown.open,
+        gold: app.gold_verdict(),
+    };
+    // Chunk ids compare only between layouts that cut the same chunks.
+    let same = pinned.params.same_chunks(&shown.params);
+    let now_ctx = same.then_some(answer.trace.fill.chunks.as_slice());
+    let pinned_ctx = same.then_some(pinned.answer.trace.fill.chunks.as_slice());
+    draw_side(t, &pinned_side, now_ctx, frame, left);
+    draw_side(t, &now_side, pinned_ctx, frame, right);
+}
+
+fn draw_side(t: &Theme, side: &Side<'_>, other: Option<&[ChunkId]>, frame: &mut Frame, area: Rect) {
+    let trace = side.trace;
+    let mut lines = vec![Line::styled(side.title.clone(), t.title)];
+    if side
+        .other_question
+        .is_some_and(|q| q.trim() != side.question.trim())
+    {
+        lines.push(Line::styled(
+            format!("“{}”", seamscope::text::safe(side.question)),
+            t.muted,
+        ));
+    }
+    // The fire tests the fill reached, each with its verdict.
+    let reach = trace.fill.steps.last().map_or(0, |s| s.position);
+    let mut fires = vec![Span::styled("fire tests: ", t.muted)];
+    let reached: Vec<_> = trace
+        .decisions
+        .iter()
+        .filter(|d| d.seam_position <= reach)
+        .collect();
+    if reached.is_empty() {
+        fires.push(Span::styled("none reached", t.muted));
+    }
+    for (i, d) in reached.iter().enumerate() {
+        if i > 0 {
+            fires.push(Span::styled(" · ", t.muted));
+        }
+        let (verdict, style) = if d.fires {
+            ("fires", t.fired)
+        } else {
+            ("dropped", t.dropped)
+        };
+        fires.push(Span::styled(
+            format!(
+                "{} #{} {verdict}",
+                side.open.seam_label(d.seam),
+                d.seam_position
+            ),
+            style,
+        ));
+    }
+    lines.push(Line::from(fires));
+    let mut context = vec![Span::styled("context: ", t.muted)];
+    for (i, c) in trace.fill.chunks.iter().enumerate() {
+        if i > 0 {
+            context.push(Span::raw(" "));
+        }
+        let only_here = other.is_some_and(|o| !o.contains(c));
+        let (text, style) = if only_here {
+            (format!("+{}", c.0), t.added)
+        } else {
+            (c.0.to_string(), t.text)
+        };
+        context.push(Span::styled(text, style));
+    }
+    context.push(Span::styled(
+        format!(" · {} tokens", thousands(trace.tokens_sent as usize)),
+        t.text,
+    ));
+    lines.push(Line::from(context));
+    let cmp = trace.without_seams.shown();
+    lines.push(Line::styled(
+        format!(
+            "vs chunks-only: +{} −{}",
+            cmp.added.len(),
+            cmp.displaced.len()
+        ),
+        t.muted,
+    ));
+    if let Some(gold) = &side.gold {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{} ", gold.id), t.key),
+            Span::styled(
+                format!(
+                    "{} with · {} without",
+                    mark(gold.verdict.with_seams),
+                    mark(gold.verdict.without_seams)
+                ),
+                if gold.verdict.with_seams {
+                    t.added
+                } else {
+                    t.displaced
+                },
+            ),
+            Span::styled(format!(" — {}", gold.short), t.evidence),
+        ]));
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), area);
+}
