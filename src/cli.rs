@@ -443,6 +443,7 @@ pub fn run() -> ExitCode {
         Some(Command::Bench { what, corpus, json }) => match what {
             bench::BenchKind::Ingest => bench::ingest::run(&cli.global, &corpus, json),
             bench::BenchKind::Query => bench::query::run(&cli.global, &corpus, json),
+            bench::BenchKind::Draw => bench::draw::run(&cli.global, &corpus, json),
         },
         None if cli.open.is_some() => open_view(&cli.global, cli.open.as_deref(), cli.theme),
         None => match cli.corpus {
@@ -533,6 +534,7 @@ fn screenshots(
         height,
         out,
         question_id: question,
+        time_frames: 0,
     };
     let options = crate::tui::Options {
         corpus,
@@ -540,8 +542,8 @@ fn screenshots(
         theme,
         view: None,
     };
-    for path in crate::tui::screenshots::run(options, &shots)? {
-        println!("{}", path.display());
+    for shot in crate::tui::screenshots::run(options, &shots)? {
+        println!("{}", shot.path.display());
     }
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! `seamscope bench`: the speed figures the issues name, printed (never asserted in tests).
 
+pub mod draw;
 pub mod ingest;
 pub mod query;
 
@@ -10,6 +11,8 @@ pub enum BenchKind {
     Ingest,
     /// Re-planning after an `m` change, and a full query against embedding the question alone.
     Query,
+    /// Time to draw one frame of each screen at 200 x 60, on a real question.
+    Draw,
 }
 
 /// Min, median, mean and max of a set of timings.

@@ -31,11 +31,21 @@ pub struct Shots {
     pub out: PathBuf,
     /// The gold question of the worked example (its id in `questions.jsonl`).
     pub question_id: String,
+    /// Frames to draw and time per picture (0: just the picture).
+    pub time_frames: usize,
+}
+
+/// One picture written, with the time each timed frame took to draw.
+pub struct Shot {
+    /// The SVG file.
+    pub path: PathBuf,
+    /// Draw times of the timed frames.
+    pub frames: Vec<Duration>,
 }
 
 /// Drive the screen on `options.corpus` and write one SVG per page and presenter stage; returns
-/// the files written.
-pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<PathBuf>> {
+/// the files written (with draw times when asked).
+pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
     std::fs::create_dir_all(&shots.out)
         .with_context(|| format!("cannot create {}", shots.out.display()))?;
     let dirs = theme_dirs(&options.settings.places().config_dir);
@@ -83,7 +93,7 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<PathBuf>> {
         }
         Ok(())
     };
-    let mut written = Vec::new();
+    let mut written: Vec<Shot> = Vec::new();
     let mut shoot = |app: &App, file: &str| -> anyhow::Result<()> {
         let mut terminal = Terminal::new(TestBackend::new(shots.width, shots.height))?;
         terminal.draw(|frame| views::draw(app, frame))?;
@@ -103,7 +113,13 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<PathBuf>> {
         let path = shots.out.join(file);
         std::fs::write(&path, picture)
             .with_context(|| format!("cannot write {}", path.display()))?;
-        written.push(path);
+        let mut frames = Vec::with_capacity(shots.time_frames);
+        for _ in 0..shots.time_frames {
+            let start = Instant::now();
+            terminal.draw(|frame| views::draw(app, frame))?;
+            frames.push(start.elapsed());
+        }
+        written.push(Shot { path, frames });
         Ok(())
     };
 

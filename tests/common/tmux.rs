@@ -12,6 +12,11 @@ pub struct Tmux {
 impl Tmux {
     /// Start a server named `name` (unique per test) with one 200x60 bash pane in `dir`.
     pub fn start(dir: &Path, name: &str) -> Tmux {
+        Tmux::start_sized(dir, name, 200, 60)
+    }
+
+    /// Start a server named `name` with one `width` x `height` bash pane in `dir`.
+    pub fn start_sized(dir: &Path, name: &str, width: u16, height: u16) -> Tmux {
         let version = Command::new("tmux").arg("-V").output();
         assert!(
             version.is_ok_and(|o| o.status.success()),
@@ -26,9 +31,9 @@ impl Tmux {
             "-s",
             "e2e",
             "-x",
-            "200",
+            &width.to_string(),
             "-y",
-            "60",
+            &height.to_string(),
             "-c",
             &dir.display().to_string(),
             "bash --norc --noprofile",

@@ -93,7 +93,13 @@ impl App {
         };
         self.with_view(|v, open, geo| v.show(entry, open, geo));
         self.notice = Some(Notice {
-            text: line.line,
+            text: format!(
+                "{} · with Seams {} · without {} · {}",
+                line.id,
+                crate::tui::gold::mark(line.verdict.with_seams),
+                crate::tui::gold::mark(line.verdict.without_seams),
+                line.short
+            ),
             error: false,
         });
     }

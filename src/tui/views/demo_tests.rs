@@ -347,3 +347,19 @@ fn tui_a_saved_view_comes_back_with_its_question_gold_and_step() {
         "nothing more is asked after the restore"
     );
 }
+
+#[test]
+fn tui_the_help_shows_every_group_whole_at_the_smallest_size() {
+    let mut f = Fixture::answered();
+    f.app.update(Action::ToggleHelp);
+    let help = f.draw(120, 34).backend().to_string();
+    for key in [
+        "presenter mode: one step at a time",
+        "pick a gold question",
+        "save trace / save view / copy context",
+        "quit",
+        "cancel the run",
+    ] {
+        assert!(help.contains(key), "{key} is missing:\n{help}");
+    }
+}

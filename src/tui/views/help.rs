@@ -14,39 +14,39 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
     (
         "Query",
         &[
-            ("/  or  i", "type a question in the query box"),
-            ("Enter", "run it: search, fuse, fire test, budget fill"),
+            ("/  or  i", "type a question"),
+            ("Enter", "run it through every stage"),
             ("Esc", "stop typing (the text stays)"),
             ("Ctrl-U", "clear the query box"),
-            ("↑ / ↓", "typing: earlier / later question of this session"),
+            ("↑ / ↓", "typing: earlier / later question"),
         ],
     ),
     (
         "Move (explore page)",
         &[
             ("Tab / Shift-Tab", "next / previous pane"),
-            ("↑ ↓  PgUp PgDn", "move in a list, or scroll the text"),
+            ("↑ ↓ PgUp PgDn", "move in a list, scroll the text"),
             ("Home / End", "first / last row"),
-            ("n / p", "next / previous chunk of the document"),
-            ("] / [", "next / previous cut (its seam window)"),
-            ("Enter (documents)", "read the document under the cursor"),
+            ("n / p", "next / previous chunk"),
+            ("] / [", "next / previous cut (its seam)"),
+            ("Enter (docs)", "read the document"),
         ],
     ),
     (
-        "Step mode",
+        "Presenter and demo",
         &[
-            ("s", "walk the current query one decision at a time"),
-            ("→ or Space / ←", "next / previous decision"),
-            ("Esc", "leave step mode"),
+            ("s", "presenter mode: one step at a time"),
+            ("→ Space / ←", "next / previous step (Esc leaves)"),
+            ("l", "pick a gold question: evidence, ✓/✗"),
+            ("P", "pin; change settings to compare"),
+            ("z", "zoom the pane (z or Esc: back)"),
+            ("e / w / y", "save trace / save view / copy context"),
         ],
     ),
     (
         "Everywhere",
         &[
-            (
-                "mouse",
-                "click a pane, a row or a slider; wheel: scroll or slide",
-            ),
+            ("mouse", "click a pane, row or slider; wheel"),
             ("t", "next theme (dark, light, mono)"),
             ("?", "this help (Esc closes it)"),
             ("q  or  Ctrl-C", "quit"),
@@ -54,44 +54,31 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
     ),
     (
         "Pages",
-        &[
-            ("1", "explore: one question through every stage"),
-            ("2", "calibrate m (and scan k): failure vs m at the budget"),
-            (
-                "3",
-                "evaluate: every strategy on the corpus's questions.jsonl",
-            ),
-        ],
+        &[("1 / 2 / 3", "explore / calibrate m / evaluate")],
     ),
     (
         "Sliders (every page)",
         &[
-            ("m / M", "fire margin m down / up (replans at once)"),
-            ("b / B", "budget down / up (replans at once)"),
-            (
-                "k / K",
-                "seam half-width k down / up by 10 (re-embeds seams)",
-            ),
-            ("c / C", "chunk size down / up by 128 (rebuilds everything)"),
+            ("m / M", "fire margin m (replans at once)"),
+            ("b / B", "budget (replans at once)"),
+            ("k / K", "seam half-width ±10 (new seams)"),
+            ("c / C", "chunk size ±128 (rebuilds all)"),
         ],
     ),
     (
         "Chunking (every page)",
         &[
-            (
-                "x / X",
-                "next / previous chunker: fixed, sentence, recursive, structure",
-            ),
-            ("h", "heading-path prefixes in search texts on / off"),
-            ("d", "side drop on / off (a fired seam may bring one chunk)"),
+            ("x / X", "next / previous chunker"),
+            ("h", "heading-path prefixes on / off"),
+            ("d", "side drop on / off"),
         ],
     ),
     (
-        "Calibration and evaluation pages",
+        "Calibrate and evaluate pages",
         &[
-            ("r", "run in the background (a progress bar shows)"),
-            ("a", "calibration: set k and m to the recommendation"),
-            ("g", "calibration: gold questions.jsonl / sampled passages"),
+            ("r", "run in the background"),
+            ("a", "calibrate: apply the best k and m"),
+            ("g", "calibrate: gold set / passages"),
             ("Esc", "cancel the run"),
         ],
     ),
@@ -100,10 +87,11 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
 /// What the marks on screen mean, above the keys.
 const INTRO: &str = "Marks: ✂ a cut · shading its seam window · ┊ an atom (fence, table, row, \
      figure sentence) a cut splits · ▎ ● in the context · ▶ a chunk's first line · ▲ fires (▲ fires* \
-     only because a linked chunk is absent) · + added / − displaced by Seams";
+     only because a linked chunk is absent) · + added / − displaced by Seams · bold green text: the \
+     picked gold question's evidence";
 
 /// Groups in the left column.
-const LEFT_GROUPS: usize = 4;
+const LEFT_GROUPS: usize = 3;
 
 /// One column of groups, descriptions wrapped to `width`.
 fn column<'a>(

@@ -4,7 +4,7 @@
 use ratatui::Frame;
 use ratatui::layout::Constraint;
 use ratatui::style::Style;
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table};
 use seamscope::retrieve::{EntryRef, FusedEntry, ListSource, RerankStatus, Trace};
 
@@ -73,7 +73,7 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         .skip(cursor.offset)
         .take(areas.body_height(Pane::Ranking))
         .map(|(i, e)| {
-            let label = fit(&shown.open.entry_label(e.entry), usize::from(entry_width));
+            let label = entry_name(&shown.open, e.entry, usize::from(entry_width));
             let (verdict, verdict_style, row) = verdict(t, trace, &reveal, e);
             let cells = vec![
                 Cell::from(format!("{:>4}", i + 1)),
@@ -103,6 +103,21 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         Constraint::Length(FIXED[6]),
     ];
     frame.render_widget(Table::new(rows, widths).header(header), inner);
+}
+
+/// An entry named in `width` columns, its id always whole: the full name (`chunk 40
+/// (guide.md#5)`), cut after the id only while a few characters of the document still show,
+/// else just `chunk 40` / `seam 40|41`.
+fn entry_name(open: &seamscope::session::OpenCorpus, entry: EntryRef, width: usize) -> String {
+    let full = open.entry_label(entry);
+    let short = crate::tui::step::short_name(open, entry);
+    if Span::raw(full.as_str()).width() <= width {
+        full
+    } else if Span::raw(short.as_str()).width() + 8 <= width {
+        fit(&full, width)
+    } else {
+        short
+    }
 }
 
 /// A rank in one input list, or `-` when the entry was not in it.
@@ -163,10 +178,7 @@ fn draw_list(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas, index: 
         .map(|(i, h)| {
             Row::new(vec![
                 Cell::from(format!("{:>4}", i + 1)),
-                Cell::from(fit(
-                    &shown.open.entry_label(h.entry),
-                    usize::from(entry_width),
-                )),
+                Cell::from(entry_name(&shown.open, h.entry, usize::from(entry_width))),
                 Cell::from(if h.entry.is_seam() { "seam" } else { "chunk" }),
                 Cell::from(format!("{:>10.4}", h.score)),
             ])

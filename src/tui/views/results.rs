@@ -123,10 +123,12 @@ pub fn draw_compare(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) 
     };
     let trace = &answer.trace;
     if !app.reveal().is_none_or(|r| r.compare) {
-        frame.render_widget(
-            pane_block(app, Pane::Compare, " With vs without Seams "),
-            area,
-        );
+        let room = usize::from(area.width).saturating_sub(2);
+        let title = [" With vs without Seams ", " vs without Seams ", " Compare "]
+            .into_iter()
+            .find(|t| t.chars().count() <= room)
+            .unwrap_or("");
+        frame.render_widget(pane_block(app, Pane::Compare, title), area);
         let hint = "revealed at the last step, once the budget is filled";
         frame.render_widget(empty_hint(t, hint), areas.body(Pane::Compare));
         return;

@@ -32,9 +32,10 @@ fn keys(app: &App) -> &'static [(&'static str, &'static str)] {
     }
     match app.page {
         Page::Explore if app.step.is_some() => &[
-            ("→/Space", "next decision"),
-            ("←", "previous"),
-            ("Esc", "leave step mode"),
+            ("→/Space", "next step"),
+            ("←", "back"),
+            ("Esc", "leave presenter mode"),
+            ("z", "zoom"),
             ("?", "help"),
             ("q", "quit"),
             ("m/M", "margin"),
@@ -44,14 +45,13 @@ fn keys(app: &App) -> &'static [(&'static str, &'static str)] {
             ("/", "query"),
             ("?", "help"),
             ("q", "quit"),
+            ("s", "present"),
+            ("l", "questions"),
+            ("P", "pin"),
+            ("z", "zoom"),
             ("Tab", "pane"),
             ("n/p", "chunk"),
             ("]/[", "cut"),
-            ("s", "step"),
-            ("x", "chunker"),
-            ("h", "headings"),
-            ("d", "side drop"),
-            ("↑↓", "move"),
         ],
         Page::Calibration => &[
             ("r", "run"),
@@ -97,15 +97,16 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let notice = app.notice.as_ref().map(|n| {
         let style = if n.error { t.error } else { t.notice };
         Line::from(Span::styled(
-            format!("{} ", seamscope::text::safe(&n.text)),
+            format!("  {} ", seamscope::text::safe(&n.text)),
             t.status.patch(style),
         ))
         .right_aligned()
     });
+    // A notice is said whole: the keys make room (they drop out whole, the last first).
     let notice_width = notice
         .as_ref()
         .map_or(0, |l| l.width() as u16)
-        .min(area.width / 2);
+        .min(area.width);
     let [keys_area, notice_area] =
         Layout::horizontal([Constraint::Fill(1), Constraint::Length(notice_width)]).areas(area);
     // Keys that do not fit whole are left out, the last first, rather than cut mid-word.

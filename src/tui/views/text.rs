@@ -60,12 +60,20 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     };
     let chunks = doc_chunks(&open.layout, doc.id);
     let seams = &open.layout.seams[doc_seams(&open.layout, doc.id)];
-    let title = format!(
-        " {} · {kind} · {} chunks · {} seams ",
-        seamscope::text::safe_name(&doc.path),
-        chunks.len(),
-        seams.len()
-    );
+    let name = seamscope::text::safe_name(&doc.path);
+    let room = usize::from(areas.text.width).saturating_sub(2);
+    let title = [
+        format!(
+            " {name} · {kind} · {} chunks · {} seams ",
+            chunks.len(),
+            seams.len()
+        ),
+        format!(" {name} · {} chunks ", chunks.len()),
+        format!(" {name} "),
+    ]
+    .into_iter()
+    .find(|t| Span::raw(t.as_str()).width() <= room)
+    .unwrap_or_else(|| fit(&format!(" {name} "), room));
     frame.render_widget(pane_block(app, Pane::Text, title), areas.text);
     let inner = inside(areas.text);
     let info_area = Rect { height: 1, ..inner };
@@ -157,7 +165,14 @@ fn info_line<'a>(
         |p| format!(" · fused #{}", p + 1),
     );
     let short = position.map_or_else(|| " · unranked".to_string(), |p| format!(" · #{}", p + 1));
-    let mut spans = vec![Span::styled(open.entry_label(entry), t.title)];
+    // The full name when there is room for the details too, else the id alone.
+    let label = open.entry_label(entry);
+    let label = if Span::raw(label.as_str()).width() + 24 <= width {
+        label
+    } else {
+        crate::tui::step::short_name(open, entry)
+    };
+    let mut spans = vec![Span::styled(label, t.title)];
     match entry {
         EntryRef::Chunk(c) => {
             if let Some(chunk) = open.layout.chunks.get(c.0 as usize) {
