@@ -363,3 +363,87 @@ fn tui_the_help_shows_every_group_whole_at_the_smallest_size() {
         assert!(help.contains(key), "{key} is missing:\n{help}");
     }
 }
+
+/// Whether every `…` of `line` shortens a document name after a whole chunk id
+/// (`chunk 40 (order-service-des…`); any other `…` is text cut off.
+fn only_names_shortened(line: &str) -> bool {
+    line.match_indices('…').all(|(at, _)| {
+        let before = &line[..at];
+        let Some(open) = before.rfind('(') else {
+            return false;
+        };
+        let id = before[..open].trim_end();
+        let digits = id.trim_end_matches(|c: char| c.is_ascii_digit());
+        digits.len() < id.len() && digits.ends_with("chunk ")
+    })
+}
+
+#[test]
+fn tui_no_page_cuts_what_carries_meaning_at_120x34_or_160x48() {
+    for (width, height) in [(120, 34), (160, 48)] {
+        // Explore: an answered gold question, then presenter mode at every step.
+        let mut f = Fixture::opened();
+        f.app.update(Action::OpenPicker);
+        f.app.update(Action::PickQuestion);
+        let generation = f.expect_ask();
+        f.deliver_answer(generation);
+        let mut screens = vec![("explore".to_string(), screen(&mut f, width, height))];
+        f.app.update(Action::ToggleStepMode);
+        let steps = f.app.current_step().map_or(0, |(all, _)| all.len());
+        for i in 0..steps {
+            screens.push((format!("step {}", i + 1), screen(&mut f, width, height)));
+            f.app.update(Action::StepForward);
+        }
+        f.app.update(Action::ToggleStepMode);
+        f.app.update(Action::TogglePin);
+        f.app.update(Action::AdjustSlider(Slider::M, 1));
+        screens.push(("pinned".into(), screen(&mut f, width, height)));
+        let mut c = Fixture::calibrated();
+        screens.push(("calibration".into(), screen(&mut c, width, height)));
+        let mut e = Fixture::evaluated();
+        screens.push(("evaluation".into(), screen(&mut e, width, height)));
+        for (name, shown) in &screens {
+            for line in shown.lines().skip(1) {
+                // The text pane wraps the document itself; the columns right of it carry the story.
+                let right: String = line.chars().skip(usize::from(width) / 2).collect();
+                assert!(
+                    only_names_shortened(&right),
+                    "{name} at {width}x{height}: a cut line: {line}\n{shown}"
+                );
+            }
+        }
+        let explore = &screens[0].1;
+        assert!(explore.contains("F01 "), "the verdict: {explore}");
+        assert!(
+            explore.contains("fired: added chunk") || explore.contains("fired +"),
+            "the fill names the chunks a seam added: {explore}"
+        );
+    }
+}
+
+#[test]
+fn tui_pinned_evaluation_rows_stay_beside_the_live_ones() {
+    let mut f = Fixture::evaluated();
+    f.app.update(Action::TogglePin);
+    assert!(f.app.evaluation.pinned.is_some());
+    f.app.update(Action::AdjustSlider(Slider::Budget, -1));
+    let shown = screen(&mut f, 200, 60);
+    assert!(shown.contains("pinned (k "), "{shown}");
+    assert!(
+        shown.contains("budget 4)"),
+        "the pinned rows' settings: {shown}"
+    );
+    let rows = shown.matches("Seams k=8").count();
+    assert!(rows >= 2, "the live and the pinned Seams rows: {shown}");
+}
+
+#[test]
+fn tui_snapshot_presenter_fusion_and_the_picker_at_120x34() {
+    let mut f = Fixture::answered();
+    f.app.update(Action::ToggleStepMode);
+    forward(&mut f, 3);
+    assert_snapshot!("presenter_fusion_120x34", screen(&mut f, 120, 34));
+    f.app.update(Action::ToggleStepMode);
+    f.app.update(Action::OpenPicker);
+    assert_snapshot!("picker_120x34", screen(&mut f, 120, 34));
+}
