@@ -5,6 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use seamscope::eval::evidence::judge;
 use seamscope::eval::metrics::answered;
 use seamscope::eval::questions::{Question, load_questions};
 use seamscope::retrieve::{BudgetAction, EntryRef};
@@ -71,6 +72,21 @@ fn the_worked_example_fires_its_seam_and_both_chunks_arrive() {
             .all(|c| open.layout.chunks.iter().any(|k| k.id == c.chunk))
     );
     assert!(trace.fill.chunks.len() <= settings.budget);
+
+    // The verdict the screen shows for it: answered with Seams, not without, because this cut
+    // splits the evidence and its seam fired.
+    let verdict = judge(q, &trace, &open.layout);
+    assert!(verdict.with_seams && !verdict.without_seams, "{verdict:?}");
+    assert_eq!(verdict.splitting_seams, vec![seam.id]);
+    assert_eq!(verdict.fired_splitting, vec![seam.id]);
+    assert_eq!(verdict.evidence_chunks, vec![seam.left, seam.right]);
+    assert!(verdict.missing_with.is_empty());
+    assert_eq!(verdict.missing_without, vec![seam.left]);
+    let reason = verdict.short_reason(&|s| open.seam_label(s));
+    assert_eq!(
+        reason,
+        format!("cut {}|{} splits it; its seam fired", seam.left.0, seam.right.0)
+    );
 }
 
 #[test]
