@@ -447,3 +447,29 @@ fn tui_snapshot_presenter_fusion_and_the_picker_at_120x34() {
     f.app.update(Action::OpenPicker);
     assert_snapshot!("picker_120x34", screen(&mut f, 120, 34));
 }
+
+#[test]
+fn tui_the_screen_as_svg_holds_every_row_and_its_colours() {
+    let mut f = Fixture::answered();
+    let terminal = f.draw(160, 48);
+    let background = "#1c1c1c";
+    let svg = crate::tui::svg::render(terminal.backend().buffer(), background, "#d0d0d0");
+    // Every row of the screen that draws something has text in the picture.
+    let rows = terminal
+        .backend()
+        .buffer()
+        .content()
+        .chunks(160)
+        .filter(|row| row.iter().any(|c| !c.symbol().trim().is_empty()))
+        .count();
+    let text_rows: std::collections::BTreeSet<&str> = svg
+        .lines()
+        .filter(|l| l.starts_with("<text"))
+        .filter_map(|l| l.split("y=\"").nth(1)?.split('"').next())
+        .collect();
+    assert_eq!(text_rows.len(), rows, "one text row per drawn row");
+    assert!(svg.contains("Fused ranking"), "the screen's words are in it");
+    assert!(svg.contains("fill=\"#87d75f\""), "the theme's fired colour");
+    let path = std::env::temp_dir().join("seamscope-fixture-screen.svg");
+    std::fs::write(&path, &svg).unwrap_or_else(|e| panic!("{e}"));
+}
