@@ -85,7 +85,10 @@ fn the_worked_example_fires_its_seam_and_both_chunks_arrive() {
     let reason = verdict.short_reason(&|s| open.seam_label(s));
     assert_eq!(
         reason,
-        format!("cut {}|{} splits it; its seam fired", seam.left.0, seam.right.0)
+        format!(
+            "cut {}|{} splits it; its seam fired",
+            seam.left.0, seam.right.0
+        )
     );
 }
 

@@ -177,18 +177,18 @@ impl Step {
             Step::Fire(i) => match trace.decisions.get(i) {
                 Some(d) => {
                     let why = if d.fired_on_absence {
-                        " (passed only because a linked chunk is absent from the ranking)"
+                        " — passed only because a linked chunk is absent from the ranking"
                             .to_string()
                     } else if d.fires {
-                        ": it outranks both its chunks by at least m, so both will come together"
+                        " — it outranks both its chunks by at least m, so both will come together"
                             .to_string()
                     } else {
                         match d.needed_position() {
                             Some(p) => format!(
-                                ": it would need #{p} or better, so it is dropped and its chunks \
-                                 keep their own places"
+                                " — it would need #{p} or better, so it is dropped and its \
+                                 chunks keep their own places"
                             ),
-                            None => ": no position fires it at this m; its chunks keep their \
+                            None => " — no position fires it at this m; its chunks keep their \
                                      own places"
                                 .to_string(),
                         }

@@ -468,7 +468,10 @@ fn tui_the_screen_as_svg_holds_every_row_and_its_colours() {
         .filter_map(|l| l.split("y=\"").nth(1)?.split('"').next())
         .collect();
     assert_eq!(text_rows.len(), rows, "one text row per drawn row");
-    assert!(svg.contains("Fused ranking"), "the screen's words are in it");
+    assert!(
+        svg.contains("Fused ranking"),
+        "the screen's words are in it"
+    );
     assert!(svg.contains("fill=\"#87d75f\""), "the theme's fired colour");
     let path = std::env::temp_dir().join("seamscope-fixture-screen.svg");
     std::fs::write(&path, &svg).unwrap_or_else(|e| panic!("{e}"));
