@@ -43,7 +43,7 @@ pub use sliders::SliderValues;
 
 use super::action::{Action, Answer, LayoutParams, Page, Pane, Slider};
 use super::doc_atoms::DocAtoms;
-use super::doc_rows::GUTTER;
+use super::doc_rows::{DocRows, GUTTER};
 use super::gold::GoldQuestions;
 use super::highlight::Highlights;
 use super::jobs::Jobs;
@@ -142,6 +142,8 @@ pub struct App {
     pub effects: Vec<Effect>,
     /// A view file being restored (`--open`): its question and step wait for the corpus.
     pub restoring: Option<ViewFile>,
+    /// The shown document's rows, kept between frames: (layout generation, document, width).
+    doc_rows: Option<((u64, seamscope::corpus::DocId, usize), Arc<DocRows>)>,
 }
 
 impl App {
@@ -181,6 +183,7 @@ impl App {
             corpus_path: std::path::PathBuf::new(),
             effects: Vec::new(),
             restoring: None,
+            doc_rows: None,
         }
     }
 
@@ -284,6 +287,46 @@ impl App {
 
     /// Apply one action; returns a follow-up action to apply next, if any.
     pub fn update(&mut self, action: Action) -> Option<Action> {
+        let next = self.apply(action);
+        self.refresh_doc_rows();
+        next
+    }
+
+    /// The rows of document `doc` at `width` columns: the ones kept for the document shown, or
+    /// built now for any other.
+    pub fn doc_rows(&self, doc: seamscope::corpus::DocId, width: usize) -> Arc<DocRows> {
+        match (&self.doc_rows, &self.shown) {
+            (Some((key, rows)), Some(shown)) if *key == (shown.generation, doc, width) => {
+                Arc::clone(rows)
+            }
+            (_, Some(shown)) => Arc::new(match shown.open.corpus.documents.get(doc.0 as usize) {
+                Some(d) => DocRows::build(&d.text, &shown.open.layout, doc, width),
+                None => DocRows::default(),
+            }),
+            _ => Arc::new(DocRows::default()),
+        }
+    }
+
+    /// Keep the shown document's rows for drawing: rebuilt only when the layout, the document or
+    /// the text pane's width changes, not on every frame.
+    fn refresh_doc_rows(&mut self) {
+        let Some(shown) = &self.shown else {
+            self.doc_rows = None;
+            return;
+        };
+        let width = self.text_geometry().width;
+        let key = (shown.generation, self.view.doc, width);
+        if self.doc_rows.as_ref().is_some_and(|(k, _)| *k == key) {
+            return;
+        }
+        let rows = match shown.open.corpus.documents.get(self.view.doc.0 as usize) {
+            Some(d) => DocRows::build(&d.text, &shown.open.layout, self.view.doc, width),
+            None => DocRows::default(),
+        };
+        self.doc_rows = Some((key, Arc::new(rows)));
+    }
+
+    fn apply(&mut self, action: Action) -> Option<Action> {
         if action.is_from_user() {
             self.notice = None;
         }

@@ -17,7 +17,7 @@ use super::{empty_hint, fit, pane_block};
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Shown};
 use crate::tui::doc_atoms::{split_classes, split_note, split_spans};
-use crate::tui::doc_rows::{DocRows, GUTTER, Row, display_text, doc_chunks, doc_seams};
+use crate::tui::doc_rows::{GUTTER, Row, display_text, doc_chunks, doc_seams};
 use crate::tui::highlight::{SyntaxClass, Token};
 use crate::tui::screen::{Areas, inside};
 use crate::tui::step::Reveal;
@@ -92,7 +92,7 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
 
     let body = areas.body(Pane::Text);
     let width = usize::from(body.width).saturating_sub(GUTTER);
-    let rows = DocRows::build(&doc.text, &open.layout, doc.id, width);
+    let rows = app.doc_rows(doc.id, width);
     let cursor = app.view.cursor;
     let atoms = shown.atoms.doc(doc.id);
     let cuts: Vec<usize> = open.layout.chunks[chunks.clone()]
