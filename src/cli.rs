@@ -6,6 +6,7 @@ mod calibrate;
 mod chunks;
 mod common;
 mod eval;
+mod export;
 mod index;
 mod query;
 mod setup;
@@ -116,6 +117,22 @@ enum Command {
         /// Screen theme.
         #[arg(long, value_name = "NAME|FILE")]
         theme: Option<String>,
+    },
+    /// Write the tuned layout as a bundle: settings.json, chunks.jsonl, seams.jsonl, their vectors
+    /// as .npy and a manifest of sizes and hashes (indexing first when needed).
+    Export {
+        /// Corpus folder or file.
+        corpus: PathBuf,
+        /// A new (or empty) folder for the bundle.
+        #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
+        out: PathBuf,
+        #[command(flatten)]
+        layout: LayoutArgs,
+        #[command(flatten)]
+        query: query::QueryArgs,
+        /// Print what was written as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Install the embedding model and ONNX Runtime into the data directory (idempotent).
     Setup {
@@ -332,6 +349,7 @@ impl Command {
             | Command::Chunks { json, .. }
             | Command::Bench { json, .. } => *json,
             Command::Screenshots { .. } => false,
+            Command::Export { json, .. } => *json,
         }
     }
 }
@@ -398,6 +416,13 @@ pub fn run() -> ExitCode {
     let json = cli.command.as_ref().is_some_and(Command::json);
     let result = match cli.command {
         Some(Command::Setup { json }) => setup::run(&cli.global, json),
+        Some(Command::Export {
+            corpus,
+            out,
+            layout,
+            query,
+            json,
+        }) => export::run(&cli.global, &corpus, &out, &layout, &query, json),
         Some(Command::Screenshots {
             corpus,
             out,

@@ -51,6 +51,7 @@ pub mod chunk;
 pub mod corpus;
 pub mod embed;
 pub mod eval;
+pub mod export;
 pub mod index;
 pub mod layout;
 pub mod retrieve;

@@ -82,7 +82,7 @@ fn rrf_constant(text: &str) -> Result<f64, String> {
 }
 
 impl QueryArgs {
-    fn apply(&self, s: &mut Settings) -> anyhow::Result<()> {
+    pub fn apply(&self, s: &mut Settings) -> anyhow::Result<()> {
         if let Some(m) = self.m {
             s.m = m;
         }
