@@ -414,3 +414,52 @@ fn overlap_keeps_another_chunkers_cuts_and_only_adds_overlap() {
         }
     }
 }
+
+#[test]
+fn preparing_a_strategy_reports_the_tokens_it_embeds_part_by_part() {
+    let tokenizer = common::tokenizer();
+    let text: String = (0..60)
+        .map(|i| format!("Note {i}: drain the primary, check the lag, promote the replica. "))
+        .collect();
+    let corpus = Corpus::from_texts([("a.md", text)]);
+    let layout = Layout::build(&corpus, &tokenizer, &FixedTokens { tokens: 128 }, 30).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut cache, _) = VectorCache::open(dir.path().join("v.bin"), 64);
+    let mut embedder = HashEmbedder::new(64, 256);
+    let settings = GridSettings {
+        budget: 3,
+        m: 1,
+        depth: 50,
+        rrf_c: 60.0,
+        chunk_tokens: 128,
+        side_drop: None,
+    };
+    let mut model = Embedding {
+        embedder: &mut embedder,
+        tokenizer: &tokenizer,
+        options: EmbedOptions { slice: 4 },
+        cache: &mut cache,
+    };
+    let mut heard: Vec<(String, usize, usize)> = Vec::new();
+    let strategy = Strategy::Seams { k: 30 };
+    let p = seamscope::eval::grid::prepare_reporting(
+        &mut model,
+        &corpus,
+        &layout,
+        strategy,
+        &settings,
+        &mut |part, p| heard.push((part.to_string(), p.done_tokens, p.total_tokens)),
+    )
+    .unwrap();
+    assert!(!p.pointers.is_empty());
+    for part in ["units", "pointers", "seam halves"] {
+        let reports: Vec<_> = heard.iter().filter(|h| h.0 == part).collect();
+        assert!(reports.len() >= 2, "{part}: progress as it goes: {heard:?}");
+        let last = reports.last().unwrap();
+        assert!(last.2 > 0 && last.1 == last.2, "{part} ends done: {last:?}");
+        assert!(
+            reports.windows(2).all(|w| w[0].1 <= w[1].1),
+            "{part}: never goes back"
+        );
+    }
+}

@@ -7,7 +7,9 @@
 
 use serde::Serialize;
 
-pub use super::prepare::{Prepared, prepare, retrieve, search_lists, side_scores};
+pub use super::prepare::{
+    Prepared, prepare, prepare_reporting, retrieve, search_lists, side_scores,
+};
 use super::questions::Question;
 pub use super::score::{GridRow, RowFacts, Scored, row, score, summarise};
 pub use super::select::{Retrieved, select};

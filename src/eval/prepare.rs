@@ -56,6 +56,19 @@ pub fn prepare(
     strategy: Strategy,
     settings: &GridSettings,
 ) -> Result<Prepared, EngineError> {
+    prepare_reporting(model, corpus, layout, strategy, settings, &mut |_, _| {})
+}
+
+/// [`prepare`], telling `progress` what it embeds as it goes: `("units", p)`, `("pointers", p)`,
+/// `("seam halves", p)`, with the tokens done and to do in that part (the cache serves the rest).
+pub fn prepare_reporting(
+    model: &mut Embedding<'_>,
+    corpus: &Corpus,
+    layout: &Layout,
+    strategy: Strategy,
+    settings: &GridSettings,
+    progress: &mut dyn FnMut(&str, crate::embed::EmbedProgress),
+) -> Result<Prepared, EngineError> {
     let mut units = base_units(layout);
     let mut pointers = Vec::new();
     match strategy {
@@ -134,7 +147,10 @@ pub fn prepare(
         model.cache,
         &unit_texts,
         model.options,
-        &mut |_| true,
+        &mut |p| {
+            progress("units", p);
+            true
+        },
     )?;
     let (pointer_vecs, pstats) = embed_texts(
         model.embedder,
@@ -142,7 +158,10 @@ pub fn prepare(
         model.cache,
         &pointer_texts,
         model.options,
-        &mut |_| true,
+        &mut |p| {
+            progress("pointers", p);
+            true
+        },
     )?;
     stats.add(&pstats);
     let mut halves = Vec::new();
@@ -159,7 +178,10 @@ pub fn prepare(
             model.cache,
             &texts,
             model.options,
-            &mut |_| true,
+            &mut |p| {
+                progress("seam halves", p);
+                true
+            },
         )?;
         stats.add(&hstats);
         let mut vecs = vecs.into_iter();

@@ -12,7 +12,7 @@ use seamscope::calibrate::{
     CalibrateOptions, CalibrationReport, KeywordQuestions, calibrate, calibrate_from_questions,
 };
 use seamscope::embed::embed_one;
-use seamscope::eval::grid::{Embedding, GridSettings, prepare, save_cache};
+use seamscope::eval::grid::{Embedding, GridSettings, prepare, prepare_reporting, save_cache};
 use seamscope::eval::questions::{Question, load_questions};
 use seamscope::eval::rescore::SearchedStrategy;
 use seamscope::eval::strategy::Strategy;
@@ -310,7 +310,21 @@ impl Worker<'_> {
             let which = format!("strategy {} of {count} ({label})", i + 1);
             progress.report(&format!("{which}: embedding its texts"), before, total);
             let mut model = Embedding::of(engine, &mut cache);
-            let prepared = prepare(&mut model, &open.corpus, &open.layout, strategy, &grid);
+            let mut embedding = |part: &str, p: seamscope::embed::EmbedProgress| {
+                let what = format!(
+                    "{which}: embedding its {part}, {} of {} tokens",
+                    p.done_tokens, p.total_tokens
+                );
+                progress.report(&what, before, total);
+            };
+            let prepared = prepare_reporting(
+                &mut model,
+                &open.corpus,
+                &open.layout,
+                strategy,
+                &grid,
+                &mut embedding,
+            );
             let prepared = prepared.map_err(|e| failed(&e))?;
             save_cache(&mut cache).map_err(|e| failed(&e))?;
             let one =
