@@ -313,7 +313,8 @@ impl Worker<'_> {
             let mut embedding = |part: &str, p: seamscope::embed::EmbedProgress| {
                 let what = format!(
                     "{which}: embedding its {part}, {} of {} tokens",
-                    p.done_tokens, p.total_tokens
+                    crate::tui::widgets::gauge::thousands(p.done_tokens),
+                    crate::tui::widgets::gauge::thousands(p.total_tokens)
                 );
                 progress.report(&what, before, total);
             };
