@@ -4,7 +4,9 @@
 //! that cover it evenly with equal overlap, so the embedder never truncates silently.
 
 pub mod cache;
+pub mod device;
 pub mod install;
+pub mod install_gpu;
 pub mod model;
 pub mod reranker;
 pub mod runtime;
@@ -112,6 +114,9 @@ pub enum EmbedError {
         /// Vectors received.
         got: usize,
     },
+    /// The device asked for cannot be used.
+    #[error(transparent)]
+    Device(#[from] device::DeviceError),
     /// The work was cancelled by the caller.
     #[error("cancelled")]
     Cancelled,

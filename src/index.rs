@@ -5,6 +5,7 @@
 //! unchanged corpus embeds nothing; a damaged or mismatched folder is rebuilt, never trusted.
 
 pub mod keywords;
+pub mod lineage;
 pub mod manifest;
 pub mod search;
 pub mod vectors;
@@ -20,6 +21,7 @@ use crate::embed::{EmbedError, EmbedOptions, EmbedStats, Embedder, embed_texts};
 use crate::layout::Layout;
 use crate::tokens::TokenCounter;
 use keywords::{KeywordError, KeywordIndex};
+use lineage::{CorpusChanges, FileEmbedded};
 use manifest::{FORMAT_VERSION, Manifest};
 use vectors::{SearchMode, VectorError, VectorIndex};
 
@@ -122,6 +124,11 @@ pub struct BuildReport {
     pub bytes_on_disk: IndexSizes,
     /// Whether dense search is exact or approximate at this size.
     pub search_mode: SearchMode,
+    /// Which files differ from the index this corpus folder last had under this setting (none
+    /// when there was none, or when a verified index was reopened).
+    pub changes: Option<CorpusChanges>,
+    /// Per file, the chunk and seam texts that were embedded (the vector cache held the rest).
+    pub embedded_files: Vec<FileEmbedded>,
 }
 
 /// Sizes of the index files on disk.
@@ -263,6 +270,8 @@ pub fn open_or_build(
     if let Some(indexes) = dir.parent() {
         remove_stale_builds(indexes);
     }
+    let indexes_dir = dir.parent().unwrap_or(cache_dir).to_path_buf();
+    let pointer = lineage::pointer_path(&indexes_dir, corpus, layout, embedder.identity());
     let mut rebuilt_because = None;
     if dir.exists() {
         progress(BuildProgress {
@@ -285,7 +294,11 @@ pub fn open_or_build(
                     },
                     bytes_on_disk: sizes(&set.manifest),
                     search_mode: set.search_mode,
+                    changes: None,
+                    embedded_files: Vec::new(),
                 };
+                // Best effort: a read-only cache still serves the index it holds.
+                let _ = lineage::point_at(&pointer, &dir);
                 return Ok((set, report));
             }
             Err(reason) => {
@@ -298,12 +311,19 @@ pub fn open_or_build(
     check_cache_writable(cache_dir)?;
 
     let (mut cache, cache_state) = VectorCache::for_model(cache_dir, embedder);
+    let documents = lineage::document_hashes(corpus);
+    let previous = lineage::previous(&pointer, &indexes_dir).filter(|(d, _)| *d != dir);
+    let changes = previous.as_ref().map(|(d, m)| {
+        let name = d.file_name().map(|n| n.to_string_lossy().into_owned());
+        CorpusChanges::between(name.unwrap_or_default(), &m.documents, &documents)
+    });
 
     let t0 = Instant::now();
     // Search texts: the exact spans, with any search-only context (heading path, table header).
     let (chunk_search, seam_search) = layout.search_texts(corpus);
     let chunk_texts: Vec<&str> = chunk_search.iter().map(|t| t.as_ref()).collect();
     let seam_texts: Vec<&str> = seam_search.iter().map(|t| t.as_ref()).collect();
+    let embedded_files = lineage::files_to_embed(corpus, layout, &cache, &chunk_texts, &seam_texts);
     let (chunk_vecs, chunk_stats) = embed_texts(
         embedder,
         tokenizer,
@@ -371,6 +391,7 @@ pub fn open_or_build(
         dim,
         chunks: layout.chunks.len(),
         seams: layout.seams.len(),
+        documents,
         files: Default::default(),
     };
     manifest.record_files(sdir).map_err(io_err(sdir))?;
@@ -390,6 +411,12 @@ pub fn open_or_build(
             message: format!("freshly built index does not verify: {m}"),
         }
     })?;
+    // The new folder supersedes the one this corpus folder had under this setting: point at it,
+    // then remove the old one (best effort: a reader that has it open keeps its files on Unix).
+    lineage::point_at(&pointer, &dir).map_err(io_err(&pointer))?;
+    if let Some((old, _)) = previous {
+        let _ = std::fs::remove_dir_all(old);
+    }
     let t3 = Instant::now();
     let report = BuildReport {
         dir,
@@ -406,6 +433,8 @@ pub fn open_or_build(
         },
         bytes_on_disk: sizes(&set.manifest),
         search_mode: set.search_mode,
+        changes,
+        embedded_files,
     };
     Ok((set, report))
 }

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use crate::chunk::ChunkId;
 use crate::embed::cache::{CacheOpen, VectorCache};
+use crate::embed::device::{DeviceProbe, plan_device};
 use crate::embed::embed_one;
 use crate::embed::reranker::CrossEncoder;
 use crate::retrieve::{
@@ -251,16 +252,24 @@ impl Engine {
             });
         }
         let tokenizer = TokenCounter::from_file(&places.model_dir.join("tokenizer.json"))?;
-        let embedder = ModelEmbedder::load(
-            &places.model_dir,
+        let probe = DeviceProbe::of_machine(
             &places.runtime_path,
+            &places.gpu_runtime_path,
+            places.user_runtime,
+        );
+        let plan = plan_device(settings.device, &probe).map_err(EmbedError::from)?;
+        let embedder = ModelEmbedder::load_on(
+            &places.model_dir,
+            &plan,
+            settings.device,
             settings.model_max_tokens,
             settings.embed_batch,
         )?;
         let reranker = match &places.reranker_dir {
+            // The same runtime as the model's: a process holds one.
             Some(dir) => Some(CrossEncoder::load(
                 dir,
-                &places.runtime_path,
+                plan.runtime(),
                 settings.reranker_max_tokens,
             )?),
             None => None,

@@ -73,6 +73,51 @@ impl TokenOffsets {
     }
 }
 
+/// Bytes of text the tokenizer reads per call: a 20 MB document is encoded in pieces this size.
+pub const PIECE_BYTES: usize = 64 * 1024;
+
+/// Where to end each piece of `text` so that none is much longer than `piece_bytes`: at the
+/// last paragraph break, else line break, else whitespace in the second half of each stretch
+/// (a whitespace-splitting tokenizer gives the same tokens either way); a stretch with no
+/// whitespace at all ends at a char boundary. The last end is `text.len()`.
+pub fn piece_ends(text: &str, piece_bytes: usize) -> Vec<usize> {
+    let piece_bytes = piece_bytes.max(8);
+    let mut ends = Vec::new();
+    let mut start = 0;
+    while text.len() - start > piece_bytes {
+        let mut limit = start + piece_bytes;
+        while !text.is_char_boundary(limit) {
+            limit -= 1;
+        }
+        let floor = start + piece_bytes / 2;
+        let window = &text[start..limit];
+        let after = |i: usize, len: usize| start + i + len;
+        let cut = window
+            .rfind("\n\n")
+            .map(|i| after(i, 2))
+            .filter(|&c| c > floor)
+            .or_else(|| {
+                window
+                    .rfind('\n')
+                    .map(|i| after(i, 1))
+                    .filter(|&c| c > floor)
+            })
+            .or_else(|| {
+                window
+                    .char_indices()
+                    .rev()
+                    .find(|(_, c)| c.is_whitespace())
+                    .map(|(i, c)| after(i, c.len_utf8()))
+                    .filter(|&c| c > floor)
+            })
+            .unwrap_or(limit);
+        ends.push(cut);
+        start = cut;
+    }
+    ends.push(text.len());
+    ends
+}
+
 /// The model's tokenizer with truncation and padding switched off, so counts never cap.
 #[derive(Clone)]
 pub struct TokenCounter {
@@ -120,26 +165,45 @@ impl TokenCounter {
     }
 
     /// Byte offsets of every token in `text`, without special tokens.
+    ///
+    /// A long text is encoded in pieces of about [`PIECE_BYTES`] cut at whitespace (see
+    /// [`piece_ends`]), so memory stays bounded however large the document: the tokenizer keeps
+    /// a whole encoding (ids, strings, offsets, masks) per call, about 20 times the text.
     pub fn offsets(&self, text: &str) -> Result<TokenOffsets, TokenizerError> {
-        let enc = self
-            .inner
-            .encode(text, false)
-            .map_err(|e| TokenizerError::Encode(e.to_string()))?;
-        let mut out = TokenOffsets {
-            starts: Vec::with_capacity(enc.len()),
-            ends: Vec::with_capacity(enc.len()),
-        };
-        for &(s, e) in enc.get_offsets() {
-            // Offsets are byte offsets; keep them monotone even if the tokenizer repeats a span.
-            let s = s.max(out.starts.last().copied().unwrap_or(0));
-            out.starts.push(s);
-            out.ends.push(e.max(s));
+        self.offsets_in_pieces(text, PIECE_BYTES)
+    }
+
+    /// [`TokenCounter::offsets`] with pieces of about `piece_bytes` (tests use small ones).
+    pub fn offsets_in_pieces(
+        &self,
+        text: &str,
+        piece_bytes: usize,
+    ) -> Result<TokenOffsets, TokenizerError> {
+        let mut out = TokenOffsets::default();
+        let mut start = 0;
+        for end in piece_ends(text, piece_bytes) {
+            let enc = self
+                .inner
+                .encode(&text[start..end], false)
+                .map_err(|e| TokenizerError::Encode(e.to_string()))?;
+            out.starts.reserve(enc.len());
+            out.ends.reserve(enc.len());
+            for &(s, e) in enc.get_offsets() {
+                // Offsets are byte offsets; keep them monotone even if the tokenizer repeats a span.
+                let s = (start + s).max(out.starts.last().copied().unwrap_or(0));
+                out.starts.push(s);
+                out.ends.push((start + e).max(s));
+            }
+            start = end;
         }
         Ok(out)
     }
 
     /// Number of tokens in `text`, without special tokens.
     pub fn count(&self, text: &str) -> Result<usize, TokenizerError> {
+        if text.len() > PIECE_BYTES {
+            return Ok(self.offsets(text)?.len());
+        }
         Ok(self
             .inner
             .encode(text, false)

@@ -134,3 +134,67 @@ fn bench_ingest_embeds_the_pipeline_texts_once_each_over_alternating_rounds() {
         ]
     );
 }
+
+#[test]
+fn bench_scale_indexes_varied_copies_each_in_a_child_and_measures_it() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let out = seamscope(cache.path())
+        .arg("--config")
+        .arg(corpus.path().join("settings.toml"))
+        .args([
+            "bench",
+            "scale",
+            "--sizes",
+            "1,2",
+            "--questions",
+            "2",
+            "--json",
+        ])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    let field =
+        |r: &serde_json::Value, f: &str| r[f].as_f64().unwrap_or_else(|| panic!("{f}: {r}"));
+    assert_eq!(rows.len(), 2);
+    assert_eq!(
+        (field(&rows[0], "copies"), field(&rows[1], "copies")),
+        (1.0, 2.0)
+    );
+    assert_eq!(
+        field(&rows[1], "documents"),
+        2.0 * field(&rows[0], "documents")
+    );
+    // The second copy differs from the first: the cache cannot serve it, so it is embedded.
+    let embedded = |r| field(r, "tokens_embedded");
+    assert!(embedded(&rows[1]) > 1.9 * embedded(&rows[0]), "{rows:?}");
+    for r in rows {
+        // A child's own peak memory: at least the model's weights, far below a runaway.
+        let peak = field(r, "cold_peak_rss_bytes");
+        assert!((30e6..4e9).contains(&peak), "{r}");
+        assert!(field(r, "index_bytes_on_disk") > 0.0);
+        // A new k embeds only seams: fewer tokens than the cold build.
+        let k_tokens = field(r, "k_change_tokens_embedded");
+        assert!(0.0 < k_tokens && k_tokens < embedded(r), "{r}");
+        let recall = field(r, "hnsw_recall_at_20");
+        assert!((0.0..=1.0).contains(&recall));
+        assert_eq!(r["search_mode"], "exact");
+        let q = &r["query_ms"];
+        assert!(q["min"].as_f64().unwrap() <= field(r, "query_p95_ms"));
+    }
+}
+
+#[test]
+fn bench_scale_refuses_a_size_out_of_range() {
+    let cache = tempfile::tempdir().unwrap();
+    let out = seamscope(cache.path())
+        .args(["bench", "scale", "--sizes", "1,0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1..=64"));
+}

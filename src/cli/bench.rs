@@ -3,6 +3,9 @@
 pub mod draw;
 pub mod ingest;
 pub mod query;
+pub mod rusage;
+pub mod scale;
+pub mod variants;
 
 /// What to measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -13,6 +16,20 @@ pub enum BenchKind {
     Query,
     /// Time to draw one frame of each screen at 200 x 60, on a real question.
     Draw,
+    /// What grows how: cold index time, tokens/s, peak memory, index size, warm reopen, k change,
+    /// query latency and HNSW recall on 1x, 4x, 16x varied copies of the corpus.
+    Scale,
+}
+
+/// The `q`-quantile of `samples` (0 to 1), by the nearest-rank rule; 0 when there are none.
+pub fn percentile(samples: &[f64], q: f64) -> f64 {
+    let mut sorted = samples.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = (q.clamp(0.0, 1.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
 /// Min, median, mean and max of a set of timings.
@@ -59,6 +76,16 @@ impl Spread {
 #[cfg(test)]
 mod tests {
     use super::Spread;
+
+    #[test]
+    fn bench_percentile_by_nearest_rank() {
+        let s: Vec<f64> = (1..=20).map(f64::from).collect();
+        assert_eq!(super::percentile(&s, 0.95), 19.0);
+        assert_eq!(super::percentile(&s, 0.5), 10.0);
+        assert_eq!(super::percentile(&s, 1.0), 20.0);
+        assert_eq!(super::percentile(&[7.0], 0.95), 7.0);
+        assert_eq!(super::percentile(&[], 0.95), 0.0);
+    }
 
     #[test]
     fn bench_spread_of_odd_even_and_no_samples() {

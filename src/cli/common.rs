@@ -15,7 +15,12 @@ pub fn start_engine(settings: Settings) -> anyhow::Result<Engine> {
         let data_dir = settings.places().data_dir;
         install::install(&data_dir, &mut |line| eprintln!("  {line}"))?;
     }
-    Ok(Engine::load(settings)?)
+    let engine = Engine::load(settings)?;
+    let device = engine.embedder.device();
+    if device.worth_saying() {
+        eprintln!("seamscope: device {}", device.line());
+    }
+    Ok(engine)
 }
 
 /// A progress bar on stderr for index builds; hidden when stderr is not a terminal.

@@ -5,6 +5,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use seamscope::corpus::SkippedFile;
+use seamscope::embed::device::DeviceReport;
 use seamscope::index::{BuildReport, IndexSizes};
 use seamscope::layout::LayoutTimings;
 use seamscope::session::OpenCorpus;
@@ -29,11 +30,13 @@ pub struct IndexSummary {
     tokens_embedded: usize,
     tokens_from_cache: usize,
     layout_seconds: LayoutTimings,
+    /// Where the model ran, and why when `auto` chose the CPU.
+    device: DeviceReport,
     build: BuildReport,
 }
 
 impl IndexSummary {
-    fn new(open: &OpenCorpus) -> Self {
+    fn new(open: &OpenCorpus, device: &DeviceReport) -> Self {
         let l = &open.layout;
         let seam_tokens: usize = l
             .seams
@@ -57,6 +60,7 @@ impl IndexSummary {
             tokens_embedded: r.chunk_embedding.tokens_embedded + r.seam_embedding.tokens_embedded,
             tokens_from_cache: r.chunk_embedding.tokens_cached + r.seam_embedding.tokens_cached,
             layout_seconds: l.timings,
+            device: device.clone(),
             build: r.clone(),
         }
     }
@@ -103,6 +107,41 @@ impl IndexSummary {
             println!("           chunks: {}", embedded_line(c));
             println!("           seams:  {}", embedded_line(s));
         }
+        if let Some(c) = &r.changes {
+            let names = |v: &[String]| {
+                v.iter()
+                    .map(|p| seamscope::text::safe_name(p))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            println!(
+                "changes    since the last index of this folder: {} added, {} modified, {} removed, {} unchanged",
+                c.added.len(),
+                c.modified.len(),
+                c.removed.len(),
+                c.unchanged
+            );
+            for (what, files) in [
+                ("added", &c.added),
+                ("modified", &c.modified),
+                ("removed", &c.removed),
+            ] {
+                if !files.is_empty() {
+                    println!("           {what}: {}", names(files));
+                }
+            }
+        }
+        if !r.reopened && r.embedded_files.len() < self.documents {
+            for f in &r.embedded_files {
+                println!(
+                    "           embedded from {}: {} chunk texts, {} seam texts",
+                    seamscope::text::safe_name(&f.path),
+                    f.chunks,
+                    f.seams
+                );
+            }
+        }
+        println!("device     {}", self.device.line());
         if let Some(why) = &r.rebuilt_because {
             println!("rebuilt    the existing index was not used: {why}");
         }
@@ -150,7 +189,7 @@ pub fn run(
     let open = engine.open_corpus(corpus, &mut |p| bar.update(p));
     bar.finish();
     let open = open?;
-    let summary = IndexSummary::new(&open);
+    let summary = IndexSummary::new(&open, engine.embedder.device());
     if json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {

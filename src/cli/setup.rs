@@ -1,26 +1,119 @@
-//! `seamscope setup`: install the model and runtime, idempotently.
+//! `seamscope setup`: install the model and runtime, idempotently; with `--gpu`, the GPU runtime
+//! too; with `--dry-run`, only say what would be fetched.
 
 use seamscope::embed::install;
+use seamscope::embed::install_gpu::{self, GpuPlan};
 
 use super::GlobalArgs;
 
 /// Run setup and report where things are.
-pub fn run(global: &GlobalArgs, json: bool) -> anyhow::Result<()> {
+pub fn run(global: &GlobalArgs, gpu: bool, dry_run: bool, json: bool) -> anyhow::Result<()> {
     let settings = global.settings()?;
     let places = settings.places();
-    let report = install::install(&places.data_dir, &mut |line| {
+    if dry_run {
+        return print_plan(&places, gpu, json);
+    }
+    let mut log = |line: &str| {
         if !json {
             eprintln!("{line}");
         }
-    })?;
+    };
+    let report = install::install(&places.data_dir, &mut log)?;
+    let gpu_plan = if gpu {
+        Some(install_gpu::install_gpu(&places.data_dir, &mut log)?)
+    } else {
+        None
+    };
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        let mut v = serde_json::to_value(&report)?;
+        if let Some(plan) = &gpu_plan {
+            v["gpu"] = serde_json::to_value(plan)?;
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         println!("model:   {}", report.model_dir.display());
         println!("runtime: {}", report.runtime_path.display());
+        if let Some(plan) = &gpu_plan {
+            println!(
+                "gpu:     {} (use --device cuda, or auto)",
+                plan.runtime_path.display()
+            );
+        }
         for note in &report.notes {
             println!("note:    {note}");
         }
     }
     Ok(())
+}
+
+/// What setup would fetch: the CPU model and runtime when missing, and the GPU plan with `gpu`.
+fn print_plan(places: &seamscope::settings::Places, gpu: bool, json: bool) -> anyhow::Result<()> {
+    let cpu = serde_json::json!({
+        "model_dir": places.model_dir,
+        "model_installed": install::model_installed(&places.model_dir),
+        "runtime_path": places.runtime_path,
+        "runtime_installed": install::runtime_installed(&places.runtime_path),
+    });
+    let plan = gpu.then(|| install_gpu::gpu_plan(&places.data_dir));
+    if json {
+        let mut v = serde_json::json!({ "dry_run": true, "cpu": cpu });
+        if let Some(plan) = &plan {
+            v["gpu"] = serde_json::to_value(plan)?;
+        }
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    let state = |installed: bool| {
+        if installed {
+            "installed"
+        } else {
+            "would be fetched"
+        }
+    };
+    println!("dry run: nothing is fetched");
+    println!(
+        "model    {} ({})",
+        places.model_dir.display(),
+        state(install::model_installed(&places.model_dir))
+    );
+    println!(
+        "runtime  {} ({})",
+        places.runtime_path.display(),
+        state(install::runtime_installed(&places.runtime_path))
+    );
+    if let Some(plan) = &plan {
+        print_gpu_plan(plan);
+    }
+    Ok(())
+}
+
+fn print_gpu_plan(plan: &GpuPlan) {
+    println!(
+        "gpu      {} ({})",
+        plan.runtime_path.display(),
+        if plan.installed {
+            "installed"
+        } else {
+            "would be installed"
+        }
+    );
+    if let Some(why) = &plan.unsupported {
+        println!("         not on this platform: {why}");
+        return;
+    }
+    for w in &plan.wheels {
+        println!(
+            "  {:<20} {:<11} {:>7.1} MB  {}",
+            w.package,
+            w.version,
+            w.bytes as f64 / 1e6,
+            w.why
+        );
+        println!("  {:<20} {} sha256 {}", "", w.wheel, w.sha256);
+    }
+    println!(
+        "  {:.2} GB fetched with `python3 -m pip download --no-deps`, each wheel checked by sha256; its shared libraries go into {}",
+        plan.download_bytes as f64 / 1e9,
+        plan.target_dir.display()
+    );
 }

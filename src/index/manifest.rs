@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 /// Version of the on-disk layout; bump when it changes.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Size and hash of one file in the index folder.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,6 +37,10 @@ pub struct Manifest {
     pub chunks: usize,
     /// Number of seams.
     pub seams: usize,
+    /// The blake3 of each document's text, by path: what a later build compares to say which
+    /// files changed.
+    #[serde(default)]
+    pub documents: BTreeMap<String, String>,
     /// Every file in the folder (relative path), with size and hash.
     pub files: BTreeMap<String, FileEntry>,
 }

@@ -13,7 +13,9 @@ use std::time::Instant;
 use serde::Serialize;
 
 use seamscope::corpus::Corpus;
-use seamscope::embed::{Embedder, plan_windows};
+use seamscope::embed::device::{Device, DevicePlan, DeviceReport};
+use seamscope::embed::model::ModelEmbedder;
+use seamscope::embed::{Embedder, cosine, plan_windows};
 use seamscope::layout::Layout;
 
 use super::super::GlobalArgs;
@@ -44,6 +46,57 @@ struct BenchReport {
     overhead_percent: f64,
     /// Pipeline over direct, from each run's fastest round.
     overhead_percent_best: f64,
+    /// Where the model ran.
+    device: DeviceReport,
+    /// On a GPU: the same windows embedded on the CPU too, compared vector by vector.
+    gpu_vs_cpu: Option<GpuCheck>,
+}
+
+/// GPU vectors against CPU vectors of the same windows (the vector cache serves both, so they
+/// must agree).
+#[derive(Debug, Serialize)]
+struct GpuCheck {
+    windows: usize,
+    min_cosine: f32,
+    mean_cosine: f32,
+}
+
+/// Windows compared between the GPU and the CPU.
+const GPU_CHECK_WINDOWS: usize = 256;
+
+/// Embed the first windows on the CPU as well (same runtime library, CPU provider) and compare.
+fn gpu_vs_cpu(
+    engine: &mut seamscope::session::Engine,
+    pieces: &[&str],
+    slice: usize,
+) -> anyhow::Result<GpuCheck> {
+    let plan = DevicePlan::Cpu {
+        runtime: engine.embedder.runtime_path().to_path_buf(),
+        note: None,
+    };
+    let settings = &engine.settings;
+    let mut cpu = ModelEmbedder::load_on(
+        &engine.places.model_dir,
+        &plan,
+        Device::Cpu,
+        settings.model_max_tokens,
+        settings.embed_batch,
+    )?;
+    let sample = &pieces[..pieces.len().min(GPU_CHECK_WINDOWS)];
+    let (mut min, mut sum) = (f32::INFINITY, 0.0);
+    for part in sample.chunks(slice.max(1)) {
+        let gpu = engine.embedder.embed(part)?;
+        for (g, c) in gpu.iter().zip(cpu.embed(part)?) {
+            let cos = cosine(g, &c);
+            min = min.min(cos);
+            sum += cos;
+        }
+    }
+    Ok(GpuCheck {
+        windows: sample.len(),
+        min_cosine: min,
+        mean_cosine: sum / sample.len().max(1) as f32,
+    })
 }
 
 /// The distinct texts in first-seen order: what the pipeline hands the model.
@@ -134,6 +187,13 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
         }
     }
     let open = last.ok_or_else(|| anyhow::anyhow!("no benchmark round ran"))?;
+    let device = engine.embedder.device().clone();
+    let gpu_check = if device.used == Device::Cuda {
+        eprintln!("bench: embedding the first windows on the CPU too, to compare ...");
+        Some(gpu_vs_cpu(&mut engine, &pieces, settings.embed_slice)?)
+    } else {
+        None
+    };
     let (direct, pipeline) = (Spread::of(&direct), Spread::of(&pipeline));
 
     let corpus_tokens = open.layout.total_tokens();
@@ -154,6 +214,8 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
         corpus_tokens_per_second: corpus_tokens as f64 / pipeline.median,
         overhead_percent: (pipeline.median / direct.median - 1.0) * 100.0,
         overhead_percent_best: (pipeline.min / direct.min - 1.0) * 100.0,
+        device,
+        gpu_vs_cpu: gpu_check,
     };
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -188,5 +250,12 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
         "pipeline overhead   {:+.1}% at the median, {:+.1}% best against best (target <= 10%)",
         report.overhead_percent, report.overhead_percent_best
     );
+    println!("device              {}", report.device.line());
+    if let Some(g) = &report.gpu_vs_cpu {
+        println!(
+            "gpu vs cpu          {} windows: cosine min {:.5}, mean {:.5} (target >= 0.999)",
+            g.windows, g.min_cosine, g.mean_cosine
+        );
+    }
     Ok(())
 }

@@ -56,7 +56,10 @@ struct QueryBench {
 
 /// The questions to time: the corpus' `questions.jsonl` when there is one (checked whole: a bad
 /// or empty file is an error, not silently replaced), else a few built-in ones.
-fn bench_questions(corpus_path: &Path, corpus: &Corpus) -> anyhow::Result<(Vec<String>, String)> {
+pub(super) fn bench_questions(
+    corpus_path: &Path,
+    corpus: &Corpus,
+) -> anyhow::Result<(Vec<String>, String)> {
     let path = corpus_path.join("questions.jsonl");
     if !path.is_file() {
         eprintln!(

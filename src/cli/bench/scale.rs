@@ -1,0 +1,300 @@
+//! `seamscope bench scale`: what grows how with the corpus. Corpora of 1×, 4×, 16× the given one
+//! (varied copies, see [`super::variants`]) are each indexed from cold in a scratch cache of
+//! their own, by this binary as a child process, so its peak memory is that of a real `index`.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use seamscope::embed::embed_one;
+use seamscope::index::vectors::SearchMode;
+
+use super::super::GlobalArgs;
+use super::super::common::start_engine;
+use super::query::bench_questions;
+use super::variants::write_copies;
+use super::{Spread, percentile};
+
+/// Neighbours compared between approximate and exact dense search.
+const RECALL_AT: usize = 20;
+
+/// Figures for one corpus size.
+#[derive(Debug, Serialize)]
+struct ScaleRow {
+    copies: usize,
+    documents: usize,
+    corpus_bytes: u64,
+    tokens: usize,
+    chunks: usize,
+    seams: usize,
+    /// Wall time of `index` from an empty cache, model load included.
+    cold_index_seconds: f64,
+    /// Tokens embedded per second of embedding.
+    embed_tokens_per_second: f64,
+    tokens_embedded: usize,
+    /// Peak resident memory of the cold `index` process.
+    cold_peak_rss_bytes: Option<u64>,
+    index_bytes_on_disk: u64,
+    /// Seconds of the cold build spent writing the vector and keyword indexes (what an edit
+    /// costs beyond embedding its own texts: the indexes are written again from cached vectors).
+    write_indexes_seconds: f64,
+    /// Wall time of `index` reopening the verified index.
+    warm_reopen_seconds: f64,
+    warm_peak_rss_bytes: Option<u64>,
+    /// Wall time of `index --k` with another `k` (only seams are embedded).
+    k_change_seconds: f64,
+    k_change_tokens_embedded: usize,
+    questions: usize,
+    /// One question through the whole pipeline, in milliseconds.
+    query_ms: Spread,
+    query_p95_ms: f64,
+    /// Whether dense search is exact at this size (under `exact_search_limit`).
+    search_mode: SearchMode,
+    /// Mean share of the exact top 20 that HNSW also returns, chunks and seams together.
+    hnsw_recall_at_20: f64,
+}
+
+#[derive(Debug, Serialize)]
+struct ScaleReport {
+    base_corpus: String,
+    rows: Vec<ScaleRow>,
+}
+
+/// What one child `index` run printed and cost.
+struct IndexRun {
+    summary: serde_json::Value,
+    seconds: f64,
+    peak_rss: Option<u64>,
+}
+
+/// Run the benchmark for each size in `sizes` (copies of `base`) and print the table.
+pub fn run(
+    global: &GlobalArgs,
+    base: &Path,
+    sizes: &[usize],
+    questions_max: usize,
+    json: bool,
+) -> anyhow::Result<()> {
+    let settings = global.settings()?;
+    // Installs the model when needed, before any child process starts.
+    let mut engine = start_engine(settings.clone())?;
+    let corpus = engine.load_corpus(base)?;
+    let (mut questions, _) = bench_questions(base, &corpus)?;
+    questions.truncate(questions_max.max(1));
+    let scratch = tempfile::Builder::new()
+        .prefix("seamscope-scale-")
+        .tempdir()?;
+    let mut rows = Vec::new();
+    for &copies in sizes {
+        let dir = scratch.path().join(format!("corpus-{copies}x"));
+        let cache = scratch.path().join(format!("cache-{copies}x"));
+        let corpus_bytes = write_copies(&corpus, copies, &dir)?;
+        eprintln!(
+            "bench scale: {copies}x: {} documents, {:.1} MB; indexing from cold ...",
+            corpus.documents.len() * copies,
+            corpus_bytes as f64 / 1e6
+        );
+        let cold = index_child(global, &dir, &cache, &[])?;
+        let s = &cold.summary;
+        let embed_seconds = s["build"]["timings"]["embed_chunks"]
+            .as_f64()
+            .unwrap_or(0.0)
+            + s["build"]["timings"]["embed_seams"].as_f64().unwrap_or(0.0);
+        let tokens_embedded = count(s, "tokens_embedded");
+        eprintln!(
+            "bench scale: {copies}x: cold {:.1} s; reopening, then k + 10 ...",
+            cold.seconds
+        );
+        let warm = index_child(global, &dir, &cache, &[])?;
+        anyhow::ensure!(
+            warm.summary["build"]["reopened"] == true,
+            "the second index of {} did not reopen the first",
+            dir.display()
+        );
+        let k = settings.k.saturating_add(10).min(4096).to_string();
+        let k_change = index_child(global, &dir, &cache, &["--k", &k])?;
+
+        // Queries in this process, on the index just built (reopened, nothing embedded).
+        engine.places.cache_dir = cache.clone();
+        let open = engine.open_corpus(&dir, &mut |_| true)?;
+        let qs = settings.query_settings();
+        let mut times = Vec::new();
+        let mut recall = Vec::new();
+        for q in &questions {
+            let t0 = Instant::now();
+            engine.ask(&open, q, &qs)?;
+            times.push(t0.elapsed().as_secs_f64() * 1e3);
+            let v = embed_one(&mut engine.embedder, &engine.tokenizer, q)?;
+            for index in [&open.indexes.chunk_vectors, &open.indexes.seam_vectors] {
+                let exact = index.search(&v, RECALL_AT, SearchMode::Exact)?;
+                let approx = index.search(&v, RECALL_AT, SearchMode::Approximate)?;
+                if !exact.is_empty() {
+                    let found = exact
+                        .iter()
+                        .filter(|e| approx.iter().any(|a| a.0 == e.0))
+                        .count();
+                    recall.push(found as f64 / exact.len() as f64);
+                }
+            }
+        }
+        rows.push(ScaleRow {
+            copies,
+            documents: open.corpus.documents.len(),
+            corpus_bytes,
+            tokens: open.layout.total_tokens(),
+            chunks: open.layout.chunks.len(),
+            seams: open.layout.seams.len(),
+            cold_index_seconds: cold.seconds,
+            embed_tokens_per_second: tokens_embedded as f64 / embed_seconds.max(1e-9),
+            tokens_embedded,
+            cold_peak_rss_bytes: cold.peak_rss,
+            index_bytes_on_disk: count_bytes(s),
+            write_indexes_seconds: s["build"]["timings"]["write_indexes"]
+                .as_f64()
+                .unwrap_or(0.0),
+            warm_reopen_seconds: warm.seconds,
+            warm_peak_rss_bytes: warm.peak_rss,
+            k_change_seconds: k_change.seconds,
+            k_change_tokens_embedded: count(&k_change.summary, "tokens_embedded"),
+            questions: questions.len(),
+            query_ms: Spread::of(&times),
+            query_p95_ms: percentile(&times, 0.95),
+            search_mode: open.indexes.search_mode,
+            hnsw_recall_at_20: recall.iter().sum::<f64>() / recall.len().max(1) as f64,
+        });
+        drop(open);
+        // Free the disk as we go: a 16x corpus and its indexes take tens of MB.
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&cache);
+    }
+    let report = ScaleReport {
+        base_corpus: base.display().to_string(),
+        rows,
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print_table(&report);
+    }
+    Ok(())
+}
+
+fn count(summary: &serde_json::Value, field: &str) -> usize {
+    summary[field].as_u64().unwrap_or(0) as usize
+}
+
+/// Bytes of every index file, from the child's summary.
+fn count_bytes(summary: &serde_json::Value) -> u64 {
+    let b = &summary["build"]["bytes_on_disk"];
+    [
+        "chunk_vectors",
+        "seam_vectors",
+        "chunk_keywords",
+        "seam_keywords",
+    ]
+    .iter()
+    .map(|f| b[*f].as_u64().unwrap_or(0))
+    .sum()
+}
+
+fn mb(bytes: Option<u64>) -> String {
+    bytes.map_or("-".into(), |b| format!("{:.0}", b as f64 / 1048576.0))
+}
+
+fn print_table(report: &ScaleReport) {
+    println!("base corpus  {}", report.base_corpus);
+    println!(
+        "{:>5} {:>5} {:>9} {:>7} {:>9} {:>8} {:>8} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}",
+        "size",
+        "docs",
+        "tokens",
+        "cold s",
+        "embed t/s",
+        "peak MB",
+        "disk MB",
+        "write s",
+        "warm s",
+        "warm MB",
+        "k s",
+        "q p50ms",
+        "q p95ms",
+        "hnsw r@20"
+    );
+    for r in &report.rows {
+        println!(
+            "{:>4}x {:>5} {:>9} {:>7.1} {:>9.0} {:>8} {:>8.1} {:>7.2} {:>8.2} {:>8} {:>8.1} {:>8.1} {:>8.1} {:>8.0}%",
+            r.copies,
+            r.documents,
+            r.tokens,
+            r.cold_index_seconds,
+            r.embed_tokens_per_second,
+            mb(r.cold_peak_rss_bytes),
+            r.index_bytes_on_disk as f64 / 1048576.0,
+            r.write_indexes_seconds,
+            r.warm_reopen_seconds,
+            mb(r.warm_peak_rss_bytes),
+            r.k_change_seconds,
+            r.query_ms.median,
+            r.query_p95_ms,
+            r.hnsw_recall_at_20 * 100.0
+        );
+    }
+    println!(
+        "cold/warm/k: wall time of a child `index` process (model load included); peak MB: its peak resident memory; q: one question through the whole pipeline ({} questions); hnsw r@20: share of the exact top 20 (chunks, seams) that approximate search also finds, measured whether or not this size is past exact_search_limit",
+        report.rows.first().map_or(0, |r| r.questions)
+    );
+}
+
+/// Run `index --json` on `corpus` with `cache` as a child of this binary, passing the global
+/// options on; its summary, wall time and peak resident memory.
+fn index_child(
+    global: &GlobalArgs,
+    corpus: &Path,
+    cache: &Path,
+    extra: &[&str],
+) -> anyhow::Result<IndexRun> {
+    let mut cmd = Command::new(std::env::current_exe()?);
+    for (flag, value) in [
+        ("--config", &global.config),
+        ("--data-dir", &global.data_dir),
+        ("--model-dir", &global.model_dir),
+        ("--runtime", &global.runtime),
+    ] {
+        if let Some(v) = value {
+            cmd.arg(flag).arg(v);
+        }
+    }
+    if let Some(device) = global.device {
+        cmd.args(["--device", device.as_str()]);
+    }
+    cmd.arg("--cache-dir")
+        .arg(cache)
+        .arg("index")
+        .arg(corpus)
+        .args(extra)
+        .arg("--json")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let t0 = Instant::now();
+    let mut child = cmd.spawn()?;
+    let mut stdout = Vec::new();
+    if let Some(mut out) = child.stdout.take() {
+        out.read_to_end(&mut stdout)?;
+    }
+    let (ok, peak_rss) = super::rusage::wait_peak_rss(&mut child)?;
+    let seconds = t0.elapsed().as_secs_f64();
+    anyhow::ensure!(
+        ok,
+        "`seamscope index {}` failed: {}",
+        corpus.display(),
+        String::from_utf8_lossy(&stdout)
+    );
+    Ok(IndexRun {
+        summary: serde_json::from_slice(&stdout)?,
+        seconds,
+        peak_rss,
+    })
+}
