@@ -112,7 +112,10 @@ fn an_edit_embeds_only_that_file_and_answers_as_a_fresh_build() {
         texts - misses,
         "every other text is served from the cache"
     );
-    assert!(!first_dir.exists(), "the superseded index folder is removed");
+    assert!(
+        !first_dir.exists(),
+        "the superseded index folder is removed"
+    );
     assert!(r.dir.exists());
 
     // A build from scratch, in a cache of its own, answers the same.
