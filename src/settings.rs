@@ -46,7 +46,7 @@ pub struct Settings {
     /// Texts handed to the embedder per call (memory stays flat however large the corpus).
     pub embed_slice: usize,
     /// Texts per model batch inside one call (on a GPU at least 64). Peak memory follows it:
-    /// `index` on the sample corpus peaked at 850 MB with 16, 500 MB with 8, 370 MB with 4.
+    /// `index` on three sample files peaked at 850 MB with 16, 500 MB with 8, 370 MB with 4.
     pub embed_batch: usize,
     /// Where the model runs: `auto` (the GPU when it can, else the CPU, saying why), `cpu` or
     /// `cuda`.

@@ -80,7 +80,9 @@ impl ModelEmbedder {
                 let (model, dim) = session(onnx, cpu_providers()).map_err(EmbedError::Model)?;
                 (model, dim, report(requested, Device::Cpu, note.clone()))
             }
-            DevicePlan::Cuda { fallback, .. } => match session(onnx.clone(), cuda_providers()) {
+            DevicePlan::Cuda { fallback, runtime } => match preload_cuda_libraries(runtime)
+                .and_then(|()| session(onnx.clone(), cuda_providers()))
+            {
                 Ok((model, dim)) => (model, dim, report(requested, Device::Cuda, None)),
                 Err(why) if *fallback => {
                     let (model, dim) = session(onnx, cpu_providers()).map_err(EmbedError::Model)?;
@@ -141,6 +143,21 @@ fn report(requested: Device, used: Device, note: Option<String>) -> DeviceReport
 /// batch page-faults its buffers in again, measured 20-35% slower here for the same memory.
 fn cpu_providers() -> Vec<ExecutionProviderDispatch> {
     vec![ep::CPU::default().with_arena_allocator(true).build()]
+}
+
+/// Load the NVIDIA libraries beside `runtime` (where `setup --gpu` puts them) before the CUDA
+/// provider starts: the provider library names them without a search path of its own, so the
+/// loader finds them only once they are loaded (as Python's onnxruntime preloads them). A runtime
+/// without them beside it (a user's own GPU build) relies on the system's search path instead.
+fn preload_cuda_libraries(runtime: &Path) -> Result<(), String> {
+    let Some(dir) = runtime.parent() else {
+        return Ok(());
+    };
+    if !dir.join(ep::cuda::CUDA_DYLIBS[0]).is_file() {
+        return Ok(());
+    }
+    let cudnn = dir.join(ep::cuda::CUDNN_DYLIBS[0]).is_file().then_some(dir);
+    ep::cuda::preload_dylibs(Some(dir), cudnn).map_err(|e| e.to_string())
 }
 
 /// The CUDA provider on GPU 0, as an error when it cannot be registered (so `auto` can fall back
