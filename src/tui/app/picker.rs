@@ -88,7 +88,10 @@ impl App {
     /// After a gold question's answer arrives: the text shows the cut that splits its evidence,
     /// or the chunk that holds it.
     pub(super) fn show_gold_evidence(&mut self) {
-        let (Some(line), Some(entry)) = (self.gold_verdict(), self.gold_entry()) else {
+        let Some(line) = self.gold_verdict() else {
+            return;
+        };
+        let Some(entry) = evidence_entry(&line) else {
             return;
         };
         self.with_view(|v, open, geo| v.show(entry, open, geo));
@@ -115,5 +118,17 @@ impl App {
                 .first()
                 .map(|c| EntryRef::Chunk(*c)),
         }
+    }
+}
+
+/// The cut that splits a verdict's evidence, else the chunk that holds it.
+fn evidence_entry(line: &crate::tui::gold::GoldLine) -> Option<EntryRef> {
+    match line.verdict.splitting_seams.first() {
+        Some(seam) => Some(EntryRef::Seam(*seam)),
+        None => line
+            .verdict
+            .evidence_chunks
+            .first()
+            .map(|c| EntryRef::Chunk(*c)),
     }
 }
