@@ -171,6 +171,16 @@ impl Trace {
         &self.input.question
     }
 
+    /// The fire tests of seams the budget fill reached (at or above its last position read), in
+    /// fused order, with their index in `decisions`.
+    pub fn decisions_reached(&self) -> impl Iterator<Item = (usize, &FireDecision)> {
+        let reach = self.fill.steps.last().map_or(0, |s| s.position);
+        self.decisions
+            .iter()
+            .enumerate()
+            .filter(move |(_, d)| d.seam_position <= reach)
+    }
+
     /// What the rerank stage did.
     pub fn rerank_status(&self) -> &RerankStatus {
         &self.plan.rerank

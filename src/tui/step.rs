@@ -45,13 +45,7 @@ pub fn steps(trace: &Trace) -> Vec<Step> {
         RankingInput::Lists(lists) => lists.len(),
         RankingInput::Fused(_) => 0,
     };
-    let reach = trace.fill.steps.last().map_or(0, |s| s.position);
-    let fire = trace
-        .decisions
-        .iter()
-        .enumerate()
-        .filter(|(_, d)| d.seam_position <= reach)
-        .map(|(i, _)| Step::Fire(i));
+    let fire = trace.decisions_reached().map(|(i, _)| Step::Fire(i));
     let fill = (0..trace.fill.steps.len()).map(Step::Fill);
     (0..lists)
         .map(Step::Search)

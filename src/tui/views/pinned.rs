@@ -91,13 +91,8 @@ fn draw_side(t: &Theme, side: &Side<'_>, other: Option<&[ChunkId]>, frame: &mut 
         ));
     }
     // The fire tests the fill reached, each with its verdict.
-    let reach = trace.fill.steps.last().map_or(0, |s| s.position);
     let mut fires = vec![Span::styled("fire tests: ", t.muted)];
-    let reached: Vec<_> = trace
-        .decisions
-        .iter()
-        .filter(|d| d.seam_position <= reach)
-        .collect();
+    let reached: Vec<_> = trace.decisions_reached().map(|(_, d)| d).collect();
     if reached.is_empty() {
         fires.push(Span::styled("none reached", t.muted));
     }
