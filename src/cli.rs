@@ -496,6 +496,7 @@ pub fn run() -> ExitCode {
             bench::BenchKind::Ingest => bench::ingest::run(&cli.global, &corpus, json),
             bench::BenchKind::Query => bench::query::run(&cli.global, &corpus, json),
             bench::BenchKind::Draw => bench::draw::run(&cli.global, &corpus, json),
+            bench::BenchKind::Open => bench::open::run(&cli.global, &corpus, json),
             bench::BenchKind::Scale => {
                 bench::scale::run(&cli.global, &corpus, &sizes, questions, json)
             }

@@ -147,7 +147,7 @@ pub struct IndexSizes {
 /// The open indexes of one corpus under one setting.
 #[derive(Debug)]
 pub struct IndexSet {
-    /// The folder they live in.
+    /// The folder they live in (empty for a keyword-only set, which lives in memory).
     pub dir: PathBuf,
     /// What they were built from.
     pub manifest: Manifest,
@@ -161,6 +161,43 @@ pub struct IndexSet {
     pub seam_keywords: KeywordIndex,
     /// Exact or approximate dense search.
     pub search_mode: SearchMode,
+}
+
+impl IndexSet {
+    /// The keyword indexes of `layout` alone, held in memory, with no vectors yet
+    /// ([`SearchMode::Pending`]): what a screen can search from the moment the text is cut,
+    /// while [`open_or_build`] embeds. Nothing is written to disk.
+    pub fn keywords_only(corpus: &Corpus, layout: &Layout) -> Result<IndexSet, IndexError> {
+        let (chunk_search, seam_search) = layout.search_texts(corpus);
+        let chunk_texts: Vec<&str> = chunk_search.iter().map(|t| t.as_ref()).collect();
+        let seam_texts: Vec<&str> = seam_search.iter().map(|t| t.as_ref()).collect();
+        let manifest = Manifest {
+            format_version: FORMAT_VERSION,
+            corpus_fingerprint: String::new(),
+            chunker: layout.chunker.clone(),
+            k: layout.k,
+            model: String::new(),
+            dim: 0,
+            chunks: layout.chunks.len(),
+            seams: layout.seams.len(),
+            documents: Default::default(),
+            files: Default::default(),
+        };
+        Ok(IndexSet {
+            dir: PathBuf::new(),
+            manifest,
+            chunk_vectors: VectorIndex::build(1, &[])?,
+            seam_vectors: VectorIndex::build(1, &[])?,
+            chunk_keywords: KeywordIndex::build_in_ram(&chunk_texts)?,
+            seam_keywords: KeywordIndex::build_in_ram(&seam_texts)?,
+            search_mode: SearchMode::Pending,
+        })
+    }
+
+    /// Whether the dense vectors are in (false for [`IndexSet::keywords_only`]).
+    pub fn dense_ready(&self) -> bool {
+        self.search_mode != SearchMode::Pending
+    }
 }
 
 /// Where the indexes of `layout` over a corpus with this `fingerprint` live under `cache_dir`.

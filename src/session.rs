@@ -1,7 +1,7 @@
 //! The engine assembled: settings, tokenizer and model loaded once, then corpora opened with
 //! their indexes. Front ends (CLI, TUI) drive this; it never prints.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub mod report;
 mod sides;
@@ -134,6 +134,65 @@ pub fn needs_setup(settings: &Settings) -> bool {
 }
 
 impl OpenCorpus {
+    /// A corpus laid out, with keyword indexes in memory and no vectors yet: it can be shown and
+    /// asked (keyword lists only, [`OpenCorpus::ask_keywords`]) while [`Engine::index_layout`]
+    /// embeds. Needs no model.
+    pub fn keywords_only(corpus: Corpus, layout: Layout) -> Result<OpenCorpus, EngineError> {
+        let indexes = IndexSet::keywords_only(&corpus, &layout)?;
+        let report = BuildReport {
+            dir: PathBuf::new(),
+            reopened: false,
+            rebuilt_because: None,
+            vector_cache: CacheOpen::NotOpened,
+            chunk_embedding: Default::default(),
+            seam_embedding: Default::default(),
+            timings: Default::default(),
+            bytes_on_disk: Default::default(),
+            search_mode: indexes.search_mode,
+            changes: None,
+            embedded_files: Vec::new(),
+        };
+        Ok(OpenCorpus {
+            corpus,
+            layout,
+            indexes,
+            report,
+        })
+    }
+
+    /// Run a question on the keyword lists alone (BM25 over chunks and over seams, fused, fire
+    /// test, fill): no model, no vectors, so it answers while the vectors are being embedded.
+    /// No reranking and no side drop scores (both need the model); the trace's lists say which
+    /// searches ran.
+    pub fn ask_keywords(
+        &self,
+        question: &str,
+        settings: &QuerySettings,
+    ) -> Result<(Trace, QueryTimings), EngineError> {
+        check_question(question)?;
+        settings.validate()?;
+        let t1 = Instant::now();
+        let lists = self.indexes.search_keywords(question, settings.depth)?;
+        let t2 = Instant::now();
+        let input = QueryInput {
+            question: question.to_string(),
+            ranking: RankingInput::Lists(lists.with_seams),
+            chunks_only: Some(RankingInput::Lists(lists.chunks_only)),
+            rerank: RerankInput::NotConfigured,
+            side_scores: Vec::new(),
+        };
+        let trace = self.with_lookups(|l| replan(&input, settings, l))?;
+        let t3 = Instant::now();
+        Ok((
+            trace,
+            QueryTimings {
+                embed: 0.0,
+                search: (t2 - t1).as_secs_f64(),
+                stages: (t3 - t2).as_secs_f64(),
+            },
+        ))
+    }
+
     /// The facts the pure query stages need: seam links and chunk token counts.
     pub fn with_lookups<R>(&self, f: impl FnOnce(&Lookups<'_>) -> R) -> R {
         self.layout.with_lookups(f)
@@ -198,6 +257,9 @@ impl Engine {
         settings: &QuerySettings,
         score_sides: bool,
     ) -> Result<(Trace, QueryTimings), EngineError> {
+        if !open.indexes.dense_ready() {
+            return open.ask_keywords(question, settings);
+        }
         check_question(question)?;
         settings.validate()?;
         let t0 = Instant::now();
@@ -244,6 +306,13 @@ impl Engine {
 
     /// Load the tokenizer and model named by `settings`.
     pub fn load(settings: Settings) -> Result<Engine, EngineError> {
+        let tokenizer = Engine::load_tokenizer(&settings)?;
+        Engine::load_with_tokenizer(settings, tokenizer)
+    }
+
+    /// Load only the tokenizer named by `settings`: enough to lay a corpus out (count tokens,
+    /// cut chunks and seams) before the model is loaded.
+    pub fn load_tokenizer(settings: &Settings) -> Result<TokenCounter, EngineError> {
         settings.validate()?;
         let places = settings.places();
         if !places.model_dir.join("model.onnx").is_file() {
@@ -251,7 +320,18 @@ impl Engine {
                 model_dir: places.model_dir.display().to_string(),
             });
         }
-        let tokenizer = TokenCounter::from_file(&places.model_dir.join("tokenizer.json"))?;
+        Ok(TokenCounter::from_file(
+            &places.model_dir.join("tokenizer.json"),
+        )?)
+    }
+
+    /// [`Engine::load`] with the tokenizer already loaded by [`Engine::load_tokenizer`].
+    pub fn load_with_tokenizer(
+        settings: Settings,
+        tokenizer: TokenCounter,
+    ) -> Result<Engine, EngineError> {
+        settings.validate()?;
+        let places = settings.places();
         let probe = DeviceProbe::of_machine(
             &places.runtime_path,
             &places.gpu_runtime_path,

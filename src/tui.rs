@@ -16,6 +16,7 @@ mod background;
 mod doc_atoms;
 mod doc_rows;
 mod gold;
+pub mod headless;
 mod highlight;
 mod input;
 mod jobs;
@@ -40,8 +41,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use crossterm::event::{
-    self, DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
-    Event,
+    self, DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
+    EnableFocusChange, EnableMouseCapture, Event,
 };
 use crossterm::execute;
 use ratatui::DefaultTerminal;
@@ -201,19 +202,31 @@ fn start_terminal() -> anyhow::Result<DefaultTerminal> {
             }
             return;
         }
-        let _ = execute!(stdout(), DisableMouseCapture, DisableBracketedPaste);
+        let _ = execute!(
+            stdout(),
+            DisableMouseCapture,
+            DisableBracketedPaste,
+            DisableFocusChange
+        );
         restore_and_report(info);
     }));
     execute!(stdout(), EnableMouseCapture).context("cannot enable the mouse")?;
     // A paste arrives as one event: its newlines do not run the question and its letters are
     // not commands.
     execute!(stdout(), EnableBracketedPaste).context("cannot enable bracketed paste")?;
+    // Focus reports: coming back from an editor checks whether the files changed.
+    execute!(stdout(), EnableFocusChange).context("cannot enable focus reports")?;
     Ok(terminal)
 }
 
 /// Give the terminal back as it was.
 fn stop_terminal() {
-    let _ = execute!(stdout(), DisableMouseCapture, DisableBracketedPaste);
+    let _ = execute!(
+        stdout(),
+        DisableMouseCapture,
+        DisableBracketedPaste,
+        DisableFocusChange
+    );
     ratatui::restore();
 }
 

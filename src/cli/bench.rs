@@ -2,6 +2,7 @@
 
 pub mod draw;
 pub mod ingest;
+pub mod open;
 pub mod query;
 pub mod rusage;
 pub mod scale;
@@ -16,6 +17,8 @@ pub enum BenchKind {
     Query,
     /// Time to draw one frame of each screen at 200 x 60, on a real question.
     Draw,
+    /// Time to the documents pane, to a keyword-only answer and to the vectors, cold and warm.
+    Open,
     /// What grows how: cold index time, tokens/s, peak memory, index size, warm reopen, k change,
     /// query latency and HNSW recall on 1x, 4x, 16x varied copies of the corpus.
     Scale,

@@ -90,10 +90,7 @@ impl IndexSummary {
             "vectors    {} = {:.2}x chunks alone ({} dense search)",
             self.vectors,
             self.vectors_vs_chunks_alone,
-            match r.search_mode {
-                seamscope::index::vectors::SearchMode::Exact => "exact",
-                seamscope::index::vectors::SearchMode::Approximate => "approximate (HNSW)",
-            }
+            r.search_mode.describe()
         );
         if r.reopened {
             println!("embedding  none: reopened a verified index");

@@ -178,10 +178,7 @@ pub fn render(
         qs.budget,
         qs.depth,
         qs.rrf_c,
-        match open.indexes.search_mode {
-            seamscope::index::vectors::SearchMode::Exact => "exact",
-            seamscope::index::vectors::SearchMode::Approximate => "approximate (HNSW)",
-        },
+        open.indexes.search_mode.describe(),
         match trace.rerank_status() {
             seamscope::retrieve::RerankStatus::NotConfigured =>
                 "none configured (stage skipped)".to_string(),

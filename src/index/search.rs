@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::vectors::SearchMode;
 use super::{IndexError, IndexSet};
 use crate::chunk::ChunkId;
 use crate::retrieve::{EntryRef, Hit, ListSource, RankedList};
@@ -28,6 +29,9 @@ impl IndexSet {
         depth: usize,
     ) -> Result<SearchLists, IndexError> {
         let mode = self.search_mode;
+        if mode == SearchMode::Pending {
+            return self.search_keywords(question, depth);
+        }
         let chunk_dense = self.chunk_vectors.search(query_vector, depth, mode)?;
         let seam_dense = self.seam_vectors.search(query_vector, depth, mode)?;
         let bm25_chunks = self.chunk_keywords.search(question, depth)?;
@@ -39,6 +43,18 @@ impl IndexSet {
             &bm25_seams,
             depth,
         ))
+    }
+
+    /// The keyword lists alone (BM25 over chunks, BM25 over seams), no dense list: what a
+    /// question gets while the vectors are still being embedded. Needs no question vector.
+    pub fn search_keywords(&self, question: &str, depth: usize) -> Result<SearchLists, IndexError> {
+        let bm25_chunks = self.chunk_keywords.search(question, depth)?;
+        let bm25_seams = self.seam_keywords.search(question, depth)?;
+        let mut lists = lists_from_hits(&[], &[], &bm25_chunks, &bm25_seams, depth);
+        for list in [&mut lists.with_seams, &mut lists.chunks_only] {
+            list.retain(|l| l.source != ListSource::Dense);
+        }
+        Ok(lists)
     }
 }
 

@@ -32,6 +32,21 @@ pub enum SearchMode {
     Exact,
     /// HNSW graph search: ranks may differ from the true ones.
     Approximate,
+    /// The vectors are still being embedded: no dense search yet, keyword lists only (the
+    /// screen shows a corpus this way until its vectors arrive).
+    Pending,
+}
+
+impl SearchMode {
+    /// How the mode reads in a report line: `exact`, `approximate (HNSW)`, `pending (keyword
+    /// lists only)`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SearchMode::Exact => "exact",
+            SearchMode::Approximate => "approximate (HNSW)",
+            SearchMode::Pending => "pending (keyword lists only)",
+        }
+    }
 }
 
 /// Cosine-distance vectors keyed `0..n`.
@@ -123,6 +138,7 @@ impl VectorIndex {
         let matches = match mode {
             SearchMode::Exact => self.index.exact_search(query, count),
             SearchMode::Approximate => self.index.search(query, count),
+            SearchMode::Pending => return Ok(Vec::new()),
         }
         .map_err(err("search"))?;
         let mut hits: Vec<(u32, f32)> = matches

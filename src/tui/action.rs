@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use seamscope::chunk::ChunkerKind;
 use seamscope::index::BuildStage;
+use seamscope::index::lineage::CorpusChanges;
 use seamscope::retrieve::Trace;
 use seamscope::session::{OpenCorpus, QueryTimings};
 
@@ -145,6 +146,8 @@ pub struct JobProgress {
     pub done: usize,
     /// Units in all (0 when unknown).
     pub total: usize,
+    /// Time left at the stage's rate so far, once there is one.
+    pub eta: Option<std::time::Duration>,
 }
 
 /// The chunking settings a layout was built with.
@@ -176,6 +179,9 @@ pub struct Answer {
     pub trace: Trace,
     /// Time per stage.
     pub timings: QueryTimings,
+    /// Whether it ran on the keyword lists alone because the vectors were still being embedded
+    /// (it is asked again when they arrive).
+    pub dense_pending: bool,
 }
 
 /// A corpus the worker opened or rebuilt, with what the screen needs to show it.
@@ -339,7 +345,10 @@ pub enum Action {
     Progress(JobProgress),
     /// A line from first-run setup.
     SetupLog(String),
-    /// A layout job finished: a corpus opened or rebuilt.
+    /// A layout job's documents and cuts are ready, with keyword indexes only: shown at once
+    /// while the job goes on embedding.
+    Previewed(Box<Opened>),
+    /// A layout job finished: a corpus opened or rebuilt, its vectors in.
     Opened(Box<Opened>),
     /// A layout job failed.
     OpenFailed {
@@ -350,6 +359,17 @@ pub enum Action {
     },
     /// A question finished.
     Answered(Box<Answered>),
+    /// The screen has the focus again: ask the worker whether the files changed.
+    CheckCorpus,
+    /// The files on disk differ from the corpus shown (or cannot be read).
+    CorpusChanged {
+        /// The check's layout generation (the corpus it compared against).
+        generation: u64,
+        /// Which files were added, modified or removed, or why they could not be read.
+        changes: Result<CorpusChanges, String>,
+    },
+    /// Read the files again and rebuild (only what changed is embedded).
+    Reload,
     /// The worker's progress on a calibration.
     CalibrationProgress(BackgroundProgress),
     /// A calibration finished or failed.

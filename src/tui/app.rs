@@ -22,6 +22,8 @@ mod step_mode;
 #[cfg(test)]
 mod measure_tests;
 #[cfg(test)]
+mod progressive_tests;
+#[cfg(test)]
 mod tests;
 
 use std::sync::Arc;
@@ -452,7 +454,14 @@ impl App {
                 let excess = self.setup_log.len().saturating_sub(8);
                 self.setup_log.drain(..excess);
             }
-            Action::Opened(opened) => return self.opened(*opened),
+            Action::Previewed(opened) => return self.opened(*opened, false),
+            Action::Opened(opened) => return self.opened(*opened, true),
+            Action::CheckCorpus => self.check_corpus(),
+            Action::CorpusChanged {
+                generation,
+                changes,
+            } => self.corpus_changed(generation, changes),
+            Action::Reload => self.reload(),
             Action::OpenFailed { generation, error } => self.open_failed(generation, error),
             Action::Answered(answered) => self.answered(*answered),
             Action::CalibrationProgress(progress) => {

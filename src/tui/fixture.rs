@@ -232,6 +232,29 @@ impl Fixture {
         Fixture::open_with(corpus(), &settings, Some(view))
     }
 
+    /// A screen whose layout job delivered only its preview: the documents, cuts and keyword
+    /// indexes, the vectors still to come (the job is still running). Returns the fixture, the
+    /// job's generation and the finished corpus the job will deliver.
+    pub fn previewed() -> (Fixture, u64, Arc<OpenCorpus>) {
+        let mut f = Fixture::opened();
+        f.app.update(Action::Reload);
+        let generation = f.expect_open();
+        let params = f.app.sliders.layout();
+        let full = f.layout(params);
+        let preview = OpenCorpus::keywords_only(full.corpus.clone(), full.layout.clone())
+            .unwrap_or_else(|e| panic!("keyword preview: {e}"));
+        f.app.update(Action::Previewed(Box::new(Opened {
+            generation,
+            open: Arc::new(preview),
+            highlights: Arc::clone(&f.highlights),
+            atoms: Arc::clone(&f.atoms),
+            params,
+            answer: None,
+            questions: Arc::new(gold_questions()),
+        })));
+        (f, generation, full)
+    }
+
     fn open_with(corpus: Corpus, settings: &Settings, view: Option<ViewFile>) -> Fixture {
         let (tx, requests) = unbounded_channel();
         let jobs = Jobs::new(tx, Arc::new(Generations::default()));
@@ -322,6 +345,7 @@ impl Fixture {
                 question: QUESTION.to_string(),
                 trace,
                 timings: QueryTimings::default(),
+                dense_pending: false,
             }),
         })));
     }

@@ -19,6 +19,8 @@ pub fn action_for(app: &App, event: &Event) -> Option<Action> {
         Event::Key(key) if key.kind != KeyEventKind::Release => key_action(app, key),
         Event::Mouse(mouse) => mouse_action(app, mouse),
         Event::Resize(w, h) => Some(Action::Resize(*w, *h)),
+        // Back from the editor: the files may have changed.
+        Event::FocusGained => Some(Action::CheckCorpus),
         // A paste is text for the query box, never keys: a pasted `q` must not quit.
         Event::Paste(text) if !app.help && app.areas().is_some() => {
             Some(Action::Paste(text.clone()))
@@ -115,6 +117,7 @@ fn everywhere_action(key: &KeyEvent) -> Option<Action> {
         KeyCode::Char('e') => Action::SaveTrace,
         KeyCode::Char('w') => Action::SaveView,
         KeyCode::Char('y') => Action::CopyContext,
+        KeyCode::Char('R') => Action::Reload,
         _ => return None,
     })
 }

@@ -28,6 +28,13 @@ pub enum Request {
         question: Option<String>,
         /// The query settings for that question.
         query: QuerySettings,
+        /// Read the files again instead of reusing the documents in memory.
+        reload: bool,
+    },
+    /// Compare the files on disk with the corpus shown; reply only when they differ.
+    CheckChanges {
+        /// The layout generation shown.
+        generation: u64,
     },
     /// Run a question on the current layout.
     Ask {
@@ -185,6 +192,31 @@ impl Jobs {
         question: Option<String>,
         query: QuerySettings,
     ) -> u64 {
+        self.start_layout_job(params, question, query, false)
+    }
+
+    /// Start a layout job that reads the files again first (`R`, after they changed on disk).
+    pub fn start_reload(
+        &mut self,
+        params: LayoutParams,
+        question: Option<String>,
+        query: QuerySettings,
+    ) -> u64 {
+        self.start_layout_job(params, question, query, true)
+    }
+
+    /// Ask the worker whether the files on disk still match layout `generation`.
+    pub fn check_changes(&mut self, generation: u64) {
+        self.send(Request::CheckChanges { generation });
+    }
+
+    fn start_layout_job(
+        &mut self,
+        params: LayoutParams,
+        question: Option<String>,
+        query: QuerySettings,
+        reload: bool,
+    ) -> u64 {
         let generation = self.next();
         self.gens.layout.store(generation, Ordering::SeqCst);
         self.layout = Some(LayoutJob {
@@ -197,6 +229,7 @@ impl Jobs {
             params,
             question,
             query,
+            reload,
         });
         generation
     }

@@ -3,20 +3,17 @@
 //! `seamscope <folder>`; only the terminal is a test buffer.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use tokio::sync::mpsc::unbounded_channel;
 
 use super::action::{Action, Page, Slider};
 use super::app::App;
-use super::jobs::{Generations, Jobs};
+use super::headless::Headless;
 use super::step::Step;
-use super::theme::{Theme, theme_dirs};
-use super::{Options, svg, views, worker};
+use super::{Options, svg, views};
 
 /// How long one stage may take before the run gives up.
 const PATIENCE: Duration = Duration::from_secs(900);
@@ -48,50 +45,9 @@ pub struct Shot {
 pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
     std::fs::create_dir_all(&shots.out)
         .with_context(|| format!("cannot create {}", shots.out.display()))?;
-    let dirs = theme_dirs(&options.settings.places().config_dir);
-    let theme = Theme::resolve(options.theme.as_deref(), &dirs, false)?;
-    let (request_tx, request_rx) = unbounded_channel();
-    let (reply_tx, mut replies) = unbounded_channel();
-    let gens = Arc::new(Generations::default());
-    let setup = worker::WorkerSetup {
-        corpus: options.corpus.clone(),
-        settings: options.settings.clone(),
-    };
-    let worker_gens = Arc::clone(&gens);
-    let thread = std::thread::spawn(move || {
-        let send = move |action: Action| {
-            let _ = reply_tx.send(action);
-        };
-        worker::run(setup, request_rx, &send, worker_gens);
-    });
-    let jobs = Jobs::new(request_tx, Arc::clone(&gens));
-    let name = super::corpus_name(&options.corpus);
-    let mut app = App::new(name, &options.settings, theme, jobs);
-    app.corpus_path = options.corpus.clone();
-    app.update(Action::Resize(shots.width, shots.height));
-    app.update(Action::Open);
-    let mut pump = |app: &mut App, what: &str, done: &dyn Fn(&App) -> bool| {
-        let start = Instant::now();
-        while !done(app) {
-            anyhow::ensure!(
-                start.elapsed() < PATIENCE,
-                "gave up waiting for {what} after {} s",
-                PATIENCE.as_secs()
-            );
-            if let Some(error) = &app.open_error {
-                anyhow::bail!("the corpus did not open: {error}");
-            }
-            match replies.blocking_recv() {
-                Some(action) => {
-                    let mut next = Some(action);
-                    while let Some(a) = next {
-                        next = app.update(a);
-                    }
-                }
-                None => anyhow::bail!("the worker stopped while waiting for {what}"),
-            }
-        }
-        Ok(())
+    let mut screen = Headless::start(&options, shots.width, shots.height)?;
+    let pump = |screen: &mut Headless, what: &str, done: &dyn Fn(&App) -> bool| {
+        screen.pump(what, PATIENCE, done)
     };
     let mut written: Vec<Shot> = Vec::new();
     let mut shoot = |app: &App, file: &str| -> anyhow::Result<()> {
@@ -123,12 +79,13 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
         Ok(())
     };
 
-    pump(&mut app, "the corpus to open", &|a| {
+    pump(&mut screen, "the corpus to open", &|a| {
         a.shown.is_some() && a.jobs.layout.is_none()
     })?;
     // The worked example: the gold question, picked as a user picks it.
-    app.update(Action::OpenPicker);
-    let index = app
+    screen.app.update(Action::OpenPicker);
+    let index = screen
+        .app
         .gold_questions()
         .and_then(|g| g.list().iter().position(|q| q.id == shots.question_id))
         .with_context(|| {
@@ -138,17 +95,21 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
                 shots.question_id
             )
         })?;
-    app.update(Action::PickerMove(index as i32));
-    shoot(&app, "picker.svg")?;
-    app.update(Action::PickQuestion);
-    pump(&mut app, "the answer", &|a| {
+    screen.app.update(Action::PickerMove(index as i32));
+    shoot(&screen.app, "picker.svg")?;
+    screen.app.update(Action::PickQuestion);
+    pump(&mut screen, "the answer", &|a| {
         a.answer.is_some() && a.jobs.query.is_none()
     })?;
-    app.notice = None;
-    shoot(&app, "explore.svg")?;
+    screen.app.notice = None;
+    shoot(&screen.app, "explore.svg")?;
 
-    app.update(Action::ToggleStepMode);
-    let all = app.current_step().map(|(all, _)| all).unwrap_or_default();
+    screen.app.update(Action::ToggleStepMode);
+    let all = screen
+        .app
+        .current_step()
+        .map(|(all, _)| all)
+        .unwrap_or_default();
     let first_fire = all.iter().position(|s| matches!(s, Step::Fire(_)));
     let fuse = all.iter().position(|s| matches!(s, Step::Fuse));
     for (index, file) in [
@@ -158,44 +119,42 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
         (all.len().checked_sub(1), "presenter-4-with-vs-without.svg"),
     ] {
         if let Some(i) = index {
-            while app.step.is_some_and(|s| s < i) {
-                app.update(Action::StepForward);
+            while screen.app.step.is_some_and(|s| s < i) {
+                screen.app.update(Action::StepForward);
             }
-            shoot(&app, file)?;
+            shoot(&screen.app, file)?;
         }
     }
-    app.update(Action::ToggleStepMode);
+    screen.app.update(Action::ToggleStepMode);
 
-    app.update(Action::TogglePin);
-    app.update(Action::AdjustSlider(Slider::M, 4));
-    app.notice = None;
-    shoot(&app, "pinned.svg")?;
-    app.update(Action::AdjustSlider(Slider::M, -4));
-    app.update(Action::TogglePin);
-    app.notice = None;
+    screen.app.update(Action::TogglePin);
+    screen.app.update(Action::AdjustSlider(Slider::M, 4));
+    screen.app.notice = None;
+    shoot(&screen.app, "pinned.svg")?;
+    screen.app.update(Action::AdjustSlider(Slider::M, -4));
+    screen.app.update(Action::TogglePin);
+    screen.app.notice = None;
 
-    app.update(Action::ShowPage(Page::Calibration));
-    app.update(Action::RunCalibration);
-    pump(&mut app, "the calibration", &|a| {
+    screen.app.update(Action::ShowPage(Page::Calibration));
+    screen.app.update(Action::RunCalibration);
+    pump(&mut screen, "the calibration", &|a| {
         a.jobs.calibration.is_none()
             && (a.calibration.report.is_some() || a.calibration.error.is_some())
     })?;
-    shoot(&app, "calibration.svg")?;
+    shoot(&screen.app, "calibration.svg")?;
 
-    app.update(Action::ShowPage(Page::Evaluation));
-    app.update(Action::RunEvaluation);
-    pump(&mut app, "the evaluation", &|a| {
+    screen.app.update(Action::ShowPage(Page::Evaluation));
+    screen.app.update(Action::RunEvaluation);
+    pump(&mut screen, "the evaluation", &|a| {
         a.jobs.eval.is_none() && (!a.evaluation.rows.is_empty() || a.evaluation.problem.is_some())
     })?;
-    shoot(&app, "evaluation.svg")?;
+    shoot(&screen.app, "evaluation.svg")?;
 
-    app.update(Action::ShowPage(Page::Explore));
-    app.update(Action::ToggleHelp);
-    shoot(&app, "help.svg")?;
+    screen.app.update(Action::ShowPage(Page::Explore));
+    screen.app.update(Action::ToggleHelp);
+    shoot(&screen.app, "help.svg")?;
 
-    app.update(Action::Quit);
-    drop(app);
-    let _ = thread.join();
+    screen.finish();
     Ok(written)
 }
 

@@ -5,13 +5,16 @@
 
 mod measure;
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use seamscope::corpus::Corpus;
 use seamscope::embed::install;
 use seamscope::eval::questions::load_question_set;
 use seamscope::index::BuildProgress;
+use seamscope::index::lineage::{CorpusChanges, document_hashes};
 use seamscope::layout::Layout;
 use seamscope::retrieve::QuerySettings;
 use seamscope::session::{Engine, OpenCorpus, needs_setup};
@@ -36,15 +39,34 @@ pub struct WorkerSetup {
     pub settings: Settings,
 }
 
-/// Sends progress reports, throttled.
+/// Sends progress reports, throttled, with the time left at the stage's rate so far.
 struct Reporter<'a> {
     send: &'a dyn Fn(Action),
     generation: u64,
     last: Option<(JobStage, Instant)>,
+    /// The stage in progress: when it started and how far it was then.
+    stage_start: Option<(JobStage, Instant, usize)>,
 }
 
-impl Reporter<'_> {
+impl<'a> Reporter<'a> {
+    fn new(send: &'a dyn Fn(Action), generation: u64) -> Reporter<'a> {
+        Reporter {
+            send,
+            generation,
+            last: None,
+            stage_start: None,
+        }
+    }
+
     fn report(&mut self, stage: JobStage, done: usize, total: usize) {
+        let now = Instant::now();
+        let (started, done_then) = match self.stage_start {
+            Some((s, at, then)) if s == stage => (at, then),
+            _ => {
+                self.stage_start = Some((stage, now, done));
+                (now, done)
+            }
+        };
         let due = match self.last {
             Some((last_stage, at)) => {
                 last_stage != stage || at.elapsed() >= PROGRESS_EVERY || done >= total
@@ -52,15 +74,29 @@ impl Reporter<'_> {
             None => true,
         };
         if due {
-            self.last = Some((stage, Instant::now()));
+            self.last = Some((stage, now));
             (self.send)(Action::Progress(JobProgress {
                 generation: self.generation,
                 stage,
                 done,
                 total,
+                eta: eta(
+                    now - started,
+                    done.saturating_sub(done_then),
+                    total.saturating_sub(done),
+                ),
             }));
         }
     }
+}
+
+/// Time left at the rate so far: `elapsed` for `progressed` units, `left` to go. None until
+/// there is a rate worth quoting (a second of work, some units done).
+fn eta(elapsed: Duration, progressed: usize, left: usize) -> Option<Duration> {
+    if progressed == 0 || elapsed < Duration::from_secs(1) {
+        return None;
+    }
+    Some(elapsed.mul_f64(left as f64 / progressed as f64))
 }
 
 /// The worker's state between requests.
@@ -68,8 +104,16 @@ struct Worker<'a> {
     setup: WorkerSetup,
     gens: Arc<Generations>,
     send: &'a dyn Fn(Action),
+    /// Requests from the screen; also read between embedding slices, so that questions are
+    /// answered on the keyword lists while a corpus embeds.
+    requests: UnboundedReceiver<Request>,
+    /// Requests taken from `requests` during a build that must wait for it to end.
+    backlog: VecDeque<Request>,
+    /// The tokenizer, loaded before the model so the documents and cuts show first.
+    tokenizer: Option<TokenCounter>,
     engine: Option<Engine>,
-    /// The newest layout built: its generation, chunking settings and corpus.
+    /// The newest layout built: its generation, chunking settings and corpus (keyword-only while
+    /// its vectors are being embedded).
     current: Option<(u64, LayoutParams, Arc<OpenCorpus>)>,
     highlights: Option<Arc<Highlights>>,
     atoms: Option<Arc<DocAtoms>>,
@@ -81,7 +125,7 @@ struct Worker<'a> {
 /// Serve requests until the screen goes away.
 pub fn run(
     setup: WorkerSetup,
-    mut requests: UnboundedReceiver<Request>,
+    requests: UnboundedReceiver<Request>,
     send: &dyn Fn(Action),
     gens: Arc<Generations>,
 ) {
@@ -89,6 +133,9 @@ pub fn run(
         setup,
         gens,
         send,
+        requests,
+        backlog: VecDeque::new(),
+        tokenizer: None,
         engine: None,
         current: None,
         highlights: None,
@@ -96,7 +143,12 @@ pub fn run(
         questions: None,
         eval_base: None,
     };
-    while let Some(request) = requests.blocking_recv() {
+    loop {
+        let next = match worker.backlog.pop_front() {
+            Some(request) => Some(request),
+            None => worker.requests.blocking_recv(),
+        };
+        let Some(request) = next else { break };
         if worker.gens.shutting_down() {
             break;
         }
@@ -112,12 +164,13 @@ impl Worker<'_> {
                 params,
                 question,
                 query,
+                reload,
             } => {
                 if !self.gens.layout_is_current(generation) {
                     return;
                 }
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    self.open(generation, params, question, query)
+                    self.open(generation, params, question, query, reload)
                 }));
                 let error = match outcome {
                     Ok(Ok(())) => return,
@@ -152,6 +205,7 @@ impl Worker<'_> {
                     result,
                 })));
             }
+            Request::CheckChanges { generation } => self.check_changes(generation),
             Request::Calibrate {
                 generation,
                 query,
@@ -170,80 +224,165 @@ impl Worker<'_> {
         }
     }
 
-    /// Install (first run) and load the engine, once.
-    fn engine(&mut self, reporter: &mut Reporter<'_>) -> Result<&mut Engine, String> {
-        if self.engine.is_none() {
-            let settings = Settings {
-                // Smaller calls into the model: progress and cancelling come sooner.
-                embed_slice: self.setup.settings.embed_slice.min(16),
-                ..self.setup.settings.clone()
-            };
-            if needs_setup(&settings) {
-                reporter.report(JobStage::Setup, 0, 0);
-                let send = self.send;
-                install::install(&settings.places().data_dir, &mut |line| {
-                    send(Action::SetupLog(line.to_string()))
-                })
-                .map_err(|e| e.to_string())?;
-            }
-            reporter.report(JobStage::LoadModel, 0, 0);
-            self.engine = Some(Engine::load(settings).map_err(|e| e.to_string())?);
+    /// The engine's settings: the file's, with smaller calls into the model so progress and
+    /// cancelling come sooner.
+    fn engine_settings(&self) -> Settings {
+        Settings {
+            embed_slice: self.setup.settings.embed_slice.min(16),
+            ..self.setup.settings.clone()
         }
-        self.engine
-            .as_mut()
-            .ok_or_else(|| "the engine did not load".to_string())
     }
 
+    /// Install (first run) and load the tokenizer, once: enough to cut the corpus.
+    fn ensure_tokenizer(&mut self, reporter: &mut Reporter<'_>) -> Result<(), String> {
+        if self.tokenizer.is_some() || self.engine.is_some() {
+            return Ok(());
+        }
+        let settings = self.engine_settings();
+        if needs_setup(&settings) {
+            reporter.report(JobStage::Setup, 0, 0);
+            let send = self.send;
+            install::install(&settings.places().data_dir, &mut |line| {
+                send(Action::SetupLog(line.to_string()))
+            })
+            .map_err(|e| e.to_string())?;
+        }
+        self.tokenizer = Some(Engine::load_tokenizer(&settings).map_err(|e| e.to_string())?);
+        Ok(())
+    }
+
+    /// Load the engine (model and runtime) once, with the tokenizer already loaded.
+    fn ensure_engine(&mut self, reporter: &mut Reporter<'_>) -> Result<(), String> {
+        if self.engine.is_some() {
+            return Ok(());
+        }
+        self.ensure_tokenizer(reporter)?;
+        let tokenizer = self
+            .tokenizer
+            .take()
+            .ok_or_else(|| "the tokenizer did not load".to_string())?;
+        reporter.report(JobStage::LoadModel, 0, 0);
+        match Engine::load_with_tokenizer(self.engine_settings(), tokenizer.clone()) {
+            Ok(engine) => {
+                self.engine = Some(engine);
+                Ok(())
+            }
+            Err(e) => {
+                self.tokenizer = Some(tokenizer);
+                Err(e.to_string())
+            }
+        }
+    }
+
+    /// The tokenizer: the engine's once it is loaded.
+    fn layout_tokenizer(&self) -> Result<&TokenCounter, String> {
+        self.engine
+            .as_ref()
+            .map(|e| &e.tokenizer)
+            .or(self.tokenizer.as_ref())
+            .ok_or_else(|| "the tokenizer is not loaded".to_string())
+    }
+
+    /// Open the corpus (or lay it out again for new chunking settings) in two steps: the
+    /// documents, cuts and keyword indexes first, sent as a preview the screen shows and asks at
+    /// once; then the vectors, embedded while questions keep being answered on the keyword
+    /// lists, and the finished corpus sent to replace the preview.
     fn open(
         &mut self,
         generation: u64,
         params: LayoutParams,
         question: Option<String>,
         query: QuerySettings,
+        reload: bool,
     ) -> Result<(), String> {
         let send = self.send;
         let gens = Arc::clone(&self.gens);
-        let mut reporter = Reporter {
-            send,
-            generation,
-            last: None,
-        };
+        let mut reporter = Reporter::new(send, generation);
         let current = self
             .current
             .as_ref()
+            .filter(|_| !reload)
             .map(|(_, shown, open)| (*shown, Arc::clone(open)));
-        let path = self.setup.corpus.clone();
-        let engine = self.engine(&mut reporter)?;
+        self.ensure_tokenizer(&mut reporter)?;
         reporter.report(JobStage::Layout, 0, 0);
-        engine.settings.chunk_tokens = params.chunk_tokens;
-        engine.settings.k = params.k;
-        engine.settings.chunker = params.chunker;
-        engine.settings.heading_prefix = params.heading_prefix;
-        let mut progress = |p: BuildProgress| {
-            reporter.report(JobStage::Build(p.stage), p.done, p.total);
-            gens.layout_is_current(generation)
+        let settings = Settings {
+            chunk_tokens: params.chunk_tokens,
+            k: params.k,
+            chunker: params.chunker,
+            heading_prefix: params.heading_prefix,
+            ..self.engine_settings()
         };
-        let opened = match current {
-            None => engine.open_corpus(&path, &mut progress),
+        let tokenizer = self.layout_tokenizer()?;
+        let (corpus, layout) = match current {
+            None => {
+                let corpus = Corpus::load(&self.setup.corpus, &settings.load_options())
+                    .map_err(|e| e.to_string())?;
+                let layout = Layout::for_settings(&corpus, tokenizer, &settings)
+                    .map_err(|e| e.to_string())?;
+                (corpus, layout)
+            }
             // The documents are already in memory: only the layout changes.
             Some((shown, cur)) => {
-                let layout = relayout(&cur, shown, &engine.tokenizer, &engine.settings)
-                    .map_err(|e| e.to_string())?;
-                engine.index_layout(cur.corpus.clone(), layout, &mut progress)
+                let layout =
+                    relayout(&cur, shown, tokenizer, &settings).map_err(|e| e.to_string())?;
+                (cur.corpus.clone(), layout)
             }
         };
-        if !self.gens.layout_is_current(generation) {
-            return Ok(());
+        if reload {
+            // The files changed: what was worked out from their text once is stale.
+            self.highlights = None;
+            self.atoms = None;
+            self.questions = None;
         }
-        let open = Arc::new(opened.map_err(|e| e.to_string())?);
-        let highlights = self.highlights(&open, generation);
-        let atoms = self.atoms(&open);
-        let questions = self.questions(&open);
+        let preview = Arc::new(
+            OpenCorpus::keywords_only(corpus.clone(), layout.clone()).map_err(|e| e.to_string())?,
+        );
+        let highlights = self.highlights(&preview, generation);
+        let atoms = self.atoms(&preview);
+        let questions = self.questions(&preview);
         let query = QuerySettings {
             k: params.k as u32,
             ..query
         };
-        let answer = question.and_then(|q| self.ask_on(&open, &q, query).ok());
+        if !self.gens.layout_is_current(generation) {
+            return Ok(());
+        }
+        let answer = question
+            .as_deref()
+            .and_then(|q| answer_on(&preview, &mut None, q, query).ok());
+        self.current = Some((generation, params, Arc::clone(&preview)));
+        send(Action::Previewed(Box::new(Opened {
+            generation,
+            open: Arc::clone(&preview),
+            highlights: Arc::clone(&highlights),
+            atoms: Arc::clone(&atoms),
+            params,
+            answer,
+            questions: Arc::clone(&questions),
+        })));
+
+        self.ensure_engine(&mut reporter)?;
+        let Worker {
+            engine,
+            requests,
+            backlog,
+            ..
+        } = self;
+        let engine = engine
+            .as_mut()
+            .ok_or_else(|| "the model is not loaded".to_string())?;
+        engine.settings = settings;
+        let mut progress = |p: BuildProgress| {
+            reporter.report(JobStage::Build(p.stage), p.done, p.total);
+            answer_while_building(requests, backlog, &preview, generation, send, &gens);
+            gens.layout_is_current(generation)
+        };
+        let opened = engine.index_layout(corpus, layout, &mut progress);
+        if !self.gens.layout_is_current(generation) {
+            return Ok(());
+        }
+        let open = Arc::new(opened.map_err(|e| e.to_string())?);
+        let answer = question.and_then(|q| answer_on(&open, &mut self.engine, &q, query).ok());
         self.current = Some((generation, params, Arc::clone(&open)));
         (self.send)(Action::Opened(Box::new(Opened {
             generation,
@@ -255,6 +394,35 @@ impl Worker<'_> {
             questions,
         })));
         Ok(())
+    }
+
+    /// Compare the files on disk with the corpus shown and report the difference, if any.
+    fn check_changes(&mut self, generation: u64) {
+        let Some((_, _, open)) = &self.current else {
+            return;
+        };
+        let options = self.setup.settings.load_options();
+        let changes = match Corpus::load(&self.setup.corpus, &options) {
+            Ok(on_disk) => {
+                let changes = CorpusChanges::between(
+                    String::new(),
+                    &document_hashes(&open.corpus),
+                    &document_hashes(&on_disk),
+                );
+                if changes.added.is_empty()
+                    && changes.modified.is_empty()
+                    && changes.removed.is_empty()
+                {
+                    return;
+                }
+                Ok(changes)
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        (self.send)(Action::CorpusChanged {
+            generation,
+            changes,
+        });
     }
 
     /// Read the corpus' question set once; like the atoms, it does not change with the layout.
@@ -284,11 +452,7 @@ impl Worker<'_> {
         if let Some(h) = &self.highlights {
             return Arc::clone(h);
         }
-        let mut reporter = Reporter {
-            send: self.send,
-            generation,
-            last: None,
-        };
+        let mut reporter = Reporter::new(self.send, generation);
         let highlighter = Highlighter::new();
         let highlights = Arc::new(highlighter.corpus(&open.corpus, &mut |done, total| {
             reporter.report(JobStage::Highlight, done, total);
@@ -316,27 +480,67 @@ impl Worker<'_> {
             return Err("the corpus is not open yet".into());
         };
         let open = Arc::clone(open);
-        self.ask_on(&open, question, query)
+        answer_on(&open, &mut self.engine, question, query)
     }
+}
 
-    fn ask_on(
-        &mut self,
-        open: &OpenCorpus,
-        question: &str,
-        query: QuerySettings,
-    ) -> Result<Answer, String> {
-        let engine = self
-            .engine
+/// Run a question on `open`: the whole pipeline when its vectors are in, else the keyword lists
+/// alone (no model needed, so `engine` may be busy or not loaded yet).
+fn answer_on(
+    open: &OpenCorpus,
+    engine: &mut Option<Engine>,
+    question: &str,
+    query: QuerySettings,
+) -> Result<Answer, String> {
+    let (trace, timings) = if open.indexes.dense_ready() {
+        let engine = engine
             .as_mut()
             .ok_or_else(|| "the model is not loaded".to_string())?;
-        let (trace, timings) = engine
-            .ask(open, question, &query)
-            .map_err(|e| e.to_string())?;
-        Ok(Answer {
-            question: question.to_string(),
-            trace,
-            timings,
-        })
+        engine.ask(open, question, &query)
+    } else {
+        open.ask_keywords(question, &query)
+    }
+    .map_err(|e| e.to_string())?;
+    Ok(Answer {
+        question: question.to_string(),
+        trace,
+        timings,
+        dense_pending: !open.indexes.dense_ready(),
+    })
+}
+
+/// Between two embedding slices of the build of layout `generation`: answer the questions that
+/// came in on the keyword-only `preview`, and keep every other request for after the build.
+pub(crate) fn answer_while_building(
+    requests: &mut UnboundedReceiver<Request>,
+    backlog: &mut VecDeque<Request>,
+    preview: &OpenCorpus,
+    generation: u64,
+    send: &dyn Fn(Action),
+    gens: &Generations,
+) {
+    while let Ok(request) = requests.try_recv() {
+        match request {
+            Request::Ask {
+                generation: query_generation,
+                question,
+                query,
+            } => {
+                if !gens.query_is_current(query_generation) {
+                    continue;
+                }
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    answer_on(preview, &mut None, &question, query)
+                }))
+                .unwrap_or_else(|_| Err("internal error while running the question".to_string()));
+                send(Action::Answered(Box::new(Answered {
+                    generation: query_generation,
+                    layout_generation: generation,
+                    result,
+                })));
+            }
+            other => backlog.push_back(other),
+        }
     }
 }
 

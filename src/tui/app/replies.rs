@@ -1,17 +1,61 @@
 //! The worker's replies: accepted only when they answer the newest request, so a slow old job
 //! can never overwrite what a newer one asked for.
 
+use seamscope::index::lineage::CorpusChanges;
+
 use super::{App, Notice, Shown};
 use crate::tui::action::{Action, Answered, Opened, Pane};
 
+/// `2 files changed (guide.md, notes.md), 1 added (new.md)`: what differs, naming up to three
+/// files per kind (paths made safe for the terminal).
+pub fn describe_changes(changes: &CorpusChanges) -> String {
+    let mut parts = Vec::new();
+    for (files, what) in [
+        (&changes.modified, "changed"),
+        (&changes.added, "added"),
+        (&changes.removed, "removed"),
+    ] {
+        if files.is_empty() {
+            continue;
+        }
+        let mut names: Vec<String> = files
+            .iter()
+            .take(3)
+            .map(|f| seamscope::text::safe_name(f))
+            .collect();
+        if files.len() > 3 {
+            names.push(format!("{} more", files.len() - 3));
+        }
+        let noun = if files.len() == 1 { "file" } else { "files" };
+        parts.push(format!(
+            "{} {noun} {what} ({})",
+            files.len(),
+            names.join(", ")
+        ));
+    }
+    parts.join(", ")
+}
+
 impl App {
-    /// A layout job finished: swap in its corpus and result together, or drop it if stale.
-    pub(super) fn opened(&mut self, opened: Opened) -> Option<Action> {
+    /// A layout job delivered its corpus: the documents and cuts with keyword indexes only
+    /// (`finished` false: the job goes on embedding), or the finished corpus. Swap it in with
+    /// its result, or drop it if a newer job superseded it.
+    pub(super) fn opened(&mut self, opened: Opened, finished: bool) -> Option<Action> {
         if !self.jobs.is_current_layout(opened.generation) {
             return None;
         }
-        self.jobs.finish_layout(opened.generation);
+        if finished {
+            self.jobs.finish_layout(opened.generation);
+        }
         self.open_error = None;
+        if self
+            .shown
+            .as_ref()
+            .is_some_and(|s| s.generation == opened.generation)
+        {
+            self.vectors_arrived(opened);
+            return None;
+        }
         let first = self.shown.is_none();
         // New chunks get new ids: the cursor of the old layout would point elsewhere.
         let same_chunks = self
@@ -53,6 +97,73 @@ impl App {
             self.restore_view();
         }
         None
+    }
+
+    /// The layout shown got its vectors: the same chunks and seams, so the view, cursors and
+    /// step stay; a result from the keyword lists alone is replaced by the full one (asked
+    /// again if the worker did not bring it).
+    fn vectors_arrived(&mut self, opened: Opened) {
+        if let Some(shown) = &mut self.shown {
+            shown.open = opened.open;
+        }
+        let full = opened
+            .answer
+            .filter(|a| self.asked.as_deref() == Some(a.question.as_str()));
+        match full {
+            Some(answer) => {
+                self.answer = Some(answer);
+                self.replan();
+                self.after_result_changed();
+                self.show_gold_evidence();
+            }
+            None => {
+                let pending = self.answer.as_ref().is_none_or(|a| a.dense_pending);
+                if let (true, Some(question)) = (pending, self.asked.clone()) {
+                    let query = self.query_settings();
+                    self.jobs.start_query(question, query);
+                }
+            }
+        }
+    }
+
+    /// The terminal has the focus again: the files may have been edited meanwhile.
+    pub(super) fn check_corpus(&mut self) {
+        if let Some(shown) = &self.shown {
+            self.jobs.check_changes(shown.generation);
+        }
+    }
+
+    /// The files differ from the corpus shown: say which, and that `R` reloads.
+    pub(super) fn corpus_changed(
+        &mut self,
+        generation: u64,
+        changes: Result<CorpusChanges, String>,
+    ) {
+        if self.shown.as_ref().map(|s| s.generation) != Some(generation) {
+            return;
+        }
+        self.notice = Some(match changes {
+            Ok(changes) => Notice {
+                text: format!("{} on disk: R reloads", describe_changes(&changes)),
+                error: false,
+            },
+            Err(error) => Notice {
+                text: format!("the files cannot be read again: {error}"),
+                error: true,
+            },
+        });
+    }
+
+    /// Read the files again and rebuild; the vector cache keeps what did not change.
+    pub(super) fn reload(&mut self) {
+        let question = self.asked.clone();
+        let query = self.query_settings();
+        self.jobs
+            .start_reload(self.sliders.layout(), question, query);
+        self.notice = Some(Notice {
+            text: "reloading the files: only what changed is embedded".to_string(),
+            error: false,
+        });
     }
 
     /// A layout job failed: say why; the corpus shown (if any) stays.

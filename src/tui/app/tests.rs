@@ -159,6 +159,7 @@ fn tui_a_k_change_rebuilds_in_the_background_and_the_newest_change_wins() {
         question: QUESTION.into(),
         trace: trace(&old, f.app.query_settings()),
         timings: Default::default(),
+        dense_pending: false,
     };
     f.deliver_open(first, k18, old, Some(old_answer));
     let shown_k = f.app.shown.as_ref().map(|s| s.params.k);

@@ -57,6 +57,7 @@ fn wide_answer(f: &Fixture) -> Answer {
         question: input.question.clone(),
         trace: trace.unwrap_or_else(|e| panic!("trace: {e}")),
         timings: QueryTimings::default(),
+        dense_pending: false,
     }
 }
 

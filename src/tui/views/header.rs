@@ -22,6 +22,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         let mode = match open.indexes.search_mode {
             SearchMode::Exact => "exact dense search",
             SearchMode::Approximate => "approximate dense search (HNSW)",
+            SearchMode::Pending => "dense pending: keyword search only",
         };
         let headings = if shown.params.heading_prefix {
             ", heading prefixes"
@@ -65,6 +66,11 @@ fn job_line(app: &App) -> Option<Line<'static>> {
     let t = &app.theme;
     let job = app.jobs.layout.as_ref()?;
     let what = match app.shown.as_ref().map(|s| s.params) {
+        // The job's own documents are shown already: it is embedding their vectors.
+        _ if app.shown.as_ref().map(|s| s.generation) == Some(job.generation) => {
+            "documents shown, vectors coming".to_string()
+        }
+        Some(shown) if shown == job.params => "reloading the files".to_string(),
         Some(shown) if shown.chunk_tokens != job.params.chunk_tokens => format!(
             "rebuilding for chunk {} → {}",
             shown.chunk_tokens, job.params.chunk_tokens
@@ -93,11 +99,25 @@ fn job_line(app: &App) -> Option<Line<'static>> {
     } else {
         String::new()
     };
+    let left = match job.progress.and_then(|p| p.eta) {
+        Some(eta) => format!(" · {} left", duration_words(eta)),
+        None => String::new(),
+    };
     Some(progress(
         done,
         total,
         12,
-        format!("{what}: {stage}{counts}"),
+        format!("{what}: {stage}{counts}{left}"),
         t,
     ))
+}
+
+/// `8 s`, `3 min 5 s`, `1 h 2 min`: a time left, as precise as it is worth.
+pub fn duration_words(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{} s", s.max(1)),
+        60..3600 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
 }

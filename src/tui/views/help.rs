@@ -48,6 +48,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
         &[
             ("mouse", "click a pane, row or slider; wheel"),
             ("t", "next theme (dark, light, mono)"),
+            ("R", "read the files again (after edits)"),
             ("?", "this help (Esc closes it)"),
             ("q  or  Ctrl-C", "quit"),
         ],

@@ -50,12 +50,20 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         ),
         RerankStatus::Failed { .. } => " · reranker failed: fused order kept".to_string(),
     };
-    let title = format!(
-        " Fused ranking · {} entries · RRF c = {} · depth {}{rerank} ",
-        trace.fused.len(),
-        trace.settings.rrf_c,
-        trace.settings.depth
-    );
+    let title = if answer.dense_pending {
+        // Said first: it changes what every row means, and it must not be cut off.
+        format!(
+            " Fused ranking · dense pending: keyword lists only · {} entries ",
+            trace.fused.len()
+        )
+    } else {
+        format!(
+            " Fused ranking · {} entries · RRF c = {} · depth {}{rerank} ",
+            trace.fused.len(),
+            trace.settings.rrf_c,
+            trace.settings.depth
+        )
+    };
     frame.render_widget(pane_block(app, Pane::Ranking, title), area);
     let inner = inside(area);
     let spacing = FIXED.len() as u16;

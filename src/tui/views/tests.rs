@@ -41,6 +41,7 @@ fn tui_snapshot_indexing_progress() {
         stage: JobStage::Build(BuildStage::EmbedChunks),
         done: 31_772,
         total: 79_433,
+        eta: Some(std::time::Duration::from_secs(42)),
     }));
     let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 34));
     let Ok(terminal) = terminal.as_mut() else {

@@ -113,10 +113,16 @@ fn guarded<T, E>(job: impl FnOnce() -> Result<T, E>, on_panic: impl FnOnce() -> 
 }
 
 impl Worker<'_> {
-    fn shown(&self) -> Option<(LayoutParams, Arc<OpenCorpus>)> {
-        self.current
-            .as_ref()
-            .map(|(_, params, open)| (*params, Arc::clone(open)))
+    /// The corpus to measure on: the newest layout, once its vectors are in (a measurement
+    /// compares dense searches, so a keyword-only corpus cannot stand in for it).
+    fn shown(&self) -> Result<(LayoutParams, Arc<OpenCorpus>), &'static str> {
+        match &self.current {
+            None => Err("the corpus is not open yet"),
+            Some((_, _, open)) if !open.indexes.dense_ready() => Err(
+                "the vectors are still being embedded: measure once the top line's progress ends",
+            ),
+            Some((_, params, open)) => Ok((*params, Arc::clone(open))),
+        }
     }
 
     /// Calibrate `m` on the current layout (on the corpus' gold question set when there is one
@@ -148,7 +154,7 @@ impl Worker<'_> {
         query: QuerySettings,
         gold: bool,
     ) -> Result<(Arc<CalibrationReport>, Vec<TuneRow>), String> {
-        let (params, open) = self.shown().ok_or("the corpus is not open yet")?;
+        let (params, open) = self.shown()?;
         let path = questions_path(&self.setup.corpus);
         let gold_questions = if gold && path.is_file() {
             let questions = load_questions(&path, &open.corpus).map_err(|errors| {
@@ -259,9 +265,7 @@ impl Worker<'_> {
         k: usize,
     ) -> Result<Option<EvalRun>, EvalProblem> {
         let failed = |e: &dyn std::fmt::Display| EvalProblem::Failed(e.to_string());
-        let (params, open) = self
-            .shown()
-            .ok_or_else(|| failed(&"the corpus is not open yet"))?;
+        let (params, open) = self.shown().map_err(|why| failed(&why))?;
         let path = questions_path(&self.setup.corpus);
         if !path.is_file() {
             return Err(EvalProblem::MissingQuestions(path));

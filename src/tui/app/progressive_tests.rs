@@ -1,0 +1,224 @@
+//! Progressive open as the screen sees it: a preview (documents, cuts, keyword indexes) shown
+//! while the layout job embeds, questions answered on the keyword lists meanwhile, the vectors
+//! swapped in without losing the view, and the files on disk checked and reloaded.
+
+use std::sync::Arc;
+
+use seamscope::index::lineage::CorpusChanges;
+use seamscope::retrieve::ListSource;
+use seamscope::session::QueryTimings;
+use tokio::sync::mpsc::unbounded_channel;
+
+use crate::tui::action::{Action, Answer, Answered};
+use crate::tui::fixture::{Fixture, QUESTION};
+use crate::tui::jobs::{Generations, Jobs, Request};
+
+fn screen_text(f: &mut Fixture) -> String {
+    let terminal = f.draw(160, 48);
+    let buffer = terminal.backend().buffer();
+    let mut text = String::new();
+    for y in 0..buffer.area.height {
+        for x in 0..buffer.area.width {
+            text.push_str(buffer[(x, y)].symbol());
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// Ask [`QUESTION`] and deliver the worker's answer on the corpus shown (keyword lists alone
+/// when its vectors are not in, as the worker answers then).
+fn ask_and_answer(f: &mut Fixture) {
+    f.app.update(Action::StartTyping);
+    f.app.update(Action::ClearQuery);
+    f.app.update(Action::Paste(QUESTION.to_string()));
+    f.app.update(Action::RunQuery);
+    let generation = f.expect_ask();
+    deliver(f, generation);
+}
+
+fn deliver(f: &mut Fixture, generation: u64) {
+    let Some(shown) = &f.app.shown else {
+        panic!("no corpus shown");
+    };
+    let open = Arc::clone(&shown.open);
+    let query = f.app.query_settings();
+    let dense_pending = !open.indexes.dense_ready();
+    let trace = if dense_pending {
+        open.ask_keywords(QUESTION, &query)
+            .unwrap_or_else(|e| panic!("keyword answer: {e}"))
+            .0
+    } else {
+        crate::tui::fixture::trace(&open, query)
+    };
+    let layout_generation = shown.generation;
+    f.app.update(Action::Answered(Box::new(Answered {
+        generation,
+        layout_generation,
+        result: Ok(Answer {
+            question: QUESTION.to_string(),
+            trace,
+            timings: QueryTimings::default(),
+            dense_pending,
+        }),
+    })));
+}
+
+#[test]
+fn tui_a_preview_shows_documents_and_answers_on_keywords_until_the_vectors_arrive() {
+    let (mut f, generation, full) = Fixture::previewed();
+    assert!(f.app.shown.is_some(), "the documents are shown at once");
+    assert!(
+        f.app.jobs.layout.is_some(),
+        "the layout job goes on embedding"
+    );
+    let screen = screen_text(&mut f);
+    assert!(
+        screen.contains("documents shown, vectors coming"),
+        "the top line says what is still coming:\n{screen}"
+    );
+    assert!(screen.contains('✂'), "the cuts are drawn:\n{screen}");
+
+    ask_and_answer(&mut f);
+    let answer = f.app.answer.as_ref().unwrap_or_else(|| panic!("no answer"));
+    assert!(answer.dense_pending);
+    let sources: Vec<ListSource> = match &answer.trace.input.ranking {
+        seamscope::retrieve::RankingInput::Lists(lists) => lists.iter().map(|l| l.source).collect(),
+        other => panic!("lists expected, got {other:?}"),
+    };
+    assert_eq!(
+        sources,
+        [ListSource::KeywordChunks, ListSource::KeywordSeams],
+        "no dense list before the vectors"
+    );
+    assert!(
+        !answer.trace.fused.is_empty(),
+        "the keyword lists found the question's words"
+    );
+    let screen = screen_text(&mut f);
+    assert!(
+        screen.contains("dense pending: keyword lists only"),
+        "the ranking says it ran on keywords alone:\n{screen}"
+    );
+    f.app.update(crate::tui::action::Action::NextChunk);
+    let cursor = f.app.view.cursor;
+    assert!(cursor.is_some());
+
+    // The vectors arrive for the same layout: the view stays, the question is asked again.
+    let params = f.app.sliders.layout();
+    f.deliver_open(generation, params, full, None);
+    assert!(f.app.jobs.layout.is_none(), "the job is over");
+    let shown = f.app.shown.as_ref().unwrap_or_else(|| panic!("shown"));
+    assert!(shown.open.indexes.dense_ready());
+    assert_eq!(f.app.view.cursor, cursor, "the reader's place is kept");
+    assert!(
+        f.app.answer.as_ref().is_some_and(|a| a.dense_pending),
+        "the keyword answer stays on screen until the full one arrives"
+    );
+    let again = f.expect_ask();
+    deliver(&mut f, again);
+    let answer = f.app.answer.as_ref().unwrap_or_else(|| panic!("no answer"));
+    assert!(!answer.dense_pending);
+    let screen = screen_text(&mut f);
+    assert!(
+        !screen.contains("dense pending") && screen.contains("RRF c = 60"),
+        "the full ranking replaced it:\n{screen}"
+    );
+}
+
+#[test]
+fn tui_focus_checks_the_files_and_r_reloads_them() {
+    let mut f = Fixture::opened();
+    f.app.update(Action::CheckCorpus);
+    let shown_generation = f.app.shown.as_ref().map_or(0, |s| s.generation);
+    match f.requests.try_recv() {
+        Ok(Request::CheckChanges { generation }) => assert_eq!(generation, shown_generation),
+        other => panic!("expected a check of the files, got {other:?}"),
+    }
+    let changes = CorpusChanges {
+        previous_index: String::new(),
+        added: vec!["new\u{1b}[31m.md".into()],
+        modified: vec!["a.md".into(), "b.md".into(), "c.md".into(), "d.md".into()],
+        removed: vec![],
+        unchanged: 2,
+    };
+    f.app.update(Action::CorpusChanged {
+        generation: shown_generation,
+        changes: Ok(changes.clone()),
+    });
+    let notice = f
+        .app
+        .notice
+        .as_ref()
+        .map(|n| n.text.clone())
+        .unwrap_or_default();
+    assert_eq!(
+        notice,
+        "4 files changed (a.md, b.md, c.md, 1 more), 1 file added (new␛[31m.md) on disk: R reloads"
+    );
+    // A report about a layout no longer shown is dropped.
+    f.app.notice = None;
+    f.app.update(Action::CorpusChanged {
+        generation: shown_generation + 100,
+        changes: Ok(changes),
+    });
+    assert!(f.app.notice.is_none());
+
+    f.app.update(Action::Reload);
+    match f.requests.try_recv() {
+        Ok(Request::Open { reload, .. }) => assert!(reload, "R reads the files again"),
+        other => panic!("expected a reload, got {other:?}"),
+    }
+}
+
+#[test]
+fn tui_the_worker_answers_on_keywords_between_slices_and_keeps_other_requests() {
+    let (f, generation, _) = Fixture::previewed();
+    let preview = f
+        .app
+        .shown
+        .as_ref()
+        .map(|s| Arc::clone(&s.open))
+        .unwrap_or_else(|| panic!("shown"));
+    let (tx, mut rx) = unbounded_channel();
+    let gens = Arc::new(Generations::default());
+    let mut jobs = Jobs::new(tx, Arc::clone(&gens));
+    let query = f.app.query_settings();
+    jobs.start_query("an older question".into(), query);
+    let newest = jobs.start_query(QUESTION.into(), query);
+    jobs.check_changes(generation);
+    let (reply_tx, mut replies) = unbounded_channel();
+    let send = move |a: Action| {
+        let _ = reply_tx.send(a);
+    };
+    let mut backlog = std::collections::VecDeque::new();
+    crate::tui::worker::answer_while_building(
+        &mut rx,
+        &mut backlog,
+        &preview,
+        generation,
+        &send,
+        &gens,
+    );
+    match replies.try_recv() {
+        Ok(Action::Answered(answered)) => {
+            assert_eq!(
+                answered.generation, newest,
+                "only the newest question is answered"
+            );
+            assert_eq!(answered.layout_generation, generation);
+            let answer = answered.result.unwrap_or_else(|e| panic!("{e}"));
+            assert!(answer.dense_pending && !answer.trace.fused.is_empty());
+        }
+        other => panic!("expected an answer, got {other:?}"),
+    }
+    assert!(
+        replies.try_recv().is_err(),
+        "the superseded question is skipped"
+    );
+    assert_eq!(
+        backlog.into_iter().collect::<Vec<_>>(),
+        [Request::CheckChanges { generation }],
+        "the rest waits for the build"
+    );
+}
