@@ -4,22 +4,31 @@
 //!
 //! Files, all in one folder:
 //! - `settings.json`: bundle version, model identity, chunking and query settings;
+//! - `documents.jsonl`: every document's path and whole text, so the bundle stands alone;
 //! - `chunks.jsonl`, `seams.jsonl`: one record per line, in id order;
 //! - `chunk_vectors.npy`, `seam_vectors.npy`: float32 `[rows, dim]`, row `i` = line `i`;
 //! - `manifest.json`: every other file's size and blake3 hash.
+//!
+//! [`read`] opens a bundle again, checked file by file, so the screen and the query pipeline run on
+//! exactly what was deployed.
+
+pub mod read;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+
+use crate::chunk::ChunkerKind;
 
 use crate::embed::cache::{VectorCache, text_key};
 use crate::layout::Layout;
 use crate::retrieve::QuerySettings;
 use crate::session::OpenCorpus;
 
-/// The bundle format this build writes.
-pub const BUNDLE_VERSION: u32 = 1;
+/// The bundle format this build writes (2 added `documents.jsonl` and the chunking settings
+/// `chunker_kind`, `chunk_tokens`, `heading_prefix`, so a bundle can be opened again on its own).
+pub const BUNDLE_VERSION: u32 = 2;
 
 /// What can go wrong writing a bundle.
 #[derive(Debug, thiserror::Error)]
@@ -43,7 +52,7 @@ pub enum ExportError {
 }
 
 /// The settings a bundle was made with.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BundleSettings {
     /// [`BUNDLE_VERSION`].
     pub bundle_version: u32,
@@ -51,8 +60,14 @@ pub struct BundleSettings {
     pub model: String,
     /// Vector dimension.
     pub dim: usize,
-    /// The chunker and its settings.
+    /// The chunker and its settings, as the index names it (`fixed-1024`, `structure-40+headings`).
     pub chunker: String,
+    /// The chunking strategy.
+    pub chunker_kind: ChunkerKind,
+    /// Tokens per chunk.
+    pub chunk_tokens: usize,
+    /// Whether search texts carry each chunk's heading path.
+    pub heading_prefix: bool,
     /// Seam half-width in tokens.
     pub k: u32,
     /// Fire margin.
@@ -69,6 +84,12 @@ pub struct BundleSettings {
     pub chunks: usize,
     /// Seams in the bundle.
     pub seams: usize,
+}
+
+#[derive(Serialize)]
+struct DocumentRecord<'a> {
+    path: &'a str,
+    text: &'a str,
 }
 
 #[derive(Serialize)]
@@ -99,7 +120,7 @@ struct SeamRecord<'a> {
 }
 
 /// One file of the bundle in the manifest.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BundleFile {
     /// File name inside the bundle folder.
     pub name: String,
@@ -145,10 +166,24 @@ pub fn npy_bytes(rows: &[&[f32]], dim: usize) -> Vec<u8> {
     out
 }
 
-/// Write the bundle of `open` under `settings` into `folder` (created; it must be new or empty),
-/// with vectors from `cache` (the model's vector cache, which indexing filled).
+/// How the layout of a bundle was cut (the query settings travel separately).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BundleLayout {
+    /// The chunking strategy.
+    pub chunker: ChunkerKind,
+    /// Tokens per chunk.
+    pub chunk_tokens: usize,
+    /// Whether search texts carry heading paths.
+    pub heading_prefix: bool,
+}
+
+/// Write the bundle of `open` (cut as `cut` says) under `settings` into `folder` (created; it
+/// must be new or empty), with vectors from `cache` (the model's vector cache, which indexing
+/// filled).
+#[allow(clippy::too_many_arguments)]
 pub fn write_bundle(
     open: &OpenCorpus,
+    cut: BundleLayout,
     settings: &QuerySettings,
     cache: &VectorCache,
     model: &str,
@@ -188,6 +223,15 @@ pub fn write_bundle(
         Ok(())
     };
 
+    let mut document_lines = Vec::new();
+    for doc in &corpus.documents {
+        let record = DocumentRecord {
+            path: &doc.path,
+            text: &doc.text,
+        };
+        document_lines.extend(serde_json::to_vec(&record).unwrap_or_default());
+        document_lines.push(b'\n');
+    }
     let mut chunk_lines = Vec::new();
     let mut chunk_vectors = Vec::with_capacity(layout.chunks.len());
     for (c, search) in layout.chunks.iter().zip(&chunk_search) {
@@ -232,6 +276,9 @@ pub fn write_bundle(
         model: model.to_string(),
         dim,
         chunker: layout.chunker.clone(),
+        chunker_kind: cut.chunker,
+        chunk_tokens: cut.chunk_tokens,
+        heading_prefix: cut.heading_prefix,
         k: settings.k,
         m: settings.m,
         budget: settings.budget,
@@ -245,6 +292,7 @@ pub fn write_bundle(
         "settings.json",
         serde_json::to_vec_pretty(&bundle_settings).unwrap_or_default(),
     )?;
+    put("documents.jsonl", document_lines)?;
     put("chunks.jsonl", chunk_lines)?;
     put("seams.jsonl", seam_lines)?;
     put("chunk_vectors.npy", npy_bytes(&chunk_vectors, dim))?;

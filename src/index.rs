@@ -131,6 +131,26 @@ pub struct BuildReport {
     pub embedded_files: Vec<FileEmbedded>,
 }
 
+impl BuildReport {
+    /// The report of indexes made in memory (a keyword preview, a bundle): nothing embedded,
+    /// nothing on disk. `reopened`: whether they hold vectors made earlier.
+    pub fn in_memory(dir: PathBuf, reopened: bool, search_mode: SearchMode) -> BuildReport {
+        BuildReport {
+            dir,
+            reopened,
+            rebuilt_because: None,
+            vector_cache: CacheOpen::NotOpened,
+            chunk_embedding: EmbedStats::default(),
+            seam_embedding: EmbedStats::default(),
+            timings: BuildTimings::default(),
+            bytes_on_disk: IndexSizes::default(),
+            search_mode,
+            changes: None,
+            embedded_files: Vec::new(),
+        }
+    }
+}
+
 /// Sizes of the index files on disk.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct IndexSizes {
@@ -168,6 +188,41 @@ impl IndexSet {
     /// ([`SearchMode::Pending`]): what a screen can search from the moment the text is cut,
     /// while [`open_or_build`] embeds. Nothing is written to disk.
     pub fn keywords_only(corpus: &Corpus, layout: &Layout) -> Result<IndexSet, IndexError> {
+        IndexSet::in_memory(
+            corpus,
+            layout,
+            (1, &[], &[]),
+            SearchMode::Pending,
+            Path::new(""),
+        )
+    }
+
+    /// Indexes held in memory for a laid-out corpus whose vectors are given, as a bundle holds
+    /// them (`vectors`: dimension, one per chunk, one per seam, in id order): the vectors as
+    /// they are, keyword indexes built from the layout's search texts. `dir` says where they
+    /// came from.
+    pub fn with_vectors(
+        corpus: &Corpus,
+        layout: &Layout,
+        vectors: (usize, &[Vec<f32>], &[Vec<f32>]),
+        exact_search_limit: usize,
+        dir: &Path,
+    ) -> Result<IndexSet, IndexError> {
+        let mode = if vectors.1.len().max(vectors.2.len()) <= exact_search_limit {
+            SearchMode::Exact
+        } else {
+            SearchMode::Approximate
+        };
+        IndexSet::in_memory(corpus, layout, vectors, mode, dir)
+    }
+
+    fn in_memory(
+        corpus: &Corpus,
+        layout: &Layout,
+        (dim, chunk_vectors, seam_vectors): (usize, &[Vec<f32>], &[Vec<f32>]),
+        search_mode: SearchMode,
+        dir: &Path,
+    ) -> Result<IndexSet, IndexError> {
         let (chunk_search, seam_search) = layout.search_texts(corpus);
         let chunk_texts: Vec<&str> = chunk_search.iter().map(|t| t.as_ref()).collect();
         let seam_texts: Vec<&str> = seam_search.iter().map(|t| t.as_ref()).collect();
@@ -177,20 +232,20 @@ impl IndexSet {
             chunker: layout.chunker.clone(),
             k: layout.k,
             model: String::new(),
-            dim: 0,
+            dim,
             chunks: layout.chunks.len(),
             seams: layout.seams.len(),
             documents: Default::default(),
             files: Default::default(),
         };
         Ok(IndexSet {
-            dir: PathBuf::new(),
+            dir: dir.to_path_buf(),
             manifest,
-            chunk_vectors: VectorIndex::build(1, &[])?,
-            seam_vectors: VectorIndex::build(1, &[])?,
+            chunk_vectors: VectorIndex::build(dim, chunk_vectors)?,
+            seam_vectors: VectorIndex::build(dim, seam_vectors)?,
             chunk_keywords: KeywordIndex::build_in_ram(&chunk_texts)?,
             seam_keywords: KeywordIndex::build_in_ram(&seam_texts)?,
-            search_mode: SearchMode::Pending,
+            search_mode,
         })
     }
 

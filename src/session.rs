@@ -92,6 +92,9 @@ pub enum EngineError {
     /// The indexes could not be opened or built.
     #[error(transparent)]
     Index(#[from] IndexError),
+    /// A bundle could not be opened.
+    #[error(transparent)]
+    Bundle(#[from] crate::export::read::BundleError),
 }
 
 /// The loaded engine: one tokenizer and one model, owned by one worker.
@@ -139,19 +142,7 @@ impl OpenCorpus {
     /// embeds. Needs no model.
     pub fn keywords_only(corpus: Corpus, layout: Layout) -> Result<OpenCorpus, EngineError> {
         let indexes = IndexSet::keywords_only(&corpus, &layout)?;
-        let report = BuildReport {
-            dir: PathBuf::new(),
-            reopened: false,
-            rebuilt_because: None,
-            vector_cache: CacheOpen::NotOpened,
-            chunk_embedding: Default::default(),
-            seam_embedding: Default::default(),
-            timings: Default::default(),
-            bytes_on_disk: Default::default(),
-            search_mode: indexes.search_mode,
-            changes: None,
-            embedded_files: Vec::new(),
-        };
+        let report = BuildReport::in_memory(PathBuf::new(), false, indexes.search_mode);
         Ok(OpenCorpus {
             corpus,
             layout,
@@ -396,6 +387,50 @@ impl Engine {
     ) -> Result<OpenCorpus, EngineError> {
         let layout = Layout::for_settings(&corpus, &self.tokenizer, &self.settings)?;
         self.index_layout(corpus, layout, progress)
+    }
+
+    /// Open the bundle `seamscope export` wrote into `folder`, read-only: its documents, its
+    /// layout (cut again under its settings and checked against its records), its vectors and
+    /// keyword indexes in memory. The engine's settings take the bundle's chunking and query
+    /// settings; the loaded model must be the one the bundle's vectors came from. Nothing is
+    /// embedded but the questions.
+    pub fn open_bundle(&mut self, folder: &Path) -> Result<OpenCorpus, EngineError> {
+        use crate::embed::Embedder;
+        use crate::export::read::{BundleError, read_bundle};
+        let bundle = read_bundle(folder)?;
+        let loaded = self.embedder.identity().to_string();
+        if bundle.settings.model != loaded || bundle.settings.dim != self.embedder.dim() {
+            return Err(BundleError::Model {
+                folder: folder.to_path_buf(),
+                bundle: bundle.settings.model.clone(),
+                loaded,
+            }
+            .into());
+        }
+        let mut settings = self.settings.clone();
+        bundle.apply(&mut settings);
+        settings.validate()?;
+        let layout = Layout::for_settings(&bundle.corpus, &self.tokenizer, &settings)?;
+        bundle.check_layout(&layout)?;
+        let indexes = IndexSet::with_vectors(
+            &bundle.corpus,
+            &layout,
+            (
+                bundle.settings.dim,
+                &bundle.chunk_vectors,
+                &bundle.seam_vectors,
+            ),
+            settings.exact_search_limit,
+            folder,
+        )?;
+        self.settings = settings;
+        let report = BuildReport::in_memory(folder.to_path_buf(), true, indexes.search_mode);
+        Ok(OpenCorpus {
+            corpus: bundle.corpus,
+            layout,
+            indexes,
+            report,
+        })
     }
 
     /// Open (or build) the indexes of an already laid-out corpus.

@@ -63,12 +63,14 @@ fn export_writes_a_bundle_that_matches_its_manifest_and_the_layout() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["settings"]["m"], 2);
     assert_eq!(report["settings"]["k"], 50);
+    assert_eq!(report["settings"]["chunk_tokens"], 200);
+    assert_eq!(report["settings"]["chunker_kind"], "fixed");
 
     // The manifest names every file with its true size and hash.
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(bundle.join("manifest.json")).unwrap()).unwrap();
     let files = manifest["files"].as_array().unwrap();
-    assert_eq!(files.len(), 5);
+    assert_eq!(files.len(), 6);
     for f in files {
         let bytes = std::fs::read(bundle.join(f["name"].as_str().unwrap())).unwrap();
         assert_eq!(f["bytes"], bytes.len() as u64);

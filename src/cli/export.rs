@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use seamscope::embed::Embedder;
-use seamscope::export::write_bundle;
+use seamscope::export::{BundleLayout, write_bundle};
 
 use super::common::{BuildBar, start_engine};
 use super::query::QueryArgs;
@@ -30,7 +30,20 @@ pub fn run(
     let (cache, _) = engine.vector_cache();
     let model = engine.embedder.identity().to_string();
     let dim = engine.embedder.dim();
-    let report = write_bundle(&open, &settings.query_settings(), &cache, &model, dim, out)?;
+    let cut = BundleLayout {
+        chunker: settings.chunker,
+        chunk_tokens: settings.chunk_tokens,
+        heading_prefix: settings.heading_prefix,
+    };
+    let report = write_bundle(
+        &open,
+        cut,
+        &settings.query_settings(),
+        &cache,
+        &model,
+        dim,
+        out,
+    )?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
