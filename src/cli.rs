@@ -40,6 +40,10 @@ pub struct Cli {
     /// Open the screen as a view file saved with `w` left it: corpus, settings, question, step.
     #[arg(long, value_name = "FILE", value_parser = non_empty_path, conflicts_with = "corpus")]
     open: Option<PathBuf>,
+    /// Open a bundle written by `seamscope export` on the screen, read-only: exactly what was
+    /// deployed (its documents, chunks, seams, vectors and settings).
+    #[arg(long, value_name = "DIR", value_parser = non_empty_path, conflicts_with_all = ["corpus", "open"])]
+    bundle: Option<PathBuf>,
     #[command(flatten)]
     global: GlobalArgs,
 }
@@ -135,6 +139,15 @@ enum Command {
         #[command(flatten)]
         query: query::QueryArgs,
         /// Print what was written as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Open a bundle written by `seamscope export`, check every file and its layout, and say
+    /// what it holds (`seamscope --bundle DIR` shows it on the screen).
+    Import {
+        /// The bundle folder.
+        bundle: PathBuf,
+        /// Print what it holds as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -370,7 +383,7 @@ impl Command {
             | Command::Chunks { json, .. }
             | Command::Bench { json, .. } => *json,
             Command::Screenshots { .. } => false,
-            Command::Export { json, .. } => *json,
+            Command::Export { json, .. } | Command::Import { json, .. } => *json,
         }
     }
 }
@@ -427,7 +440,11 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     // Global options may come before a subcommand (`seamscope --config F index …`); the screen's
     // own arguments may not.
-    if cli.command.is_some() && (cli.corpus.is_some() || cli.theme.is_some() || cli.open.is_some())
+    if cli.command.is_some()
+        && (cli.corpus.is_some()
+            || cli.theme.is_some()
+            || cli.open.is_some()
+            || cli.bundle.is_some())
     {
         eprintln!(
             "error: a corpus or --theme before a command opens the screen; give the corpus after the command (`seamscope index <CORPUS>`), or leave the command out to open the screen"
@@ -444,6 +461,7 @@ pub fn run() -> ExitCode {
             query,
             json,
         }) => export::run(&cli.global, &corpus, &out, &layout, &query, json),
+        Some(Command::Import { bundle, json }) => export::import(&cli.global, &bundle, json),
         Some(Command::Screenshots {
             corpus,
             out,
@@ -502,6 +520,7 @@ pub fn run() -> ExitCode {
             }
         },
         None if cli.open.is_some() => open_view(&cli.global, cli.open.as_deref(), cli.theme),
+        None if cli.bundle.is_some() => open_bundle(&cli.global, cli.bundle, cli.theme),
         None => match cli.corpus {
             Some(corpus) => cli.global.settings().and_then(|settings| {
                 crate::tui::run(crate::tui::Options {
@@ -509,6 +528,7 @@ pub fn run() -> ExitCode {
                     settings,
                     theme: cli.theme,
                     view: None,
+                    bundle: false,
                 })
             }),
             None => {
@@ -534,6 +554,26 @@ pub fn run() -> ExitCode {
     }
 }
 
+/// `seamscope --bundle DIR`: the screen on a bundle, read-only, under the settings it was
+/// exported with.
+fn open_bundle(
+    global: &GlobalArgs,
+    bundle: Option<PathBuf>,
+    theme: Option<String>,
+) -> anyhow::Result<()> {
+    let bundle = bundle.ok_or_else(|| UsageError("--bundle needs a bundle folder".into()))?;
+    let mut settings = global.settings()?;
+    seamscope::export::read::read_settings(&bundle)?.apply(&mut settings);
+    settings.validate()?;
+    crate::tui::run(crate::tui::Options {
+        corpus: bundle,
+        settings,
+        theme,
+        view: None,
+        bundle: true,
+    })
+}
+
 /// `seamscope --open FILE`: the screen as a saved view left it.
 fn open_view(
     global: &GlobalArgs,
@@ -551,6 +591,7 @@ fn open_view(
         settings,
         theme,
         view: Some(view),
+        bundle: false,
     })
 }
 
@@ -597,6 +638,7 @@ fn screenshots(
         settings,
         theme,
         view: None,
+        bundle: false,
     };
     for shot in crate::tui::screenshots::run(options, &shots)? {
         println!("{}", shot.path.display());

@@ -408,7 +408,7 @@ impl Engine {
             .into());
         }
         let mut settings = self.settings.clone();
-        bundle.apply(&mut settings);
+        bundle.settings.apply(&mut settings);
         settings.validate()?;
         let layout = Layout::for_settings(&bundle.corpus, &self.tokenizer, &settings)?;
         bundle.check_layout(&layout)?;

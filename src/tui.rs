@@ -72,6 +72,9 @@ pub struct Options {
     pub theme: Option<String>,
     /// `--open FILE`: a saved view to restore (its settings are already in `settings`).
     pub view: Option<share::ViewFile>,
+    /// `--bundle`: `corpus` is a bundle folder, opened read-only (its settings are already in
+    /// `settings`).
+    pub bundle: bool,
 }
 
 /// One message for the event loop.
@@ -109,6 +112,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     let setup = worker::WorkerSetup {
         corpus: options.corpus.clone(),
         settings: options.settings.clone(),
+        bundle: options.bundle,
     };
     let worker_tx = message_tx.clone();
     let worker_gens = Arc::clone(&gens);
@@ -124,6 +128,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     let jobs = Jobs::new(request_tx, Arc::clone(&gens));
     let mut app = App::new(corpus_name, &options.settings, theme, jobs);
     app.corpus_path = options.corpus.clone();
+    app.set_read_only(options.bundle);
     app.restoring = options.view;
     let signals = SignalWatch::start()?;
     let mut terminal = start_terminal()?;

@@ -124,6 +124,37 @@ fn export_writes_a_bundle_that_matches_its_manifest_and_the_layout() {
         }
     }
 
+    // `import` opens it again: every file checked, the layout cut again the same, the settings
+    // it was exported with.
+    let imported = seamscope(cache.path())
+        .args(["import", "--json"])
+        .arg(&bundle)
+        .output()
+        .unwrap();
+    assert!(
+        imported.status.success(),
+        "{}",
+        String::from_utf8_lossy(&imported.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&imported.stdout).unwrap();
+    assert_eq!(summary["chunks"], records.len());
+    assert_eq!(summary["seams"], seams.len());
+    assert_eq!(summary["documents"], 1);
+    assert_eq!(summary["settings"]["m"], 2);
+    // A damaged bundle: exit 1, the file named.
+    let chunks_file = bundle.join("chunks.jsonl");
+    let original = std::fs::read(&chunks_file).unwrap();
+    std::fs::write(&chunks_file, &original[..original.len() - 2]).unwrap();
+    let damaged = seamscope(cache.path())
+        .arg("import")
+        .arg(&bundle)
+        .output()
+        .unwrap();
+    assert_eq!(damaged.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&damaged.stderr);
+    assert!(stderr.contains("chunks.jsonl is damaged"), "{stderr}");
+    std::fs::write(&chunks_file, &original).unwrap();
+
     // A bundle never mixes with other files: a second export into the same folder is refused.
     let again = seamscope(cache.path())
         .args(["export", "--chunk-tokens", "200", "--k", "50"])

@@ -1,5 +1,6 @@
 //! `seamscope export`: the tuned layout as a bundle a pipeline elsewhere can load (settings,
-//! chunks and seams with links and texts, their vectors as .npy, a manifest of hashes).
+//! chunks and seams with links and texts, their vectors as .npy, a manifest of hashes), and
+//! `seamscope import`: a bundle opened again and checked.
 
 use std::path::Path;
 
@@ -67,5 +68,65 @@ pub fn run(
             &f.blake3[..16]
         );
     }
+    Ok(())
+}
+
+/// What `seamscope import` says about a bundle it opened.
+#[derive(serde::Serialize)]
+struct ImportReport<'a> {
+    bundle: &'a Path,
+    settings: seamscope::export::BundleSettings,
+    documents: usize,
+    chunks: usize,
+    seams: usize,
+    tokens: usize,
+    dense_search: seamscope::index::vectors::SearchMode,
+}
+
+/// Open the bundle in `folder` with the engine (every file checked, the layout cut again and
+/// compared, the model matched) and say what it holds.
+pub fn import(global: &GlobalArgs, folder: &Path, json: bool) -> anyhow::Result<()> {
+    let mut engine = start_engine(global.settings()?)?;
+    let settings = seamscope::export::read::read_settings(folder)?;
+    let open = engine.open_bundle(folder)?;
+    let report = ImportReport {
+        bundle: folder,
+        settings,
+        documents: open.corpus.documents.len(),
+        chunks: open.layout.chunks.len(),
+        seams: open.layout.seams.len(),
+        tokens: open.layout.total_tokens(),
+        dense_search: open.indexes.search_mode,
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    let s = &report.settings;
+    println!(
+        "bundle {} checked: {} documents, {} chunks, {} seams, {} tokens ({}), every file matches its manifest and the layout cuts again the same",
+        folder.display(),
+        report.documents,
+        report.chunks,
+        report.seams,
+        report.tokens,
+        s.chunker
+    );
+    println!(
+        "settings: k {} · m {} · budget {} · depth {} · RRF c {} · side drop {} · {} dense search",
+        s.k,
+        s.m,
+        s.budget,
+        s.depth,
+        s.rrf_c,
+        s.side_drop
+            .map_or_else(|| "off".to_string(), |t| format!("{t:.2}")),
+        report.dense_search.describe()
+    );
+    println!("model: {}", seamscope::text::safe_name(&s.model));
+    println!(
+        "see it on the screen: seamscope --bundle {}",
+        folder.display()
+    );
     Ok(())
 }

@@ -332,21 +332,38 @@ pub fn read_npy(bytes: &[u8], dim: usize) -> Result<Vec<Vec<f32>>, String> {
         .collect())
 }
 
-impl Bundle {
+impl BundleSettings {
     /// Put the bundle's chunking and query settings into `settings` (everything else stays).
     pub fn apply(&self, settings: &mut Settings) {
-        let b = &self.settings;
-        settings.chunker = b.chunker_kind;
-        settings.chunk_tokens = b.chunk_tokens;
-        settings.heading_prefix = b.heading_prefix;
-        settings.k = b.k as usize;
-        settings.m = b.m;
-        settings.budget = b.budget;
-        settings.depth = b.depth;
-        settings.rrf_c = b.rrf_c;
-        settings.side_drop = b.side_drop;
+        settings.chunker = self.chunker_kind;
+        settings.chunk_tokens = self.chunk_tokens;
+        settings.heading_prefix = self.heading_prefix;
+        settings.k = self.k as usize;
+        settings.m = self.m;
+        settings.budget = self.budget;
+        settings.depth = self.depth;
+        settings.rrf_c = self.rrf_c;
+        settings.side_drop = self.side_drop;
     }
+}
 
+/// Only the settings of the bundle in `folder` (unchecked: [`read_bundle`] checks everything),
+/// for a front end to set itself up before the bundle opens.
+pub fn read_settings(folder: &Path) -> Result<BundleSettings, BundleError> {
+    let name = "settings.json";
+    let bytes = std::fs::read(folder.join(name)).map_err(|e| BundleError::Read {
+        folder: folder.to_path_buf(),
+        name: name.to_string(),
+        message: e.to_string(),
+    })?;
+    serde_json::from_slice(&bytes).map_err(|e| BundleError::Damaged {
+        folder: folder.to_path_buf(),
+        name: name.to_string(),
+        why: e.to_string(),
+    })
+}
+
+impl Bundle {
     /// Check that `layout` (the bundle's documents cut again under its settings) gives exactly
     /// the bundle's chunks and seams: ids, documents, spans, token counts, links, search texts.
     pub fn check_layout(&self, layout: &Layout) -> Result<(), BundleError> {

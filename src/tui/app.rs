@@ -5,6 +5,7 @@
 //! they answer the newest request. Moving `m` or the budget replans the current trace at once
 //! through the engine (`OpenCorpus::replan`, microseconds, no I/O).
 
+mod bundle;
 mod calibration;
 mod doc_view;
 mod evaluation;
@@ -144,6 +145,8 @@ pub struct App {
     pub effects: Vec<Effect>,
     /// A view file being restored (`--open`): its question and step wait for the corpus.
     pub restoring: Option<ViewFile>,
+    /// Whether the corpus is a bundle opened read-only (`--bundle`): its layout cannot change.
+    pub read_only: bool,
     /// The shown document's rows, kept between frames: (layout generation, document, width).
     doc_rows: Option<((u64, seamscope::corpus::DocId, usize), Arc<DocRows>)>,
 }
@@ -185,6 +188,7 @@ impl App {
             corpus_path: std::path::PathBuf::new(),
             effects: Vec::new(),
             restoring: None,
+            read_only: false,
             doc_rows: None,
         }
     }
@@ -562,7 +566,7 @@ impl App {
     /// A chunking choice changed (chunk size, `k`, chunker, heading prefixes): rebuild in the
     /// background, re-asking the current question on the new layout.
     fn layout_choice_changed(&mut self, changed: bool) {
-        if !changed {
+        if !changed || self.refuse_layout_change() {
             return;
         }
         let question = self.asked.clone();

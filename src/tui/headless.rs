@@ -36,6 +36,7 @@ impl Headless {
         let setup = worker::WorkerSetup {
             corpus: options.corpus.clone(),
             settings: options.settings.clone(),
+            bundle: options.bundle,
         };
         let worker_gens = Arc::clone(&gens);
         let thread = std::thread::Builder::new()
@@ -50,6 +51,7 @@ impl Headless {
         let name = super::corpus_name(&options.corpus);
         let mut app = App::new(name, &options.settings, theme, jobs);
         app.corpus_path = options.corpus.clone();
+        app.set_read_only(options.bundle);
         app.update(Action::Resize(width, height));
         app.update(Action::Open);
         Ok(Headless {

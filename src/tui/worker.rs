@@ -37,6 +37,8 @@ pub struct WorkerSetup {
     pub corpus: PathBuf,
     /// Settings for the engine.
     pub settings: Settings,
+    /// Whether `corpus` is a bundle folder, opened read-only.
+    pub bundle: bool,
 }
 
 /// Sends progress reports, throttled, with the time left at the stage's rate so far.
@@ -295,6 +297,9 @@ impl Worker<'_> {
         query: QuerySettings,
         reload: bool,
     ) -> Result<(), String> {
+        if self.setup.bundle {
+            return self.open_bundle(generation, params, question, query);
+        }
         let send = self.send;
         let gens = Arc::clone(&self.gens);
         let mut reporter = Reporter::new(send, generation);
@@ -396,11 +401,53 @@ impl Worker<'_> {
         Ok(())
     }
 
+    /// Open the bundle folder read-only: its own documents, layout and vectors (nothing is
+    /// embedded but questions), under the settings it was exported with.
+    fn open_bundle(
+        &mut self,
+        generation: u64,
+        params: LayoutParams,
+        question: Option<String>,
+        query: QuerySettings,
+    ) -> Result<(), String> {
+        let mut reporter = Reporter::new(self.send, generation);
+        self.ensure_engine(&mut reporter)?;
+        reporter.report(JobStage::Layout, 0, 0);
+        let engine = self
+            .engine
+            .as_mut()
+            .ok_or_else(|| "the model is not loaded".to_string())?;
+        let open = Arc::new(
+            engine
+                .open_bundle(&self.setup.corpus)
+                .map_err(|e| format!("{e:#}"))?,
+        );
+        let highlights = self.highlights(&open, generation);
+        let atoms = self.atoms(&open);
+        let questions = self.questions(&open);
+        let answer = question.and_then(|q| answer_on(&open, &mut self.engine, &q, query).ok());
+        self.current = Some((generation, params, Arc::clone(&open)));
+        (self.send)(Action::Opened(Box::new(Opened {
+            generation,
+            open,
+            highlights,
+            atoms,
+            params,
+            answer,
+            questions,
+        })));
+        Ok(())
+    }
+
     /// Compare the files on disk with the corpus shown and report the difference, if any.
     fn check_changes(&mut self, generation: u64) {
         let Some((_, _, open)) = &self.current else {
             return;
         };
+        if self.setup.bundle {
+            // A bundle is what was deployed: its documents are inside it, not the folder's files.
+            return;
+        }
         let options = self.setup.settings.load_options();
         let changes = match Corpus::load(&self.setup.corpus, &options) {
             Ok(on_disk) => {

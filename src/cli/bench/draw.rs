@@ -35,6 +35,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
         settings,
         theme: None,
         view: None,
+        bundle: false,
     };
     let times: Vec<ScreenTimes> = crate::tui::screenshots::run(options, &shots)?
         .into_iter()

@@ -62,6 +62,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
             },
             theme: None,
             view: None,
+            bundle: false,
         };
         let c = open_once(&options, true)?;
         let w = open_once(&options, false)?;

@@ -156,6 +156,9 @@ impl App {
 
     /// Read the files again and rebuild; the vector cache keeps what did not change.
     pub(super) fn reload(&mut self) {
+        if self.refuse_layout_change() {
+            return;
+        }
         let question = self.asked.clone();
         let query = self.query_settings();
         self.jobs
