@@ -12,6 +12,8 @@ use crate::chunk::context::{DocContext, SearchContext};
 use crate::chunk::{Chunk, ChunkId, Chunker, chunk_corpus};
 use crate::corpus::{Corpus, DocId, Span};
 use crate::seam::{Seam, SeamId, build_seams};
+use rayon::prelude::*;
+
 use crate::settings::Settings;
 use crate::tokens::{TokenCounter, TokenOffsets, TokenizerError};
 
@@ -87,9 +89,10 @@ impl Layout {
         k: usize,
     ) -> Result<Layout, TokenizerError> {
         let t0 = Instant::now();
+        // Documents are tokenized on every core (each in bounded pieces), in document order.
         let offsets = corpus
             .documents
-            .iter()
+            .par_iter()
             .map(|d| tokenizer.offsets(&d.text))
             .collect::<Result<Vec<_>, _>>()?;
         let t1 = Instant::now();
