@@ -74,7 +74,10 @@ fn tui_a_preview_shows_documents_and_answers_on_keywords_until_the_vectors_arriv
     );
     let screen = screen_text(&mut f);
     assert!(
-        screen.contains("documents shown, vectors coming"),
+        screen
+            .lines()
+            .next()
+            .is_some_and(|top| top.contains("vectors coming:")),
         "the top line says what is still coming:\n{screen}"
     );
     assert!(screen.contains('✂'), "the cuts are drawn:\n{screen}");

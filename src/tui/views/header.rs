@@ -68,7 +68,7 @@ fn job_line(app: &App) -> Option<Line<'static>> {
     let what = match app.shown.as_ref().map(|s| s.params) {
         // The job's own documents are shown already: it is embedding their vectors.
         _ if app.shown.as_ref().map(|s| s.generation) == Some(job.generation) => {
-            "documents shown, vectors coming".to_string()
+            "vectors coming".to_string()
         }
         Some(shown) if shown == job.params => "reloading the files".to_string(),
         Some(shown) if shown.chunk_tokens != job.params.chunk_tokens => format!(
