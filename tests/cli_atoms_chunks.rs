@@ -311,3 +311,35 @@ fn global_options_may_come_before_the_command() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--theme"));
 }
+
+#[test]
+fn a_reader_that_leaves_early_ends_seamscope_quietly() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let cache = tempfile::tempdir().unwrap();
+    let _ = common::settings(cache.path());
+    // `seamscope chunks --json --chunk-tokens 16 sample-corpus | head -c 100`: 2 MB, far more
+    // than a pipe holds.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_seamscope"))
+        .args(["chunks", "--json", "--chunk-tokens", "16", "sample-corpus"])
+        .env("SEAMSCOPE_CACHE_DIR", cache.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The reader is gone (its end of the pipe dropped above).
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+        "{stderr}"
+    );
+    use std::os::unix::process::ExitStatusExt;
+    assert!(
+        out.status.success() || out.status.signal() == Some(libc::SIGPIPE),
+        "{:?}",
+        out.status
+    );
+}
