@@ -207,7 +207,6 @@ struct CalibrateParams {
 #[derive(Clone)]
 struct SeamscopeServer {
     bench: Arc<Mutex<Workbench>>,
-    #[allow(dead_code, reason = "read by the code #[tool_handler] writes")]
     tool_router: ToolRouter<Self>,
 }
 
@@ -268,7 +267,7 @@ impl SeamscopeServer {
     }
 }
 
-#[tool_handler]
+#[tool_handler(router = self.tool_router)]
 impl ServerHandler for SeamscopeServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
