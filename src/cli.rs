@@ -8,6 +8,7 @@ mod common;
 mod eval;
 mod export;
 mod index;
+mod mcp;
 mod query;
 mod setup;
 mod tune;
@@ -187,6 +188,15 @@ enum Command {
         /// Print the whole trace as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Serve the engine to coding agents: a Model Context Protocol server on stdin / stdout
+    /// with the tools query, explain, eval and calibrate (progress on stderr).
+    Mcp {
+        /// Corpus folder or file, opened (and indexed if needed) once at start.
+        #[arg(default_value = "sample-corpus")]
+        corpus: PathBuf,
+        #[command(flatten)]
+        layout: LayoutArgs,
     },
     /// Score a question set: Seams at several margins against chunks-only retrieval.
     Eval {
@@ -382,7 +392,7 @@ impl Command {
             | Command::Atoms { json, .. }
             | Command::Chunks { json, .. }
             | Command::Bench { json, .. } => *json,
-            Command::Screenshots { .. } => false,
+            Command::Screenshots { .. } | Command::Mcp { .. } => false,
             Command::Export { json, .. } | Command::Import { json, .. } => *json,
         }
     }
@@ -481,6 +491,7 @@ pub fn run() -> ExitCode {
             query,
             json,
         }) => query::run(&cli.global, &corpus, &question, &layout, &query, json),
+        Some(Command::Mcp { corpus, layout }) => mcp::run(&cli.global, &corpus, &layout),
         Some(Command::Eval {
             corpus,
             layout,

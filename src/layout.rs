@@ -37,6 +37,42 @@ pub struct Layout {
     pub timings: LayoutTimings,
 }
 
+/// A seam name that names no seam of the layout.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SeamNameError {
+    /// Neither an id nor `left|right`.
+    #[error("`{0}` is not a seam: give its id (`12`) or its two chunks as left|right (`40|41`)")]
+    Unreadable(String),
+    /// An id past the seam table.
+    #[error("there is no seam {id}: this layout has {seams} seams (ids 0 to {})", seams.saturating_sub(1))]
+    NoSuchSeam {
+        /// The id asked for.
+        id: u32,
+        /// Seams in the layout.
+        seams: usize,
+    },
+    /// A chunk id past the chunk table.
+    #[error("there is no chunk {chunk}: this layout has {chunks} chunks (ids 0 to {})", chunks.saturating_sub(1))]
+    NoSuchChunk {
+        /// The chunk asked for.
+        chunk: u32,
+        /// Chunks in the layout.
+        chunks: usize,
+    },
+    /// Two chunks that no cut joins.
+    #[error(
+        "there is no seam {left}|{right}: a seam joins a chunk and the next one in the same document (seams at those chunks: {near})"
+    )]
+    NotAdjacent {
+        /// The left chunk asked for.
+        left: u32,
+        /// The right chunk asked for.
+        right: u32,
+        /// Seams touching either chunk, `40|41, 41|42`.
+        near: String,
+    },
+}
+
 /// Search texts for any span under one layout's search context: the search prefix (heading path,
 /// repeated table header) and then the exact span. See [`Layout::search_text_source`].
 pub struct SearchTextSource<'a> {
@@ -189,6 +225,56 @@ impl Layout {
         &self.seams[id.0 as usize]
     }
 
+    /// The seam a person names: its id (`12`, `seam 12`) or its two chunks (`40|41`,
+    /// `seam 40|41`, `cut 40|41`), as labels and reports show them.
+    pub fn find_seam(&self, name: &str) -> Result<SeamId, SeamNameError> {
+        let text = name.trim();
+        let bare = ["seam", "cut"]
+            .iter()
+            .find_map(|p| text.strip_prefix(p))
+            .unwrap_or(text)
+            .trim();
+        let number = |t: &str| t.trim().parse::<u32>().ok();
+        if let Some((l, r)) = bare.split_once('|') {
+            let (Some(l), Some(r)) = (number(l), number(r)) else {
+                return Err(SeamNameError::Unreadable(text.to_string()));
+            };
+            if let Some(seam) = self.seams.iter().find(|s| s.left.0 == l && s.right.0 == r) {
+                return Ok(seam.id);
+            }
+            let chunks = self.chunks.len() as u32;
+            if let Some(missing) = [l, r].into_iter().find(|c| *c >= chunks) {
+                return Err(SeamNameError::NoSuchChunk {
+                    chunk: missing,
+                    chunks: self.chunks.len(),
+                });
+            }
+            let near: Vec<String> = self
+                .seams
+                .iter()
+                .filter(|s| s.left.0 == l || s.right.0 == r || s.left.0 == r || s.right.0 == l)
+                .map(|s| format!("{}|{}", s.left.0, s.right.0))
+                .collect();
+            return Err(SeamNameError::NotAdjacent {
+                left: l,
+                right: r,
+                near: if near.is_empty() {
+                    "none: those chunks are whole documents".to_string()
+                } else {
+                    near.join(", ")
+                },
+            });
+        }
+        let id = number(bare).ok_or_else(|| SeamNameError::Unreadable(text.to_string()))?;
+        self.seams
+            .get(id as usize)
+            .map(|s| s.id)
+            .ok_or(SeamNameError::NoSuchSeam {
+                id,
+                seams: self.seams.len(),
+            })
+    }
+
     /// The exact evidence text of every chunk, in id order.
     pub fn chunk_texts<'a>(&self, corpus: &'a Corpus) -> Vec<&'a str> {
         self.chunks
@@ -266,5 +352,72 @@ impl Layout {
     /// Total tokens over all documents.
     pub fn total_tokens(&self) -> usize {
         self.offsets.iter().map(|o| o.len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two documents: chunks 0, 1, 2 in the first (seams 0|1 and 1|2), chunk 3 alone in the
+    /// second.
+    fn layout() -> Layout {
+        let chunk = |id: u32, doc: u32, ordinal: u32| Chunk {
+            id: ChunkId(id),
+            doc: DocId(doc),
+            ordinal,
+            span: Span { start: 0, end: 1 },
+            tokens: 1,
+        };
+        let seam = |id: u32, left: u32| Seam {
+            id: SeamId(id),
+            doc: DocId(0),
+            left: ChunkId(left),
+            right: ChunkId(left + 1),
+            cut: 0,
+            span: Span { start: 0, end: 1 },
+            left_tokens: 1,
+            right_tokens: 1,
+        };
+        Layout {
+            offsets: Vec::new(),
+            chunks: vec![
+                chunk(0, 0, 0),
+                chunk(1, 0, 1),
+                chunk(2, 0, 2),
+                chunk(3, 1, 0),
+            ],
+            seams: vec![seam(0, 0), seam(1, 1)],
+            chunker: "fixed-1".into(),
+            k: 1,
+            search: SearchContext::default(),
+            timings: LayoutTimings::default(),
+        }
+    }
+
+    #[test]
+    fn layout_find_seam_by_id_or_by_its_chunks() {
+        let l = layout();
+        for name in ["1|2", " seam 1|2", "cut 1 | 2", "1", "seam 1"] {
+            assert_eq!(l.find_seam(name), Ok(SeamId(1)), "{name}");
+        }
+        assert_eq!(l.find_seam("0|1"), Ok(SeamId(0)));
+    }
+
+    #[test]
+    fn layout_find_seam_says_what_is_wrong() {
+        let l = layout();
+        let message = |name: &str| l.find_seam(name).unwrap_err().to_string();
+        assert!(message("forty").contains("`forty` is not a seam"));
+        assert!(message("1|x").contains("left|right"));
+        assert_eq!(
+            message("7"),
+            "there is no seam 7: this layout has 2 seams (ids 0 to 1)"
+        );
+        assert!(message("3|9").contains("there is no chunk 9: this layout has 4 chunks"));
+        let far = message("0|2");
+        assert!(far.contains("there is no seam 0|2"), "{far}");
+        assert!(far.contains("0|1, 1|2"), "{far}");
+        assert!(message("2|3").contains("no seam 2|3"));
     }
 }

@@ -15,6 +15,7 @@
 //! - [`side`]: side drop, a fired seam bringing only the chunk whose half matches the question;
 //! - [`budget`]: the budget fill, strictly in rank order;
 //! - [`compare`]: the "without Seams" baselines;
+//! - [`explain`]: one seam's fire test, fill step and contexts, in words;
 //! - [`settings`] and [`trace`]: the knobs, the record, and `replan`.
 //!
 //! The white paper's worked example, end to end:
@@ -46,6 +47,7 @@
 
 pub mod budget;
 pub mod compare;
+pub mod explain;
 pub mod fire;
 pub mod fuse;
 pub mod list;
@@ -59,6 +61,7 @@ pub use budget::{BudgetAction, BudgetFill, BudgetStep, DEFAULT_BUDGET, fill_budg
 pub use compare::{
     Baseline, ChunksOnlyRun, Comparison, WithoutSeams, chunks_only, fill_chunks_only,
 };
+pub use explain::{LinkedChunkFate, SeamExplanation, SeamFill};
 pub use fire::{FireDecision, LinkedChunk, absent_position, fire_test};
 pub use fuse::{DEFAULT_RRF_C, FusedEntry, ListRank, fuse, position_of, rrf_score};
 pub use list::{EntryRef, Hit, ListSource, RankedList};

@@ -7,14 +7,22 @@ use std::path::Path;
 use std::time::Duration;
 
 use seamscope::calibrate::{
-    CalibrateOptions, CalibrationReport, CurvePoint, Distribution, KeywordQuestions, LlmConfig,
-    LlmQuestions, MarginCurve, PassageOptions, QuestionGenerator, SampleOptions, calibrate,
-    calibrate_from_questions,
+    CalibrateOptions, CalibrationProgress, CalibrationReport, CurvePoint, Distribution,
+    KeywordQuestions, LlmConfig, LlmQuestions, MarginCurve, PassageOptions, QuestionGenerator,
+    SampleOptions, calibrate, calibrate_from_questions,
 };
+use seamscope::eval::questions::Question;
+use seamscope::session::{Engine, OpenCorpus};
 use seamscope::text::safe;
 
 use super::common::{BuildBar, start_engine};
 use super::{GlobalArgs, LayoutArgs};
+
+/// Passages a calibration may draw.
+pub const PASSAGES_RANGE: std::ops::RangeInclusive<usize> = 1..=100_000;
+
+/// The largest candidate margin a calibration may score.
+pub const MAX_M_RANGE: std::ops::RangeInclusive<u32> = 1..=1000;
 
 /// Options of `calibrate`.
 #[derive(Debug, clap::Args, Clone)]
@@ -23,10 +31,10 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "CHUNKS", value_parser = super::usize_in(1..=10_000))]
     budget: Option<usize>,
     /// Passages drawn for the measured failure-vs-m curve (without --questions).
-    #[arg(long, default_value_t = seamscope::calibrate::passage::DEFAULT_PASSAGES, value_name = "N", value_parser = super::usize_in(1..=100_000))]
+    #[arg(long, default_value_t = seamscope::calibrate::passage::DEFAULT_PASSAGES, value_name = "N", value_parser = super::usize_in(PASSAGES_RANGE))]
     passages: usize,
     /// Largest candidate m scored (candidates are 0 to this).
-    #[arg(long, default_value_t = seamscope::calibrate::objective::DEFAULT_MAX_M, value_name = "M", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    #[arg(long, default_value_t = seamscope::calibrate::objective::DEFAULT_MAX_M, value_name = "M", value_parser = super::u32_in(MAX_M_RANGE))]
     max_m: u32,
     /// Sentences sampled per kind (unsplit and crossing) for the head-start diagnostic.
     #[arg(long, default_value_t = seamscope::calibrate::sample::DEFAULT_SAMPLES, value_name = "N")]
@@ -148,41 +156,59 @@ pub fn run(
         query: settings.query_settings(),
         max_m: args.max_m,
     };
-    let mut progress = |p: seamscope::calibrate::CalibrationProgress| {
+    let mut progress = |p: CalibrationProgress| {
         if !json && (p.done.is_multiple_of(50) || p.done == p.total) {
             eprintln!("calibrate: asked {} of {} questions", p.done, p.total);
         }
         true
     };
-    let report = match (&args.questions, questions) {
-        (Some(path), Some(questions)) => {
-            let query = options.query;
-            let mut search = |q: &str| Ok(engine.ask(&open, q, &query)?.0);
-            calibrate_from_questions(
-                &open.corpus,
-                &open.layout,
-                &questions,
-                &path.display().to_string(),
-                &query,
-                options.max_m,
-                &mut search,
-                &mut progress,
-            )?
-        }
-        _ => calibrate(
-            &mut engine,
-            &open,
-            generator.as_mut(),
-            &options,
-            &mut progress,
-        )?,
+    let gold = match (&args.questions, &questions) {
+        (Some(path), Some(questions)) => Some((path.as_path(), questions.as_slice())),
+        _ => None,
     };
+    let report = report(
+        &mut engine,
+        &open,
+        &options,
+        gold,
+        generator.as_mut(),
+        &mut progress,
+    )?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", render(&report, args.list));
     }
     Ok(())
+}
+
+/// The calibration of an open corpus: on `gold` (a question file and its questions) when given,
+/// else on passages and sentences drawn under `options` with questions from `generator`.
+pub fn report(
+    engine: &mut Engine,
+    open: &OpenCorpus,
+    options: &CalibrateOptions,
+    gold: Option<(&Path, &[Question])>,
+    generator: &mut dyn QuestionGenerator,
+    progress: &mut dyn FnMut(CalibrationProgress) -> bool,
+) -> anyhow::Result<CalibrationReport> {
+    Ok(match gold {
+        Some((path, questions)) => {
+            let query = options.query;
+            let mut search = |q: &str| Ok(engine.ask(open, q, &query)?.0);
+            calibrate_from_questions(
+                &open.corpus,
+                &open.layout,
+                questions,
+                &path.display().to_string(),
+                &query,
+                options.max_m,
+                &mut search,
+                progress,
+            )?
+        }
+        None => calibrate(engine, open, generator, options, progress)?,
+    })
 }
 
 /// Widest bar of the histogram, in characters.

@@ -148,15 +148,15 @@ fn csv(rows: &[GridRow]) -> String {
 }
 
 /// Seams at several margins beside chunks-only retrieval, each question searched once: the
-/// margins are scored from the kept searches.
-fn sweep(
+/// margins are scored from the kept searches (cheap: only the questions are embedded when the
+/// corpus is indexed at `k`).
+pub fn sweep_rows(
     engine: &mut Engine,
     open: &OpenCorpus,
     questions: &[Question],
     ms: &[u32],
     grid: GridSettings,
     k: usize,
-    json: bool,
 ) -> anyhow::Result<Vec<GridRow>> {
     let vectors = questions
         .iter()
@@ -196,12 +196,34 @@ fn sweep(
         row.label = format!("Seams k={k} m={m} + side drop {threshold:.2}");
         rows.push(row);
     }
-    if json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
-    } else {
-        print_grid(&rows);
-    }
     Ok(rows)
+}
+
+/// The strategy comparison of DESIGN.md §7 under `settings`' budget: every strategy of
+/// [`Strategy::grid`] (Seams at each of `seam_k`) on every question. Strategies whose vectors
+/// are not cached yet are embedded first (minutes on a CPU the first time); `progress` hears
+/// each strategy's label as it starts.
+pub fn grid_rows(
+    engine: &mut Engine,
+    open: &OpenCorpus,
+    questions: &[Question],
+    settings: &seamscope::settings::Settings,
+    seam_k: &[usize],
+    progress: &mut dyn FnMut(&str),
+) -> anyhow::Result<Vec<GridRow>> {
+    let grid = GridSettings::from_settings(settings);
+    let strategies = Strategy::grid(settings.chunk_tokens, settings.k, seam_k);
+    let (mut cache, _) = engine.vector_cache();
+    let mut model = Embedding::of(engine, &mut cache);
+    Ok(run_grid(
+        &mut model,
+        &open.corpus,
+        &open.layout,
+        questions,
+        &strategies,
+        &grid,
+        progress,
+    )?)
 }
 
 /// Write the rows to `--csv FILE` when asked.
@@ -367,7 +389,12 @@ pub fn run(
     );
     if let Some(ms) = &args.sweep_m {
         let grid = GridSettings::from_settings(&settings);
-        let rows = sweep(&mut engine, &open, &questions, ms, grid, settings.k, json)?;
+        let rows = sweep_rows(&mut engine, &open, &questions, ms, grid, settings.k)?;
+        if json {
+            println!("{}", serde_json::to_string_pretty(&rows)?);
+        } else {
+            print_grid(&rows);
+        }
         write_csv(args, &rows)?;
         return gate(
             args,
@@ -378,18 +405,13 @@ pub fn run(
             json,
         );
     }
-    let grid = GridSettings::from_settings(&settings);
-    let strategies = Strategy::grid(settings.chunk_tokens, settings.k, &args.seam_k);
     let started = std::time::Instant::now();
-    let (mut cache, _) = engine.vector_cache();
-    let mut model = Embedding::of(&mut engine, &mut cache);
-    let rows = run_grid(
-        &mut model,
-        &open.corpus,
-        &open.layout,
+    let rows = grid_rows(
+        &mut engine,
+        &open,
         &questions,
-        &strategies,
-        &grid,
+        &settings,
+        &args.seam_k,
         &mut |label| {
             if !json {
                 eprintln!("eval: {label}");

@@ -84,6 +84,34 @@ impl FireDecision {
             .map(|p| p as usize)
     }
 
+    /// The largest margin at which this seam fires against the same chunk positions
+    /// (`min(pos(left), pos(right)) − pos(seam)`); `None` when a linked chunk ranks above the
+    /// seam, so no margin fires it.
+    pub fn largest_firing_m(&self) -> Option<u64> {
+        let best = self.left.counted_position.min(self.right.counted_position) as u64;
+        best.checked_sub(self.seam_position as u64)
+    }
+
+    /// Why the test came out as it did, in words, as a presenter reads it: `it outranks both
+    /// its chunks by at least m, so both will come together`.
+    pub fn reason(&self) -> String {
+        if self.fired_on_absence {
+            "passed only because a linked chunk is absent from the ranking".to_string()
+        } else if self.fires {
+            "it outranks both its chunks by at least m, so both will come together".to_string()
+        } else {
+            match self.needed_position() {
+                Some(p) => format!(
+                    "it would need #{p} or better, so it is dropped and its chunks keep their \
+                     own places"
+                ),
+                None => {
+                    "no position fires it at this m; its chunks keep their own places".to_string()
+                }
+            }
+        }
+    }
+
     /// True when the seam fired with both chunks present: it really outranked both by `m`.
     pub fn outranked_both(&self) -> bool {
         self.fires && !self.fired_on_absence

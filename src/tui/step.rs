@@ -169,31 +169,13 @@ impl Step {
                 trace.fused.len(),
             ),
             Step::Fire(i) => match trace.decisions.get(i) {
-                Some(d) => {
-                    let why = if d.fired_on_absence {
-                        " — passed only because a linked chunk is absent from the ranking"
-                            .to_string()
-                    } else if d.fires {
-                        " — it outranks both its chunks by at least m, so both will come together"
-                            .to_string()
-                    } else {
-                        match d.needed_position() {
-                            Some(p) => format!(
-                                " — it would need #{p} or better, so it is dropped and its \
-                                 chunks keep their own places"
-                            ),
-                            None => " — no position fires it at this m; its chunks keep their \
-                                     own places"
-                                .to_string(),
-                        }
-                    };
-                    format!(
-                        "{} at #{}: {}{why}",
-                        open.seam_label(d.seam),
-                        d.seam_position,
-                        d.arithmetic()
-                    )
-                }
+                Some(d) => format!(
+                    "{} at #{}: {} — {}",
+                    open.seam_label(d.seam),
+                    d.seam_position,
+                    d.arithmetic(),
+                    d.reason()
+                ),
                 None => String::new(),
             },
             Step::Fill(i) => match trace.fill.steps.get(i) {

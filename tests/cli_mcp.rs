@@ -1,0 +1,412 @@
+//! `seamscope mcp` driven by a scripted client over stdio, as a coding agent runs it: the
+//! handshake, the four tools and their input schemas, the worked example's trace (checked against
+//! `seamscope query --json`), `explain` on the seam that decides it, small `eval` and `calibrate`
+//! runs, and bad calls answered as errors while the server carries on.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+/// Generous: the machine is slow and shared, and a fresh cache embeds the corpus first.
+const STARTUP: Duration = Duration::from_secs(900);
+const CALL: Duration = Duration::from_secs(600);
+
+/// A client speaking newline-delimited JSON-RPC to the server's stdin and stdout.
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    stderr: std::thread::JoinHandle<String>,
+    next_id: u64,
+}
+
+impl Client {
+    fn start(cache: &std::path::Path) -> Client {
+        let _ = common::settings(cache);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_seamscope"))
+            .args(["mcp", "sample-corpus"])
+            .env("SEAMSCOPE_CACHE_DIR", cache)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut stderr = child.stderr.take().expect("stderr");
+        let stderr = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        Client {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+            next_id: 1,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{message}").expect("the server reads stdin");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next message on stdout; every line must be one JSON-RPC message.
+    fn receive(&mut self, timeout: Duration) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(timeout)
+            .unwrap_or_else(|e| panic!("no message from the server within {timeout:?}: {e}"));
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout carried a line that is not JSON ({e}): {line}"));
+        assert_eq!(message["jsonrpc"], "2.0", "{line}");
+        message
+    }
+
+    /// Send a request and wait for the response with its id (skipping notifications).
+    fn request(&mut self, method: &str, params: Value, timeout: Duration) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let message = self.receive(timeout);
+            if message.get("id") == Some(&json!(id)) {
+                return message;
+            }
+            assert!(
+                message.get("id").is_none(),
+                "a response to another request: {message}"
+            );
+        }
+    }
+
+    /// Call a tool; the result object (or the JSON-RPC error).
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        self.request(
+            "tools/call",
+            json!({"name": tool, "arguments": arguments}),
+            CALL,
+        )
+    }
+
+    /// Close stdin and wait for the server to exit; its stderr.
+    fn finish(mut self) -> String {
+        drop(self.stdin.take());
+        let mut waited = Duration::ZERO;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                break status;
+            }
+            assert!(waited < CALL, "the server did not exit after stdin closed");
+            std::thread::sleep(Duration::from_millis(100));
+            waited += Duration::from_millis(100);
+        };
+        let stderr = self.stderr.join().expect("stderr thread");
+        assert!(status.success(), "the server failed: {status}\n{stderr}");
+        stderr
+    }
+}
+
+/// The text of a tool result, asserting whether it is an error.
+fn text(response: &Value, error: bool) -> String {
+    let result = &response["result"];
+    assert_eq!(
+        result["isError"].as_bool().unwrap_or(false),
+        error,
+        "isError should be {error}: {response}"
+    );
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text content: {response}"))
+        .to_string()
+}
+
+/// The A01 question and its gold spans, from the sample corpus' question file.
+fn worked_example() -> Value {
+    let file = std::fs::read_to_string("sample-corpus/questions.jsonl").expect("questions");
+    file.lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("a JSON line"))
+        .find(|q| q["id"] == "A01")
+        .expect("A01 is in the question file")
+}
+
+/// The seam whose cut falls inside one of the question's gold spans, from a query report's
+/// chunk and seam tables (a seam's cut is its right chunk's start): `(left, right)`.
+fn splitting_seam(report: &Value, question: &Value) -> (u64, u64) {
+    let chunks = report["chunks"].as_array().expect("chunks");
+    let chunk = |id: &Value| {
+        chunks
+            .iter()
+            .find(|c| c["id"] == *id)
+            .expect("a chunk the seam names")
+    };
+    report["seams"]
+        .as_array()
+        .expect("seams")
+        .iter()
+        .find_map(|s| {
+            let right = chunk(&s["right"]);
+            let cut = right["start"].as_u64()?;
+            let inside = right["doc"] == question["doc"]
+                && question["spans"].as_array()?.iter().any(|sp| {
+                    sp["start"].as_u64().is_some_and(|a| a < cut)
+                        && sp["end"].as_u64().is_some_and(|b| cut < b)
+                });
+            inside.then(|| (s["left"].as_u64().unwrap(), s["right"].as_u64().unwrap()))
+        })
+        .expect("a cut falls inside the worked example's evidence")
+}
+
+#[test]
+fn an_agent_lists_the_tools_gets_the_worked_example_trace_and_a_seam_explained() {
+    // The cache the other sample-corpus tests share, so the corpus is embedded once per build folder.
+    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sample-cache");
+    let a01 = worked_example();
+    let question = a01["question"].as_str().expect("question").to_string();
+
+    let mut client = Client::start(&cache);
+    let init = client.request(
+        "initialize",
+        json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "cli_mcp test", "version": "0"}
+        }),
+        STARTUP,
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "seamscope", "{init}");
+    assert!(
+        init["result"]["capabilities"]["tools"].is_object(),
+        "{init}"
+    );
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    // tools/list: the four tools, each with an input schema naming its inputs.
+    let list = client.request("tools/list", json!({}), CALL);
+    let tools = list["result"]["tools"].as_array().expect("tools");
+    let mut names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["calibrate", "eval", "explain", "query"]);
+    let schema = |name: &str| {
+        tools
+            .iter()
+            .find(|t| t["name"] == name)
+            .map(|t| t["inputSchema"].clone())
+            .expect("the tool is listed")
+    };
+    for (tool, inputs, required) in [
+        (
+            "query",
+            &["question", "k", "m", "budget", "depth"][..],
+            &["question"][..],
+        ),
+        (
+            "explain",
+            &["question", "seam", "m", "budget"],
+            &["question", "seam"],
+        ),
+        (
+            "eval",
+            &["questions", "mode", "budget", "m", "margins"],
+            &[],
+        ),
+        (
+            "calibrate",
+            &["budget", "passages", "max_m", "questions"],
+            &[],
+        ),
+    ] {
+        let s = schema(tool);
+        assert_eq!(s["type"], "object", "{tool}: {s}");
+        for input in inputs {
+            assert!(
+                s["properties"][*input].is_object(),
+                "{tool} takes {input}: {s}"
+            );
+        }
+        let mut listed: Vec<&str> = s["required"]
+            .as_array()
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        listed.sort_unstable();
+        assert_eq!(listed, required, "{tool} requires: {s}");
+    }
+
+    // query: the worked example's trace, the same fill as `seamscope query --json`.
+    let report: Value = serde_json::from_str(&text(
+        &client.call("query", json!({"question": question})),
+        false,
+    ))
+    .expect("query returns JSON");
+    let cli = common::seamscope(&cache)
+        .args(["query", "sample-corpus", &question, "--json"])
+        .output()
+        .expect("query runs");
+    assert!(
+        cli.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cli.stderr)
+    );
+    let cli: Value = serde_json::from_slice(&cli.stdout).expect("query --json");
+    assert_eq!(report["trace"]["fill"], cli["trace"]["fill"]);
+    assert_eq!(report["trace"]["fused"], cli["trace"]["fused"]);
+    assert_eq!(report["trace"]["settings"], cli["trace"]["settings"]);
+    assert_eq!(report["seams"], cli["seams"]);
+
+    // The cut inside A01's evidence: its seam fires and brings both chunks.
+    let (left, right) = splitting_seam(&report, &a01);
+    let fill = report["trace"]["fill"]["chunks"].as_array().expect("fill");
+    assert!(fill.contains(&json!(left)) && fill.contains(&json!(right)));
+    let seam_id = report["seams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["left"] == json!(left))
+        .map(|s| s["id"].clone())
+        .unwrap();
+    let decision = report["trace"]["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["seam"] == seam_id)
+        .expect("the seam is in the ranking")
+        .clone();
+    assert_eq!(decision["fires"], true, "{decision}");
+
+    // explain: in words, with the arithmetic the trace recorded.
+    let words = text(
+        &client.call(
+            "explain",
+            json!({"question": question, "seam": format!("{left}|{right}")}),
+        ),
+        false,
+    );
+    let (s, m) = (
+        decision["seam_position"].as_u64().unwrap(),
+        decision["m"].as_u64().unwrap(),
+    );
+    let arithmetic = format!(
+        "{s} + {m} = {} ≤ {} (chunk {left}) and ≤ {} (chunk {right}): fires",
+        s + m,
+        decision["left"]["counted_position"],
+        decision["right"]["counted_position"]
+    );
+    for part in [
+        format!("seam {left}|{right} joins chunk {left} ("),
+        "pos(seam) + m ≤ pos(left) and ≤ pos(right)".to_string(),
+        arithmetic,
+        format!("fired: added chunk {left} and chunk {right}"),
+        format!("Context with Seams: chunk {left} in, chunk {right} in."),
+    ] {
+        assert!(words.contains(&part), "missing {part:?} in:\n{words}");
+    }
+    // The same seam named by its id explains the same way.
+    let by_id = text(
+        &client.call(
+            "explain",
+            json!({"question": question, "seam": seam_id.to_string()}),
+        ),
+        false,
+    );
+    assert_eq!(by_id, words);
+
+    // Bad calls: tool errors with clear messages, or protocol errors; never a crash.
+    let unknown = text(
+        &client.call(
+            "explain",
+            json!({"question": question, "seam": "9000|9001"}),
+        ),
+        true,
+    );
+    assert!(unknown.contains("there is no chunk 9000"), "{unknown}");
+    let far = text(
+        &client.call(
+            "explain",
+            json!({"question": question, "seam": format!("{left}|{}", right + 5)}),
+        ),
+        true,
+    );
+    assert!(far.contains(&format!("there is no seam {left}|")), "{far}");
+    let empty = text(&client.call("query", json!({"question": "  "})), true);
+    assert!(empty.contains("the question is empty"), "{empty}");
+    let range = text(
+        &client.call("query", json!({"question": question, "m": 20000})),
+        true,
+    );
+    assert!(
+        range.contains("`m` = 20000 is out of range: 0 to 10000"),
+        "{range}"
+    );
+    let negative = client.call("query", json!({"question": question, "budget": -1}));
+    assert!(
+        negative["error"].is_object() || negative["result"]["isError"] == true,
+        "{negative}"
+    );
+    let missing = client.call("no_such_tool", json!({}));
+    assert!(missing["error"]["message"].is_string(), "{missing}");
+
+    // The server still answers, with the settings asked for.
+    let small: Value = serde_json::from_str(&text(
+        &client.call("query", json!({"question": question, "m": 0, "budget": 3})),
+        false,
+    ))
+    .unwrap();
+    assert_eq!(small["trace"]["settings"]["m"], 0);
+    assert_eq!(small["trace"]["settings"]["budget"], 3);
+    assert!(small["trace"]["fill"]["chunks"].as_array().unwrap().len() <= 3);
+
+    // eval (the cheap sweep) and a small calibration run end to end.
+    let eval: Value = serde_json::from_str(&text(
+        &client.call("eval", json!({"margins": [1, 2]})),
+        false,
+    ))
+    .unwrap();
+    let labels: Vec<&str> = eval["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["label"].as_str())
+        .collect();
+    assert_eq!(labels[0], "chunks only", "{labels:?}");
+    assert!(labels.iter().any(|l| l.ends_with("m=2")), "{labels:?}");
+    assert!(eval["questions"].as_u64().unwrap() > 0);
+    let calibration: Value = serde_json::from_str(&text(
+        &client.call(
+            "calibrate",
+            json!({"passages": 20, "samples": 5, "max_m": 4}),
+        ),
+        false,
+    ))
+    .unwrap();
+    assert_eq!(calibration["setup"]["budget"], 5, "{calibration}");
+    let recommended = &calibration["verdict"]["recommended_m"];
+    assert!(
+        recommended.is_null() || recommended.as_u64().is_some_and(|m| m <= 4),
+        "{recommended}"
+    );
+    let bad = text(
+        &client.call("eval", json!({"questions": "no/such/file.jsonl"})),
+        true,
+    );
+    assert!(bad.contains("no/such/file.jsonl"), "{bad}");
+
+    let stderr = client.finish();
+    assert!(stderr.contains("serving MCP on stdio"), "{stderr}");
+}
