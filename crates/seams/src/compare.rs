@@ -15,7 +15,7 @@ use super::budget::{BudgetFill, fill_budget};
 use super::fuse::FusedEntry;
 use super::plan::Plan;
 use super::rerank::RerankStatus;
-use crate::chunk::ChunkId;
+use crate::ChunkId;
 
 /// Which "without Seams" result a comparison is against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -163,8 +163,8 @@ impl WithoutSeams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieve::list::EntryRef;
-    use crate::seam::SeamId;
+    use crate::SeamId;
+    use crate::list::EntryRef;
 
     fn ids(v: &[u32]) -> Vec<ChunkId> {
         v.iter().copied().map(ChunkId).collect()

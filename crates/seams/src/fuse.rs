@@ -59,8 +59,8 @@ impl FusedEntry {
     /// `1/(60+1) + 1/(60+3) = 0.03227` (`given` for an entry of a ranking given as is).
     ///
     /// ```
-    /// use seamscope::chunk::ChunkId;
-    /// use seamscope::retrieve::{EntryRef, ListSource, RankedList, fuse};
+    /// use seams::ChunkId;
+    /// use seams::{EntryRef, ListSource, RankedList, fuse};
     /// let a = EntryRef::Chunk(ChunkId(1));
     /// let lists = [
     ///     RankedList::from_entries(ListSource::Dense, [a]),
@@ -156,8 +156,8 @@ pub fn position_of(fused: &[FusedEntry], entry: EntryRef) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chunk::ChunkId;
-    use crate::seam::SeamId;
+    use crate::ChunkId;
+    use crate::SeamId;
 
     fn chunk(id: u32) -> EntryRef {
         EntryRef::Chunk(ChunkId(id))

@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use super::list::EntryRef;
 use super::plan::{Plan, PlanItem};
 use super::side::Side;
-use crate::chunk::ChunkId;
-use crate::seam::SeamId;
+use crate::ChunkId;
+use crate::SeamId;
 
 /// Default final budget, in chunks.
 pub const DEFAULT_BUDGET: usize = 5;
@@ -127,8 +127,8 @@ impl BudgetFill {
     /// came in (a presenter walking the fill shows only what has been decided so far).
     ///
     /// ```
-    /// use seamscope::chunk::ChunkId;
-    /// use seamscope::retrieve::{EntryRef, FusedEntry, Plan, fill_budget};
+    /// use seams::ChunkId;
+    /// use seams::{EntryRef, FusedEntry, Plan, fill_budget};
     /// let fused: Vec<FusedEntry> = [3, 8, 5]
     ///     .into_iter()
     ///     .map(|c| FusedEntry::given(EntryRef::Chunk(ChunkId(c))))
@@ -247,8 +247,8 @@ mod tests {
         };
         assert_eq!(no_room.describe_within(16), "no room: 2 > 1");
     }
-    use crate::retrieve::fire::fire_test;
-    use crate::retrieve::fuse::FusedEntry;
+    use crate::fire::fire_test;
+    use crate::fuse::FusedEntry;
 
     fn links(seam: SeamId) -> (ChunkId, ChunkId) {
         (ChunkId(seam.0 / 100), ChunkId(seam.0 % 100))

@@ -12,8 +12,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::fire::FireDecision;
-use crate::chunk::ChunkId;
-use crate::seam::SeamId;
+use crate::ChunkId;
+use crate::SeamId;
 
 /// Default side-drop threshold (cosine), used when side drop is switched on without a value.
 ///
@@ -131,8 +131,8 @@ pub fn side_drops(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieve::fire::fire_test;
-    use crate::retrieve::{EntryRef, FusedEntry};
+    use crate::fire::fire_test;
+    use crate::{EntryRef, FusedEntry};
 
     #[test]
     fn a_side_is_dropped_only_when_it_alone_scores_below_the_threshold() {

@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use super::fuse::FusedEntry;
 use super::list::EntryRef;
-use crate::chunk::ChunkId;
-use crate::seam::SeamId;
+use crate::ChunkId;
+use crate::SeamId;
 
 /// The position an absent linked chunk counts as: one past the last fused entry.
 pub fn absent_position(fused_len: usize) -> usize {
