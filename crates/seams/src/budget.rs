@@ -167,6 +167,20 @@ impl BudgetFill {
 }
 
 /// Fill a budget of `budget` chunks by reading `plan` in order.
+///
+/// ```
+/// use seams::{fill_budget, fire_test, BudgetAction, ChunkId, EntryRef, FusedEntry, Plan, SeamId};
+/// // Seam 0 (chunks 1 and 2) fires at position 1, but a budget of 1 has no room for the pair:
+/// // it is skipped whole and chunk 7 takes the slot.
+/// let fused: Vec<FusedEntry> = [EntryRef::Seam(SeamId(0)), EntryRef::Chunk(ChunkId(7))]
+///     .into_iter()
+///     .map(FusedEntry::given)
+///     .collect();
+/// let decisions = fire_test(&fused, &|_| (ChunkId(1), ChunkId(2)), 1);
+/// let fill = fill_budget(&Plan::fused_order(&fused, &decisions), 1);
+/// assert_eq!(fill.steps[0].action, BudgetAction::SkippedNoRoom { needed: 2, remaining: 1 });
+/// assert_eq!(fill.chunks, [ChunkId(7)]);
+/// ```
 pub fn fill_budget(plan: &Plan, budget: usize) -> BudgetFill {
     let mut chunks: Vec<ChunkId> = Vec::new();
     let mut steps: Vec<BudgetStep> = Vec::new();

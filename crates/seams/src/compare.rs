@@ -87,6 +87,13 @@ pub fn chunks_only(fused: &[FusedEntry]) -> Vec<ChunkId> {
 }
 
 /// The budget filled from a chunks-only fused ranking (the real baseline); seams in it are dropped.
+///
+/// ```
+/// use seams::{fill_chunks_only, ChunkId, EntryRef, FusedEntry, SeamId};
+/// let entries = [EntryRef::Seam(SeamId(0)), EntryRef::Chunk(ChunkId(3)), EntryRef::Chunk(ChunkId(8))];
+/// let fused: Vec<FusedEntry> = entries.into_iter().map(FusedEntry::given).collect();
+/// assert_eq!(fill_chunks_only(&fused, 5).chunks, [ChunkId(3), ChunkId(8)]);
+/// ```
 pub fn fill_chunks_only(chunks_fused: &[FusedEntry], budget: usize) -> BudgetFill {
     fill_budget(&Plan::chunks_only(chunks_fused), budget)
 }
