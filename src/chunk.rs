@@ -21,15 +21,9 @@ pub mod recursive;
 pub mod sentences;
 pub mod structure;
 
-/// Index of a chunk in a corpus-wide chunk table (document order, then ordinal).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct ChunkId(pub u32);
-
-impl std::fmt::Display for ChunkId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
+/// Index of a chunk in a corpus-wide chunk table; defined with the retrieval stages in the `seams`
+/// crate, which takes ids and links and nothing else from seamscope.
+pub use seams::ChunkId;
 
 /// One chunk: a half-open byte span of one document, with its token count.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use crate::chunk::ChunkId;
 use crate::corpus::{DocId, Span};
 
-/// Index of a seam in a corpus-wide seam table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct SeamId(pub u32);
+/// Index of a seam in a corpus-wide seam table; defined with the retrieval stages in the `seams`
+/// crate.
+pub use seams::SeamId;
 
 /// One seam window: the text around the cut between `left` and `right`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -295,6 +295,13 @@ impl Engine {
         ))
     }
 
+    /// The question's vector exactly as dense search embeds it (same model, same windows,
+    /// L2-normalised), for a caller that ranks vectors elsewhere, such as an exported bundle's.
+    pub fn embed_question(&mut self, question: &str) -> Result<Vec<f32>, EngineError> {
+        check_question(question)?;
+        Ok(embed_one(&mut self.embedder, &self.tokenizer, question)?)
+    }
+
     /// Load the tokenizer and model named by `settings`.
     pub fn load(settings: Settings) -> Result<Engine, EngineError> {
         let tokenizer = Engine::load_tokenizer(&settings)?;

@@ -54,6 +54,7 @@ fn stable(mut v: Value) -> Value {
     }
     if let Value::Object(map) = &mut v {
         map.remove("timings");
+        map.remove("question_vector");
     }
     strip(&mut v, false);
     v

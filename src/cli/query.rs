@@ -132,7 +132,12 @@ pub fn run(
     let qs = settings.query_settings();
     let (trace, timings) = engine.ask(&open, question, &qs)?;
     if json {
-        let report = QueryReport::new(&open, &trace, timings);
+        let mut report = QueryReport::new(&open, &trace, timings);
+        if open.indexes.dense_ready() {
+            // Embedded again (milliseconds) rather than threaded out of `ask`: the same text
+            // through the same model gives the same vector, and the engine's API stays as it is.
+            report = report.with_question_vector(engine.embed_question(question)?);
+        }
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", render(&open, &trace, &qs, args.show, timings));

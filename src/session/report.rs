@@ -56,6 +56,11 @@ pub struct QueryReport<'a> {
     pub chunks: Vec<ChunkInfo>,
     /// Every seam of the layout.
     pub seams: Vec<SeamInfo>,
+    /// The question's vector as dense search used it, when the caller adds it
+    /// ([`QueryReport::with_question_vector`]): with an exported bundle's vectors it reproduces
+    /// the dense list. Absent when not added (and when dense search did not run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub question_vector: Option<Vec<f32>>,
 }
 
 impl<'a> QueryReport<'a> {
@@ -92,6 +97,13 @@ impl<'a> QueryReport<'a> {
                     right_tokens: s.right_tokens,
                 })
                 .collect(),
+            question_vector: None,
         }
+    }
+
+    /// The same report recording the question's vector.
+    pub fn with_question_vector(mut self, vector: Vec<f32>) -> Self {
+        self.question_vector = Some(vector);
+        self
     }
 }

@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use super::fire::FireDecision;
 use super::fuse::FusedEntry;
-use crate::chunk::ChunkId;
-use crate::seam::SeamId;
+use crate::ChunkId;
+use crate::SeamId;
 
 /// Default number of ordinary chunks sent to a reranker.
 pub const DEFAULT_RERANK_CANDIDATES: usize = 150;
@@ -180,8 +180,8 @@ pub fn score_candidates<'t>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieve::fire::fire_test;
-    use crate::retrieve::list::EntryRef;
+    use crate::fire::fire_test;
+    use crate::list::EntryRef;
 
     /// A reranker with fixed scores per text, recording what it was sent.
     struct FixedScores {

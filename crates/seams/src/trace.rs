@@ -15,8 +15,8 @@ use super::plan::{Plan, apply_rerank};
 use super::rerank::{RerankScores, RerankStatus, rerank_candidates};
 use super::settings::{QuerySettings, QuerySettingsError};
 use super::side::{SideDrop, SideScores, side_drops};
-use crate::chunk::ChunkId;
-use crate::seam::SeamId;
+use crate::ChunkId;
+use crate::SeamId;
 
 /// The ranking a query starts from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -7,8 +7,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::chunk::ChunkId;
-use crate::seam::SeamId;
+use crate::ChunkId;
+use crate::SeamId;
 
 /// One retrievable entry: a chunk (evidence) or a seam (a pointer to two chunks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -59,8 +59,8 @@ impl FusedEntry {
     /// `1/(60+1) + 1/(60+3) = 0.03227` (`given` for an entry of a ranking given as is).
     ///
     /// ```
-    /// use seamscope::chunk::ChunkId;
-    /// use seamscope::retrieve::{EntryRef, ListSource, RankedList, fuse};
+    /// use seams::ChunkId;
+    /// use seams::{EntryRef, ListSource, RankedList, fuse};
     /// let a = EntryRef::Chunk(ChunkId(1));
     /// let lists = [
     ///     RankedList::from_entries(ListSource::Dense, [a]),
@@ -94,6 +94,19 @@ impl FusedEntry {
 /// counts once, at its first rank. `c` should be finite and at least 0
 /// ([`QuerySettings::validate`](super::QuerySettings::validate) checks it); any value still yields a
 /// deterministic order.
+///
+/// ```
+/// use seams::{fuse, position_of, ChunkId, EntryRef, ListSource, RankedList};
+/// let (a, b) = (EntryRef::Chunk(ChunkId(1)), EntryRef::Chunk(ChunkId(2)));
+/// let lists = [
+///     RankedList::from_entries(ListSource::Dense, [a, b]),
+///     RankedList::from_entries(ListSource::KeywordChunks, [b]),
+/// ];
+/// let fused = fuse(&lists, 60.0);
+/// // b is in both lists: 1/62 + 1/61 beats a's 1/61.
+/// assert_eq!(position_of(&fused, b), Some(1));
+/// assert_eq!(fused[0].rank_in(ListSource::Dense), Some(2));
+/// ```
 pub fn fuse(lists: &[RankedList], c: f64) -> Vec<FusedEntry> {
     let mut index: HashMap<EntryRef, usize> = HashMap::new();
     let mut fused: Vec<FusedEntry> = Vec::new();
@@ -156,8 +169,8 @@ pub fn position_of(fused: &[FusedEntry], entry: EntryRef) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chunk::ChunkId;
-    use crate::seam::SeamId;
+    use crate::ChunkId;
+    use crate::SeamId;
 
     fn chunk(id: u32) -> EntryRef {
         EntryRef::Chunk(ChunkId(id))

@@ -12,8 +12,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::fire::FireDecision;
-use crate::chunk::ChunkId;
-use crate::seam::SeamId;
+use crate::ChunkId;
+use crate::SeamId;
 
 /// Default side-drop threshold (cosine), used when side drop is switched on without a value.
 ///
@@ -98,6 +98,16 @@ impl SideDrop {
 
 /// The side drops among `decisions` at `threshold`, given each seam's half scores (a fired seam
 /// without scores keeps both sides).
+///
+/// ```
+/// use seams::{fire_test, side_drops, ChunkId, EntryRef, FusedEntry, SeamId, Side, SideScores};
+/// let fused = vec![FusedEntry::given(EntryRef::Seam(SeamId(3)))];
+/// let decisions = fire_test(&fused, &|_| (ChunkId(6), ChunkId(7)), 1);
+/// let scores = [SideScores { seam: SeamId(3), left: 0.41, right: 0.03 }];
+/// let drops = side_drops(&decisions, &scores, 0.10);
+/// assert_eq!(drops[0].dropped, Side::Right);
+/// assert_eq!(drops[0].reason(), "right half scores 0.03 < 0.10 (left 0.41): chunk 7 not added");
+/// ```
 pub fn side_drops(
     decisions: &[FireDecision],
     scores: &[SideScores],
@@ -131,8 +141,8 @@ pub fn side_drops(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieve::fire::fire_test;
-    use crate::retrieve::{EntryRef, FusedEntry};
+    use crate::fire::fire_test;
+    use crate::{EntryRef, FusedEntry};
 
     #[test]
     fn a_side_is_dropped_only_when_it_alone_scores_below_the_threshold() {

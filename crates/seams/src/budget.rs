@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use super::list::EntryRef;
 use super::plan::{Plan, PlanItem};
 use super::side::Side;
-use crate::chunk::ChunkId;
-use crate::seam::SeamId;
+use crate::ChunkId;
+use crate::SeamId;
 
 /// Default final budget, in chunks.
 pub const DEFAULT_BUDGET: usize = 5;
@@ -127,8 +127,8 @@ impl BudgetFill {
     /// came in (a presenter walking the fill shows only what has been decided so far).
     ///
     /// ```
-    /// use seamscope::chunk::ChunkId;
-    /// use seamscope::retrieve::{EntryRef, FusedEntry, Plan, fill_budget};
+    /// use seams::ChunkId;
+    /// use seams::{EntryRef, FusedEntry, Plan, fill_budget};
     /// let fused: Vec<FusedEntry> = [3, 8, 5]
     ///     .into_iter()
     ///     .map(|c| FusedEntry::given(EntryRef::Chunk(ChunkId(c))))
@@ -167,6 +167,20 @@ impl BudgetFill {
 }
 
 /// Fill a budget of `budget` chunks by reading `plan` in order.
+///
+/// ```
+/// use seams::{fill_budget, fire_test, BudgetAction, ChunkId, EntryRef, FusedEntry, Plan, SeamId};
+/// // Seam 0 (chunks 1 and 2) fires at position 1, but a budget of 1 has no room for the pair:
+/// // it is skipped whole and chunk 7 takes the slot.
+/// let fused: Vec<FusedEntry> = [EntryRef::Seam(SeamId(0)), EntryRef::Chunk(ChunkId(7))]
+///     .into_iter()
+///     .map(FusedEntry::given)
+///     .collect();
+/// let decisions = fire_test(&fused, &|_| (ChunkId(1), ChunkId(2)), 1);
+/// let fill = fill_budget(&Plan::fused_order(&fused, &decisions), 1);
+/// assert_eq!(fill.steps[0].action, BudgetAction::SkippedNoRoom { needed: 2, remaining: 1 });
+/// assert_eq!(fill.chunks, [ChunkId(7)]);
+/// ```
 pub fn fill_budget(plan: &Plan, budget: usize) -> BudgetFill {
     let mut chunks: Vec<ChunkId> = Vec::new();
     let mut steps: Vec<BudgetStep> = Vec::new();
@@ -247,8 +261,8 @@ mod tests {
         };
         assert_eq!(no_room.describe_within(16), "no room: 2 > 1");
     }
-    use crate::retrieve::fire::fire_test;
-    use crate::retrieve::fuse::FusedEntry;
+    use crate::fire::fire_test;
+    use crate::fuse::FusedEntry;
 
     fn links(seam: SeamId) -> (ChunkId, ChunkId) {
         (ChunkId(seam.0 / 100), ChunkId(seam.0 % 100))

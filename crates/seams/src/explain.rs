@@ -11,8 +11,7 @@ use super::fire::{FireDecision, absent_position};
 use super::list::EntryRef;
 use super::side::SideDrop;
 use super::trace::Trace;
-use crate::chunk::ChunkId;
-use crate::seam::SeamId;
+use crate::ids::{ChunkId, SeamId};
 
 /// What the budget fill did with one seam.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -284,7 +283,7 @@ fn chunks(n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieve::{FusedEntry, QueryInput, QuerySettings, RankingInput, RerankInput};
+    use crate::{FusedEntry, QueryInput, QuerySettings, RankingInput, RerankInput};
 
     fn c(i: u32) -> FusedEntry {
         FusedEntry::given(EntryRef::Chunk(ChunkId(i)))
@@ -326,10 +325,10 @@ mod tests {
             budget,
             ..QuerySettings::default()
         };
-        crate::retrieve::replan(
+        crate::replan(
             &input,
             &settings,
-            &crate::retrieve::Lookups {
+            &crate::Lookups {
                 links: &links,
                 tokens: &tokens,
             },

@@ -23,8 +23,8 @@ use super::fuse::FusedEntry;
 use super::list::EntryRef;
 use super::rerank::{RerankScores, RerankStatus, pinned_chunks, rerank_candidates};
 use super::side::{Side, SideDrop};
-use crate::chunk::ChunkId;
-use crate::seam::SeamId;
+use crate::ChunkId;
+use crate::SeamId;
 
 /// How a chunk came to hold its plan position.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -282,7 +282,7 @@ fn reranked_order(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieve::fire::fire_test;
+    use crate::fire::fire_test;
 
     fn links(seam: SeamId) -> (ChunkId, ChunkId) {
         (ChunkId(seam.0 / 100), ChunkId(seam.0 % 100))

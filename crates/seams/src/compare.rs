@@ -15,7 +15,7 @@ use super::budget::{BudgetFill, fill_budget};
 use super::fuse::FusedEntry;
 use super::plan::Plan;
 use super::rerank::RerankStatus;
-use crate::chunk::ChunkId;
+use crate::ChunkId;
 
 /// Which "without Seams" result a comparison is against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,6 +87,13 @@ pub fn chunks_only(fused: &[FusedEntry]) -> Vec<ChunkId> {
 }
 
 /// The budget filled from a chunks-only fused ranking (the real baseline); seams in it are dropped.
+///
+/// ```
+/// use seams::{fill_chunks_only, ChunkId, EntryRef, FusedEntry, SeamId};
+/// let entries = [EntryRef::Seam(SeamId(0)), EntryRef::Chunk(ChunkId(3)), EntryRef::Chunk(ChunkId(8))];
+/// let fused: Vec<FusedEntry> = entries.into_iter().map(FusedEntry::given).collect();
+/// assert_eq!(fill_chunks_only(&fused, 5).chunks, [ChunkId(3), ChunkId(8)]);
+/// ```
 pub fn fill_chunks_only(chunks_fused: &[FusedEntry], budget: usize) -> BudgetFill {
     fill_budget(&Plan::chunks_only(chunks_fused), budget)
 }
@@ -163,8 +170,8 @@ impl WithoutSeams {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::retrieve::list::EntryRef;
-    use crate::seam::SeamId;
+    use crate::SeamId;
+    use crate::list::EntryRef;
 
     fn ids(v: &[u32]) -> Vec<ChunkId> {
         v.iter().copied().map(ChunkId).collect()

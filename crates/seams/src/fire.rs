@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use super::fuse::FusedEntry;
 use super::list::EntryRef;
-use crate::chunk::ChunkId;
-use crate::seam::SeamId;
+use crate::ChunkId;
+use crate::SeamId;
 
 /// The position an absent linked chunk counts as: one past the last fused entry.
 pub fn absent_position(fused_len: usize) -> usize {
@@ -222,6 +222,16 @@ impl FireDecision {
 ///
 /// `links` gives each seam's (left, right) chunks. A chunk listed twice in `fused` counts at its
 /// first position. Positions are 1-based; an absent chunk counts as [`absent_position`].
+///
+/// ```
+/// use seams::{fire_test, ChunkId, EntryRef, FusedEntry, SeamId};
+/// // Seam 0 joins chunks 4 and 5; chunk 5 is not in the ranking, so it counts as position 4.
+/// let entries = [EntryRef::Seam(SeamId(0)), EntryRef::Chunk(ChunkId(9)), EntryRef::Chunk(ChunkId(4))];
+/// let fused: Vec<FusedEntry> = entries.into_iter().map(FusedEntry::given).collect();
+/// let decisions = fire_test(&fused, &|_| (ChunkId(4), ChunkId(5)), 2);
+/// assert!(decisions[0].fires && decisions[0].fired_on_absence);
+/// assert_eq!(decisions[0].absent_links(), [ChunkId(5)]);
+/// ```
 pub fn fire_test(
     fused: &[FusedEntry],
     links: &dyn Fn(SeamId) -> (ChunkId, ChunkId),
