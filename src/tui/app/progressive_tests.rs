@@ -81,6 +81,22 @@ fn tui_a_preview_shows_documents_and_answers_on_keywords_until_the_vectors_arriv
         "the top line says what is still coming:\n{screen}"
     );
     assert!(screen.contains('✂'), "the cuts are drawn:\n{screen}");
+    // At the smallest size the embedding's counts and time left still fit on the top line.
+    f.app
+        .update(Action::Progress(crate::tui::action::JobProgress {
+            generation,
+            stage: crate::tui::action::JobStage::Build(seamscope::index::BuildStage::EmbedChunks),
+            done: 16_256,
+            total: 79_433,
+            eta: Some(std::time::Duration::from_secs(95)),
+        }));
+    let terminal = f.draw(120, 34);
+    let buffer = terminal.backend().buffer();
+    let top: String = (0..120).map(|x| buffer[(x, 0)].symbol()).collect();
+    assert!(
+        top.contains("vectors coming: embedding chunks 16,256/79,433 tokens · 1 min 35 s left"),
+        "{top}"
+    );
 
     ask_and_answer(&mut f);
     let answer = f.app.answer.as_ref().unwrap_or_else(|| panic!("no answer"));

@@ -46,11 +46,20 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let job = job_line(app);
     // The job's progress takes what the corpus line leaves, and at least half the line.
     let left_width: u16 = left.iter().map(|s| s.width() as u16).sum();
+    // While the corpus shown waits for its own vectors, their progress is the news: it takes up
+    // to three quarters of the line, so the token counts and the time left show at 120 columns.
+    let preview = app
+        .jobs
+        .layout
+        .as_ref()
+        .is_some_and(|j| app.shown.as_ref().map(|s| s.generation) == Some(j.generation));
+    let share = if preview {
+        area.width / 4 * 3
+    } else {
+        area.width / 2
+    };
     let job_width = match &job {
-        Some(_) => area
-            .width
-            .saturating_sub(left_width + 1)
-            .max(area.width / 2),
+        Some(_) => area.width.saturating_sub(left_width + 1).max(share),
         None => 0,
     };
     let [left_area, job_area] =
