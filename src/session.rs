@@ -165,13 +165,7 @@ impl OpenCorpus {
         let t1 = Instant::now();
         let lists = self.indexes.search_keywords(question, settings.depth)?;
         let t2 = Instant::now();
-        let input = QueryInput {
-            question: question.to_string(),
-            ranking: RankingInput::Lists(lists.with_seams),
-            chunks_only: Some(RankingInput::Lists(lists.chunks_only)),
-            rerank: RerankInput::NotConfigured,
-            side_scores: Vec::new(),
-        };
+        let input = search_input(question, lists);
         let trace = self.with_lookups(|l| replan(&input, settings, l))?;
         let t3 = Instant::now();
         Ok((
@@ -213,6 +207,17 @@ impl OpenCorpus {
             EntryRef::Chunk(c) => self.chunk_label(c),
             EntryRef::Seam(s) => self.seam_label(s),
         }
+    }
+}
+
+/// The input of the stages after search: both sides' lists, nothing reranked or scored yet.
+fn search_input(question: &str, lists: crate::index::search::SearchLists) -> QueryInput {
+    QueryInput {
+        question: question.to_string(),
+        ranking: RankingInput::Lists(lists.with_seams),
+        chunks_only: Some(RankingInput::Lists(lists.chunks_only)),
+        rerank: RerankInput::NotConfigured,
+        side_scores: Vec::new(),
     }
 }
 
@@ -258,13 +263,7 @@ impl Engine {
         let t1 = Instant::now();
         let lists = open.indexes.search(&vector, question, settings.depth)?;
         let t2 = Instant::now();
-        let mut input = QueryInput {
-            question: question.to_string(),
-            ranking: RankingInput::Lists(lists.with_seams),
-            chunks_only: Some(RankingInput::Lists(lists.chunks_only)),
-            rerank: RerankInput::NotConfigured,
-            side_scores: Vec::new(),
-        };
+        let mut input = search_input(question, lists);
         if let Some(reranker) = self.reranker.as_mut() {
             let candidates = open.with_lookups(|l| input.rerank_candidates(settings, l.links));
             let text_of = |c: ChunkId| {

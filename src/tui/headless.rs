@@ -128,18 +128,9 @@ impl Headless {
         Ok(terminal)
     }
 
-    /// The frame as text, one line per row.
+    /// The frame as text, one quoted line per row (the test backend's own rendering).
     pub fn screen_text(&self) -> anyhow::Result<String> {
-        let terminal = self.draw()?;
-        let buffer = terminal.backend().buffer();
-        let mut text = String::new();
-        for y in 0..buffer.area.height {
-            for x in 0..buffer.area.width {
-                text.push_str(buffer[(x, y)].symbol());
-            }
-            text.push('\n');
-        }
-        Ok(text)
+        Ok(self.draw()?.backend().to_string())
     }
 
     /// Quit: the worker stops at its next request or progress report.

@@ -342,29 +342,17 @@ impl Worker<'_> {
         let preview = Arc::new(
             OpenCorpus::keywords_only(corpus.clone(), layout.clone()).map_err(|e| e.to_string())?,
         );
-        let highlights = self.highlights(&preview, generation);
-        let atoms = self.atoms(&preview);
-        let questions = self.questions(&preview);
-        let query = QuerySettings {
-            k: params.k as u32,
-            ..query
-        };
         if !self.gens.layout_is_current(generation) {
             return Ok(());
         }
-        let answer = question
-            .as_deref()
-            .and_then(|q| answer_on(&preview, &mut None, q, query).ok());
-        self.current = Some((generation, params, Arc::clone(&preview)));
-        send(Action::Previewed(Box::new(Opened {
+        self.deliver(
             generation,
-            open: Arc::clone(&preview),
-            highlights: Arc::clone(&highlights),
-            atoms: Arc::clone(&atoms),
             params,
-            answer,
-            questions: Arc::clone(&questions),
-        })));
+            Arc::clone(&preview),
+            question.as_deref(),
+            query,
+            false,
+        );
 
         self.ensure_engine(&mut reporter)?;
         let Worker {
@@ -387,17 +375,7 @@ impl Worker<'_> {
             return Ok(());
         }
         let open = Arc::new(opened.map_err(|e| e.to_string())?);
-        let answer = question.and_then(|q| answer_on(&open, &mut self.engine, &q, query).ok());
-        self.current = Some((generation, params, Arc::clone(&open)));
-        (self.send)(Action::Opened(Box::new(Opened {
-            generation,
-            open,
-            highlights,
-            atoms,
-            params,
-            answer,
-            questions,
-        })));
+        self.deliver(generation, params, open, question.as_deref(), query, true);
         Ok(())
     }
 
@@ -422,12 +400,32 @@ impl Worker<'_> {
                 .open_bundle(&self.setup.corpus)
                 .map_err(|e| format!("{e:#}"))?,
         );
+        self.deliver(generation, params, open, question.as_deref(), query, true);
+        Ok(())
+    }
+
+    /// Send layout `generation`'s corpus to the screen with what it takes to show it (highlights,
+    /// atoms and the question set, worked out once per set of files) and the current question
+    /// answered on it: as a preview while its vectors are embedded (`finished` false), or done.
+    fn deliver(
+        &mut self,
+        generation: u64,
+        params: LayoutParams,
+        open: Arc<OpenCorpus>,
+        question: Option<&str>,
+        query: QuerySettings,
+        finished: bool,
+    ) {
         let highlights = self.highlights(&open, generation);
         let atoms = self.atoms(&open);
         let questions = self.questions(&open);
-        let answer = question.and_then(|q| answer_on(&open, &mut self.engine, &q, query).ok());
+        let query = QuerySettings {
+            k: params.k as u32,
+            ..query
+        };
+        let answer = question.and_then(|q| answer_on(&open, &mut self.engine, q, query).ok());
         self.current = Some((generation, params, Arc::clone(&open)));
-        (self.send)(Action::Opened(Box::new(Opened {
+        let opened = Box::new(Opened {
             generation,
             open,
             highlights,
@@ -435,8 +433,12 @@ impl Worker<'_> {
             params,
             answer,
             questions,
-        })));
-        Ok(())
+        });
+        (self.send)(if finished {
+            Action::Opened(opened)
+        } else {
+            Action::Previewed(opened)
+        });
     }
 
     /// Compare the files on disk with the corpus shown and report the difference, if any.

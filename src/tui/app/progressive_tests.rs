@@ -14,16 +14,7 @@ use crate::tui::fixture::{Fixture, QUESTION};
 use crate::tui::jobs::{Generations, Jobs, Request};
 
 fn screen_text(f: &mut Fixture) -> String {
-    let terminal = f.draw(160, 48);
-    let buffer = terminal.backend().buffer();
-    let mut text = String::new();
-    for y in 0..buffer.area.height {
-        for x in 0..buffer.area.width {
-            text.push_str(buffer[(x, y)].symbol());
-        }
-        text.push('\n');
-    }
-    text
+    f.draw(160, 48).backend().to_string()
 }
 
 /// Ask [`QUESTION`] and deliver the worker's answer on the corpus shown (keyword lists alone
