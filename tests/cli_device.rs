@@ -109,18 +109,12 @@ fn auto_falls_back_to_the_cpu_with_one_line_saying_why() {
 #[test]
 fn setup_gpu_dry_run_lists_pinned_wheels_and_fetches_nothing() {
     let (cache, data) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let out = seamscope(cache.path())
-        .arg("--data-dir")
-        .arg(data.path())
-        .args(["setup", "--gpu", "--dry-run", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let v = common::json_of(
+        seamscope(cache.path())
+            .arg("--data-dir")
+            .arg(data.path())
+            .args(["setup", "--gpu", "--dry-run", "--json"]),
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["dry_run"], true);
     assert_eq!(v["cpu"]["model_installed"], false);
     let gpu = &v["gpu"];

@@ -39,28 +39,22 @@ fn export_writes_a_bundle_that_matches_its_manifest_and_the_layout() {
     let corpus = corpus();
     let out_dir = tempfile::tempdir().unwrap();
     let bundle = out_dir.path().join("bundle");
-    let out = seamscope(cache.path())
-        .args([
-            "export",
-            "--chunk-tokens",
-            "200",
-            "--k",
-            "50",
-            "--m",
-            "2",
-            "--json",
-        ])
-        .arg(corpus.path())
-        .arg("--out")
-        .arg(&bundle)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let report = common::json_of(
+        seamscope(cache.path())
+            .args([
+                "export",
+                "--chunk-tokens",
+                "200",
+                "--k",
+                "50",
+                "--m",
+                "2",
+                "--json",
+            ])
+            .arg(corpus.path())
+            .arg("--out")
+            .arg(&bundle),
     );
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["settings"]["m"], 2);
     assert_eq!(report["settings"]["k"], 50);
     assert_eq!(report["settings"]["chunk_tokens"], 200);
@@ -126,17 +120,11 @@ fn export_writes_a_bundle_that_matches_its_manifest_and_the_layout() {
 
     // `import` opens it again: every file checked, the layout cut again the same, the settings
     // it was exported with.
-    let imported = seamscope(cache.path())
-        .args(["import", "--json"])
-        .arg(&bundle)
-        .output()
-        .unwrap();
-    assert!(
-        imported.status.success(),
-        "{}",
-        String::from_utf8_lossy(&imported.stderr)
+    let summary = common::json_of(
+        seamscope(cache.path())
+            .args(["import", "--json"])
+            .arg(&bundle),
     );
-    let summary: serde_json::Value = serde_json::from_slice(&imported.stdout).unwrap();
     assert_eq!(summary["chunks"], records.len());
     assert_eq!(summary["seams"], seams.len());
     assert_eq!(summary["documents"], 1);

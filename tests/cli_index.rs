@@ -18,17 +18,11 @@ fn corpus() -> tempfile::TempDir {
 fn index_prints_what_it_did_then_reopens_without_embedding() {
     let cache = tempfile::tempdir().unwrap();
     let corpus = corpus();
-    let out = seamscope(cache.path())
-        .args(["index", "--chunk-tokens", "200", "--k", "50", "--json"])
-        .arg(corpus.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let v = common::json_of(
+        seamscope(cache.path())
+            .args(["index", "--chunk-tokens", "200", "--k", "50", "--json"])
+            .arg(corpus.path()),
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["documents"], 1);
     assert_eq!(v["skipped"][0]["path"], "logo.png");
     assert_eq!(v["skipped"][0]["reason"], "binary");

@@ -138,17 +138,11 @@ fn added_and_removed_files_are_named_and_only_the_new_one_is_embedded() {
     std::fs::write(corpus.path().join("ledger.md"), note.repeat(40)).unwrap();
 
     // Through the command line: `index --json` says what changed and what was embedded.
-    let out = common::seamscope(cache.path())
-        .args(["index", "--chunk-tokens", "200", "--k", "40", "--json"])
-        .arg(corpus.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let v = common::json_of(
+        common::seamscope(cache.path())
+            .args(["index", "--chunk-tokens", "200", "--k", "40", "--json"])
+            .arg(corpus.path()),
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let changes = &v["build"]["changes"];
     assert_eq!(changes["added"], serde_json::json!(["ledger.md"]));
     assert_eq!(changes["removed"], serde_json::json!(["runbook.md"]));

@@ -41,3 +41,14 @@ pub fn seamscope(cache: &Path) -> assert_cmd::Command {
     cmd.env("SEAMSCOPE_CACHE_DIR", cache);
     cmd
 }
+
+/// Run `cmd`, require success (showing its stderr when it fails) and parse its stdout as JSON.
+pub fn json_of(cmd: &mut assert_cmd::Command) -> serde_json::Value {
+    let out = cmd.output().expect("the command runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the command prints JSON")
+}
