@@ -71,6 +71,10 @@ pub struct GlobalArgs {
     /// and GPU are there, else the CPU, saying why), cpu or cuda (default: auto).
     #[arg(long, global = true, value_enum, value_name = "DEVICE")]
     device: Option<seamscope::embed::device::Device>,
+    /// Keep the chunk and seam vectors in the Chroma server at URL (http://HOST:PORT) and run
+    /// dense search there; keyword lists stay local (default: the embedded usearch files).
+    #[arg(long, global = true, value_name = "URL", env = "SEAMSCOPE_CHROMA_URL")]
+    chroma: Option<String>,
 }
 
 /// Options that shape chunks and seams.
@@ -303,6 +307,10 @@ impl GlobalArgs {
         if let Some(device) = self.device {
             s.device = device;
         }
+        if let Some(url) = &self.chroma {
+            s.chroma_url = Some(url.clone());
+        }
+        s.validate().map_err(|e| UsageError(e.to_string()))?;
         Ok(s)
     }
 }
@@ -329,8 +337,9 @@ impl LayoutArgs {
 
 /// Environment variables that name places. Set but empty, they are an error that names the
 /// variable: clap would otherwise blame the matching flag, which the user never typed.
-const PLACE_VARIABLES: [&str; 6] = [
+const PLACE_VARIABLES: [&str; 7] = [
     "SEAMSCOPE_CACHE_DIR",
+    "SEAMSCOPE_CHROMA_URL",
     "SEAMSCOPE_DATA_DIR",
     "SEAMSCOPE_MODEL_DIR",
     "SEAMSCOPE_ORT_LIB",
@@ -526,6 +535,7 @@ pub fn run() -> ExitCode {
             bench::BenchKind::Query => bench::query::run(&cli.global, &corpus, json),
             bench::BenchKind::Draw => bench::draw::run(&cli.global, &corpus, json),
             bench::BenchKind::Open => bench::open::run(&cli.global, &corpus, json),
+            bench::BenchKind::Store => bench::store::run(&cli.global, &corpus, json),
             bench::BenchKind::Scale => {
                 bench::scale::run(&cli.global, &corpus, &sizes, questions, json)
             }

@@ -4,6 +4,7 @@
 //! An index folder is keyed by corpus fingerprint, chunker, `k` and model identity. Reopening an
 //! unchanged corpus embeds nothing; a damaged or mismatched folder is rebuilt, never trusted.
 
+pub mod chroma;
 pub mod keywords;
 pub mod lineage;
 pub mod manifest;
@@ -23,7 +24,7 @@ use crate::tokens::TokenCounter;
 use keywords::{KeywordError, KeywordIndex};
 use lineage::{CorpusChanges, FileEmbedded};
 use manifest::{FORMAT_VERSION, Manifest};
-use vectors::{SearchMode, VectorError, VectorIndex};
+use vectors::{DenseCollection, SearchMode, VectorError, VectorIndex};
 
 /// Why an index could not be opened or built.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +38,9 @@ pub enum IndexError {
     /// The keyword index failed.
     #[error(transparent)]
     Keyword(#[from] KeywordError),
+    /// The Chroma server holding the vectors failed.
+    #[error(transparent)]
+    Chroma(#[from] chroma::ChromaError),
     /// The cache folder cannot be written, found before any embedding starts.
     #[error(
         "the cache folder {} cannot be written ({message}); nothing was embedded: choose a writable folder with --cache-dir, SEAMSCOPE_CACHE_DIR or cache_dir in settings.toml",
@@ -77,6 +81,8 @@ pub enum BuildStage {
     EmbedSeams,
     /// Writing vector and keyword indexes.
     WriteIndexes,
+    /// Checking and filling the collections of a vector database server (Chroma).
+    UploadVectors,
 }
 
 /// Progress of a build: a stage and how far it is, in its own units (tokens when embedding).
@@ -129,6 +135,8 @@ pub struct BuildReport {
     pub changes: Option<CorpusChanges>,
     /// Per file, the chunk and seam texts that were embedded (the vector cache held the rest).
     pub embedded_files: Vec<FileEmbedded>,
+    /// What attaching the index to a Chroma server did, when its vectors live there.
+    pub store: Option<chroma::StoreSync>,
 }
 
 impl BuildReport {
@@ -147,6 +155,7 @@ impl BuildReport {
             search_mode,
             changes: None,
             embedded_files: Vec::new(),
+            store: None,
         }
     }
 }
@@ -171,16 +180,34 @@ pub struct IndexSet {
     pub dir: PathBuf,
     /// What they were built from.
     pub manifest: Manifest,
-    /// Chunk vectors, keyed by chunk id.
-    pub chunk_vectors: VectorIndex,
+    /// Chunk vectors, keyed by chunk id (the embedded usearch index, or a Chroma collection
+    /// after [`IndexSet::attach_chroma`]).
+    pub chunk_vectors: Box<dyn DenseCollection>,
     /// Seam vectors, keyed by seam id.
-    pub seam_vectors: VectorIndex,
+    pub seam_vectors: Box<dyn DenseCollection>,
     /// BM25 over chunk text.
     pub chunk_keywords: KeywordIndex,
     /// BM25 over seam windows.
     pub seam_keywords: KeywordIndex,
     /// Exact or approximate dense search.
     pub search_mode: SearchMode,
+    /// Where the dense vectors are searched.
+    pub store: DenseStore,
+}
+
+/// Where an index's dense vectors are searched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DenseStore {
+    /// usearch, in the index folder or in memory.
+    Embedded,
+    /// Two collections in a Chroma server.
+    Chroma {
+        /// The server.
+        url: String,
+        /// The chunk and the seam collection.
+        collections: [String; 2],
+    },
 }
 
 impl IndexSet {
@@ -241,17 +268,27 @@ impl IndexSet {
         Ok(IndexSet {
             dir: dir.to_path_buf(),
             manifest,
-            chunk_vectors: VectorIndex::build(dim, chunk_vectors)?,
-            seam_vectors: VectorIndex::build(dim, seam_vectors)?,
+            chunk_vectors: Box::new(VectorIndex::build(dim, chunk_vectors)?),
+            seam_vectors: Box::new(VectorIndex::build(dim, seam_vectors)?),
             chunk_keywords: KeywordIndex::build_in_ram(&chunk_texts)?,
             seam_keywords: KeywordIndex::build_in_ram(&seam_texts)?,
             search_mode,
+            store: DenseStore::Embedded,
         })
     }
 
     /// Whether the dense vectors are in (false for [`IndexSet::keywords_only`]).
     pub fn dense_ready(&self) -> bool {
         self.search_mode != SearchMode::Pending
+    }
+
+    /// How dense search runs, for report lines: `exact`, `approximate (HNSW)`, or
+    /// `HNSW in Chroma at URL` once attached to a server.
+    pub fn dense_search(&self) -> String {
+        match &self.store {
+            DenseStore::Embedded => self.search_mode.describe().to_string(),
+            DenseStore::Chroma { url, .. } => format!("HNSW in Chroma at {url}"),
+        }
     }
 }
 
@@ -388,6 +425,7 @@ pub fn open_or_build(
                     search_mode: set.search_mode,
                     changes: None,
                     embedded_files: Vec::new(),
+                    store: None,
                 };
                 // Best effort: a read-only cache still serves the index it holds.
                 let _ = lineage::point_at(&pointer, &dir);
@@ -527,6 +565,7 @@ pub fn open_or_build(
         search_mode: set.search_mode,
         changes,
         embedded_files,
+        store: None,
     };
     Ok((set, report))
 }
@@ -592,11 +631,12 @@ fn open_existing(
     Ok(IndexSet {
         dir: dir.to_path_buf(),
         manifest,
-        chunk_vectors,
-        seam_vectors,
+        chunk_vectors: Box::new(chunk_vectors),
+        seam_vectors: Box::new(seam_vectors),
         chunk_keywords,
         seam_keywords,
         search_mode,
+        store: DenseStore::Embedded,
     })
 }
 

@@ -2,6 +2,7 @@
 //! their indexes. Front ends (CLI, TUI) drive this; it never prints.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 pub mod report;
 mod sides;
@@ -22,7 +23,10 @@ use crate::corpus::{Corpus, CorpusError};
 use crate::embed::install;
 use crate::embed::model::ModelEmbedder;
 use crate::embed::{EmbedError, EmbedOptions};
-use crate::index::{BuildOptions, BuildProgress, BuildReport, IndexError, IndexSet, open_or_build};
+use crate::index::chroma::ChromaClient;
+use crate::index::{
+    BuildOptions, BuildProgress, BuildReport, BuildStage, IndexError, IndexSet, open_or_build,
+};
 use crate::layout::Layout;
 use crate::settings::{Places, Settings, SettingsError};
 use crate::tokens::{TokenCounter, TokenizerError};
@@ -111,6 +115,9 @@ pub struct Engine {
     pub reranker: Option<CrossEncoder>,
     /// Vectors of seam-window halves for side drop, opened on first use.
     halves: Option<VectorCache>,
+    /// The Chroma server of `settings.chroma_url` (the address as given, the client), connected
+    /// on first use.
+    chroma: Option<(String, Arc<ChromaClient>)>,
 }
 
 /// A corpus opened under the engine's settings: its layout and indexes.
@@ -358,6 +365,7 @@ impl Engine {
             embedder,
             reranker,
             halves: None,
+            chroma: None,
         })
     }
 
@@ -439,6 +447,16 @@ impl Engine {
         })
     }
 
+    /// The client of the Chroma server at `url`, connecting when it is not the one held.
+    fn chroma_client(&mut self, url: &str) -> Result<Arc<ChromaClient>, EngineError> {
+        if let Some((_, client)) = self.chroma.as_ref().filter(|(given, _)| given == url) {
+            return Ok(Arc::clone(client));
+        }
+        let client = Arc::new(ChromaClient::connect(url).map_err(IndexError::from)?);
+        self.chroma = Some((url.to_string(), Arc::clone(&client)));
+        Ok(client)
+    }
+
     /// Open (or build) the indexes of an already laid-out corpus.
     pub fn index_layout(
         &mut self,
@@ -452,7 +470,12 @@ impl Engine {
                 slice: self.settings.embed_slice,
             },
         };
-        let (indexes, report) = open_or_build(
+        // Connect first: a server that is not there fails before minutes of embedding.
+        let chroma = match self.settings.chroma_url.clone() {
+            Some(url) => Some(self.chroma_client(&url)?),
+            None => None,
+        };
+        let (mut indexes, mut report) = open_or_build(
             &corpus,
             &layout,
             &mut self.embedder,
@@ -461,6 +484,19 @@ impl Engine {
             options,
             progress,
         )?;
+        if let Some(client) = chroma {
+            let mut uploaded = |done, total| {
+                progress(BuildProgress {
+                    stage: BuildStage::UploadVectors,
+                    done,
+                    total,
+                });
+            };
+            let sync =
+                indexes.attach_chroma(&client, &self.settings.chroma_prefix, &mut uploaded)?;
+            report.store = Some(sync);
+            report.search_mode = indexes.search_mode;
+        }
         Ok(OpenCorpus {
             corpus,
             layout,

@@ -70,6 +70,12 @@ pub struct Settings {
     /// Side drop (off by default): a fired seam whose one half scores below this cosine against
     /// the question, while the other does not, brings only the other chunk.
     pub side_drop: Option<f32>,
+    /// A Chroma server (`http://HOST:PORT`) to keep the chunk and seam vectors in and run dense
+    /// search on; none: the embedded usearch files. Keyword lists stay local either way.
+    pub chroma_url: Option<String>,
+    /// The start of the collection names on the Chroma server (`PREFIX-<index key>-chunks` and
+    /// `-seams`), so teams or test runs sharing a server keep apart.
+    pub chroma_prefix: String,
 }
 
 impl Default for Settings {
@@ -98,6 +104,8 @@ impl Default for Settings {
             cache_dir: None,
             data_dir: None,
             side_drop: None,
+            chroma_url: None,
+            chroma_prefix: "seamscope".to_string(),
         }
     }
 }
@@ -204,6 +212,21 @@ impl Settings {
             "model_max_tokens",
             self.model_max_tokens,
             "8 to 100000 tokens",
+        )?;
+        check(
+            self.chroma_url.as_deref().is_none_or(|u| {
+                let u = u.trim();
+                u.starts_with("http://") || u.starts_with("https://")
+            }),
+            "chroma_url",
+            format!("{:?}", self.chroma_url),
+            "an http:// or https:// address of a Chroma server, or absent (embedded store)",
+        )?;
+        check(
+            crate::index::chroma::check_prefix(&self.chroma_prefix).is_ok(),
+            "chroma_prefix",
+            format!("{:?}", self.chroma_prefix),
+            "1 to 400 letters, digits, '.', '_' or '-', starting and ending with a letter or digit",
         )?;
         Ok(())
     }

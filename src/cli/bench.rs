@@ -6,6 +6,7 @@ pub mod open;
 pub mod query;
 pub mod rusage;
 pub mod scale;
+pub mod store;
 pub mod variants;
 
 /// What to measure.
@@ -22,6 +23,9 @@ pub enum BenchKind {
     /// What grows how: cold index time, tokens/s, peak memory, index size, warm reopen, k change,
     /// query latency and HNSW recall on 1x, 4x, 16x varied copies of the corpus.
     Scale,
+    /// Every question over the embedded store and over the Chroma server given by `--chroma`:
+    /// whether rankings, fire decisions and fills agree, and each store's latency per query.
+    Store,
 }
 
 /// The `q`-quantile of `samples` (0 to 1), by the nearest-rank rule; 0 when there are none.

@@ -56,6 +56,7 @@ impl BuildBar {
                 BuildStage::EmbedChunks => "embed chunks",
                 BuildStage::EmbedSeams => "embed seams",
                 BuildStage::WriteIndexes => "write indexes",
+                BuildStage::UploadVectors => "fill Chroma",
             });
             self.bar.set_position(0);
         }

@@ -32,6 +32,8 @@ pub struct IndexSummary {
     layout_seconds: LayoutTimings,
     /// Where the model ran, and why when `auto` chose the CPU.
     device: DeviceReport,
+    /// How dense search runs: exact, approximate (HNSW), or HNSW in Chroma at a URL.
+    dense_search: String,
     build: BuildReport,
 }
 
@@ -61,6 +63,7 @@ impl IndexSummary {
             tokens_from_cache: r.chunk_embedding.tokens_cached + r.seam_embedding.tokens_cached,
             layout_seconds: l.timings,
             device: device.clone(),
+            dense_search: open.indexes.dense_search(),
             build: r.clone(),
         }
     }
@@ -87,11 +90,22 @@ impl IndexSummary {
             self.seams, self.k, self.mean_seam_tokens
         );
         println!(
-            "vectors    {} = {:.2}x chunks alone ({} dense search)",
-            self.vectors,
-            self.vectors_vs_chunks_alone,
-            r.search_mode.describe()
+            "vectors    {} = {:.2}x chunks alone (dense search: {})",
+            self.vectors, self.vectors_vs_chunks_alone, self.dense_search
         );
+        if let Some(store) = &r.store {
+            for c in &store.collections {
+                let what = match &c.reason {
+                    Some(reason) => format!("uploaded ({})", seamscope::text::safe_name(reason)),
+                    None => "reused: it already held exactly these vectors".to_string(),
+                };
+                println!(
+                    "chroma     {} · {} vectors · {what}",
+                    seamscope::text::safe_name(&c.name),
+                    c.vectors
+                );
+            }
+        }
         if r.reopened {
             println!("embedding  none: reopened a verified index");
         } else {

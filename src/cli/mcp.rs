@@ -101,6 +101,7 @@ impl ProgressLines {
                 BuildStage::EmbedChunks => "embedding chunks",
                 BuildStage::EmbedSeams => "embedding seams",
                 BuildStage::WriteIndexes => "writing indexes",
+                BuildStage::UploadVectors => "filling Chroma",
             };
             eprintln!("seamscope mcp: {stage} {}/{}", p.done, p.total);
             self.stage = Some(p.stage);

@@ -183,7 +183,7 @@ pub fn render(
         qs.budget,
         qs.depth,
         qs.rrf_c,
-        open.indexes.search_mode.describe(),
+        open.indexes.dense_search(),
         match trace.rerank_status() {
             seamscope::retrieve::RerankStatus::NotConfigured =>
                 "none configured (stage skipped)".to_string(),

@@ -3,6 +3,7 @@
 //! Search is exact while the collection is small enough for that to be quick, so an explorer
 //! shows true ranks; above the limit it uses HNSW and says so.
 
+use std::ops::Range;
 use std::path::Path;
 
 use usearch::{Index, IndexOptions, MetricKind, ScalarKind};
@@ -47,6 +48,32 @@ impl SearchMode {
             SearchMode::Pending => "pending (keyword lists only)",
         }
     }
+}
+
+/// One collection's dense search (chunks or seams), wherever its vectors live: the shape every
+/// store adapter fills (the embedded usearch files here, a Chroma server in
+/// [`super::chroma`]). Ids are `0..len`, the collection's chunk or seam ids.
+pub trait DenseCollection: std::fmt::Debug + Send + Sync {
+    /// Number of vectors.
+    fn len(&self) -> usize;
+
+    /// Whether the collection holds nothing.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `count` nearest ids to `query` with their cosine similarity, best first, ties by id.
+    /// `mode` says whether an embedded index compares every vector or walks its graph; a
+    /// server searches as it is configured to.
+    fn search(
+        &self,
+        query: &[f32],
+        count: usize,
+        mode: SearchMode,
+    ) -> Result<Vec<(u32, f32)>, super::IndexError>;
+
+    /// The stored vectors of `ids`, in id order.
+    fn vectors(&self, ids: Range<u32>) -> Result<Vec<Vec<f32>>, super::IndexError>;
 }
 
 /// Cosine-distance vectors keyed `0..n`.
@@ -124,6 +151,22 @@ impl VectorIndex {
         self.len() == 0
     }
 
+    /// The stored vector of `key`.
+    pub fn vector(&self, key: u32) -> Result<Vec<f32>, VectorError> {
+        let mut v = vec![0f32; self.dim];
+        let found = self
+            .index
+            .get(u64::from(key), &mut v)
+            .map_err(err("read"))?;
+        if found == 0 {
+            return Err(VectorError {
+                action: "read",
+                message: format!("no vector {key}"),
+            });
+        }
+        Ok(v)
+    }
+
     /// The `count` nearest keys to `query` with cosine similarity, best first, ties by key.
     pub fn search(
         &self,
@@ -152,6 +195,27 @@ impl VectorIndex {
     }
 }
 
+impl DenseCollection for VectorIndex {
+    fn len(&self) -> usize {
+        VectorIndex::len(self)
+    }
+
+    fn search(
+        &self,
+        query: &[f32],
+        count: usize,
+        mode: SearchMode,
+    ) -> Result<Vec<(u32, f32)>, super::IndexError> {
+        Ok(VectorIndex::search(self, query, count, mode)?)
+    }
+
+    fn vectors(&self, ids: Range<u32>) -> Result<Vec<Vec<f32>>, super::IndexError> {
+        Ok(ids
+            .map(|id| self.vector(id))
+            .collect::<Result<Vec<_>, _>>()?)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,6 +240,7 @@ mod tests {
             1
         );
         assert!(VectorIndex::load(&p, 3, 4).is_err());
+        assert_eq!(back.vectors(0..3).unwrap(), vs, "stored exactly");
     }
 
     #[test]

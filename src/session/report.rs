@@ -52,6 +52,8 @@ pub struct QueryReport<'a> {
     pub timings: QueryTimings,
     /// Exact or approximate dense search.
     pub dense_search: SearchMode,
+    /// Where dense search ran: `"embedded"`, or `{"chroma": {"url", "collections"}}`.
+    pub dense_store: crate::index::DenseStore,
     /// Every chunk of the layout.
     pub chunks: Vec<ChunkInfo>,
     /// Every seam of the layout.
@@ -70,6 +72,7 @@ impl<'a> QueryReport<'a> {
             trace,
             timings,
             dense_search: open.indexes.search_mode,
+            dense_store: open.indexes.store.clone(),
             chunks: open
                 .layout
                 .chunks

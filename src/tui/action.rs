@@ -121,6 +121,7 @@ impl JobStage {
             JobStage::Build(BuildStage::EmbedChunks) => "embedding chunks",
             JobStage::Build(BuildStage::EmbedSeams) => "embedding seams",
             JobStage::Build(BuildStage::WriteIndexes) => "writing indexes",
+            JobStage::Build(BuildStage::UploadVectors) => "filling Chroma",
             JobStage::Highlight => "highlighting",
         }
     }
@@ -130,6 +131,7 @@ impl JobStage {
         match self {
             JobStage::Build(BuildStage::EmbedChunks | BuildStage::EmbedSeams) => "tokens",
             JobStage::Highlight => "documents",
+            JobStage::Build(BuildStage::UploadVectors) => "vectors",
             _ => "",
         }
     }

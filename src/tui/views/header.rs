@@ -4,6 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use seamscope::index::DenseStore;
 use seamscope::index::vectors::SearchMode;
 
 use crate::tui::app::App;
@@ -19,10 +20,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     ];
     if let Some(shown) = &app.shown {
         let open = &shown.open;
-        let mode = match open.indexes.search_mode {
-            SearchMode::Exact => "exact dense search",
-            SearchMode::Approximate => "approximate dense search (HNSW)",
-            SearchMode::Pending => "dense pending: keyword search only",
+        let mode = match (&open.indexes.store, open.indexes.search_mode) {
+            (_, SearchMode::Pending) => "dense pending: keyword search only",
+            (DenseStore::Chroma { .. }, _) => "dense search in Chroma (HNSW)",
+            (_, SearchMode::Exact) => "exact dense search",
+            (_, SearchMode::Approximate) => "approximate dense search (HNSW)",
         };
         let headings = if shown.params.heading_prefix {
             ", heading prefixes"

@@ -273,3 +273,25 @@ fn tui_the_status_line_explains_the_marks_when_there_is_room() {
         "{help}"
     );
 }
+
+#[test]
+fn tui_the_header_says_when_dense_search_runs_in_chroma() {
+    let mut f = Fixture::answered();
+    let top = |f: &mut Fixture| {
+        let screen = f.draw(200, 60).backend().to_string();
+        screen.lines().next().unwrap_or_default().to_string()
+    };
+    assert!(
+        top(&mut f).contains("exact dense search"),
+        "{}",
+        top(&mut f)
+    );
+    let shown = f.app.shown.as_mut().expect("a corpus is shown");
+    let open = Arc::get_mut(&mut shown.open).expect("the fixture holds the only copy");
+    open.indexes.store = seamscope::index::DenseStore::Chroma {
+        url: "http://127.0.0.1:8000".into(),
+        collections: ["s-x-chunks".into(), "s-x-seams".into()],
+    };
+    let line = top(&mut f);
+    assert!(line.contains("dense search in Chroma (HNSW)"), "{line}");
+}
