@@ -143,6 +143,10 @@ enum Command {
         layout: LayoutArgs,
         #[command(flatten)]
         query: query::QueryArgs,
+        /// A `seamscope calibrate --json` report to take `m` (and the budget) from, checked against
+        /// this layout and recorded in settings.json; `--m` / `--budget` still win.
+        #[arg(long, value_name = "FILE", value_parser = non_empty_path)]
+        calibration: Option<PathBuf>,
         /// Print what was written as JSON.
         #[arg(long)]
         json: bool,
@@ -478,8 +482,16 @@ pub fn run() -> ExitCode {
             out,
             layout,
             query,
+            calibration,
             json,
-        }) => export::run(&cli.global, &corpus, &out, &layout, &query, json),
+        }) => export::run(
+            &cli.global,
+            &corpus,
+            &out,
+            (&layout, &query),
+            calibration.as_deref(),
+            json,
+        ),
         Some(Command::Import { bundle, json }) => export::import(&cli.global, &bundle, json),
         Some(Command::Screenshots {
             corpus,

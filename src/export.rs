@@ -12,6 +12,7 @@
 //! [`read`] opens a bundle again, checked file by file, so the screen and the query pipeline run on
 //! exactly what was deployed.
 
+pub mod provenance;
 pub mod read;
 
 use std::io::Write;
@@ -84,6 +85,12 @@ pub struct BundleSettings {
     pub chunks: usize,
     /// Seams in the bundle.
     pub seams: usize,
+    /// Where `m` came from (absent in bundles written before it was recorded).
+    #[serde(default)]
+    pub m_source: Option<provenance::MarginSource>,
+    /// The calibration report `m` came from or was checked against, when one was given.
+    #[serde(default)]
+    pub calibration: Option<provenance::CalibrationOrigin>,
 }
 
 #[derive(Serialize)]
@@ -166,8 +173,9 @@ pub fn npy_bytes(rows: &[&[f32]], dim: usize) -> Vec<u8> {
     out
 }
 
-/// How the layout of a bundle was cut (the query settings travel separately).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How the layout of a bundle was cut (the query settings travel separately), and where its
+/// fire margin came from.
+#[derive(Debug, Clone, PartialEq)]
 pub struct BundleLayout {
     /// The chunking strategy.
     pub chunker: ChunkerKind,
@@ -175,6 +183,10 @@ pub struct BundleLayout {
     pub chunk_tokens: usize,
     /// Whether search texts carry heading paths.
     pub heading_prefix: bool,
+    /// Where `m` came from.
+    pub m_source: provenance::MarginSource,
+    /// The calibration behind it, when one was given.
+    pub calibration: Option<provenance::CalibrationOrigin>,
 }
 
 /// Write the bundle of `open` (cut as `cut` says) under `settings` into `folder` (created; it
@@ -287,6 +299,8 @@ pub fn write_bundle(
         side_drop: settings.side_drop,
         chunks: layout.chunks.len(),
         seams: layout.seams.len(),
+        m_source: Some(cut.m_source),
+        calibration: cut.calibration.clone(),
     };
     put(
         "settings.json",

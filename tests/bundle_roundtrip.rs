@@ -29,6 +29,8 @@ fn export(engine: &Engine, open: &OpenCorpus, out: &Path) {
         chunker: s.chunker,
         chunk_tokens: s.chunk_tokens,
         heading_prefix: s.heading_prefix,
+        m_source: seamscope::export::provenance::MarginSource::Settings,
+        calibration: None,
     };
     write_bundle(
         open,

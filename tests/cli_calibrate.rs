@@ -7,43 +7,7 @@ use common::seamscope;
 
 /// One document of varied prose sentences, long enough for several 120-token chunks.
 fn corpus() -> tempfile::TempDir {
-    let teams = [
-        "billing",
-        "dispatch",
-        "security",
-        "warehouse",
-        "platform",
-        "finance",
-    ];
-    let things = [
-        "the replica lag dashboard",
-        "every open customs declaration",
-        "the quarterly access review",
-        "the carrier rate tables",
-        "the failover runbook",
-        "the outbound manifest queue",
-        "the cold storage sensors",
-    ];
-    let when = [
-        "each Monday",
-        "before every release",
-        "at the end of each shift",
-        "twice a year",
-    ];
-    let text: String = (0..70)
-        .map(|i| {
-            format!(
-                "The {} team checks {} {} and records what it found in ticket {}. ",
-                teams[i % teams.len()],
-                things[i % things.len()],
-                when[i % when.len()],
-                1000 + i * 7
-            )
-        })
-        .collect();
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("operations.md"), text).unwrap();
-    dir
+    common::operations_corpus()
 }
 
 const SMALL: [&str; 5] = ["calibrate", "--chunk-tokens", "120", "--k", "30"];

@@ -59,6 +59,8 @@ fn export_writes_a_bundle_that_matches_its_manifest_and_the_layout() {
     assert_eq!(report["settings"]["k"], 50);
     assert_eq!(report["settings"]["chunk_tokens"], 200);
     assert_eq!(report["settings"]["chunker_kind"], "fixed");
+    assert_eq!(report["settings"]["m_source"], "flag");
+    assert!(report["settings"]["calibration"].is_null());
 
     // The manifest names every file with its true size and hash.
     let manifest: serde_json::Value =
@@ -156,5 +158,111 @@ fn export_writes_a_bundle_that_matches_its_manifest_and_the_layout() {
         String::from_utf8_lossy(&again.stderr).contains("is not empty"),
         "{}",
         String::from_utf8_lossy(&again.stderr)
+    );
+}
+
+#[test]
+fn export_takes_m_from_a_calibration_and_records_where_it_came_from() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = common::operations_corpus();
+    let work = tempfile::tempdir().unwrap();
+    let layout = ["--chunk-tokens", "120", "--k", "30"];
+    let calibration = common::json_of(
+        seamscope(cache.path())
+            .arg("calibrate")
+            .args(layout)
+            .args([
+                "--samples",
+                "15",
+                "--passages",
+                "40",
+                "--budget",
+                "3",
+                "--json",
+            ])
+            .arg(corpus.path()),
+    );
+    let recommended = calibration["verdict"]["recommended_m"]
+        .as_u64()
+        .expect("the calibration recommends an m");
+    let report_file = work.path().join("calibration.json");
+    std::fs::write(&report_file, calibration.to_string()).unwrap();
+
+    let export = |out: &str, extra: &[&str]| {
+        let mut cmd = seamscope(cache.path());
+        cmd.arg("export")
+            .args(["--chunk-tokens", "120"])
+            .args(if extra.contains(&"--k") {
+                &[][..]
+            } else {
+                &["--k", "30"][..]
+            })
+            .args(extra)
+            .arg("--calibration")
+            .arg(&report_file)
+            .arg(corpus.path())
+            .arg("--out")
+            .arg(work.path().join(out));
+        cmd
+    };
+    // m and the budget from the report; the report named by its hash.
+    let written = common::json_of(&mut export("bundle", &["--json"]));
+    let s = &written["settings"];
+    assert_eq!(s["m"], recommended);
+    assert_eq!(
+        s["budget"], 3,
+        "the budget the failure rates were measured at"
+    );
+    assert_eq!(s["m_source"], "calibration");
+    let bytes = std::fs::read(&report_file).unwrap();
+    assert_eq!(
+        s["calibration"]["blake3"],
+        blake3::hash(&bytes).to_hex().to_string()
+    );
+    assert_eq!(s["calibration"]["recommended_m"], recommended);
+    assert_eq!(s["calibration"]["k"], 30);
+    let on_disk: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(work.path().join("bundle/settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(on_disk["calibration"], s["calibration"]);
+    // import says where m came from.
+    let import = seamscope(cache.path())
+        .arg("import")
+        .arg(work.path().join("bundle"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&import.stdout);
+    assert!(
+        text.contains(&format!("m {recommended} from the calibration"))
+            && text.contains("at budget 3"),
+        "{text}"
+    );
+
+    // --m wins, and says so.
+    let flagged = common::json_of(&mut export("flagged", &["--m", "7", "--json"]));
+    assert_eq!(flagged["settings"]["m"], 7);
+    assert_eq!(flagged["settings"]["m_source"], "flag");
+
+    // A calibration of another layout, or at another budget, does not carry over.
+    let other_k = export("other-k", &["--k", "40"]).output().unwrap();
+    assert_eq!(other_k.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&other_k.stderr);
+    assert!(
+        err.contains("measured with k 30 (this export: 40)"),
+        "{err}"
+    );
+    let other_budget = export("other-budget", &["--budget", "6"]).output().unwrap();
+    let err = String::from_utf8_lossy(&other_budget.stderr);
+    assert!(err.contains("budget 3 (this export: 6"), "{err}");
+    assert!(!work.path().join("other-k").exists(), "nothing written");
+
+    // Not a report at all.
+    std::fs::write(&report_file, b"{\"rows\": []}").unwrap();
+    let bad = export("bad", &[]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("is not a calibration report"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
     );
 }

@@ -182,6 +182,45 @@ fn the_chroma_store_answers_the_sample_questions_as_the_embedded_one_does() {
 }
 
 #[test]
+fn a_corpus_without_seams_keeps_an_empty_seam_collection() {
+    let url = server();
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = dir.path().join("one");
+    std::fs::create_dir(&corpus).unwrap();
+    std::fs::write(
+        corpus.join("note.txt"),
+        "Badges are renewed every year at the front desk.\n",
+    )
+    .unwrap();
+    let cfg = config(dir.path());
+    let run = |args: &[&str]| {
+        let mut cmd = common::seamscope(&dir.path().join("cache"));
+        cmd.arg("--config").arg(&cfg).arg("--chroma").arg(&url);
+        cmd.args(args);
+        cmd
+    };
+    let corpus_arg = corpus.to_str().unwrap();
+    let first = synced(&common::json_of(&mut run(&["index", corpus_arg, "--json"])));
+    assert!(first.iter().all(|c| c.1), "{first:?}");
+    let again = synced(&common::json_of(&mut run(&["index", corpus_arg, "--json"])));
+    assert!(
+        again.iter().all(|c| !c.1),
+        "an empty collection verifies too: {again:?}"
+    );
+    let answer = common::json_of(&mut run(&[
+        "query",
+        corpus_arg,
+        "When are badges renewed?",
+        "--json",
+    ]));
+    assert_eq!(answer["trace"]["fill"]["chunks"], json!([0]));
+    assert!(answer["seams"].as_array().unwrap().is_empty());
+    for (name, _, _) in &again {
+        http("DELETE", &format!("{}/{name}", collections(&url)), None);
+    }
+}
+
+#[test]
 fn a_chroma_server_that_is_not_there_is_named_with_what_to_do() {
     let cache = tempfile::tempdir().unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0")

@@ -5,27 +5,55 @@
 use std::path::Path;
 
 use seamscope::embed::Embedder;
+use seamscope::export::provenance::{CalibrationOrigin, MarginSource};
 use seamscope::export::{BundleLayout, write_bundle};
 
 use super::common::{BuildBar, start_engine};
 use super::query::QueryArgs;
 use super::{GlobalArgs, LayoutArgs};
 
-/// Index the corpus if needed, then write its bundle into `out`.
+/// Index the corpus if needed, then write its bundle into `out`, with `m` (and the budget) from
+/// the calibration report `calibration` unless the flags give them.
 pub fn run(
     global: &GlobalArgs,
     corpus: &Path,
     out: &Path,
-    layout: &LayoutArgs,
-    query: &QueryArgs,
+    (layout, query): (&LayoutArgs, &QueryArgs),
+    calibration: Option<&Path>,
     json: bool,
 ) -> anyhow::Result<()> {
     let mut settings = global.settings()?;
     layout.apply(&mut settings)?;
+    // Read and check the report before anything is indexed.
+    let calibration = calibration.map(CalibrationOrigin::read).transpose()?;
+    if let Some(c) = &calibration {
+        if query.budget_given().is_none() {
+            settings.budget = c.budget;
+        }
+        if query.m_given().is_none()
+            && let Some(m) = c.recommended_m
+        {
+            settings.m = m;
+        }
+    }
     query.apply(&mut settings)?;
+    let m_source = match (&calibration, query.m_given()) {
+        (_, Some(_)) => MarginSource::Flag,
+        (Some(c), None) if c.recommended_m.is_some() => MarginSource::Calibration,
+        _ => MarginSource::Settings,
+    };
     let mut engine = start_engine(settings.clone())?;
+    let docs = engine.load_corpus(corpus)?;
+    let cut_layout = seamscope::layout::Layout::for_settings(&docs, &engine.tokenizer, &settings)?;
+    if let Some(c) = &calibration {
+        c.check(
+            (&cut_layout.chunker, cut_layout.k),
+            (settings.budget, settings.depth, settings.rrf_c),
+            m_source == MarginSource::Calibration,
+        )?;
+    }
     let mut bar = BuildBar::new();
-    let open = engine.open_corpus(corpus, &mut |p| bar.update(p));
+    let open = engine.index_layout(docs, cut_layout, &mut |p| bar.update(p));
     bar.finish();
     let open = open?;
     let (cache, _) = engine.vector_cache();
@@ -35,6 +63,8 @@ pub fn run(
         chunker: settings.chunker,
         chunk_tokens: settings.chunk_tokens,
         heading_prefix: settings.heading_prefix,
+        m_source,
+        calibration,
     };
     let report = write_bundle(
         &open,
@@ -60,6 +90,7 @@ pub fn run(
         report.settings.m,
         report.settings.budget
     );
+    println!("  {}", margin_line(&report.settings));
     for f in &report.files {
         println!(
             "  {:<20} {:>10} bytes  blake3 {}",
@@ -123,10 +154,39 @@ pub fn import(global: &GlobalArgs, folder: &Path, json: bool) -> anyhow::Result<
             .map_or_else(|| "off".to_string(), |t| format!("{t:.2}")),
         report.dense_search.describe()
     );
+    println!("{}", margin_line(s));
     println!("model: {}", seamscope::text::safe_name(&s.model));
     println!(
         "see it on the screen: seamscope --bundle {}",
         folder.display()
     );
     Ok(())
+}
+
+/// Where a bundle's `m` came from, in words.
+fn margin_line(s: &seamscope::export::BundleSettings) -> String {
+    let safe = seamscope::text::safe_name;
+    let source = match s.m_source {
+        Some(MarginSource::Calibration) => "from the calibration",
+        Some(MarginSource::Flag) => "from --m",
+        Some(MarginSource::Settings) => "from the settings (no calibration given)",
+        None => "source not recorded (an older bundle)",
+    };
+    let mut line = format!("m {} {source}", s.m);
+    if let Some(c) = &s.calibration {
+        let rate =
+            |r: Option<f64>| r.map_or_else(|| "-".to_string(), |r| format!("{:.1}%", r * 100.0));
+        line.push_str(&format!(
+            " · calibration {} (blake3 {}): recommended m {} at budget {}, failure {} with Seams vs {} off, on {} (seed {})",
+            safe(&c.file),
+            &c.blake3[..16],
+            c.recommended_m.map_or_else(|| "none".to_string(), |m| m.to_string()),
+            c.budget,
+            rate(c.failure_rate),
+            rate(c.off_failure_rate),
+            safe(&c.objective_source),
+            c.seed
+        ));
+    }
+    line
 }

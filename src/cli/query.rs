@@ -82,6 +82,16 @@ fn rrf_constant(text: &str) -> Result<f64, String> {
 }
 
 impl QueryArgs {
+    /// `--m`, when given.
+    pub fn m_given(&self) -> Option<u32> {
+        self.m
+    }
+
+    /// `--budget`, when given.
+    pub fn budget_given(&self) -> Option<usize> {
+        self.budget
+    }
+
     pub fn apply(&self, s: &mut Settings) -> anyhow::Result<()> {
         if let Some(m) = self.m {
             s.m = m;

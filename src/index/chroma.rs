@@ -325,6 +325,10 @@ impl ChromaClient {
         name: &str,
         ids: &[u32],
     ) -> Result<Vec<(u32, Vec<f32>)>, ChromaError> {
+        // An empty id list would mean "no filter" to the server: every record.
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
         let action = format!("read vectors of {name}");
         let body = json!({
             "ids": ids.iter().map(u32::to_string).collect::<Vec<_>>(),
@@ -451,7 +455,10 @@ impl DenseCollection for ChromaCollection {
             metadata: Default::default(),
         };
         let wanted: Vec<u32> = ids.clone().collect();
-        let mut got = self.client.stored_vectors(&info, &self.name, &wanted)?;
+        let mut got = Vec::with_capacity(wanted.len());
+        for batch in wanted.chunks(self.client.max_batch.max(1)) {
+            got.extend(self.client.stored_vectors(&info, &self.name, batch)?);
+        }
         got.sort_by_key(|(id, _)| *id);
         if got.iter().map(|(id, _)| *id).ne(ids) {
             return Err(self

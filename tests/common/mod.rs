@@ -52,3 +52,45 @@ pub fn json_of(cmd: &mut assert_cmd::Command) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).expect("the command prints JSON")
 }
+
+/// A folder with one document of varied prose sentences (`operations.md`), long enough for
+/// several 120-token chunks: what calibration needs to draw passages from.
+pub fn operations_corpus() -> tempfile::TempDir {
+    let teams = [
+        "billing",
+        "dispatch",
+        "security",
+        "warehouse",
+        "platform",
+        "finance",
+    ];
+    let things = [
+        "the replica lag dashboard",
+        "every open customs declaration",
+        "the quarterly access review",
+        "the carrier rate tables",
+        "the failover runbook",
+        "the outbound manifest queue",
+        "the cold storage sensors",
+    ];
+    let when = [
+        "each Monday",
+        "before every release",
+        "at the end of each shift",
+        "twice a year",
+    ];
+    let text: String = (0..70)
+        .map(|i| {
+            format!(
+                "The {} team checks {} {} and records what it found in ticket {}. ",
+                teams[i % teams.len()],
+                things[i % things.len()],
+                when[i % when.len()],
+                1000 + i * 7
+            )
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("operations.md"), text).unwrap();
+    dir
+}
