@@ -16,6 +16,7 @@ mod tune;
 use std::ops::RangeInclusive;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::builder::RangedI64ValueParser;
 use clap::{Args, Parser, Subcommand};
@@ -200,11 +201,16 @@ enum Command {
     /// Serve the engine to coding agents: a Model Context Protocol server on stdin / stdout
     /// with the tools query, explain, eval and calibrate (progress on stderr).
     Mcp {
-        /// Corpus folder or file, opened (and indexed if needed) once at start.
+        /// Corpus folder or file, opened (and indexed if needed) once at start, while the server
+        /// already answers.
         #[arg(default_value = "sample-corpus")]
         corpus: PathBuf,
         #[command(flatten)]
         layout: LayoutArgs,
+        /// How long a tool call waits for the corpus to finish opening before it answers with
+        /// how far indexing has come, 0 to 600 seconds.
+        #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = usize_in(0..=600))]
+        open_wait: usize,
     },
     /// Score a question set: Seams at several margins against chunks-only retrieval.
     Eval {
@@ -512,7 +518,16 @@ pub fn run() -> ExitCode {
             query,
             json,
         }) => query::run(&cli.global, &corpus, &question, &layout, &query, json),
-        Some(Command::Mcp { corpus, layout }) => mcp::run(&cli.global, &corpus, &layout),
+        Some(Command::Mcp {
+            corpus,
+            layout,
+            open_wait,
+        }) => mcp::run(
+            &cli.global,
+            &corpus,
+            &layout,
+            Duration::from_secs(open_wait as u64),
+        ),
         Some(Command::Eval {
             corpus,
             layout,

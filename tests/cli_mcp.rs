@@ -28,9 +28,15 @@ struct Client {
 
 impl Client {
     fn start(cache: &std::path::Path) -> Client {
+        Client::start_with(cache, &[])
+    }
+
+    /// The server with more arguments after `mcp sample-corpus`.
+    fn start_with(cache: &std::path::Path, extra: &[&str]) -> Client {
         let _ = common::settings(cache);
         let mut child = Command::new(env!("CARGO_BIN_EXE_seamscope"))
             .args(["mcp", "sample-corpus"])
+            .args(extra)
             .env("SEAMSCOPE_CACHE_DIR", cache)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -409,4 +415,74 @@ fn an_agent_lists_the_tools_gets_the_worked_example_trace_and_a_seam_explained()
 
     let stderr = client.finish();
     assert!(stderr.contains("serving MCP on stdio"), "{stderr}");
+}
+
+#[test]
+fn the_server_answers_while_a_new_corpus_is_still_being_embedded() {
+    // An empty cache: the sample corpus is embedded from scratch (tens of seconds), after the
+    // handshake. With --open-wait 0 a call made meanwhile says how far indexing is, at once.
+    let cache = tempfile::tempdir().unwrap();
+    let mut client = Client::start_with(cache.path(), &["--open-wait", "0"]);
+    let init = client.request(
+        "initialize",
+        json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "cli_mcp test", "version": "0"}
+        }),
+        STARTUP,
+    );
+    assert_eq!(init["result"]["serverInfo"]["name"], "seamscope", "{init}");
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let tools = client.request("tools/list", json!({}), CALL);
+    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 4);
+    let early = client.call(
+        "query",
+        json!({"question": "What is kept for seven years?"}),
+    );
+    let message = text(&early, true);
+    assert!(
+        message.contains("still being opened (") && message.contains("call again"),
+        "{message}"
+    );
+    // Asked again until the corpus is open: then a whole trace.
+    let mut waited = Duration::ZERO;
+    let trace = loop {
+        let reply = client.call(
+            "query",
+            json!({"question": "What is kept for seven years?"}),
+        );
+        if reply["result"]["isError"] != json!(true) {
+            break text(&reply, false);
+        }
+        assert!(text(&reply, true).contains("still being opened"), "{reply}");
+        assert!(waited < STARTUP, "the corpus never opened");
+        std::thread::sleep(Duration::from_secs(2));
+        waited += Duration::from_secs(2);
+    };
+    let report: Value = serde_json::from_str(&trace).expect("the trace is JSON");
+    assert!(
+        !report["trace"]["fill"]["chunks"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    let stderr = client.finish();
+    assert!(stderr.contains("embedding chunks"), "{stderr}");
+}
+
+#[test]
+fn a_corpus_that_cannot_be_read_stops_the_server_before_it_serves() {
+    let cache = tempfile::tempdir().unwrap();
+    let _ = common::settings(cache.path());
+    let out = Command::new(env!("CARGO_BIN_EXE_seamscope"))
+        .args(["mcp", "no-such-folder"])
+        .env("SEAMSCOPE_CACHE_DIR", cache.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty(), "nothing on the protocol channel");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no-such-folder"), "{err}");
 }

@@ -2,14 +2,17 @@
 //! retrieval with the engine: `query` (the trace as JSON), `explain` (why a seam fired or not, in
 //! words), `eval` and `calibrate`.
 //!
-//! The corpus is opened once, before the server answers anything (embedding it when needed), and
-//! the engine and the open corpus serve every call after that. stdout carries the protocol and
-//! nothing else; progress and warnings go to stderr. Calls run one at a time on a blocking thread
-//! (the engine owns one model), so a long `eval` makes later calls wait, never fail.
+//! The model loads and the corpus is read before the server starts; the corpus is then indexed
+//! (embedded when needed) on a thread of its own while the server already answers, so a client's
+//! handshake never waits for minutes of embedding. A tool call waits for the corpus up to
+//! `--open-wait`, then answers with how far indexing has come; once open, the engine and the
+//! corpus serve every call. stdout carries the protocol and nothing else; progress and warnings go
+//! to stderr. Calls run one at a time on a blocking thread (the engine owns one model), so a long
+//! `eval` makes later calls wait, never fail.
 
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -37,27 +40,70 @@ const SWEEP_MARGINS: [u32; 4] = [0, 1, 2, 3];
 /// Seam half-widths the `eval` grid compares when the call names none (as `eval --seam-k`).
 const GRID_SEAM_K: [usize; 3] = [100, 150, 200];
 
-/// Start the server on `corpus` and answer on stdin / stdout until the client closes stdin.
-pub fn run(global: &GlobalArgs, corpus: &Path, layout: &LayoutArgs) -> anyhow::Result<()> {
+/// Start the server on `corpus` and answer on stdin / stdout until the client closes stdin; a
+/// call waits up to `open_wait` for the corpus to finish opening.
+pub fn run(
+    global: &GlobalArgs,
+    corpus: &Path,
+    layout: &LayoutArgs,
+    open_wait: Duration,
+) -> anyhow::Result<()> {
     let mut settings = global.settings()?;
     layout.apply(&mut settings)?;
+    // What fails at once (settings, the model, an unreadable corpus) fails before serving.
     let mut engine = start_engine(settings)?;
-    eprintln!("seamscope mcp: opening {}", corpus.display());
-    let mut lines = ProgressLines::new();
-    let open = engine.open_corpus(corpus, &mut |p| lines.update(p))?;
+    let docs = engine.load_corpus(corpus)?;
     eprintln!(
-        "seamscope mcp: {} open ({} documents, {} chunks, {} seams, k = {}); serving MCP on stdio",
+        "seamscope mcp: serving MCP on stdio; opening {} ({} documents)",
         corpus.display(),
-        open.corpus.documents.len(),
-        open.layout.chunks.len(),
-        open.layout.seams.len(),
-        open.layout.k
+        docs.documents.len()
     );
-    let server = SeamscopeServer::new(Workbench {
-        engine,
-        open,
-        corpus: corpus.to_path_buf(),
+    let shared = Arc::new(Shared {
+        state: Mutex::new(BenchState::Opening {
+            progress: "cutting the documents into chunks and seams".to_string(),
+        }),
+        changed: Condvar::new(),
     });
+    let opener = Arc::clone(&shared);
+    let corpus_path = corpus.to_path_buf();
+    std::thread::spawn(move || {
+        let mut lines = ProgressLines::new();
+        let opened = engine.open_loaded(docs, &mut |p| {
+            lines.update(p);
+            opener.set(BenchState::Opening {
+                progress: format!("{} {}/{}", stage_label(p.stage), p.done, p.total),
+            });
+            true
+        });
+        let state = match opened {
+            Ok(open) => {
+                eprintln!(
+                    "seamscope mcp: {} open ({} documents, {} chunks, {} seams, k = {})",
+                    corpus_path.display(),
+                    open.corpus.documents.len(),
+                    open.layout.chunks.len(),
+                    open.layout.seams.len(),
+                    open.layout.k
+                );
+                BenchState::Ready(Box::new(Workbench {
+                    engine,
+                    open,
+                    corpus: corpus_path,
+                }))
+            }
+            Err(e) => {
+                let message = format!(
+                    "opening {} failed: {e:#}",
+                    seamscope::text::safe_name(&corpus_path.display().to_string())
+                );
+                eprintln!("seamscope mcp: {message}");
+                BenchState::Failed(message)
+            }
+        };
+        opener.set(state);
+        opener.changed.notify_all();
+    });
+    let server = SeamscopeServer::new(shared, open_wait);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -96,18 +142,53 @@ impl ProgressLines {
     fn update(&mut self, p: BuildProgress) -> bool {
         let new_stage = self.stage != Some(p.stage);
         if new_stage || self.last.elapsed() >= Duration::from_secs(5) {
-            let stage = match p.stage {
-                BuildStage::Verify => "checking the cache",
-                BuildStage::EmbedChunks => "embedding chunks",
-                BuildStage::EmbedSeams => "embedding seams",
-                BuildStage::WriteIndexes => "writing indexes",
-                BuildStage::UploadVectors => "filling Chroma",
-            };
-            eprintln!("seamscope mcp: {stage} {}/{}", p.done, p.total);
+            eprintln!(
+                "seamscope mcp: {} {}/{}",
+                stage_label(p.stage),
+                p.done,
+                p.total
+            );
             self.stage = Some(p.stage);
             self.last = Instant::now();
         }
         true
+    }
+}
+
+/// A build stage in words.
+fn stage_label(stage: BuildStage) -> &'static str {
+    match stage {
+        BuildStage::Verify => "checking the cache",
+        BuildStage::EmbedChunks => "embedding chunks",
+        BuildStage::EmbedSeams => "embedding seams",
+        BuildStage::WriteIndexes => "writing indexes",
+        BuildStage::UploadVectors => "filling Chroma",
+    }
+}
+
+/// Where the workbench stands: the corpus opening (with how far it is), open, or failed.
+enum BenchState {
+    /// Indexing, with the last progress in words.
+    Opening {
+        /// e.g. `embedding chunks 16256/79433`.
+        progress: String,
+    },
+    /// Open: every call runs on it.
+    Ready(Box<Workbench>),
+    /// Opening failed; every call says why.
+    Failed(String),
+}
+
+/// The workbench, shared by the opening thread and the calls.
+struct Shared {
+    state: Mutex<BenchState>,
+    /// Signalled when the opening ends.
+    changed: Condvar,
+}
+
+impl Shared {
+    fn set(&self, state: BenchState) {
+        *self.state.lock().unwrap_or_else(|p| p.into_inner()) = state;
     }
 }
 
@@ -207,30 +288,47 @@ struct CalibrateParams {
 /// The server: the tools, over a shared workbench.
 #[derive(Clone)]
 struct SeamscopeServer {
-    bench: Arc<Mutex<Workbench>>,
+    shared: Arc<Shared>,
+    open_wait: Duration,
     tool_router: ToolRouter<Self>,
 }
 
 #[tool_router]
 impl SeamscopeServer {
-    fn new(bench: Workbench) -> Self {
+    fn new(shared: Arc<Shared>, open_wait: Duration) -> Self {
         SeamscopeServer {
-            bench: Arc::new(Mutex::new(bench)),
+            shared,
+            open_wait,
             tool_router: Self::tool_router(),
         }
     }
 
-    /// Run `job` on the workbench on a blocking thread, one call at a time; a panic inside it
+    /// Run `job` on the workbench on a blocking thread, one call at a time, once the corpus is
+    /// open (waiting up to `open_wait` for it, else saying how far it is); a panic inside it
     /// becomes a tool error, and the server carries on.
     async fn with_bench(
         &self,
         job: impl FnOnce(&mut Workbench) -> Result<String, String> + Send + 'static,
     ) -> Result<String, String> {
-        let bench = Arc::clone(&self.bench);
+        let shared = Arc::clone(&self.shared);
+        let wait = self.open_wait;
         tokio::task::spawn_blocking(move || {
-            let mut bench = bench.lock().unwrap_or_else(|p| p.into_inner());
-            std::panic::catch_unwind(AssertUnwindSafe(|| job(&mut bench)))
-                .unwrap_or_else(|_| Err("internal error in the engine (see stderr)".to_string()))
+            let state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
+            let (mut state, _) = shared
+                .changed
+                .wait_timeout_while(state, wait, |s| matches!(s, BenchState::Opening { .. }))
+                .unwrap_or_else(|p| p.into_inner());
+            match &mut *state {
+                BenchState::Ready(bench) => {
+                    std::panic::catch_unwind(AssertUnwindSafe(|| job(bench))).unwrap_or_else(
+                        |_| Err("internal error in the engine (see stderr)".to_string()),
+                    )
+                }
+                BenchState::Opening { progress } => Err(format!(
+                    "the corpus is still being opened ({progress}); call again shortly: an indexed corpus opens in seconds, a new one is embedded first (minutes)"
+                )),
+                BenchState::Failed(message) => Err(message.clone()),
+            }
         })
         .await
         .map_err(|e| format!("the call stopped: {e}"))?
@@ -274,10 +372,11 @@ impl ServerHandler for SeamscopeServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("seamscope", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "seamscope debugs chunk boundaries in retrieval (Seams). One corpus is open. \
+                "seamscope debugs chunk boundaries in retrieval (Seams). One corpus is served. \
                  `query` returns a question's whole trace as JSON; `explain` says in words why a \
                  seam (`40|41`) fired or not; `eval` scores a gold question set; `calibrate` \
-                 recommends the fire margin m.",
+                 recommends the fire margin m. Right after start the corpus may still be \
+                 indexing: a call then says how far it is; call again shortly.",
             )
     }
 }
