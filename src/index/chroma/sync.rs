@@ -1,0 +1,362 @@
+//! Collections on the server: filling and checking them, searching them, and moving an index's
+//! dense search onto them.
+
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::{
+    ChromaClient, ChromaError, CollectionInfo, LAYOUT_VERSION, SPOT_CHECKS, SPOT_TOLERANCE,
+};
+use crate::index::vectors::{DenseCollection, SearchMode};
+use crate::index::{DenseStore, IndexError, IndexSet};
+
+/// One collection of vectors in Chroma, searched over HTTP.
+#[derive(Debug)]
+pub struct ChromaCollection {
+    client: Arc<ChromaClient>,
+    pub(super) id: String,
+    pub(super) name: String,
+    pub(super) len: usize,
+}
+
+impl ChromaCollection {
+    /// The collection's name on the server.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl DenseCollection for ChromaCollection {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn search(
+        &self,
+        query: &[f32],
+        count: usize,
+        _mode: SearchMode,
+    ) -> Result<Vec<(u32, f32)>, IndexError> {
+        if count == 0 || self.len == 0 {
+            return Ok(Vec::new());
+        }
+        Ok(self.client.query(self, query, count.min(self.len))?)
+    }
+
+    fn vectors(&self, ids: Range<u32>) -> Result<Vec<Vec<f32>>, IndexError> {
+        let info = CollectionInfo {
+            id: self.id.clone(),
+            metadata: Default::default(),
+        };
+        let wanted: Vec<u32> = ids.clone().collect();
+        let mut got = Vec::with_capacity(wanted.len());
+        for batch in wanted.chunks(self.client.max_batch.max(1)) {
+            got.extend(self.client.stored_vectors(&info, &self.name, batch)?);
+        }
+        got.sort_by_key(|(id, _)| *id);
+        if got.iter().map(|(id, _)| *id).ne(ids) {
+            return Err(self
+                .client
+                .malformed(
+                    &format!("read vectors of {}", self.name),
+                    "records are missing",
+                )
+                .into());
+        }
+        Ok(got.into_iter().map(|(_, v)| v).collect())
+    }
+}
+
+/// What attaching one collection did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CollectionSync {
+    /// The collection's name on the server.
+    pub name: String,
+    /// Vectors it holds.
+    pub vectors: usize,
+    /// Whether they were uploaded now (false: the stored collection verified and was reused).
+    pub uploaded: bool,
+    /// Why it was (re)filled, when it was.
+    pub reason: Option<String>,
+}
+
+/// What attaching an index to a Chroma server did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StoreSync {
+    /// The server.
+    pub url: String,
+    /// Chunks, then seams.
+    pub collections: Vec<CollectionSync>,
+    /// Seconds spent checking and uploading.
+    pub seconds: f64,
+}
+
+/// A fingerprint of vectors in id order: what a stored collection is checked against.
+fn fingerprint(dim: usize, vectors: &[Vec<f32>]) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(&(dim as u64).to_le_bytes());
+    h.update(&(vectors.len() as u64).to_le_bytes());
+    for v in vectors {
+        for x in v {
+            h.update(&x.to_le_bytes());
+        }
+    }
+    h.finalize().to_hex()[..32].to_string()
+}
+
+/// Ids spread over `0..n` for a spot check: the first, the last and some between.
+fn spot_ids(n: usize) -> Vec<u32> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut ids: Vec<u32> = (0..SPOT_CHECKS)
+        .map(|i| (i * (n - 1) / (SPOT_CHECKS - 1).max(1)) as u32)
+        .collect();
+    ids.dedup();
+    ids
+}
+
+/// Why a stored collection cannot be reused as it is, or `None` when it can.
+fn stale_because(
+    client: &ChromaClient,
+    name: &str,
+    found: &CollectionInfo,
+    expected: &serde_json::Map<String, Value>,
+    vectors: &[Vec<f32>],
+) -> Result<Option<String>, ChromaError> {
+    for (key, value) in expected {
+        if found.metadata.get(key) != Some(value) {
+            return Ok(Some(format!(
+                "its metadata `{key}` does not match these vectors"
+            )));
+        }
+    }
+    let count = client.count(found, name)?;
+    if count != vectors.len() {
+        return Ok(Some(format!(
+            "it holds {count} records, the index has {}",
+            vectors.len()
+        )));
+    }
+    let ids = spot_ids(vectors.len());
+    let stored = client.stored_vectors(found, name, &ids)?;
+    if stored.len() != ids.len() {
+        return Ok(Some("some records are missing".to_string()));
+    }
+    for (id, v) in stored {
+        let local = &vectors[id as usize];
+        let same = v.len() == local.len()
+            && v.iter()
+                .zip(local)
+                .all(|(a, b)| (a - b).abs() <= SPOT_TOLERANCE);
+        if !same {
+            return Ok(Some(format!(
+                "its stored vector {id} differs from the index's"
+            )));
+        }
+    }
+    Ok(None)
+}
+
+/// Put `vectors` (ids `0..n`) into the collection `name`, reusing a stored one that verifies.
+fn sync_collection(
+    client: &Arc<ChromaClient>,
+    name: &str,
+    dim: usize,
+    vectors: &[Vec<f32>],
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(ChromaCollection, CollectionSync), ChromaError> {
+    let mut expected = serde_json::Map::new();
+    expected.insert("seamscope_layout".into(), json!(LAYOUT_VERSION));
+    expected.insert("seamscope_dim".into(), json!(dim as i64));
+    expected.insert("seamscope_count".into(), json!(vectors.len() as i64));
+    expected.insert("seamscope_vectors".into(), json!(fingerprint(dim, vectors)));
+    let reason = match client.get_collection(name)? {
+        Some(found) => match stale_because(client, name, &found, &expected, vectors)? {
+            None => {
+                let collection = ChromaCollection {
+                    client: Arc::clone(client),
+                    id: found.id,
+                    name: name.to_string(),
+                    len: vectors.len(),
+                };
+                let sync = CollectionSync {
+                    name: name.to_string(),
+                    vectors: vectors.len(),
+                    uploaded: false,
+                    reason: None,
+                };
+                return Ok((collection, sync));
+            }
+            Some(reason) => {
+                client.delete_collection(name)?;
+                reason
+            }
+        },
+        None => "the server had no such collection".to_string(),
+    };
+    let info = client.create_collection(name, Value::Object(expected))?;
+    let batch = client.max_batch.max(1);
+    for (i, slice) in vectors.chunks(batch).enumerate() {
+        client.add(&info, name, i * batch, slice)?;
+        progress((i * batch + slice.len()).min(vectors.len()), vectors.len());
+    }
+    let count = client.count(&info, name)?;
+    if count != vectors.len() {
+        return Err(client.malformed(
+            &format!("fill collection {name}"),
+            format!(
+                "it holds {count} records after {} were added",
+                vectors.len()
+            ),
+        ));
+    }
+    let collection = ChromaCollection {
+        client: Arc::clone(client),
+        id: info.id,
+        name: name.to_string(),
+        len: vectors.len(),
+    };
+    let sync = CollectionSync {
+        name: name.to_string(),
+        vectors: vectors.len(),
+        uploaded: true,
+        reason: Some(reason),
+    };
+    Ok((collection, sync))
+}
+
+/// The collection names of an index: `<prefix>-<key>-chunks` and `-seams`.
+pub fn collection_names(prefix: &str, key: &str) -> [String; 2] {
+    ["chunks", "seams"].map(|kind| format!("{prefix}-{key}-{kind}"))
+}
+
+/// Check a collection name prefix against Chroma's rules (3–512 characters of letters, digits,
+/// `.`, `_`, `-`, starting with a letter or digit).
+pub fn check_prefix(prefix: &str) -> Result<(), String> {
+    let ok_chars = prefix
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    let starts = prefix
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
+    let ends = prefix
+        .chars()
+        .last()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
+    if ok_chars && starts && ends && (1..=400).contains(&prefix.len()) {
+        Ok(())
+    } else {
+        Err(format!(
+            "chroma_prefix {:?} must be 1 to 400 letters, digits, '.', '_' or '-', starting and ending with a letter or digit",
+            crate::text::safe_name(prefix)
+        ))
+    }
+}
+
+impl IndexSet {
+    /// Move this index's dense search to Chroma: the chunk and seam vectors go into two
+    /// collections named after the index folder (`prefix-key-chunks`, `prefix-key-seams`),
+    /// reused when they already hold exactly these vectors, and every later search of this set
+    /// asks the server. Keyword indexes stay local. `progress(done, total)` counts vectors
+    /// uploaded.
+    pub fn attach_chroma(
+        &mut self,
+        client: &Arc<ChromaClient>,
+        prefix: &str,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<StoreSync, IndexError> {
+        let started = Instant::now();
+        check_prefix(prefix).map_err(|message| IndexError::Io {
+            path: self.dir.clone(),
+            message,
+        })?;
+        if !self.dense_ready() {
+            return Err(IndexError::Io {
+                path: self.dir.clone(),
+                message: "the vectors are not embedded yet; nothing to put in Chroma".into(),
+            });
+        }
+        let key = self
+            .dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .filter(|k| !k.is_empty())
+            .ok_or_else(|| IndexError::Io {
+                path: self.dir.clone(),
+                message: "an index held only in memory has no key to name its collections".into(),
+            })?;
+        let [chunk_name, seam_name] = collection_names(prefix, &key);
+        let dim = self.manifest.dim;
+        let chunk_vectors = self
+            .chunk_vectors
+            .vectors(0..self.chunk_vectors.len() as u32)?;
+        let seam_vectors = self
+            .seam_vectors
+            .vectors(0..self.seam_vectors.len() as u32)?;
+        let total = chunk_vectors.len() + seam_vectors.len();
+        let (chunks, chunk_sync) =
+            sync_collection(client, &chunk_name, dim, &chunk_vectors, &mut |d, _| {
+                progress(d, total)
+            })?;
+        let offset = chunk_vectors.len();
+        let (seams, seam_sync) =
+            sync_collection(client, &seam_name, dim, &seam_vectors, &mut |d, _| {
+                progress(offset + d, total)
+            })?;
+        self.chunk_vectors = Box::new(chunks);
+        self.seam_vectors = Box::new(seams);
+        // Chroma always searches its HNSW graph.
+        self.search_mode = SearchMode::Approximate;
+        self.store = DenseStore::Chroma {
+            url: client.url.clone(),
+            collections: [chunk_name, seam_name],
+        };
+        Ok(StoreSync {
+            url: client.url.clone(),
+            collections: vec![chunk_sync, seam_sync],
+            seconds: started.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_follow_chromas_name_rules() {
+        assert!(check_prefix("seamscope").is_ok());
+        assert!(check_prefix("team.a_1").is_ok());
+        for bad in ["", "-x", "x-", "a b", "x/y", "é"] {
+            assert!(check_prefix(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(
+            collection_names("p", "abc"),
+            ["p-abc-chunks".to_string(), "p-abc-seams".to_string()]
+        );
+    }
+
+    #[test]
+    fn spot_checks_cover_both_ends() {
+        assert_eq!(spot_ids(0), Vec::<u32>::new());
+        assert_eq!(spot_ids(1), vec![0]);
+        let ids = spot_ids(100);
+        assert_eq!((ids[0], *ids.last().unwrap()), (0, 99));
+        assert_eq!(ids.len(), SPOT_CHECKS);
+    }
+
+    #[test]
+    fn the_fingerprint_follows_every_component() {
+        let a = vec![vec![0.1, 0.2], vec![0.3, 0.4]];
+        let mut b = a.clone();
+        b[1][1] = 0.400_001;
+        assert_ne!(fingerprint(2, &a), fingerprint(2, &b));
+        assert_eq!(fingerprint(2, &a), fingerprint(2, &a.clone()));
+    }
+}
