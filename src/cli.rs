@@ -462,7 +462,12 @@ fn exit_code(error: &anyhow::Error) -> u8 {
 pub fn run() -> ExitCode {
     if let Some(name) = empty_place_variable() {
         eprintln!(
-            "error: the environment variable {name} is set but empty: unset it to use the default, or set it to a path"
+            "error: the environment variable {name} is set but empty: unset it to use the default, or set it to {}",
+            if name == "SEAMSCOPE_CHROMA_URL" {
+                "a server address (http://HOST:PORT)"
+            } else {
+                "a path"
+            }
         );
         return ExitCode::from(2);
     }

@@ -263,6 +263,19 @@ fn an_empty_place_is_blamed_on_where_it_came_from() {
         !stderr.contains("--cache-dir"),
         "no flag was typed: {stderr}"
     );
+    let out = seamscope(cache.path())
+        .env("SEAMSCOPE_CHROMA_URL", "")
+        .arg("index")
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("SEAMSCOPE_CHROMA_URL is set but empty")
+            && stderr.contains("a server address"),
+        "{stderr}"
+    );
 
     let out = seamscope(cache.path())
         .args(["index", "--cache-dir", ""])
