@@ -19,8 +19,8 @@ fn server() -> String {
     })
 }
 
-/// A settings file whose collection prefix no other run on this server uses.
-fn config(dir: &Path) -> std::path::PathBuf {
+/// A settings file whose collection prefix no other run on this server uses, and the prefix.
+fn config_and_prefix(dir: &Path) -> (std::path::PathBuf, String) {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -28,7 +28,12 @@ fn config(dir: &Path) -> std::path::PathBuf {
     let prefix = format!("test{}x{nanos}", std::process::id());
     let path = dir.join("settings.toml");
     std::fs::write(&path, format!("chroma_prefix = \"{prefix}\"\n")).unwrap();
-    path
+    (path, prefix)
+}
+
+/// A settings file whose collection prefix no other run on this server uses.
+fn config(dir: &Path) -> std::path::PathBuf {
+    config_and_prefix(dir).0
 }
 
 fn collections(url: &str) -> String {
@@ -75,7 +80,7 @@ fn synced(report: &Value) -> Vec<(String, bool, String)> {
 fn the_chroma_store_answers_the_sample_questions_as_the_embedded_one_does() {
     let url = server();
     let cache = tempfile::tempdir().unwrap();
-    let cfg = config(cache.path());
+    let (cfg, prefix) = config_and_prefix(cache.path());
     let run = |args: &[&str]| {
         let mut cmd = common::seamscope(cache.path());
         cmd.arg("--config").arg(&cfg).arg("--chroma").arg(&url);
@@ -175,6 +180,35 @@ fn the_chroma_store_answers_the_sample_questions_as_the_embedded_one_does() {
             .unwrap()
             .is_empty()
     );
+
+    // A long-running session (the screen, the MCP server) whose collection vanishes from the
+    // server: the question fails saying what to do, and opening again fills it anew.
+    let settings = seamscope::settings::Settings {
+        chroma_url: Some(url.clone()),
+        chroma_prefix: prefix,
+        ..common::settings(cache.path())
+    };
+    let mut engine = seamscope::session::Engine::load(settings).unwrap();
+    let open = engine
+        .open_corpus(Path::new("sample-corpus"), &mut |_| true)
+        .unwrap();
+    http(
+        "DELETE",
+        &format!("{}/{}", collections(&url), names[0]),
+        None,
+    );
+    let qs = engine.settings.query_settings();
+    let question = "How long is an idle session kept before it expires?";
+    let gone = engine.ask(&open, question, &qs).unwrap_err().to_string();
+    assert!(
+        gone.contains("HTTP 404") && gone.contains("open the corpus again"),
+        "{gone}"
+    );
+    let reopened = engine
+        .open_corpus(Path::new("sample-corpus"), &mut |_| true)
+        .unwrap();
+    assert!(reopened.report.store.as_ref().unwrap().collections[0].uploaded);
+    assert!(engine.ask(&reopened, question, &qs).is_ok());
 
     for name in &names {
         http("DELETE", &format!("{}/{name}", collections(&url)), None);

@@ -373,7 +373,25 @@ impl ChromaClient {
             "include": ["distances"],
         });
         let path = format!("{}/{}/query", self.collections(), collection.id);
-        let value = self.call("POST", &path, Some(&body), &action)?;
+        let (status, value) = self.call_status("POST", &path, Some(&body), &action)?;
+        let value = self.require_ok(status, value, &action).map_err(|e| match e {
+            // Removed (or the server wiped) since it was filled: opening again refills it.
+            ChromaError::Status {
+                url,
+                action,
+                status: 404,
+                message,
+            } => ChromaError::Status {
+                url,
+                action,
+                status: 404,
+                message: format!(
+                    "{}; open the corpus again (R on the screen, or run the command again) to fill it anew",
+                    message.trim_end_matches('.')
+                ),
+            },
+            other => other,
+        })?;
         let ids = value
             .pointer("/ids/0")
             .and_then(Value::as_array)
