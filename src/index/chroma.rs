@@ -285,9 +285,9 @@ impl ChromaClient {
         self.collection_info(&value, &action)
     }
 
-    fn count(&self, collection: &CollectionInfo, name: &str) -> Result<usize, ChromaError> {
+    fn count(&self, id: &str, name: &str) -> Result<usize, ChromaError> {
         let action = format!("count collection {name}");
-        let path = format!("{}/{}/count", self.collections(), collection.id);
+        let path = format!("{}/{id}/count", self.collections());
         let value = self.call("GET", &path, None, &action)?;
         value
             .as_u64()
@@ -297,7 +297,7 @@ impl ChromaClient {
 
     fn add(
         &self,
-        collection: &CollectionInfo,
+        id: &str,
         name: &str,
         first_id: usize,
         vectors: &[Vec<f32>],
@@ -306,7 +306,7 @@ impl ChromaClient {
             .map(|i| i.to_string())
             .collect();
         let body = json!({ "ids": ids, "embeddings": vectors });
-        let path = format!("{}/{}/add", self.collections(), collection.id);
+        let path = format!("{}/{id}/add", self.collections());
         self.call(
             "POST",
             &path,
@@ -319,7 +319,7 @@ impl ChromaClient {
     /// The stored vectors of `ids` (as the server returns them, in any order).
     fn stored_vectors(
         &self,
-        collection: &CollectionInfo,
+        id: &str,
         name: &str,
         ids: &[u32],
     ) -> Result<Vec<(u32, Vec<f32>)>, ChromaError> {
@@ -332,7 +332,7 @@ impl ChromaClient {
             "ids": ids.iter().map(u32::to_string).collect::<Vec<_>>(),
             "include": ["embeddings"],
         });
-        let path = format!("{}/{}/get", self.collections(), collection.id);
+        let path = format!("{}/{id}/get", self.collections());
         let value = self.call("POST", &path, Some(&body), &action)?;
         let got_ids = value
             .get("ids")
@@ -360,38 +360,37 @@ impl ChromaClient {
             .collect()
     }
 
+    /// The `count` nearest of the `len` records of collection `id` (named `name`) to `query`.
     fn query(
         &self,
-        collection: &ChromaCollection,
+        (id, name, len): (&str, &str, usize),
         query: &[f32],
         count: usize,
     ) -> Result<Vec<(u32, f32)>, ChromaError> {
-        let action = format!("search {}", collection.name);
+        let action = format!("search {name}");
         let body = json!({
             "query_embeddings": [query],
             "n_results": count,
             "include": ["distances"],
         });
-        let path = format!("{}/{}/query", self.collections(), collection.id);
-        let (status, value) = self.call_status("POST", &path, Some(&body), &action)?;
-        let value = self.require_ok(status, value, &action).map_err(|e| match e {
-            // Removed (or the server wiped) since it was filled: opening again refills it.
-            ChromaError::Status {
-                url,
-                action,
-                status: 404,
-                message,
-            } => ChromaError::Status {
-                url,
-                action,
-                status: 404,
-                message: format!(
-                    "{}; open the corpus again (R on the screen, or run the command again) to fill it anew",
-                    message.trim_end_matches('.')
-                ),
-            },
-            other => other,
-        })?;
+        let path = format!("{}/{id}/query", self.collections());
+        let value = self
+            .call("POST", &path, Some(&body), &action)
+            .map_err(|mut e| {
+                // Removed (or the server wiped) since it was filled: opening again refills it.
+                if let ChromaError::Status {
+                    status: 404,
+                    message,
+                    ..
+                } = &mut e
+                {
+                    *message = format!(
+                        "{}; open the corpus again (R on the screen, or run the command again) to fill it anew",
+                        message.trim_end_matches('.')
+                    );
+                }
+                e
+            })?;
         let ids = value
             .pointer("/ids/0")
             .and_then(Value::as_array)
@@ -404,16 +403,16 @@ impl ChromaClient {
             return Err(self.malformed(&action, "ids and distances differ in length"));
         }
         let mut hits = Vec::with_capacity(ids.len());
-        for (id, d) in ids.iter().zip(distances) {
-            let id = parse_id(id)
-                .filter(|&i| (i as usize) < collection.len)
+        for (record, d) in ids.iter().zip(distances) {
+            let id = parse_id(record)
+                .filter(|&i| (i as usize) < len)
                 .ok_or_else(|| {
                     self.malformed(
                         &action,
                         format!(
                             "it returned the id {}, which is not one of the collection's {} records: was it written by something else?",
-                            crate::text::safe_name(&id.to_string()),
-                            collection.len
+                            crate::text::safe_name(&record.to_string()),
+                            len
                         ),
                     )
                 })?;

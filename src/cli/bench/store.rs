@@ -88,12 +88,14 @@ fn same_up_to_ties(a: &RankedList, b: &RankedList) -> (bool, f32) {
     if a.hits.len() != b.hits.len() {
         return (false, max_diff);
     }
-    let tied = a.hits.iter().zip(&b.hits).enumerate().all(|(i, (x, y))| {
+    // Where the entries at a place differ, both scores tie, and `a`'s entry stands in `b` at a
+    // score tied with its own.
+    let tied = a.hits.iter().zip(&b.hits).all(|(x, y)| {
         x.entry == y.entry
             || ((x.score - y.score).abs() <= TIE
-                && b.hits.iter().enumerate().any(|(j, o)| {
-                    o.entry == x.entry && (o.score - x.score).abs() <= TIE && i.abs_diff(j) < 8
-                }))
+                && b.hits
+                    .iter()
+                    .any(|o| o.entry == x.entry && (o.score - x.score).abs() <= TIE))
     });
     (tied, max_diff)
 }

@@ -8,9 +8,7 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{
-    ChromaClient, ChromaError, CollectionInfo, LAYOUT_VERSION, SPOT_CHECKS, SPOT_TOLERANCE,
-};
+use super::{ChromaClient, CollectionInfo, LAYOUT_VERSION, SPOT_CHECKS, SPOT_TOLERANCE};
 use crate::index::vectors::{DenseCollection, SearchMode};
 use crate::index::{DenseStore, IndexError, IndexSet};
 
@@ -18,9 +16,9 @@ use crate::index::{DenseStore, IndexError, IndexSet};
 #[derive(Debug)]
 pub struct ChromaCollection {
     client: Arc<ChromaClient>,
-    pub(super) id: String,
-    pub(super) name: String,
-    pub(super) len: usize,
+    id: String,
+    name: String,
+    len: usize,
 }
 
 impl ChromaCollection {
@@ -44,18 +42,15 @@ impl DenseCollection for ChromaCollection {
         if count == 0 || self.len == 0 {
             return Ok(Vec::new());
         }
-        Ok(self.client.query(self, query, count.min(self.len))?)
+        let collection = (self.id.as_str(), self.name.as_str(), self.len);
+        Ok(self.client.query(collection, query, count.min(self.len))?)
     }
 
     fn vectors(&self, ids: Range<u32>) -> Result<Vec<Vec<f32>>, IndexError> {
-        let info = CollectionInfo {
-            id: self.id.clone(),
-            metadata: Default::default(),
-        };
         let wanted: Vec<u32> = ids.clone().collect();
         let mut got = Vec::with_capacity(wanted.len());
         for batch in wanted.chunks(self.client.max_batch.max(1)) {
-            got.extend(self.client.stored_vectors(&info, &self.name, batch)?);
+            got.extend(self.client.stored_vectors(&self.id, &self.name, batch)?);
         }
         got.sort_by_key(|(id, _)| *id);
         if got.iter().map(|(id, _)| *id).ne(ids) {
@@ -95,17 +90,32 @@ pub struct StoreSync {
     pub seconds: f64,
 }
 
-/// A fingerprint of vectors in id order: what a stored collection is checked against.
-fn fingerprint(dim: usize, vectors: &[Vec<f32>]) -> String {
+/// The id ranges `0..n` is read in, `batch` ids at a time.
+fn batches(n: usize, batch: usize) -> impl Iterator<Item = Range<u32>> {
+    let batch = batch.max(1);
+    (0..n)
+        .step_by(batch)
+        .map(move |start| start as u32..(start + batch).min(n) as u32)
+}
+
+/// A fingerprint of a collection's vectors in id order, read a batch at a time: what a stored
+/// collection is checked against.
+fn fingerprint(
+    dim: usize,
+    local: &dyn DenseCollection,
+    batch: usize,
+) -> Result<String, IndexError> {
     let mut h = blake3::Hasher::new();
     h.update(&(dim as u64).to_le_bytes());
-    h.update(&(vectors.len() as u64).to_le_bytes());
-    for v in vectors {
-        for x in v {
-            h.update(&x.to_le_bytes());
+    h.update(&(local.len() as u64).to_le_bytes());
+    for ids in batches(local.len(), batch) {
+        for v in local.vectors(ids)? {
+            for x in v {
+                h.update(&x.to_le_bytes());
+            }
         }
     }
-    h.finalize().to_hex()[..32].to_string()
+    Ok(h.finalize().to_hex()[..32].to_string())
 }
 
 /// Ids spread over `0..n` for a spot check: the first, the last and some between.
@@ -120,14 +130,13 @@ fn spot_ids(n: usize) -> Vec<u32> {
     ids
 }
 
-/// Why a stored collection cannot be reused as it is, or `None` when it can.
+/// Why a stored collection cannot be reused as it holds `local`'s vectors, or `None` when it can.
 fn stale_because(
     client: &ChromaClient,
-    name: &str,
-    found: &CollectionInfo,
+    (name, found): (&str, &CollectionInfo),
     expected: &serde_json::Map<String, Value>,
-    vectors: &[Vec<f32>],
-) -> Result<Option<String>, ChromaError> {
+    local: &dyn DenseCollection,
+) -> Result<Option<String>, IndexError> {
     for (key, value) in expected {
         if found.metadata.get(key) != Some(value) {
             return Ok(Some(format!(
@@ -135,24 +144,26 @@ fn stale_because(
             )));
         }
     }
-    let count = client.count(found, name)?;
-    if count != vectors.len() {
+    let count = client.count(&found.id, name)?;
+    if count != local.len() {
         return Ok(Some(format!(
             "it holds {count} records, the index has {}",
-            vectors.len()
+            local.len()
         )));
     }
-    let ids = spot_ids(vectors.len());
-    let stored = client.stored_vectors(found, name, &ids)?;
+    let ids = spot_ids(local.len());
+    let stored = client.stored_vectors(&found.id, name, &ids)?;
     if stored.len() != ids.len() {
         return Ok(Some("some records are missing".to_string()));
     }
     for (id, v) in stored {
-        let local = &vectors[id as usize];
-        let same = v.len() == local.len()
-            && v.iter()
-                .zip(local)
-                .all(|(a, b)| (a - b).abs() <= SPOT_TOLERANCE);
+        let mine = local.vectors(id..id + 1)?;
+        let same = mine.first().is_some_and(|m| {
+            v.len() == m.len()
+                && v.iter()
+                    .zip(m)
+                    .all(|(a, b)| (a - b).abs() <= SPOT_TOLERANCE)
+        });
         if !same {
             return Ok(Some(format!(
                 "its stored vector {id} differs from the index's"
@@ -162,70 +173,67 @@ fn stale_because(
     Ok(None)
 }
 
-/// Put `vectors` (ids `0..n`) into the collection `name`, reusing a stored one that verifies.
+/// Put `local`'s vectors (ids `0..n`) into the collection `name`, reusing a stored one that
+/// verifies; vectors are read and sent a batch at a time.
 fn sync_collection(
     client: &Arc<ChromaClient>,
     name: &str,
-    dim: usize,
-    vectors: &[Vec<f32>],
+    (dim, local): (usize, &dyn DenseCollection),
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<(ChromaCollection, CollectionSync), ChromaError> {
+) -> Result<(ChromaCollection, CollectionSync), IndexError> {
+    let n = local.len();
+    let batch = client.max_batch.max(1);
     let mut expected = serde_json::Map::new();
     expected.insert("seamscope_layout".into(), json!(LAYOUT_VERSION));
     expected.insert("seamscope_dim".into(), json!(dim as i64));
-    expected.insert("seamscope_count".into(), json!(vectors.len() as i64));
-    expected.insert("seamscope_vectors".into(), json!(fingerprint(dim, vectors)));
-    let reason = match client.get_collection(name)? {
-        Some(found) => match stale_because(client, name, &found, &expected, vectors)? {
-            None => {
-                let collection = ChromaCollection {
-                    client: Arc::clone(client),
-                    id: found.id,
-                    name: name.to_string(),
-                    len: vectors.len(),
-                };
-                let sync = CollectionSync {
-                    name: name.to_string(),
-                    vectors: vectors.len(),
-                    uploaded: false,
-                    reason: None,
-                };
-                return Ok((collection, sync));
-            }
+    expected.insert("seamscope_count".into(), json!(n as i64));
+    expected.insert(
+        "seamscope_vectors".into(),
+        json!(fingerprint(dim, local, batch)?),
+    );
+    let stale = match client.get_collection(name)? {
+        Some(found) => match stale_because(client, (name, &found), &expected, local)? {
+            None => Ok(found.id),
             Some(reason) => {
                 client.delete_collection(name)?;
-                reason
+                Err(reason)
             }
         },
-        None => "the server had no such collection".to_string(),
+        None => Err("the server had no such collection".to_string()),
     };
-    let info = client.create_collection(name, Value::Object(expected))?;
-    let batch = client.max_batch.max(1);
-    for (i, slice) in vectors.chunks(batch).enumerate() {
-        client.add(&info, name, i * batch, slice)?;
-        progress((i * batch + slice.len()).min(vectors.len()), vectors.len());
-    }
-    let count = client.count(&info, name)?;
-    if count != vectors.len() {
-        return Err(client.malformed(
-            &format!("fill collection {name}"),
-            format!(
-                "it holds {count} records after {} were added",
-                vectors.len()
-            ),
-        ));
-    }
-    let collection = ChromaCollection {
-        client: Arc::clone(client),
-        id: info.id,
-        name: name.to_string(),
-        len: vectors.len(),
+    let (id, reason) = match stale {
+        Ok(id) => (id, None),
+        Err(reason) => {
+            let info = client.create_collection(name, Value::Object(expected))?;
+            for ids in batches(n, batch) {
+                let first = ids.start as usize;
+                let done = ids.end as usize;
+                client.add(&info.id, name, first, &local.vectors(ids)?)?;
+                progress(done, n);
+            }
+            let count = client.count(&info.id, name)?;
+            if count != n {
+                return Err(client
+                    .malformed(
+                        &format!("fill collection {name}"),
+                        format!("it holds {count} records after {n} were added"),
+                    )
+                    .into());
+            }
+            (info.id, Some(reason))
+        }
     };
     let sync = CollectionSync {
         name: name.to_string(),
-        vectors: vectors.len(),
-        uploaded: true,
-        reason: Some(reason),
+        vectors: n,
+        uploaded: reason.is_some(),
+        reason,
+    };
+    let collection = ChromaCollection {
+        client: Arc::clone(client),
+        id,
+        name: name.to_string(),
+        len: n,
     };
     Ok((collection, sync))
 }
@@ -293,22 +301,20 @@ impl IndexSet {
             })?;
         let [chunk_name, seam_name] = collection_names(prefix, &key);
         let dim = self.manifest.dim;
-        let chunk_vectors = self
-            .chunk_vectors
-            .vectors(0..self.chunk_vectors.len() as u32)?;
-        let seam_vectors = self
-            .seam_vectors
-            .vectors(0..self.seam_vectors.len() as u32)?;
-        let total = chunk_vectors.len() + seam_vectors.len();
-        let (chunks, chunk_sync) =
-            sync_collection(client, &chunk_name, dim, &chunk_vectors, &mut |d, _| {
-                progress(d, total)
-            })?;
-        let offset = chunk_vectors.len();
-        let (seams, seam_sync) =
-            sync_collection(client, &seam_name, dim, &seam_vectors, &mut |d, _| {
-                progress(offset + d, total)
-            })?;
+        let total = self.chunk_vectors.len() + self.seam_vectors.len();
+        let offset = self.chunk_vectors.len();
+        let (chunks, chunk_sync) = sync_collection(
+            client,
+            &chunk_name,
+            (dim, self.chunk_vectors.as_ref()),
+            &mut |d, _| progress(d, total),
+        )?;
+        let (seams, seam_sync) = sync_collection(
+            client,
+            &seam_name,
+            (dim, self.seam_vectors.as_ref()),
+            &mut |d, _| progress(offset + d, total),
+        )?;
         self.chunk_vectors = Box::new(chunks);
         self.seam_vectors = Box::new(seams);
         // Chroma always searches its HNSW graph.
@@ -356,7 +362,11 @@ mod tests {
         let a = vec![vec![0.1, 0.2], vec![0.3, 0.4]];
         let mut b = a.clone();
         b[1][1] = 0.400_001;
-        assert_ne!(fingerprint(2, &a), fingerprint(2, &b));
-        assert_eq!(fingerprint(2, &a), fingerprint(2, &a.clone()));
+        let of = |v: &[Vec<f32>], batch| {
+            let index = crate::index::vectors::VectorIndex::build(2, v).unwrap();
+            fingerprint(2, &index, batch).unwrap()
+        };
+        assert_ne!(of(&a, 1), of(&b, 1));
+        assert_eq!(of(&a, 1), of(&a.clone(), 2), "the same however it is read");
     }
 }
