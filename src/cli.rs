@@ -345,23 +345,27 @@ impl LayoutArgs {
     }
 }
 
-/// Environment variables that name places. Set but empty, they are an error that names the
-/// variable: clap would otherwise blame the matching flag, which the user never typed.
-const PLACE_VARIABLES: [&str; 7] = [
-    "SEAMSCOPE_CACHE_DIR",
-    "SEAMSCOPE_CHROMA_URL",
-    "SEAMSCOPE_DATA_DIR",
-    "SEAMSCOPE_MODEL_DIR",
-    "SEAMSCOPE_ORT_LIB",
-    "SEAMSCOPE_RERANKER_DIR",
-    "SEAMSCOPE_CONFIG_DIR",
+/// Environment variables that name places, with what each should hold. Set but empty, they are
+/// an error that names the variable: clap would otherwise blame the matching flag, which the user
+/// never typed.
+const PLACE_VARIABLES: [(&str, &str); 7] = [
+    ("SEAMSCOPE_CACHE_DIR", "a path"),
+    (
+        "SEAMSCOPE_CHROMA_URL",
+        "a server address (http://HOST:PORT)",
+    ),
+    ("SEAMSCOPE_DATA_DIR", "a path"),
+    ("SEAMSCOPE_MODEL_DIR", "a path"),
+    ("SEAMSCOPE_ORT_LIB", "a path"),
+    ("SEAMSCOPE_RERANKER_DIR", "a path"),
+    ("SEAMSCOPE_CONFIG_DIR", "a path"),
 ];
 
-/// The first place variable that is set but empty.
-fn empty_place_variable() -> Option<&'static str> {
+/// The first place variable that is set but empty, and what it should hold.
+fn empty_place_variable() -> Option<(&'static str, &'static str)> {
     PLACE_VARIABLES
         .into_iter()
-        .find(|name| std::env::var_os(name).is_some_and(|v| v.is_empty()))
+        .find(|(name, _)| std::env::var_os(name).is_some_and(|v| v.is_empty()))
 }
 
 /// Parse a path flag: an empty one is a usage error, not "the current folder" or a later
@@ -460,14 +464,9 @@ fn exit_code(error: &anyhow::Error) -> u8 {
 /// Parse arguments, run the command, and turn errors into exit codes: 2 for a usage error (a
 /// flag clap rejects, a value out of its range, an empty question), 1 for a run that failed.
 pub fn run() -> ExitCode {
-    if let Some(name) = empty_place_variable() {
+    if let Some((name, holds)) = empty_place_variable() {
         eprintln!(
-            "error: the environment variable {name} is set but empty: unset it to use the default, or set it to {}",
-            if name == "SEAMSCOPE_CHROMA_URL" {
-                "a server address (http://HOST:PORT)"
-            } else {
-                "a path"
-            }
+            "error: the environment variable {name} is set but empty: unset it to use the default, or set it to {holds}"
         );
         return ExitCode::from(2);
     }

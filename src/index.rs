@@ -85,6 +85,19 @@ pub enum BuildStage {
     UploadVectors,
 }
 
+impl BuildStage {
+    /// The stage in words, for progress lines and the screen.
+    pub fn describe(self) -> &'static str {
+        match self {
+            BuildStage::Verify => "verifying the cached index",
+            BuildStage::EmbedChunks => "embedding chunks",
+            BuildStage::EmbedSeams => "embedding seams",
+            BuildStage::WriteIndexes => "writing indexes",
+            BuildStage::UploadVectors => "filling Chroma",
+        }
+    }
+}
+
 /// Progress of a build: a stage and how far it is, in its own units (tokens when embedding).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BuildProgress {

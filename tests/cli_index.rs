@@ -247,35 +247,25 @@ fn cache_edges_a_file_as_cache_and_leftovers_of_a_killed_build() {
 fn an_empty_place_is_blamed_on_where_it_came_from() {
     let cache = tempfile::tempdir().unwrap();
     let corpus = corpus();
-    let out = seamscope(cache.path())
-        .env("SEAMSCOPE_CACHE_DIR", "")
-        .arg("index")
-        .arg(corpus.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("environment variable SEAMSCOPE_CACHE_DIR is set but empty"),
-        "{stderr}"
-    );
-    assert!(
-        !stderr.contains("--cache-dir"),
-        "no flag was typed: {stderr}"
-    );
-    let out = seamscope(cache.path())
-        .env("SEAMSCOPE_CHROMA_URL", "")
-        .arg("index")
-        .arg(corpus.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("SEAMSCOPE_CHROMA_URL is set but empty")
-            && stderr.contains("a server address"),
-        "{stderr}"
-    );
+    for (variable, flag, holds) in [
+        ("SEAMSCOPE_CACHE_DIR", "--cache-dir", "a path"),
+        ("SEAMSCOPE_CHROMA_URL", "--chroma", "a server address"),
+    ] {
+        let out = seamscope(cache.path())
+            .env(variable, "")
+            .arg("index")
+            .arg(corpus.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("environment variable {variable} is set but empty"))
+                && stderr.contains(holds),
+            "{stderr}"
+        );
+        assert!(!stderr.contains(flag), "no flag was typed: {stderr}");
+    }
 
     let out = seamscope(cache.path())
         .args(["index", "--cache-dir", ""])

@@ -103,6 +103,19 @@ impl Client {
         }
     }
 
+    /// The handshake's first request; the server's answer.
+    fn initialize(&mut self) -> Value {
+        self.request(
+            "initialize",
+            json!({
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "cli_mcp test", "version": "0"}
+            }),
+            STARTUP,
+        )
+    }
+
     /// Call a tool; the result object (or the JSON-RPC error).
     fn call(&mut self, tool: &str, arguments: Value) -> Value {
         self.request(
@@ -188,15 +201,7 @@ fn an_agent_lists_the_tools_gets_the_worked_example_trace_and_a_seam_explained()
     let question = a01["question"].as_str().expect("question").to_string();
 
     let mut client = Client::start(&cache);
-    let init = client.request(
-        "initialize",
-        json!({
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "cli_mcp test", "version": "0"}
-        }),
-        STARTUP,
-    );
+    let init = client.initialize();
     assert_eq!(init["result"]["serverInfo"]["name"], "seamscope", "{init}");
     assert!(
         init["result"]["capabilities"]["tools"].is_object(),
@@ -423,15 +428,7 @@ fn the_server_answers_while_a_new_corpus_is_still_being_embedded() {
     // handshake. With --open-wait 0 a call made meanwhile says how far indexing is, at once.
     let cache = tempfile::tempdir().unwrap();
     let mut client = Client::start_with(cache.path(), &["--open-wait", "0"]);
-    let init = client.request(
-        "initialize",
-        json!({
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "cli_mcp test", "version": "0"}
-        }),
-        STARTUP,
-    );
+    let init = client.initialize();
     assert_eq!(init["result"]["serverInfo"]["name"], "seamscope", "{init}");
     client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let tools = client.request("tools/list", json!({}), CALL);

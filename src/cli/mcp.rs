@@ -71,7 +71,7 @@ pub fn run(
         let opened = engine.open_loaded(docs, &mut |p| {
             lines.update(p);
             opener.set(BenchState::Opening {
-                progress: format!("{} {}/{}", stage_label(p.stage), p.done, p.total),
+                progress: format!("{} {}/{}", p.stage.describe(), p.done, p.total),
             });
             true
         });
@@ -144,7 +144,7 @@ impl ProgressLines {
         if new_stage || self.last.elapsed() >= Duration::from_secs(5) {
             eprintln!(
                 "seamscope mcp: {} {}/{}",
-                stage_label(p.stage),
+                p.stage.describe(),
                 p.done,
                 p.total
             );
@@ -152,17 +152,6 @@ impl ProgressLines {
             self.last = Instant::now();
         }
         true
-    }
-}
-
-/// A build stage in words.
-fn stage_label(stage: BuildStage) -> &'static str {
-    match stage {
-        BuildStage::Verify => "checking the cache",
-        BuildStage::EmbedChunks => "embedding chunks",
-        BuildStage::EmbedSeams => "embedding seams",
-        BuildStage::WriteIndexes => "writing indexes",
-        BuildStage::UploadVectors => "filling Chroma",
     }
 }
 

@@ -117,11 +117,7 @@ impl JobStage {
             JobStage::Setup => "installing the model (first run)",
             JobStage::LoadModel => "loading the model",
             JobStage::Layout => "reading, chunking and cutting seams",
-            JobStage::Build(BuildStage::Verify) => "verifying the cached index",
-            JobStage::Build(BuildStage::EmbedChunks) => "embedding chunks",
-            JobStage::Build(BuildStage::EmbedSeams) => "embedding seams",
-            JobStage::Build(BuildStage::WriteIndexes) => "writing indexes",
-            JobStage::Build(BuildStage::UploadVectors) => "filling Chroma",
+            JobStage::Build(stage) => stage.describe(),
             JobStage::Highlight => "highlighting",
         }
     }
