@@ -8,11 +8,13 @@ pub mod chroma;
 pub mod keywords;
 pub mod lineage;
 pub mod manifest;
+pub mod report;
 pub mod search;
+mod staging;
 pub mod vectors;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::Instant;
 
 use serde::Serialize;
 
@@ -22,8 +24,11 @@ use crate::embed::{EmbedError, EmbedOptions, EmbedStats, Embedder, embed_texts};
 use crate::layout::Layout;
 use crate::tokens::TokenCounter;
 use keywords::{KeywordError, KeywordIndex};
-use lineage::{CorpusChanges, FileEmbedded};
+use lineage::CorpusChanges;
 use manifest::{FORMAT_VERSION, Manifest};
+use report::sizes;
+pub use report::{BuildProgress, BuildReport, BuildStage, BuildTimings, IndexSizes};
+use staging::{BUILD_LOCK, remove_stale_builds};
 use vectors::{DenseCollection, SearchMode, VectorError, VectorIndex};
 
 /// Why an index could not be opened or built.
@@ -67,123 +72,6 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> IndexError + '_ {
         path: path.to_path_buf(),
         message: e.to_string(),
     }
-}
-
-/// The stages of building an index, for progress reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BuildStage {
-    /// Checking an existing index folder.
-    Verify,
-    /// Embedding chunk texts.
-    EmbedChunks,
-    /// Embedding seam windows.
-    EmbedSeams,
-    /// Writing vector and keyword indexes.
-    WriteIndexes,
-    /// Checking and filling the collections of a vector database server (Chroma).
-    UploadVectors,
-}
-
-impl BuildStage {
-    /// The stage in words, for progress lines and the screen.
-    pub fn describe(self) -> &'static str {
-        match self {
-            BuildStage::Verify => "verifying the cached index",
-            BuildStage::EmbedChunks => "embedding chunks",
-            BuildStage::EmbedSeams => "embedding seams",
-            BuildStage::WriteIndexes => "writing indexes",
-            BuildStage::UploadVectors => "filling Chroma",
-        }
-    }
-}
-
-/// Progress of a build: a stage and how far it is, in its own units (tokens when embedding).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BuildProgress {
-    /// The stage.
-    pub stage: BuildStage,
-    /// Units done.
-    pub done: usize,
-    /// Units in all.
-    pub total: usize,
-}
-
-/// Seconds spent per stage of opening or building.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct BuildTimings {
-    /// Checking and opening an existing folder.
-    pub open: f64,
-    /// Embedding chunks (cache work included).
-    pub embed_chunks: f64,
-    /// Embedding seams (cache work included).
-    pub embed_seams: f64,
-    /// Writing usearch and tantivy indexes and the manifest.
-    pub write_indexes: f64,
-}
-
-/// What opening or building an index did.
-#[derive(Debug, Clone, Serialize)]
-pub struct BuildReport {
-    /// The index folder.
-    pub dir: PathBuf,
-    /// True when an existing, verified index was reopened without embedding anything.
-    pub reopened: bool,
-    /// Why an existing folder was not used, when it was rebuilt.
-    pub rebuilt_because: Option<String>,
-    /// How the vector cache opened.
-    pub vector_cache: CacheOpen,
-    /// Embedding of chunk texts.
-    pub chunk_embedding: EmbedStats,
-    /// Embedding of seam windows.
-    pub seam_embedding: EmbedStats,
-    /// Time per stage.
-    pub timings: BuildTimings,
-    /// Bytes on disk: chunk vectors, seam vectors, chunk keywords, seam keywords.
-    pub bytes_on_disk: IndexSizes,
-    /// Whether dense search is exact or approximate at this size.
-    pub search_mode: SearchMode,
-    /// Which files differ from the index this corpus folder last had under this setting (none
-    /// when there was none, or when a verified index was reopened).
-    pub changes: Option<CorpusChanges>,
-    /// Per file, the chunk and seam texts that were embedded (the vector cache held the rest).
-    pub embedded_files: Vec<FileEmbedded>,
-    /// What attaching the index to a Chroma server did, when its vectors live there.
-    pub store: Option<chroma::StoreSync>,
-}
-
-impl BuildReport {
-    /// The report of indexes made in memory (a keyword preview, a bundle): nothing embedded,
-    /// nothing on disk. `reopened`: whether they hold vectors made earlier.
-    pub fn in_memory(dir: PathBuf, reopened: bool, search_mode: SearchMode) -> BuildReport {
-        BuildReport {
-            dir,
-            reopened,
-            rebuilt_because: None,
-            vector_cache: CacheOpen::NotOpened,
-            chunk_embedding: EmbedStats::default(),
-            seam_embedding: EmbedStats::default(),
-            timings: BuildTimings::default(),
-            bytes_on_disk: IndexSizes::default(),
-            search_mode,
-            changes: None,
-            embedded_files: Vec::new(),
-            store: None,
-        }
-    }
-}
-
-/// Sizes of the index files on disk.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct IndexSizes {
-    /// usearch file of chunk vectors.
-    pub chunk_vectors: u64,
-    /// usearch file of seam vectors.
-    pub seam_vectors: u64,
-    /// tantivy folder of chunk text.
-    pub chunk_keywords: u64,
-    /// tantivy folder of seam text.
-    pub seam_keywords: u64,
 }
 
 /// The open indexes of one corpus under one setting.
@@ -319,45 +207,6 @@ pub fn index_dir(cache_dir: &Path, fingerprint: &str, layout: &Layout, model: &s
         h.update(part.as_bytes());
     }
     cache_dir.join("indexes").join(&h.finalize().to_hex()[..24])
-}
-
-/// The lock a build holds on its staging folder while it writes it (a `.lock` file, so the
-/// manifest leaves it out).
-const BUILD_LOCK: &str = "build.lock";
-
-/// A staging folder younger than this may be a build that has not taken its lock yet.
-const STAGING_GRACE: Duration = Duration::from_secs(60);
-
-/// Remove staging folders (`.build-*`) that builds killed mid-write left behind: those whose lock
-/// no live process holds. Best effort: a folder that cannot be removed (read-only cache) stays.
-/// Returns how many were removed.
-fn remove_stale_builds(indexes: &Path) -> usize {
-    let Ok(entries) = std::fs::read_dir(indexes) else {
-        return 0;
-    };
-    let mut removed = 0;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let is_staging = entry.file_name().to_string_lossy().starts_with(".build-");
-        if is_staging && !build_in_progress(&path) && std::fs::remove_dir_all(&path).is_ok() {
-            removed += 1;
-        }
-    }
-    removed
-}
-
-/// Whether a live process is still writing the staging folder `dir`.
-fn build_in_progress(dir: &Path) -> bool {
-    match std::fs::File::open(dir.join(BUILD_LOCK)) {
-        // The lock dies with its process: held means a build is running.
-        Ok(lock) => matches!(lock.try_lock(), Err(std::fs::TryLockError::WouldBlock)),
-        // No lock yet: only a folder created moments ago can still be a live build.
-        Err(_) => std::fs::metadata(dir)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| SystemTime::now().duration_since(t).ok())
-            .is_none_or(|age| age < STAGING_GRACE),
-    }
 }
 
 /// Check that the cache folder can hold indexes and vectors before any embedding, so a cache
@@ -583,15 +432,6 @@ pub fn open_or_build(
     Ok((set, report))
 }
 
-fn sizes(m: &Manifest) -> IndexSizes {
-    IndexSizes {
-        chunk_vectors: m.bytes_under("chunks.usearch"),
-        seam_vectors: m.bytes_under("seams.usearch"),
-        chunk_keywords: m.bytes_under("chunks.bm25/"),
-        seam_keywords: m.bytes_under("seams.bm25/"),
-    }
-}
-
 /// Open a folder only if its manifest matches this corpus, layout and model and every file
 /// verifies. Returns the reason otherwise.
 fn open_existing(
@@ -656,46 +496,6 @@ fn open_existing(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn age(dir: &Path, seconds: u64) {
-        let then = SystemTime::now() - Duration::from_secs(seconds);
-        let handle = std::fs::File::open(dir).unwrap();
-        handle.set_modified(then).unwrap();
-    }
-
-    #[test]
-    fn killed_builds_are_removed_and_live_ones_kept() {
-        let cache = tempfile::tempdir().unwrap();
-        let indexes = cache.path().join("indexes");
-        let make = |name: &str| {
-            let d = indexes.join(name);
-            std::fs::create_dir_all(d.join("chunks.bm25")).unwrap();
-            std::fs::write(d.join("chunks.usearch"), b"partial").unwrap();
-            d
-        };
-        // Killed mid-write: its lock file is there but nobody holds it.
-        let killed = make(".build-killed");
-        std::fs::write(killed.join(BUILD_LOCK), b"").unwrap();
-        // Killed before it took its lock, long ago.
-        let old = make(".build-old");
-        age(&old, 3600);
-        // Running: this process holds its lock.
-        let live = make(".build-live");
-        let lock = std::fs::File::create(live.join(BUILD_LOCK)).unwrap();
-        lock.lock().unwrap();
-        // Just created, lock not taken yet.
-        let fresh = make(".build-fresh");
-        // A finished index is never touched.
-        let finished = make("0123456789abcdef01234567");
-        age(&finished, 3600);
-
-        assert_eq!(remove_stale_builds(&indexes), 2);
-        assert!(!killed.exists() && !old.exists());
-        assert!(live.exists() && fresh.exists() && finished.exists());
-        drop(lock);
-        assert_eq!(remove_stale_builds(&indexes), 1, "its process ended");
-        assert!(!live.exists());
-    }
 
     #[test]
     fn a_cache_folder_that_is_a_file_is_refused_up_front() {
