@@ -10,9 +10,8 @@
 //! to stderr. Calls run one at a time on a blocking thread (the engine owns one model), so a long
 //! `eval` makes later calls wait, never fail.
 
-use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -25,11 +24,14 @@ use seamscope::calibrate::{
     CalibrateOptions, KeywordQuestions, PassageOptions, SampleOptions, objective, passage, sample,
 };
 use seamscope::eval::grid::GridSettings;
-use seamscope::index::{BuildProgress, BuildStage};
 use seamscope::retrieve::{QuerySettings, SeamExplanation};
 use seamscope::session::report::QueryReport;
 use seamscope::session::{Engine, OpenCorpus};
 use seamscope::settings::Settings;
+
+mod opening;
+
+use opening::{ProgressLines, Shared};
 
 use super::common::{load_question_file, start_engine};
 use super::{GlobalArgs, LayoutArgs};
@@ -51,58 +53,14 @@ pub fn run(
     let mut settings = global.settings()?;
     layout.apply(&mut settings)?;
     // What fails at once (settings, the model, an unreadable corpus) fails before serving.
-    let mut engine = start_engine(settings)?;
+    let engine = start_engine(settings)?;
     let docs = engine.load_corpus(corpus)?;
     eprintln!(
         "seamscope mcp: serving MCP on stdio; opening {} ({} documents)",
         corpus.display(),
         docs.documents.len()
     );
-    let shared = Arc::new(Shared {
-        state: Mutex::new(BenchState::Opening {
-            progress: "cutting the documents into chunks and seams".to_string(),
-        }),
-        changed: Condvar::new(),
-    });
-    let opener = Arc::clone(&shared);
-    let corpus_path = corpus.to_path_buf();
-    std::thread::spawn(move || {
-        let mut lines = ProgressLines::new();
-        let opened = engine.open_loaded(docs, &mut |p| {
-            lines.update(p);
-            opener.set(BenchState::Opening {
-                progress: format!("{} {}/{}", p.stage.describe(), p.done, p.total),
-            });
-            true
-        });
-        let state = match opened {
-            Ok(open) => {
-                eprintln!(
-                    "seamscope mcp: {} open ({} documents, {} chunks, {} seams, k = {})",
-                    corpus_path.display(),
-                    open.corpus.documents.len(),
-                    open.layout.chunks.len(),
-                    open.layout.seams.len(),
-                    open.layout.k
-                );
-                BenchState::Ready(Box::new(Workbench {
-                    engine,
-                    open,
-                    corpus: corpus_path,
-                }))
-            }
-            Err(e) => {
-                let message = format!(
-                    "opening {} failed: {e:#}",
-                    seamscope::text::safe_name(&corpus_path.display().to_string())
-                );
-                eprintln!("seamscope mcp: {message}");
-                BenchState::Failed(message)
-            }
-        };
-        opener.set(state);
-        opener.changed.notify_all();
-    });
+    let shared = opening::open_in_background(engine, docs, corpus.to_path_buf());
     let server = SeamscopeServer::new(shared, open_wait);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -122,63 +80,6 @@ pub fn run(
     // stdin may still have a blocking read pending (see rmcp's `stdio`): do not wait for it.
     runtime.shutdown_timeout(Duration::from_millis(100));
     Ok(())
-}
-
-/// Index progress as plain lines on stderr (an MCP client logs stderr; it is no terminal): one
-/// when a stage starts and one every few seconds within it.
-struct ProgressLines {
-    stage: Option<BuildStage>,
-    last: Instant,
-}
-
-impl ProgressLines {
-    fn new() -> Self {
-        ProgressLines {
-            stage: None,
-            last: Instant::now(),
-        }
-    }
-
-    fn update(&mut self, p: BuildProgress) -> bool {
-        let new_stage = self.stage != Some(p.stage);
-        if new_stage || self.last.elapsed() >= Duration::from_secs(5) {
-            eprintln!(
-                "seamscope mcp: {} {}/{}",
-                p.stage.describe(),
-                p.done,
-                p.total
-            );
-            self.stage = Some(p.stage);
-            self.last = Instant::now();
-        }
-        true
-    }
-}
-
-/// Where the workbench stands: the corpus opening (with how far it is), open, or failed.
-enum BenchState {
-    /// Indexing, with the last progress in words.
-    Opening {
-        /// e.g. `embedding chunks 16256/79433`.
-        progress: String,
-    },
-    /// Open: every call runs on it.
-    Ready(Box<Workbench>),
-    /// Opening failed; every call says why.
-    Failed(String),
-}
-
-/// The workbench, shared by the opening thread and the calls.
-struct Shared {
-    state: Mutex<BenchState>,
-    /// Signalled when the opening ends.
-    changed: Condvar,
-}
-
-impl Shared {
-    fn set(&self, state: BenchState) {
-        *self.state.lock().unwrap_or_else(|p| p.into_inner()) = state;
-    }
 }
 
 /// The engine and the corpus it opened, kept for every call.
@@ -301,26 +202,9 @@ impl SeamscopeServer {
     ) -> Result<String, String> {
         let shared = Arc::clone(&self.shared);
         let wait = self.open_wait;
-        tokio::task::spawn_blocking(move || {
-            let state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
-            let (mut state, _) = shared
-                .changed
-                .wait_timeout_while(state, wait, |s| matches!(s, BenchState::Opening { .. }))
-                .unwrap_or_else(|p| p.into_inner());
-            match &mut *state {
-                BenchState::Ready(bench) => {
-                    std::panic::catch_unwind(AssertUnwindSafe(|| job(bench))).unwrap_or_else(
-                        |_| Err("internal error in the engine (see stderr)".to_string()),
-                    )
-                }
-                BenchState::Opening { progress } => Err(format!(
-                    "the corpus is still being opened ({progress}); call again shortly: an indexed corpus opens in seconds, a new one is embedded first (minutes)"
-                )),
-                BenchState::Failed(message) => Err(message.clone()),
-            }
-        })
-        .await
-        .map_err(|e| format!("the call stopped: {e}"))?
+        tokio::task::spawn_blocking(move || shared.run_when_open(wait, job))
+            .await
+            .map_err(|e| format!("the call stopped: {e}"))?
     }
 
     #[tool(
