@@ -1,0 +1,185 @@
+//! The options every command shares (global and layout), how they resolve into one `Settings`,
+//! and the value parsers and usage error the command line uses.
+
+use std::ops::RangeInclusive;
+use std::path::PathBuf;
+
+use clap::Args;
+use clap::builder::RangedI64ValueParser;
+
+use seamscope::settings::Settings;
+
+/// Options every command takes.
+#[derive(Debug, Args, Clone, Default)]
+pub struct GlobalArgs {
+    /// Settings file (default: settings.toml in the config directory).
+    #[arg(long, global = true, value_name = "FILE", value_parser = non_empty_path)]
+    pub(super) config: Option<PathBuf>,
+    /// Cache directory for vectors and indexes.
+    #[arg(long, global = true, value_name = "DIR", env = "SEAMSCOPE_CACHE_DIR", value_parser = non_empty_path)]
+    pub(super) cache_dir: Option<PathBuf>,
+    /// Data directory holding the model and ONNX Runtime.
+    #[arg(long, global = true, value_name = "DIR", env = "SEAMSCOPE_DATA_DIR", value_parser = non_empty_path)]
+    pub(super) data_dir: Option<PathBuf>,
+    /// A folder with another ONNX sentence-embedding model (model.onnx + tokenizer files).
+    #[arg(long, global = true, value_name = "DIR", env = "SEAMSCOPE_MODEL_DIR", value_parser = non_empty_path)]
+    pub(super) model_dir: Option<PathBuf>,
+    /// Another ONNX Runtime shared library (1.24 or newer).
+    #[arg(long, global = true, value_name = "FILE", env = "SEAMSCOPE_ORT_LIB", value_parser = non_empty_path)]
+    pub(super) runtime: Option<PathBuf>,
+    /// Where the model runs: auto (the GPU when `setup --gpu` installed its runtime and a driver
+    /// and GPU are there, else the CPU, saying why), cpu or cuda (default: auto).
+    #[arg(long, global = true, value_enum, value_name = "DEVICE")]
+    pub(super) device: Option<seamscope::embed::device::Device>,
+    /// Keep the chunk and seam vectors in the Chroma server at URL (http://HOST:PORT) and run
+    /// dense search there; keyword lists stay local (default: the embedded usearch files).
+    #[arg(long, global = true, value_name = "URL", env = "SEAMSCOPE_CHROMA_URL")]
+    pub(super) chroma: Option<String>,
+}
+
+/// Options that shape chunks and seams.
+#[derive(Debug, Args, Clone, Default)]
+pub struct LayoutArgs {
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        allow_hyphen_values = true,
+        value_parser = usize_in(seamscope::settings::CHUNK_TOKENS_RANGE),
+        help = format!("Tokens per chunk, {} (default {})", range_text(&seamscope::settings::CHUNK_TOKENS_RANGE), Settings::default().chunk_tokens),
+    )]
+    pub(super) chunk_tokens: Option<usize>,
+    /// How documents are cut: fixed, sentence, recursive or structure (default fixed).
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub(super) chunker: Option<seamscope::chunk::ChunkerKind>,
+    /// Embed chunks and seams with their heading path in front (search only; evidence unchanged).
+    #[arg(
+        long,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "true",
+        value_name = "BOOL"
+    )]
+    pub(super) heading_prefix: Option<bool>,
+    #[arg(
+        long,
+        value_name = "TOKENS",
+        allow_hyphen_values = true,
+        value_parser = usize_in(seamscope::settings::K_RANGE),
+        help = format!("Seam half-width: tokens taken from each side of a cut, {} (default {})", range_text(&seamscope::settings::K_RANGE), Settings::default().k),
+    )]
+    pub(super) k: Option<usize>,
+}
+
+impl GlobalArgs {
+    /// Resolve settings: defaults, then the settings file, then command-line overrides.
+    pub fn settings(&self) -> anyhow::Result<Settings> {
+        let file = match &self.config {
+            Some(p) => p.clone(),
+            None => Settings::default()
+                .places()
+                .config_dir
+                .join("settings.toml"),
+        };
+        if self.config.is_some() && !file.is_file() {
+            anyhow::bail!("settings file {} does not exist", file.display());
+        }
+        let mut s = Settings::load(&file)?;
+        if self.cache_dir.is_some() {
+            s.cache_dir.clone_from(&self.cache_dir);
+        }
+        if self.data_dir.is_some() {
+            s.data_dir.clone_from(&self.data_dir);
+        }
+        if self.model_dir.is_some() {
+            s.model_dir.clone_from(&self.model_dir);
+        }
+        if self.runtime.is_some() {
+            s.runtime_path.clone_from(&self.runtime);
+        }
+        if let Some(device) = self.device {
+            s.device = device;
+        }
+        if let Some(url) = &self.chroma {
+            s.chroma_url = Some(url.clone());
+        }
+        s.validate().map_err(|e| UsageError(e.to_string()))?;
+        Ok(s)
+    }
+}
+
+impl LayoutArgs {
+    /// Apply these overrides to `settings` and check the result.
+    pub fn apply(&self, settings: &mut Settings) -> anyhow::Result<()> {
+        if let Some(c) = self.chunk_tokens {
+            settings.chunk_tokens = c;
+        }
+        if let Some(kind) = self.chunker {
+            settings.chunker = kind;
+        }
+        if let Some(h) = self.heading_prefix {
+            settings.heading_prefix = h;
+        }
+        if let Some(k) = self.k {
+            settings.k = k;
+        }
+        settings.validate().map_err(|e| UsageError(e.to_string()))?;
+        Ok(())
+    }
+}
+
+/// Environment variables that name places, with what each should hold. Set but empty, they are
+/// an error that names the variable: clap would otherwise blame the matching flag, which the user
+/// never typed.
+const PLACE_VARIABLES: [(&str, &str); 7] = [
+    ("SEAMSCOPE_CACHE_DIR", "a path"),
+    (
+        "SEAMSCOPE_CHROMA_URL",
+        "a server address (http://HOST:PORT)",
+    ),
+    ("SEAMSCOPE_DATA_DIR", "a path"),
+    ("SEAMSCOPE_MODEL_DIR", "a path"),
+    ("SEAMSCOPE_ORT_LIB", "a path"),
+    ("SEAMSCOPE_RERANKER_DIR", "a path"),
+    ("SEAMSCOPE_CONFIG_DIR", "a path"),
+];
+
+/// The first place variable that is set but empty, and what it should hold.
+pub(super) fn empty_place_variable() -> Option<(&'static str, &'static str)> {
+    PLACE_VARIABLES
+        .into_iter()
+        .find(|(name, _)| std::env::var_os(name).is_some_and(|v| v.is_empty()))
+}
+
+/// Parse a path flag: an empty one is a usage error, not "the current folder" or a later
+/// failure far from the cause.
+pub(super) fn non_empty_path(text: &str) -> Result<PathBuf, String> {
+    if text.is_empty() {
+        Err("the path is empty".into())
+    } else {
+        Ok(PathBuf::from(text))
+    }
+}
+
+/// A command line that is wrong as typed: exits 2, like clap's own usage errors, while a run
+/// that fails exits 1.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// A clap parser for a whole number of `usize` within `range`: anything else (negative, too
+/// large, out of range) is a usage error naming the range, never a wrapped value.
+pub fn usize_in(range: RangeInclusive<usize>) -> RangedI64ValueParser<usize> {
+    let (lo, hi) = (*range.start(), *range.end());
+    RangedI64ValueParser::<usize>::new()
+        .range(i64::try_from(lo).unwrap_or(i64::MAX)..=i64::try_from(hi).unwrap_or(i64::MAX))
+}
+
+/// A clap parser for a whole number of `u32` within `range` (see [`usize_in`]).
+pub fn u32_in(range: RangeInclusive<u32>) -> RangedI64ValueParser<u32> {
+    RangedI64ValueParser::<u32>::new().range(i64::from(*range.start())..=i64::from(*range.end()))
+}
+
+/// "0 to 10000": a range as help text shows it.
+pub fn range_text<T: std::fmt::Display>(range: &RangeInclusive<T>) -> String {
+    format!("{} to {}", range.start(), range.end())
+}
