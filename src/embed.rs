@@ -5,11 +5,16 @@
 
 pub mod cache;
 pub mod device;
+pub mod http;
 pub mod install;
 pub mod install_gpu;
 pub mod model;
+pub mod pipeline;
+pub mod rerank_service;
 pub mod reranker;
 pub mod runtime;
+pub mod service;
+pub mod spec;
 pub mod testing;
 
 use std::time::Instant;
@@ -117,9 +122,24 @@ pub enum EmbedError {
     /// The device asked for cannot be used.
     #[error(transparent)]
     Device(#[from] device::DeviceError),
+    /// An embedding or rerank service failed for good.
+    #[error(transparent)]
+    Service(http::ServiceError),
+    /// The embedder or reranker named in settings cannot be used as named.
+    #[error("{0}")]
+    Spec(String),
     /// The work was cancelled by the caller.
     #[error("cancelled")]
     Cancelled,
+}
+
+impl From<http::ServiceError> for EmbedError {
+    fn from(e: http::ServiceError) -> Self {
+        match e {
+            http::ServiceError::Cancelled => EmbedError::Cancelled,
+            other => EmbedError::Service(other),
+        }
+    }
 }
 
 /// Something that turns texts into unit vectors. One worker owns it (`&mut self`).
@@ -132,6 +152,21 @@ pub trait Embedder {
     fn max_tokens(&self) -> usize;
     /// Embed texts that each fit the window; returns one normalised vector per text.
     fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// Embed questions (not documents): the same as [`Embedder::embed`] unless the model wants
+    /// questions marked (e5's `query: `, bge's instruction; see [`pipeline`]).
+    fn embed_queries(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        self.embed(texts)
+    }
+    /// Texts per call this embedder works best with, when it knows better than the `embed_slice`
+    /// setting (a service sends several requests at once).
+    fn slice_hint(&self) -> Option<usize> {
+        None
+    }
+    /// The counters of a service embedder (requests, retries, tokens sent); `None` for a local
+    /// model.
+    fn service_meter(&self) -> Option<&std::sync::Arc<http::ServiceMeter>> {
+        None
+    }
 }
 
 /// The windows that cover a text of `offsets.len()` tokens when at most `window` tokens fit.
@@ -178,6 +213,9 @@ pub struct EmbedStats {
     pub model_seconds: f64,
     /// Seconds in total, including tokenizing, windowing and cache work.
     pub total_seconds: f64,
+    /// What a service embedder sent (requests, retries, tokens); absent for a local model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service: Option<http::ServiceCounters>,
 }
 
 impl EmbedStats {
@@ -192,6 +230,11 @@ impl EmbedStats {
         self.windows += other.windows;
         self.model_seconds += other.model_seconds;
         self.total_seconds += other.total_seconds;
+        if let Some(theirs) = &other.service {
+            self.service
+                .get_or_insert_with(Default::default)
+                .add(theirs);
+        }
     }
 }
 
@@ -271,45 +314,61 @@ pub fn embed_texts(
     let total_tokens: usize = jobs.iter().map(|j| j.2).sum();
     let mut done_tokens = 0;
     let mut sums: Vec<Option<(Vec<f32>, usize)>> = vec![None; texts.len()];
-    for slice in jobs.chunks(options.slice.max(1)) {
-        let pieces: Vec<&str> = slice.iter().map(|j| j.1).collect();
-        let t0 = Instant::now();
-        let vectors = embedder.embed(&pieces)?;
-        stats.model_seconds += t0.elapsed().as_secs_f64();
-        if vectors.len() != pieces.len() {
-            return Err(EmbedError::Count {
-                expected: pieces.len(),
-                got: vectors.len(),
-            });
-        }
-        for ((owner, _, n), v) in slice.iter().zip(vectors) {
-            done_tokens += n;
-            match &mut sums[*owner] {
-                Some((acc, count)) => {
-                    acc.iter_mut().zip(&v).for_each(|(a, b)| *a += b);
-                    *count += 1;
+    // Windows still to come per text: a text goes into the cache as soon as its last window
+    // is in, so an interrupted run leaves every whole text it finished there.
+    let mut windows_left: Vec<usize> = vec![0; texts.len()];
+    for (owner, _, _) in &jobs {
+        windows_left[*owner] += 1;
+    }
+    let meter_before = embedder.service_meter().map(|m| m.counters());
+    let slice_len = embedder.slice_hint().unwrap_or(options.slice).max(1);
+    let result = (|| {
+        for slice in jobs.chunks(slice_len) {
+            let pieces: Vec<&str> = slice.iter().map(|j| j.1).collect();
+            let t0 = Instant::now();
+            let vectors = embedder.embed(&pieces)?;
+            stats.model_seconds += t0.elapsed().as_secs_f64();
+            if vectors.len() != pieces.len() {
+                return Err(EmbedError::Count {
+                    expected: pieces.len(),
+                    got: vectors.len(),
+                });
+            }
+            for ((owner, _, n), v) in slice.iter().zip(vectors) {
+                done_tokens += n;
+                match &mut sums[*owner] {
+                    Some((acc, count)) => {
+                        acc.iter_mut().zip(&v).for_each(|(a, b)| *a += b);
+                        *count += 1;
+                    }
+                    slot => *slot = Some((v, 1)),
                 }
-                slot => *slot = Some((v, 1)),
+                windows_left[*owner] -= 1;
+                if windows_left[*owner] == 0
+                    && let Some((mut v, count)) = sums[*owner].take()
+                {
+                    if count > 1 {
+                        normalize(&mut v);
+                    }
+                    let key = text_key(texts[*owner]);
+                    let tokens = pending.get(&key).map_or(0, |&(_, tokens)| tokens);
+                    cache.insert(key, v.clone(), tokens);
+                    out[*owner] = Some(v);
+                }
+            }
+            if !progress(EmbedProgress {
+                done_tokens,
+                total_tokens,
+            }) {
+                return Err(EmbedError::Cancelled);
             }
         }
-        if !progress(EmbedProgress {
-            done_tokens,
-            total_tokens,
-        }) {
-            return Err(EmbedError::Cancelled);
-        }
+        Ok(())
+    })();
+    if let (Some(before), Some(meter)) = (meter_before, embedder.service_meter()) {
+        stats.service = Some(meter.counters().since(&before));
     }
-    for (i, sum) in sums.into_iter().enumerate() {
-        if let Some((mut v, count)) = sum {
-            if count > 1 {
-                normalize(&mut v);
-            }
-            let key = text_key(texts[i]);
-            let tokens = pending.get(&key).map_or(0, |&(_, tokens)| tokens);
-            cache.insert(key, v.clone(), tokens);
-            out[i] = Some(v);
-        }
-    }
+    result?;
     for (i, first) in duplicates {
         out[i] = out[first].clone();
     }
@@ -326,7 +385,8 @@ pub fn embed_texts(
     Ok((vectors, stats))
 }
 
-/// Embed one text (a question), windowing it like any other text if it is long. Not cached.
+/// Embed one question, windowing it like any other text if it is long. Not cached; a model that
+/// marks questions (a query prefix) gets them marked.
 pub fn embed_one(
     embedder: &mut dyn Embedder,
     tokenizer: &TokenCounter,
@@ -341,7 +401,7 @@ pub fn embed_one(
         .into_iter()
         .map(|s| &text[s.start..s.end])
         .collect();
-    let vectors = embedder.embed(&pieces)?;
+    let vectors = embedder.embed_queries(&pieces)?;
     let mut sum = vec![0f32; embedder.dim()];
     for v in &vectors {
         sum.iter_mut().zip(v).for_each(|(a, b)| *a += b);

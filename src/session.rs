@@ -12,7 +12,12 @@ use crate::chunk::ChunkId;
 use crate::embed::cache::{CacheOpen, VectorCache};
 use crate::embed::device::{DeviceProbe, plan_device};
 use crate::embed::embed_one;
+use crate::embed::http::Reliability;
+use crate::embed::pipeline::{EmbedderKind, PipelineEmbedder};
+use crate::embed::rerank_service::RerankService;
 use crate::embed::reranker::CrossEncoder;
+use crate::embed::service::{ServiceEmbedder, ServiceOptions};
+use crate::embed::spec::{EmbedderSpec, RerankerSpec};
 use crate::retrieve::{
     EntryRef, Lookups, QueryInput, QuerySettings, RankingInput, RerankInput, Reranker, Trace,
     replan, score_candidates,
@@ -109,10 +114,10 @@ pub struct Engine {
     pub places: Places,
     /// The model's tokenizer, for counting.
     pub tokenizer: TokenCounter,
-    /// The embedding model.
-    pub embedder: ModelEmbedder,
-    /// The cross-encoder reranker, when one is configured.
-    pub reranker: Option<CrossEncoder>,
+    /// The embedder: a local model or a service, with its prefixes and identity.
+    pub embedder: PipelineEmbedder,
+    /// The reranker, when one is configured: a local cross-encoder or a rerank service.
+    pub reranker: Option<Box<dyn Reranker + Send>>,
     /// Vectors of seam-window halves for side drop, opened on first use.
     halves: Option<VectorCache>,
     /// The Chroma server of `settings.chroma_url` (the address as given, the client), connected
@@ -277,13 +282,14 @@ impl Engine {
                 let chunk = open.layout.chunk(c);
                 Some(open.corpus.doc(chunk.doc).slice(chunk.span))
             };
-            input.rerank = match score_candidates(reranker, question, &candidates, &text_of) {
-                Ok(scores) => RerankInput::Scores(scores),
-                Err(e) => RerankInput::Failed {
-                    reranker: reranker.name().to_string(),
-                    error: e.to_string(),
-                },
-            };
+            input.rerank =
+                match score_candidates(reranker.as_mut(), question, &candidates, &text_of) {
+                    Ok(scores) => RerankInput::Scores(scores),
+                    Err(e) => RerankInput::Failed {
+                        reranker: reranker.name().to_string(),
+                        error: e.to_string(),
+                    },
+                };
         }
         if score_sides {
             let fused = input.ranking.fused(settings);
@@ -336,27 +342,101 @@ impl Engine {
     ) -> Result<Engine, EngineError> {
         settings.validate()?;
         let places = settings.places();
-        let probe = DeviceProbe::of_machine(
-            &places.runtime_path,
-            &places.gpu_runtime_path,
-            places.user_runtime,
-        );
-        let plan = plan_device(settings.device, &probe).map_err(EmbedError::from)?;
-        let embedder = ModelEmbedder::load_on(
-            &places.model_dir,
-            &plan,
-            settings.device,
-            settings.model_max_tokens,
-            settings.embed_batch,
+        let spec = EmbedderSpec::parse(settings.embedder.as_deref().unwrap_or(""))
+            .map_err(EmbedError::Spec)?;
+        let reliability = Reliability {
+            timeout: std::time::Duration::from_secs(settings.embed_timeout_secs),
+            retries: settings.embed_retries,
+            ..Reliability::default()
+        };
+        // The runtime a local reranker loads: the model's own when there is a local model (a
+        // process holds one runtime), else the installed one.
+        let (kind, runtime) = match spec {
+            EmbedderSpec::Default | EmbedderSpec::Onnx(_) => {
+                let probe = DeviceProbe::of_machine(
+                    &places.runtime_path,
+                    &places.gpu_runtime_path,
+                    places.user_runtime,
+                );
+                let plan = plan_device(settings.device, &probe).map_err(EmbedError::from)?;
+                let model = ModelEmbedder::load_on(
+                    &places.model_dir,
+                    &plan,
+                    settings.device,
+                    settings.model_max_tokens,
+                    settings.embed_batch,
+                )?;
+                (
+                    EmbedderKind::Local(Box::new(model)),
+                    plan.runtime().to_path_buf(),
+                )
+            }
+            EmbedderSpec::OpenAi(url) => {
+                let options = ServiceOptions {
+                    url,
+                    model: settings.embed_model.clone().unwrap_or_default(),
+                    key_env: settings.embed_key_env.clone(),
+                    window: settings
+                        .embed_window
+                        .unwrap_or(crate::settings::DEFAULT_SERVICE_WINDOW),
+                    dimensions: settings.embed_dimensions,
+                    request_inputs: settings.embed_request_inputs,
+                    request_tokens: settings.embed_request_tokens,
+                    concurrency: settings.embed_concurrency,
+                    reliability: reliability.clone(),
+                };
+                let service = ServiceEmbedder::connect(options, tokenizer.clone())?;
+                (
+                    EmbedderKind::Service(Box::new(service)),
+                    places.runtime_path.clone(),
+                )
+            }
+            EmbedderSpec::Catalog(name) => {
+                return Err(EmbedError::Spec(format!(
+                    "fastembed:{name}: models of fastembed's catalog are not available in this build"
+                ))
+                .into());
+            }
+        };
+        let name = settings
+            .embedder
+            .clone()
+            .filter(|e| !e.trim().is_empty())
+            .unwrap_or_else(|| "default".to_string());
+        let embedder = PipelineEmbedder::new(
+            kind,
+            name,
+            &settings.query_prefix,
+            &settings.document_prefix,
+            &tokenizer,
         )?;
-        let reranker = match &places.reranker_dir {
-            // The same runtime as the model's: a process holds one.
-            Some(dir) => Some(CrossEncoder::load(
-                dir,
-                plan.runtime(),
-                settings.reranker_max_tokens,
-            )?),
-            None => None,
+        let reranker_spec = RerankerSpec::parse(settings.reranker.as_deref().unwrap_or(""))
+            .map_err(EmbedError::Spec)?;
+        let reranker: Option<Box<dyn Reranker + Send>> = match reranker_spec {
+            // `onnx:DIR` is the folder `places` resolved as the reranker folder.
+            RerankerSpec::Default | RerankerSpec::Onnx(_) => match &places.reranker_dir {
+                Some(dir) => Some(Box::new(CrossEncoder::load(
+                    dir,
+                    &runtime,
+                    settings.reranker_max_tokens,
+                )?)),
+                None => None,
+            },
+            RerankerSpec::Service(url) => Some(Box::new(
+                RerankService::new(
+                    &url,
+                    settings.rerank_model.clone(),
+                    settings.rerank_key_env.as_deref(),
+                    reliability,
+                )
+                .map_err(EmbedError::from)?,
+            )),
+            RerankerSpec::Catalog(name) => {
+                return Err(EmbedError::Spec(format!(
+                    "fastembed:{name}: rerankers of fastembed's catalog are not available in this build"
+                ))
+                .into());
+            }
         };
         Ok(Engine {
             settings,

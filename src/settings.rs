@@ -76,6 +76,42 @@ pub struct Settings {
     /// The start of the collection names on the Chroma server (`PREFIX-<index key>-chunks` and
     /// `-seams`), so teams or test runs sharing a server keep apart.
     pub chroma_prefix: String,
+    /// Which embedder makes the vectors, as `KIND:VALUE` (`fastembed:NAME`, `openai:URL`,
+    /// `onnx:DIR`); none: the pinned model (or `model_dir`).
+    pub embedder: Option<String>,
+    /// The model name sent to an embedding service (`openai:`), e.g. `text-embedding-3-small`.
+    pub embed_model: Option<String>,
+    /// The environment variable holding the embedding service's key (never the key itself).
+    pub embed_key_env: Option<String>,
+    /// The longest text, in local-tokenizer tokens, a service embeds whole (its window);
+    /// longer texts are embedded as the mean of even windows. Default 512 for services.
+    pub embed_window: Option<usize>,
+    /// The `dimensions` asked of the service (models that can shorten their vectors).
+    pub embed_dimensions: Option<usize>,
+    /// Texts per request to an embedding service, at most.
+    pub embed_request_inputs: usize,
+    /// Tokens (local tokenizer) per request to an embedding service, at most.
+    pub embed_request_tokens: usize,
+    /// Requests to a service in flight at once.
+    pub embed_concurrency: usize,
+    /// Seconds one request to a service may take before it is tried again.
+    pub embed_timeout_secs: u64,
+    /// Retries of a request that failed with 429, 5xx, a timeout or a dropped connection.
+    pub embed_retries: u32,
+    /// Put in front of every question before it is embedded (e5: `query: `; bge: its
+    /// instruction).
+    pub query_prefix: String,
+    /// Put in front of every chunk and seam text before it is embedded (e5: `passage: `).
+    pub document_prefix: String,
+    /// Which reranker rescores the first ordinary chunks, as `KIND:VALUE` (`fastembed:NAME`,
+    /// `rerank:URL`, `onnx:DIR`); none: `reranker_dir`, or no reranking.
+    pub reranker: Option<String>,
+    /// The model name sent to a Cohere or Jina-style rerank service (TEI needs none).
+    pub rerank_model: Option<String>,
+    /// The environment variable holding the rerank service's key.
+    pub rerank_key_env: Option<String>,
+    /// Never ask fastembed's hub for a catalog model: only files already on disk are used.
+    pub offline: bool,
 }
 
 impl Default for Settings {
@@ -106,9 +142,29 @@ impl Default for Settings {
             side_drop: None,
             chroma_url: None,
             chroma_prefix: "seamscope".to_string(),
+            embedder: None,
+            embed_model: None,
+            embed_key_env: None,
+            embed_window: None,
+            embed_dimensions: None,
+            embed_request_inputs: 32,
+            embed_request_tokens: 8192,
+            embed_concurrency: 4,
+            embed_timeout_secs: 60,
+            embed_retries: 6,
+            query_prefix: String::new(),
+            document_prefix: String::new(),
+            reranker: None,
+            rerank_model: None,
+            rerank_key_env: None,
+            offline: false,
         }
     }
 }
+
+/// The default window of an embedding service when `embed_window` is not set: what the common
+/// self-hosted models (bge, e5, gte behind TEI) read.
+pub const DEFAULT_SERVICE_WINDOW: usize = 512;
 
 /// A setting outside its allowed range, or an unreadable settings file.
 #[derive(Debug, thiserror::Error)]
@@ -122,6 +178,14 @@ pub enum SettingsError {
         value: String,
         /// What is allowed.
         allowed: &'static str,
+    },
+    /// A value cannot be used, for the reason given.
+    #[error("setting `{name}`: {why}")]
+    Invalid {
+        /// The setting's name.
+        name: &'static str,
+        /// What is wrong and what is allowed.
+        why: String,
     },
     /// The settings file could not be read or parsed.
     #[error("cannot read settings file {path}: {message}")]
@@ -228,6 +292,76 @@ impl Settings {
             format!("{:?}", self.chroma_prefix),
             "1 to 400 letters, digits, '.', '_' or '-', starting and ending with a letter or digit",
         )?;
+        self.check_pipeline()?;
+        Ok(())
+    }
+
+    /// The embedder and reranker settings: names that parse, a model for a service, numbers in
+    /// range.
+    fn check_pipeline(&self) -> Result<(), SettingsError> {
+        use crate::embed::spec::{EmbedderSpec, RerankerSpec};
+        let invalid = |name: &'static str, why: String| SettingsError::Invalid { name, why };
+        let embedder = EmbedderSpec::parse(self.embedder.as_deref().unwrap_or(""))
+            .map_err(|why| invalid("embedder", why))?;
+        RerankerSpec::parse(self.reranker.as_deref().unwrap_or(""))
+            .map_err(|why| invalid("reranker", why))?;
+        if matches!(embedder, EmbedderSpec::OpenAi(_))
+            && self
+                .embed_model
+                .as_deref()
+                .is_none_or(|m| m.trim().is_empty())
+        {
+            return Err(invalid(
+                "embed_model",
+                "an openai: embedder needs the model name the service serves (--embed-model NAME, e.g. text-embedding-3-small, or the name TEI / Ollama / vLLM were started with)".into(),
+            ));
+        }
+        let ranges: [(&'static str, usize, std::ops::RangeInclusive<usize>); 5] = [
+            (
+                "embed_window",
+                self.embed_window.unwrap_or(DEFAULT_SERVICE_WINDOW),
+                8..=1_000_000,
+            ),
+            (
+                "embed_dimensions",
+                self.embed_dimensions.unwrap_or(1),
+                1..=65_536,
+            ),
+            ("embed_request_inputs", self.embed_request_inputs, 1..=4096),
+            (
+                "embed_request_tokens",
+                self.embed_request_tokens,
+                8..=10_000_000,
+            ),
+            ("embed_concurrency", self.embed_concurrency, 1..=64),
+        ];
+        for (name, value, range) in ranges {
+            if !range.contains(&value) {
+                return Err(invalid(
+                    name,
+                    format!(
+                        "{value} is out of range: {} to {}",
+                        range.start(),
+                        range.end()
+                    ),
+                ));
+            }
+        }
+        if !(1..=3600).contains(&self.embed_timeout_secs) {
+            return Err(invalid(
+                "embed_timeout_secs",
+                format!(
+                    "{} is out of range: 1 to 3600 seconds",
+                    self.embed_timeout_secs
+                ),
+            ));
+        }
+        if self.embed_retries > 100 {
+            return Err(invalid(
+                "embed_retries",
+                format!("{} is out of range: 0 to 100", self.embed_retries),
+            ));
+        }
         Ok(())
     }
 
@@ -293,9 +427,14 @@ impl Settings {
             .map(PathBuf::from)
             .or_else(|| dirs.as_ref().map(|d| d.config_dir().to_path_buf()))
             .unwrap_or_else(|| fallback("config"));
-        let model_dir = self
-            .model_dir
-            .clone()
+        use crate::embed::spec::{EmbedderSpec, RerankerSpec};
+        // `embedder = "onnx:DIR"` names the model folder as `model_dir` does, and wins over it.
+        let named_model = match EmbedderSpec::parse(self.embedder.as_deref().unwrap_or("")) {
+            Ok(EmbedderSpec::Onnx(dir)) => Some(dir),
+            _ => None,
+        };
+        let model_dir = named_model
+            .or_else(|| self.model_dir.clone())
             .or_else(|| std::env::var_os("SEAMSCOPE_MODEL_DIR").map(PathBuf::from))
             .unwrap_or_else(|| data_dir.join("model"));
         let runtime_path = self
@@ -307,9 +446,12 @@ impl Settings {
                     .join("runtime")
                     .join(crate::embed::install::RUNTIME_FILE)
             });
-        let reranker_dir = self
-            .reranker_dir
-            .clone()
+        let named_reranker = match RerankerSpec::parse(self.reranker.as_deref().unwrap_or("")) {
+            Ok(RerankerSpec::Onnx(dir)) => Some(dir),
+            _ => None,
+        };
+        let reranker_dir = named_reranker
+            .or_else(|| self.reranker_dir.clone())
             .or_else(|| std::env::var_os("SEAMSCOPE_RERANKER_DIR").map(PathBuf::from));
         let user_runtime =
             self.runtime_path.is_some() || std::env::var_os("SEAMSCOPE_ORT_LIB").is_some();

@@ -35,6 +35,62 @@ pub struct GlobalArgs {
     /// dense search there; keyword lists stay local (default: the embedded usearch files).
     #[arg(long, global = true, value_name = "URL", env = "SEAMSCOPE_CHROMA_URL")]
     pub(super) chroma: Option<String>,
+    /// Which embedder makes the vectors: fastembed:NAME (fastembed's catalog; `seamscope
+    /// models` lists it), openai:URL (an OpenAI-compatible /v1/embeddings service) or onnx:DIR
+    /// (default: the pinned all-MiniLM-L6-v2).
+    #[arg(
+        long,
+        global = true,
+        value_name = "KIND:VALUE",
+        env = "SEAMSCOPE_EMBEDDER"
+    )]
+    pub(super) embedder: Option<String>,
+    /// The model name an openai: service serves (e.g. text-embedding-3-small).
+    #[arg(
+        long,
+        global = true,
+        value_name = "NAME",
+        env = "SEAMSCOPE_EMBED_MODEL"
+    )]
+    pub(super) embed_model: Option<String>,
+    /// The environment variable that holds the embedding service's key (the key itself is
+    /// never a flag, never printed, never written).
+    #[arg(long, global = true, value_name = "VAR")]
+    pub(super) embed_key_env: Option<String>,
+    /// Tokens (counted with the local tokenizer) a service embeds whole; longer texts are
+    /// embedded as the mean of even windows (default 512 for services).
+    #[arg(long, global = true, value_name = "TOKENS", value_parser = usize_in(8..=1_000_000))]
+    pub(super) embed_window: Option<usize>,
+    /// The vector length to ask an openai: service for (models that can shorten their vectors).
+    #[arg(long, global = true, value_name = "N", value_parser = usize_in(1..=65_536))]
+    pub(super) embed_dimensions: Option<usize>,
+    /// Requests to an embedding service in flight at once (default 4).
+    #[arg(long, global = true, value_name = "N", value_parser = usize_in(1..=64))]
+    pub(super) embed_concurrency: Option<usize>,
+    /// Put in front of every question before embedding it (e5: "query: ").
+    #[arg(long, global = true, value_name = "TEXT")]
+    pub(super) query_prefix: Option<String>,
+    /// Put in front of every chunk and seam text before embedding it (e5: "passage: ").
+    #[arg(long, global = true, value_name = "TEXT")]
+    pub(super) document_prefix: Option<String>,
+    /// Which reranker rescores the first ordinary chunks: fastembed:NAME, rerank:URL (TEI,
+    /// or Cohere / Jina with --rerank-model) or onnx:DIR (default: none).
+    #[arg(
+        long,
+        global = true,
+        value_name = "KIND:VALUE",
+        env = "SEAMSCOPE_RERANKER"
+    )]
+    pub(super) reranker: Option<String>,
+    /// The model name a Cohere or Jina-style rerank service needs (TEI needs none).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub(super) rerank_model: Option<String>,
+    /// The environment variable that holds the rerank service's key.
+    #[arg(long, global = true, value_name = "VAR")]
+    pub(super) rerank_key_env: Option<String>,
+    /// Never ask fastembed's hub for a catalog model: use only files already on disk.
+    #[arg(long, global = true)]
+    pub(super) offline: bool,
 }
 
 /// Options that shape chunks and seams.
@@ -102,8 +158,44 @@ impl GlobalArgs {
         if let Some(url) = &self.chroma {
             s.chroma_url = Some(url.clone());
         }
+        self.apply_pipeline(&mut s);
         s.validate().map_err(|e| UsageError(e.to_string()))?;
         Ok(s)
+    }
+}
+
+impl GlobalArgs {
+    /// The embedder and reranker flags over the settings file's values.
+    fn apply_pipeline(&self, s: &mut Settings) {
+        let text = |flag: &Option<String>, setting: &mut Option<String>| {
+            if let Some(v) = flag {
+                *setting = Some(v.clone());
+            }
+        };
+        text(&self.embedder, &mut s.embedder);
+        text(&self.embed_model, &mut s.embed_model);
+        text(&self.embed_key_env, &mut s.embed_key_env);
+        text(&self.reranker, &mut s.reranker);
+        text(&self.rerank_model, &mut s.rerank_model);
+        text(&self.rerank_key_env, &mut s.rerank_key_env);
+        if self.embed_window.is_some() {
+            s.embed_window = self.embed_window;
+        }
+        if self.embed_dimensions.is_some() {
+            s.embed_dimensions = self.embed_dimensions;
+        }
+        if let Some(n) = self.embed_concurrency {
+            s.embed_concurrency = n;
+        }
+        if let Some(p) = &self.query_prefix {
+            s.query_prefix.clone_from(p);
+        }
+        if let Some(p) = &self.document_prefix {
+            s.document_prefix.clone_from(p);
+        }
+        if self.offline {
+            s.offline = true;
+        }
     }
 }
 

@@ -16,8 +16,9 @@ pub fn start_engine(settings: Settings) -> anyhow::Result<Engine> {
         install::install(&data_dir, &mut |line| eprintln!("  {line}"))?;
     }
     let engine = Engine::load(settings)?;
-    let device = engine.embedder.device();
-    if device.worth_saying() {
+    if let Some(device) = engine.embedder.device()
+        && device.worth_saying()
+    {
         eprintln!("seamscope: device {}", device.line());
     }
     Ok(engine)

@@ -6,6 +6,7 @@ use serde::Serialize;
 
 use seamscope::corpus::SkippedFile;
 use seamscope::embed::device::DeviceReport;
+use seamscope::embed::http::ServiceCounters;
 use seamscope::index::{BuildReport, IndexSizes};
 use seamscope::layout::LayoutTimings;
 use seamscope::session::OpenCorpus;
@@ -30,15 +31,21 @@ pub struct IndexSummary {
     tokens_embedded: usize,
     tokens_from_cache: usize,
     layout_seconds: LayoutTimings,
-    /// Where the model ran, and why when `auto` chose the CPU.
-    device: DeviceReport,
+    /// The embedder's identity (model, hash or service model, dimension, window).
+    embedder: String,
+    /// Where the model ran, and why when `auto` chose the CPU; `null` for an embedding service.
+    device: Option<DeviceReport>,
+    /// What was sent to an embedding service (requests, retries, tokens); absent for a local
+    /// model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    service: Option<ServiceCounters>,
     /// How dense search runs: exact, approximate (HNSW), or HNSW in Chroma at a URL.
     dense_search: String,
     build: BuildReport,
 }
 
 impl IndexSummary {
-    fn new(open: &OpenCorpus, device: &DeviceReport) -> Self {
+    fn new(open: &OpenCorpus, embedder: String, device: Option<&DeviceReport>) -> Self {
         let l = &open.layout;
         let seam_tokens: usize = l
             .seams
@@ -62,7 +69,16 @@ impl IndexSummary {
             tokens_embedded: r.chunk_embedding.tokens_embedded + r.seam_embedding.tokens_embedded,
             tokens_from_cache: r.chunk_embedding.tokens_cached + r.seam_embedding.tokens_cached,
             layout_seconds: l.timings,
-            device: device.clone(),
+            embedder,
+            device: device.cloned(),
+            service: match (&r.chunk_embedding.service, &r.seam_embedding.service) {
+                (None, None) => None,
+                (a, b) => {
+                    let mut sum = a.unwrap_or_default();
+                    sum.add(&b.unwrap_or_default());
+                    Some(sum)
+                }
+            },
             dense_search: open.indexes.dense_search(),
             build: r.clone(),
         }
@@ -152,7 +168,25 @@ impl IndexSummary {
                 );
             }
         }
-        println!("device     {}", self.device.line());
+        println!("embedder   {}", seamscope::text::safe_name(&self.embedder));
+        if let Some(device) = &self.device {
+            println!("device     {}", device.line());
+        }
+        if let Some(s) = &self.service {
+            println!(
+                "service    {} requests ({} retried) · {} texts · {} tokens sent{} · {:.1} requests/s",
+                s.requests,
+                s.retries,
+                s.inputs,
+                s.tokens_sent,
+                if s.tokens_reported > 0 {
+                    format!(" ({} by the service's count)", s.tokens_reported)
+                } else {
+                    String::new()
+                },
+                s.requests_per_second()
+            );
+        }
         if let Some(why) = &r.rebuilt_because {
             println!("rebuilt    the existing index was not used: {why}");
         }
@@ -200,7 +234,7 @@ pub fn run(
     let open = engine.open_corpus(corpus, &mut |p| bar.update(p));
     bar.finish();
     let open = open?;
-    let summary = IndexSummary::new(&open, engine.embedder.device());
+    let summary = IndexSummary::new(&open, engine.embedder.describe(), engine.embedder.device());
     if json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
     } else {

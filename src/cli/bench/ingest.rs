@@ -47,7 +47,9 @@ struct BenchReport {
     /// Pipeline over direct, from each run's fastest round.
     overhead_percent_best: f64,
     /// Where the model ran.
-    device: DeviceReport,
+    device: Option<DeviceReport>,
+    /// The embedder measured (model identity, or service model at its address).
+    embedder: String,
     /// On a GPU: the same windows embedded on the CPU too, compared vector by vector.
     gpu_vs_cpu: Option<GpuCheck>,
 }
@@ -70,8 +72,13 @@ fn gpu_vs_cpu(
     pieces: &[&str],
     slice: usize,
 ) -> anyhow::Result<GpuCheck> {
+    let runtime = engine
+        .embedder
+        .local_model()
+        .map(|m| m.runtime_path().to_path_buf())
+        .ok_or_else(|| anyhow::anyhow!("the GPU check needs a local model"))?;
     let plan = DevicePlan::Cpu {
-        runtime: engine.embedder.runtime_path().to_path_buf(),
+        runtime,
         note: None,
     };
     let settings = &engine.settings;
@@ -113,8 +120,9 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
     let layout = Layout::for_settings(&corpus, &engine.tokenizer, &settings)?;
 
     // The exact windows the pipeline hands the model: those of each distinct search text.
-    let window = settings
-        .model_max_tokens
+    let window = engine
+        .embedder
+        .max_tokens()
         .saturating_sub(engine.tokenizer.special_tokens())
         .max(1);
     let (chunk_texts, seam_texts) = layout.search_texts(&corpus);
@@ -187,8 +195,8 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
         }
     }
     let open = last.ok_or_else(|| anyhow::anyhow!("no benchmark round ran"))?;
-    let device = engine.embedder.device().clone();
-    let gpu_check = if device.used == Device::Cuda {
+    let device = engine.embedder.device().cloned();
+    let gpu_check = if device.as_ref().is_some_and(|d| d.used == Device::Cuda) {
         eprintln!("bench: embedding the first windows on the CPU too, to compare ...");
         Some(gpu_vs_cpu(&mut engine, &pieces, settings.embed_slice)?)
     } else {
@@ -215,6 +223,7 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
         overhead_percent: (pipeline.median / direct.median - 1.0) * 100.0,
         overhead_percent_best: (pipeline.min / direct.min - 1.0) * 100.0,
         device,
+        embedder: engine.embedder.describe(),
         gpu_vs_cpu: gpu_check,
     };
     if json {
@@ -250,7 +259,13 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
         "pipeline overhead   {:+.1}% at the median, {:+.1}% best against best (target <= 10%)",
         report.overhead_percent, report.overhead_percent_best
     );
-    println!("device              {}", report.device.line());
+    println!(
+        "embedder            {}",
+        seamscope::text::safe_name(&report.embedder)
+    );
+    if let Some(device) = &report.device {
+        println!("device              {}", device.line());
+    }
     if let Some(g) = &report.gpu_vs_cpu {
         println!(
             "gpu vs cpu          {} windows: cosine min {:.5}, mean {:.5} (target >= 0.999)",

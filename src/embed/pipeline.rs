@@ -1,0 +1,203 @@
+//! The embedder a run uses, whatever its kind, with the user's query and document prefixes.
+//!
+//! Some models expect questions and passages marked (e5: `query: ` / `passage: `; bge: an
+//! instruction before the question). The prefixes are settings; the document prefix changes every
+//! stored vector, so it is part of the identity (and so of every cache key), while the query
+//! prefix changes only questions and is named beside it.
+
+use std::sync::Arc;
+
+use super::device::DeviceReport;
+use super::http::ServiceMeter;
+use super::model::ModelEmbedder;
+use super::service::ServiceEmbedder;
+use super::{EmbedError, Embedder};
+use crate::tokens::TokenCounter;
+
+/// The loaded model or client behind a [`PipelineEmbedder`].
+pub enum EmbedderKind {
+    /// A local ONNX model (the pinned default, a folder, or a catalog model's files).
+    Local(Box<ModelEmbedder>),
+    /// An OpenAI-compatible service.
+    Service(Box<ServiceEmbedder>),
+    /// Any other embedder (a catalog model, a test embedder).
+    Other(Box<dyn Embedder + Send>),
+}
+
+/// The embedder of a run: a model or a service, the prefixes, and the identity every cache key,
+/// calibration record, baseline and bundle carries.
+pub struct PipelineEmbedder {
+    inner: EmbedderKind,
+    query_prefix: String,
+    document_prefix: String,
+    /// Tokens the longer prefix takes, kept free in every window.
+    prefix_tokens: usize,
+    identity: String,
+    /// How the user named it (`openai:http://…`, `fastembed:bge-small-en-v1.5`, `default`).
+    name: String,
+}
+
+impl PipelineEmbedder {
+    /// Wrap a loaded embedder with the prefixes; `name` is how the user named it.
+    pub fn new(
+        inner: EmbedderKind,
+        name: String,
+        query_prefix: &str,
+        document_prefix: &str,
+        tokenizer: &TokenCounter,
+    ) -> Result<PipelineEmbedder, EmbedError> {
+        let count = |p: &str| -> Result<usize, EmbedError> {
+            if p.is_empty() {
+                Ok(0)
+            } else {
+                // Without the special tokens: the window already leaves room for them.
+                Ok(tokenizer
+                    .count(p)?
+                    .saturating_sub(tokenizer.special_tokens()))
+            }
+        };
+        let prefix_tokens = count(query_prefix)?.max(count(document_prefix)?);
+        let mut identity = inner.as_embedder().identity().to_string();
+        if !document_prefix.is_empty() {
+            let hash = blake3::hash(document_prefix.as_bytes()).to_hex();
+            identity.push_str(&format!("+doc:{}", &hash[..8]));
+        }
+        Ok(PipelineEmbedder {
+            inner,
+            query_prefix: query_prefix.to_string(),
+            document_prefix: document_prefix.to_string(),
+            prefix_tokens,
+            identity,
+            name,
+        })
+    }
+
+    /// A plain local model with no prefixes (tests and benches).
+    pub fn local(model: ModelEmbedder) -> PipelineEmbedder {
+        let identity = model.identity().to_string();
+        PipelineEmbedder {
+            inner: EmbedderKind::Local(Box::new(model)),
+            query_prefix: String::new(),
+            document_prefix: String::new(),
+            prefix_tokens: 0,
+            identity,
+            name: "default".to_string(),
+        }
+    }
+
+    /// The loaded model or client.
+    pub fn kind(&self) -> &EmbedderKind {
+        &self.inner
+    }
+
+    /// The local ONNX model, when it is one.
+    pub fn local_model(&self) -> Option<&ModelEmbedder> {
+        match &self.inner {
+            EmbedderKind::Local(m) => Some(m.as_ref()),
+            _ => None,
+        }
+    }
+
+    /// The local ONNX model, mutably, when it is one.
+    pub fn local_model_mut(&mut self) -> Option<&mut ModelEmbedder> {
+        match &mut self.inner {
+            EmbedderKind::Local(m) => Some(m.as_mut()),
+            _ => None,
+        }
+    }
+
+    /// Where a local model runs; `None` for a service (it runs where the service runs).
+    pub fn device(&self) -> Option<&DeviceReport> {
+        self.local_model().map(ModelEmbedder::device)
+    }
+
+    /// How the user named the embedder.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The query prefix in force ("" for none).
+    pub fn query_prefix(&self) -> &str {
+        &self.query_prefix
+    }
+
+    /// The document prefix in force ("" for none).
+    pub fn document_prefix(&self) -> &str {
+        &self.document_prefix
+    }
+
+    /// One line for headers: the identity, where a service lives, and the prefixes.
+    pub fn describe(&self) -> String {
+        let mut line = match &self.inner {
+            EmbedderKind::Service(s) => format!("{} at {}", self.identity, s.url()),
+            _ => self.identity.clone(),
+        };
+        if !self.query_prefix.is_empty() {
+            line.push_str(&format!(
+                " · query prefix {:?}",
+                crate::text::safe_name(&self.query_prefix)
+            ));
+        }
+        line
+    }
+
+    fn with_prefix(prefix: &str, texts: &[&str]) -> Vec<String> {
+        texts.iter().map(|t| format!("{prefix}{t}")).collect()
+    }
+}
+
+impl EmbedderKind {
+    fn as_embedder(&self) -> &dyn Embedder {
+        match self {
+            EmbedderKind::Local(m) => m.as_ref(),
+            EmbedderKind::Service(s) => s.as_ref(),
+            EmbedderKind::Other(o) => o.as_ref(),
+        }
+    }
+
+    fn as_embedder_mut(&mut self) -> &mut dyn Embedder {
+        match self {
+            EmbedderKind::Local(m) => m.as_mut(),
+            EmbedderKind::Service(s) => s.as_mut(),
+            EmbedderKind::Other(o) => o.as_mut(),
+        }
+    }
+}
+
+impl Embedder for PipelineEmbedder {
+    fn identity(&self) -> &str {
+        &self.identity
+    }
+    fn dim(&self) -> usize {
+        self.inner.as_embedder().dim()
+    }
+    fn max_tokens(&self) -> usize {
+        self.inner
+            .as_embedder()
+            .max_tokens()
+            .saturating_sub(self.prefix_tokens)
+            .max(2)
+    }
+    fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if self.document_prefix.is_empty() {
+            return self.inner.as_embedder_mut().embed(texts);
+        }
+        let owned = Self::with_prefix(&self.document_prefix, texts);
+        let marked: Vec<&str> = owned.iter().map(String::as_str).collect();
+        self.inner.as_embedder_mut().embed(&marked)
+    }
+    fn embed_queries(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        if self.query_prefix.is_empty() {
+            return self.inner.as_embedder_mut().embed_queries(texts);
+        }
+        let owned = Self::with_prefix(&self.query_prefix, texts);
+        let marked: Vec<&str> = owned.iter().map(String::as_str).collect();
+        self.inner.as_embedder_mut().embed_queries(&marked)
+    }
+    fn slice_hint(&self) -> Option<usize> {
+        self.inner.as_embedder().slice_hint()
+    }
+    fn service_meter(&self) -> Option<&Arc<ServiceMeter>> {
+        self.inner.as_embedder().service_meter()
+    }
+}

@@ -1,0 +1,238 @@
+//! A `/rerank` service as the reranker (`reranker = "rerank:URL"`): TEI's protocol, or Cohere's
+//! and Jina's when a model is named (they need one).
+//!
+//! TEI: `POST …/rerank {"query", "texts"}` → `[{"index", "score"}]`. Cohere (`/v2/rerank`) and
+//! Jina (`/v1/rerank`): `{"model", "query", "documents", "top_n"}` →
+//! `{"results": [{"index", "relevance_score"}]}`. Both answers are put back in input order; a
+//! text the service left out, an index out of range or a score that is not a number fails the
+//! question's rerank with the reason (the trace records it; the fused order stands). Requests
+//! follow the reliability rules of [`super::http`].
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::http::{Endpoint, Reliability, ServiceError, ServiceMeter, read_key};
+use crate::retrieve::{RerankError, Reranker};
+
+/// The two protocols.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RerankProtocol {
+    /// Text Embeddings Inference: `texts` in, a list of `{index, score}` out.
+    Tei,
+    /// Cohere and Jina: `model` + `documents` in, `{results: [{index, relevance_score}]}` out.
+    Cohere,
+}
+
+/// The rerank endpoint for an address as a user gives it: a full `…/rerank` URL as it is, else
+/// `/rerank` appended.
+pub fn rerank_url(address: &str) -> String {
+    let (path, query) = match address.split_once('?') {
+        Some((p, q)) => (p.trim_end_matches('/'), format!("?{q}")),
+        None => (address.trim_end_matches('/'), String::new()),
+    };
+    if path.ends_with("/rerank") {
+        format!("{path}{query}")
+    } else {
+        format!("{path}/rerank{query}")
+    }
+}
+
+/// A reranking service.
+#[derive(Debug)]
+pub struct RerankService {
+    endpoint: Endpoint,
+    protocol: RerankProtocol,
+    model: Option<String>,
+    name: String,
+}
+
+impl RerankService {
+    /// A client for the service at `url`; `model` (when given) selects the Cohere/Jina protocol.
+    pub fn new(
+        url: &str,
+        model: Option<String>,
+        key_env: Option<&str>,
+        reliability: Reliability,
+    ) -> Result<RerankService, ServiceError> {
+        let key = read_key(key_env, "rerank_key_env")?;
+        let mut endpoint = Endpoint::new(
+            "the rerank service",
+            rerank_url(url),
+            key,
+            reliability,
+            Arc::new(ServiceMeter::default()),
+        );
+        endpoint.retries_setting = "embed_retries";
+        endpoint.timeout_setting = "embed_timeout_secs";
+        let protocol = if model.is_some() {
+            RerankProtocol::Cohere
+        } else {
+            RerankProtocol::Tei
+        };
+        let name = match &model {
+            Some(m) => format!("rerank:{m}@{}", endpoint.shown()),
+            None => format!("rerank@{}", endpoint.shown()),
+        };
+        Ok(RerankService {
+            endpoint,
+            protocol,
+            model,
+            name,
+        })
+    }
+
+    /// The protocol spoken.
+    pub fn protocol(&self) -> RerankProtocol {
+        self.protocol
+    }
+
+    /// The counters of this client.
+    pub fn meter(&self) -> &Arc<ServiceMeter> {
+        self.endpoint.meter()
+    }
+
+    /// Scores in input order from an answer of either protocol.
+    fn read_answer(&self, answer: &Value, expected: usize) -> Result<Vec<f32>, ServiceError> {
+        let bad = |what: String| self.endpoint.malformed(what);
+        let (items, score_key) = match (self.protocol, answer) {
+            (RerankProtocol::Tei, Value::Array(items)) => (items, "score"),
+            (RerankProtocol::Cohere, v) => (
+                v.get("results")
+                    .and_then(Value::as_array)
+                    .ok_or_else(|| bad("no `results` list".to_string()))?,
+                "relevance_score",
+            ),
+            (RerankProtocol::Tei, _) => {
+                return Err(bad(
+                    "not a list of {index, score} (a Cohere or Jina service needs --rerank-model)"
+                        .to_string(),
+                ));
+            }
+        };
+        let mut scores: Vec<Option<f32>> = vec![None; expected];
+        for item in items {
+            let index = item
+                .get("index")
+                .and_then(Value::as_u64)
+                .map(|i| i as usize)
+                .filter(|&i| i < expected)
+                .ok_or_else(|| bad(format!("an item without an index in 0..{expected}")))?;
+            let score = item
+                .get(score_key)
+                .and_then(Value::as_f64)
+                .filter(|s| s.is_finite())
+                .ok_or_else(|| bad(format!("item {index} has no finite `{score_key}`")))?;
+            if scores[index].replace(score as f32).is_some() {
+                return Err(bad(format!("index {index} appears twice")));
+            }
+        }
+        scores
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| s.ok_or_else(|| bad(format!("no score for text {i}"))))
+            .collect()
+    }
+}
+
+impl Reranker for RerankService {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn score(&mut self, query: &str, texts: &[&str]) -> Result<Vec<f32>, RerankError> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let body = match (&self.protocol, &self.model) {
+            (RerankProtocol::Cohere, Some(model)) => json!({
+                "model": model, "query": query, "documents": texts, "top_n": texts.len(),
+            }),
+            _ => json!({ "query": query, "texts": texts, "raw_scores": false }),
+        };
+        let hint = |status: u16, _: &str| {
+            match status {
+            401 | 403 => "; check the key (the variable rerank_key_env names)".to_string(),
+            404 => "; check the address (TEI: http://HOST:PORT; Cohere: https://api.cohere.com/v2; Jina: https://api.jina.ai/v1) and --rerank-model".to_string(),
+            422 | 400 => "; a Cohere or Jina service needs --rerank-model NAME".to_string(),
+            _ => String::new(),
+        }
+        };
+        let never = || false;
+        let fail = |e: ServiceError| RerankError::Model {
+            reranker: self.name.clone(),
+            message: e.to_string(),
+        };
+        let answer = self.endpoint.post(&body, &never, &hint).map_err(fail)?;
+        let scores = self.read_answer(&answer, texts.len()).map_err(fail)?;
+        let tokens = texts.iter().map(|t| t.len() / 4).sum::<usize>();
+        self.endpoint.meter().answered(texts.len(), tokens, 0);
+        Ok(scores)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn service(model: Option<&str>) -> RerankService {
+        RerankService::new(
+            "http://127.0.0.1:9",
+            model.map(str::to_string),
+            None,
+            Reliability::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn addresses_become_the_rerank_endpoint() {
+        assert_eq!(rerank_url("http://h:8080"), "http://h:8080/rerank");
+        assert_eq!(
+            rerank_url("https://api.cohere.com/v2/"),
+            "https://api.cohere.com/v2/rerank"
+        );
+        assert_eq!(
+            rerank_url("https://api.jina.ai/v1/rerank"),
+            "https://api.jina.ai/v1/rerank"
+        );
+    }
+
+    #[test]
+    fn both_protocols_come_back_in_input_order() {
+        let tei = service(None);
+        let answer = json!([{"index": 2, "score": 0.9}, {"index": 0, "score": 0.5}, {"index": 1, "score": 0.1}]);
+        assert_eq!(tei.read_answer(&answer, 3).unwrap(), vec![0.5, 0.1, 0.9]);
+        let cohere = service(Some("rerank-v3.5"));
+        let answer = json!({"results": [{"index": 1, "relevance_score": 0.7}, {"index": 0, "relevance_score": 0.2}]});
+        assert_eq!(cohere.read_answer(&answer, 2).unwrap(), vec![0.2, 0.7]);
+    }
+
+    #[test]
+    fn answers_that_do_not_fit_are_refused_with_the_reason() {
+        let tei = service(None);
+        let missing = tei
+            .read_answer(&json!([{"index": 0, "score": 0.5}]), 2)
+            .unwrap_err();
+        assert!(
+            missing.to_string().contains("no score for text 1"),
+            "{missing}"
+        );
+        let twice = tei
+            .read_answer(
+                &json!([{"index": 0, "score": 0.5}, {"index": 0, "score": 0.4}]),
+                2,
+            )
+            .unwrap_err();
+        assert!(twice.to_string().contains("appears twice"), "{twice}");
+        let shape = tei.read_answer(&json!({"results": []}), 1).unwrap_err();
+        assert!(shape.to_string().contains("--rerank-model"), "{shape}");
+        let nan = service(Some("m"))
+            .read_answer(
+                &json!({"results": [{"index": 0, "relevance_score": "x"}]}),
+                1,
+            )
+            .unwrap_err();
+        assert!(nan.to_string().contains("finite"), "{nan}");
+    }
+}

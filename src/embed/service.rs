@@ -1,0 +1,414 @@
+//! An OpenAI-compatible `/v1/embeddings` service as the embedder (`embedder = "openai:URL"`):
+//! OpenAI, Azure OpenAI, TEI, Ollama, vLLM, Infinity, LM Studio.
+//!
+//! Texts go out in requests bounded by inputs and by tokens (counted with the local tokenizer),
+//! several requests at once, each retried by the rules of [`super::http`]. The first answer fixes
+//! the dimension; an answer of another dimension, count or shape fails the run with the reason, and
+//! nothing from it is kept. The key is read from the environment variable the user names, sent in
+//! a header, and never printed or written.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+
+use super::http::{Endpoint, Reliability, ServiceError, ServiceMeter, read_key};
+use super::{EmbedError, Embedder, normalize};
+use crate::tokens::TokenCounter;
+
+/// How to reach and use one embedding service.
+#[derive(Debug, Clone)]
+pub struct ServiceOptions {
+    /// The address as given: a base (`http://host:8080`, `…/v1`) or the full `…/embeddings` URL.
+    pub url: String,
+    /// The model name sent with every request.
+    pub model: String,
+    /// The environment variable holding the key, if the service needs one.
+    pub key_env: Option<String>,
+    /// The longest text, in local-tokenizer tokens, sent whole; longer texts are embedded as the
+    /// mean of even windows (as for the local model).
+    pub window: usize,
+    /// The `dimensions` asked of the service (models that can shorten their vectors); also the
+    /// dimension its answers must have.
+    pub dimensions: Option<usize>,
+    /// Texts per request, at most.
+    pub request_inputs: usize,
+    /// Tokens per request, at most (a single longer text goes alone).
+    pub request_tokens: usize,
+    /// Requests in flight at once.
+    pub concurrency: usize,
+    /// Timeouts and retries.
+    pub reliability: Reliability,
+}
+
+/// The embeddings endpoint for an address as a user gives it: a full `…/embeddings` URL is used
+/// as it is; a base ending in a version (`/v1`) or an Azure deployment gets `/embeddings`;
+/// anything else gets `/v1/embeddings`. A query string (Azure's `api-version`) is kept.
+pub fn embeddings_url(address: &str) -> String {
+    let (path, query) = match address.split_once('?') {
+        Some((p, q)) => (p.trim_end_matches('/'), format!("?{q}")),
+        None => (address.trim_end_matches('/'), String::new()),
+    };
+    let last = path.rsplit('/').next().unwrap_or("");
+    let versioned =
+        last.len() >= 2 && last.starts_with('v') && last[1..].chars().all(|c| c.is_ascii_digit());
+    if path.ends_with("/embeddings") {
+        format!("{path}{query}")
+    } else if versioned || path.contains("/deployments/") {
+        format!("{path}/embeddings{query}")
+    } else {
+        format!("{path}/v1/embeddings{query}")
+    }
+}
+
+/// An OpenAI-compatible embedding service.
+pub struct ServiceEmbedder {
+    endpoint: Endpoint,
+    options: ServiceOptions,
+    tokenizer: TokenCounter,
+    dim: usize,
+    identity: String,
+}
+
+impl std::fmt::Debug for ServiceEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServiceEmbedder")
+            .field("url", &self.endpoint.shown())
+            .field("model", &self.options.model)
+            .field("dim", &self.dim)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ServiceEmbedder {
+    /// Reach the service and learn its dimension from one short request, so a wrong address,
+    /// key or model fails before any corpus work.
+    pub fn connect(
+        options: ServiceOptions,
+        tokenizer: TokenCounter,
+    ) -> Result<ServiceEmbedder, EmbedError> {
+        let key = read_key(options.key_env.as_deref(), "embed_key_env")?;
+        let endpoint = Endpoint::new(
+            "the embedding service",
+            embeddings_url(&options.url),
+            key,
+            options.reliability.clone(),
+            Arc::new(ServiceMeter::default()),
+        );
+        let mut embedder = ServiceEmbedder {
+            endpoint,
+            tokenizer,
+            dim: 0,
+            identity: String::new(),
+            options,
+        };
+        let never = || false;
+        let probe = embedder.request(&["dimension probe"], 0, &never)?;
+        let dim = probe.first().map_or(0, Vec::len);
+        if dim == 0 {
+            return Err(embedder
+                .endpoint
+                .malformed("its first answer held no vector")
+                .into());
+        }
+        if let Some(asked) = embedder.options.dimensions
+            && asked != dim
+        {
+            return Err(embedder
+                .endpoint
+                .malformed(format!(
+                    "it answered {dim}-dimensional vectors where embed_dimensions asks for {asked}"
+                ))
+                .into());
+        }
+        embedder.dim = dim;
+        embedder.identity = format!(
+            "openai:{}/d{dim}/w{}",
+            embedder.options.model, embedder.options.window
+        );
+        Ok(embedder)
+    }
+
+    /// The endpoint's address as messages show it (credentials masked).
+    pub fn url(&self) -> &str {
+        self.endpoint.shown()
+    }
+
+    /// The model name sent.
+    pub fn model(&self) -> &str {
+        &self.options.model
+    }
+
+    /// The counters of this client (requests, retries, tokens), shared with progress displays.
+    pub fn meter(&self) -> &Arc<ServiceMeter> {
+        self.endpoint.meter()
+    }
+
+    /// Group texts (by index) into requests bounded by inputs and tokens.
+    fn plan_requests(&self, texts: &[&str]) -> Result<Vec<(Vec<usize>, usize)>, EmbedError> {
+        let mut requests: Vec<(Vec<usize>, usize)> = Vec::new();
+        let mut current: (Vec<usize>, usize) = (Vec::new(), 0);
+        for (i, text) in texts.iter().enumerate() {
+            let tokens = self.tokenizer.count(text)?;
+            let full = current.0.len() >= self.options.request_inputs.max(1)
+                || (!current.0.is_empty()
+                    && current.1 + tokens > self.options.request_tokens.max(1));
+            if full {
+                requests.push(std::mem::take(&mut current));
+            }
+            current.0.push(i);
+            current.1 += tokens;
+        }
+        if !current.0.is_empty() {
+            requests.push(current);
+        }
+        Ok(requests)
+    }
+
+    /// One request for `texts` (already planned to fit), checked and normalised.
+    fn request(
+        &self,
+        texts: &[&str],
+        tokens: usize,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Vec<Vec<f32>>, ServiceError> {
+        let mut body = json!({ "model": self.options.model, "input": texts });
+        if let Some(d) = self.options.dimensions {
+            body["dimensions"] = json!(d);
+        }
+        let window = self.options.window;
+        let hint = move |status: u16, message: &str| -> String {
+            let lower = message.to_lowercase();
+            match status {
+                401 | 403 => "; check the key (the variable embed_key_env names) and that it may use this model".to_string(),
+                404 => "; check the address (an OpenAI-compatible base such as http://HOST:PORT/v1) and the model name (--embed-model)".to_string(),
+                400 | 413 | 422 if ["token", "length", "long", "context", "size"].iter().any(|w| lower.contains(w)) => format!(
+                    "; the service may read fewer than the {window} tokens seamscope sends whole: lower --embed-window (or embed_request_tokens)"
+                ),
+                _ => String::new(),
+            }
+        };
+        let answer = self.endpoint.post(&body, stop, &hint)?;
+        let vectors = self.read_answer(&answer, texts.len())?;
+        let reported = answer
+            .pointer("/usage/prompt_tokens")
+            .and_then(Value::as_u64)
+            .unwrap_or(0) as usize;
+        self.endpoint
+            .meter()
+            .answered(texts.len(), tokens, reported);
+        Ok(vectors)
+    }
+
+    /// The vectors of an answer, in input order, each checked and normalised.
+    fn read_answer(&self, answer: &Value, expected: usize) -> Result<Vec<Vec<f32>>, ServiceError> {
+        let bad = |what: String| self.endpoint.malformed(what);
+        let data = answer
+            .get("data")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("no `data` list".to_string()))?;
+        if data.len() != expected {
+            return Err(bad(format!("{} vectors for {expected} texts", data.len())));
+        }
+        let mut out: Vec<Option<Vec<f32>>> = vec![None; expected];
+        for (position, item) in data.iter().enumerate() {
+            let index = match item.get("index") {
+                Some(i) => i
+                    .as_u64()
+                    .map(|i| i as usize)
+                    .filter(|&i| i < expected)
+                    .ok_or_else(|| bad(format!("index {i} is not one of 0..{expected}")))?,
+                None => position,
+            };
+            let mut vector = match item.get("embedding") {
+                Some(Value::Array(values)) => values
+                    .iter()
+                    .map(|v| v.as_f64().map(|x| x as f32))
+                    .collect::<Option<Vec<f32>>>()
+                    .ok_or_else(|| {
+                        bad(format!("vector {index} holds a value that is not a number"))
+                    })?,
+                Some(Value::String(b64)) => decode_base64_f32(b64).ok_or_else(|| {
+                    bad(format!("vector {index} is not base64 of little-endian f32"))
+                })?,
+                _ => return Err(bad(format!("item {position} has no `embedding`"))),
+            };
+            if self.dim != 0 && vector.len() != self.dim {
+                return Err(bad(format!(
+                    "a {}-dimensional vector where its first answer had {} dimensions: the model behind it changed; nothing of this request was kept",
+                    vector.len(),
+                    self.dim
+                )));
+            }
+            if vector.iter().any(|x| !x.is_finite()) {
+                return Err(bad(format!("vector {index} holds NaN or infinity")));
+            }
+            if vector.iter().all(|x| *x == 0.0) {
+                return Err(bad(format!("vector {index} is all zeros")));
+            }
+            normalize(&mut vector);
+            if out[index].replace(vector).is_some() {
+                return Err(bad(format!("index {index} appears twice")));
+            }
+        }
+        out.into_iter()
+            .enumerate()
+            .map(|(i, v)| v.ok_or_else(|| bad(format!("no vector for text {i}"))))
+            .collect()
+    }
+}
+
+impl Embedder for ServiceEmbedder {
+    fn identity(&self) -> &str {
+        &self.identity
+    }
+    fn dim(&self) -> usize {
+        self.dim
+    }
+    fn max_tokens(&self) -> usize {
+        self.options.window
+    }
+    fn slice_hint(&self) -> Option<usize> {
+        Some(self.options.request_inputs.max(1) * self.options.concurrency.max(1))
+    }
+    fn service_meter(&self) -> Option<&Arc<ServiceMeter>> {
+        Some(self.endpoint.meter())
+    }
+    /// Every request of `texts`, up to `concurrency` at once; the first failure stops the rest
+    /// and is the error (the vectors of this call are then all dropped).
+    fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let requests = self.plan_requests(texts)?;
+        let next = AtomicUsize::new(0);
+        let failed = AtomicBool::new(false);
+        let error: Mutex<Option<ServiceError>> = Mutex::new(None);
+        let results: Mutex<Vec<Option<Vec<Vec<f32>>>>> = Mutex::new(vec![None; requests.len()]);
+        let workers = self.options.concurrency.clamp(1, requests.len().max(1));
+        let this = &*self;
+        std::thread::scope(|scope| {
+            for _ in 0..workers {
+                scope.spawn(|| {
+                    let stop = || failed.load(Ordering::Relaxed);
+                    loop {
+                        let r = next.fetch_add(1, Ordering::Relaxed);
+                        if r >= requests.len() || stop() {
+                            return;
+                        }
+                        let (indexes, tokens) = &requests[r];
+                        let batch: Vec<&str> = indexes.iter().map(|&i| texts[i]).collect();
+                        match this.request(&batch, *tokens, &stop) {
+                            Ok(vectors) => {
+                                if let Ok(mut slots) = results.lock() {
+                                    slots[r] = Some(vectors);
+                                }
+                            }
+                            Err(e) => {
+                                let first = !failed.swap(true, Ordering::Relaxed);
+                                if first && let Ok(mut slot) = error.lock() {
+                                    *slot = Some(e);
+                                }
+                                return;
+                            }
+                        }
+                    }
+                });
+            }
+        });
+        if let Some(e) = error.into_inner().ok().flatten() {
+            return Err(e.into());
+        }
+        let results = results
+            .into_inner()
+            .map_err(|_| EmbedError::Model("a request thread panicked".into()))?;
+        let mut out: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
+        for ((indexes, _), vectors) in requests.iter().zip(results) {
+            let vectors = vectors.ok_or(EmbedError::Count {
+                expected: indexes.len(),
+                got: 0,
+            })?;
+            for (&i, v) in indexes.iter().zip(vectors) {
+                out[i] = Some(v);
+            }
+        }
+        out.into_iter()
+            .map(|v| {
+                v.ok_or(EmbedError::Count {
+                    expected: texts.len(),
+                    got: 0,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Little-endian f32 values from standard base64 (OpenAI's `encoding_format: "base64"`).
+fn decode_base64_f32(text: &str) -> Option<Vec<f32>> {
+    let mut bytes = Vec::with_capacity(text.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' => break,
+            b'\n' | b'\r' | b' ' => continue,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            bytes.push((acc >> bits) as u8);
+        }
+    }
+    if bytes.len() % 4 != 0 || bytes.is_empty() {
+        return None;
+    }
+    Some(
+        bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_become_the_embeddings_endpoint() {
+        assert_eq!(
+            embeddings_url("http://127.0.0.1:8080"),
+            "http://127.0.0.1:8080/v1/embeddings"
+        );
+        assert_eq!(
+            embeddings_url("https://api.openai.com/v1/"),
+            "https://api.openai.com/v1/embeddings"
+        );
+        assert_eq!(
+            embeddings_url("http://h:1/embeddings"),
+            "http://h:1/embeddings"
+        );
+        assert_eq!(
+            embeddings_url(
+                "https://x.openai.azure.com/openai/deployments/emb?api-version=2024-02-01"
+            ),
+            "https://x.openai.azure.com/openai/deployments/emb/embeddings?api-version=2024-02-01"
+        );
+        assert_eq!(
+            embeddings_url("http://localhost:11434/v1"),
+            "http://localhost:11434/v1/embeddings"
+        );
+    }
+
+    #[test]
+    fn base64_vectors_decode_as_little_endian_f32() {
+        // [1.0, -2.5] as little-endian f32: 00 00 80 3f 00 00 20 c0
+        assert_eq!(decode_base64_f32("AACAPwAAIMA="), Some(vec![1.0, -2.5]));
+        assert_eq!(decode_base64_f32("AACA"), None);
+        assert_eq!(decode_base64_f32("!!!!"), None);
+    }
+}

@@ -1,0 +1,168 @@
+//! Which embedder and which reranker a run uses, as the user names them (`KIND:VALUE`).
+//!
+//! The names are plain data read from settings, flags and the environment; the engine turns a
+//! parsed name into a loaded model when it starts ([`crate::session::Engine::load`]).
+
+use std::path::PathBuf;
+
+/// Where the vectors come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EmbedderSpec {
+    /// The pinned all-MiniLM-L6-v2 that `seamscope setup` installs, or the folder `model_dir`
+    /// names.
+    Default,
+    /// A local ONNX sentence-embedding model folder (`onnx:DIR`).
+    Onnx(PathBuf),
+    /// A model of fastembed's own catalog by name (`fastembed:NAME`).
+    Catalog(String),
+    /// An OpenAI-compatible `/v1/embeddings` service (`openai:URL`).
+    OpenAi(String),
+}
+
+/// Who rescores the first ordinary chunks, if anyone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RerankerSpec {
+    /// No reranker, or the folder `reranker_dir` names.
+    Default,
+    /// A local ONNX cross-encoder folder (`onnx:DIR`).
+    Onnx(PathBuf),
+    /// A cross-encoder of fastembed's catalog by name (`fastembed:NAME`).
+    Catalog(String),
+    /// A TEI, Jina or Cohere-style `/rerank` service (`rerank:URL`).
+    Service(String),
+}
+
+/// The kinds an embedder name may start with, as help and errors list them.
+pub const EMBEDDER_KINDS: &str = "fastembed:NAME (a model of fastembed's catalog; `seamscope models` lists them), openai:URL (an OpenAI-compatible /v1/embeddings service) or onnx:DIR (a local ONNX model folder)";
+
+/// The kinds a reranker name may start with.
+pub const RERANKER_KINDS: &str = "fastembed:NAME (a cross-encoder of fastembed's catalog), rerank:URL (a TEI, Jina or Cohere-style /rerank service) or onnx:DIR (a local ONNX cross-encoder folder)";
+
+/// Split `KIND:VALUE`, refusing an empty value.
+fn split(text: &str) -> Result<(&str, &str), String> {
+    let text = text.trim();
+    let (kind, value) = text
+        .split_once(':')
+        .ok_or_else(|| format!("`{text}` has no kind: write KIND:VALUE"))?;
+    let value = value.trim();
+    if value.is_empty() {
+        return Err(format!("`{text}` names no {kind} after the colon"));
+    }
+    Ok((kind.trim(), value))
+}
+
+/// Check a service address: http(s), with a host.
+fn service_url(value: &str) -> Result<String, String> {
+    let rest = ["http://", "https://"]
+        .into_iter()
+        .find_map(|s| value.strip_prefix(s))
+        .ok_or_else(|| {
+            format!("the service address `{value}` must start with http:// or https://")
+        })?;
+    if rest.is_empty() || rest.starts_with('/') || rest.contains(char::is_whitespace) {
+        return Err(format!("the service address `{value}` has no host"));
+    }
+    Ok(value.trim_end_matches('/').to_string())
+}
+
+impl EmbedderSpec {
+    /// Parse a name as typed (`fastembed:bge-small-en-v1.5`, `openai:http://127.0.0.1:8080/v1`,
+    /// `onnx:/models/e5`); `default` (or nothing) is the pinned model.
+    pub fn parse(text: &str) -> Result<EmbedderSpec, String> {
+        if text.trim().is_empty() || text.trim() == "default" {
+            return Ok(EmbedderSpec::Default);
+        }
+        let (kind, value) = split(text).map_err(|e| format!("{e}; kinds: {EMBEDDER_KINDS}"))?;
+        match kind {
+            "fastembed" => Ok(EmbedderSpec::Catalog(value.to_string())),
+            "openai" => Ok(EmbedderSpec::OpenAi(service_url(value)?)),
+            "onnx" => Ok(EmbedderSpec::Onnx(PathBuf::from(value))),
+            other => Err(format!(
+                "`{other}` is not a kind of embedder; kinds: {EMBEDDER_KINDS}"
+            )),
+        }
+    }
+
+    /// The kind's short name, for headers.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EmbedderSpec::Default => "default",
+            EmbedderSpec::Onnx(_) => "onnx",
+            EmbedderSpec::Catalog(_) => "fastembed",
+            EmbedderSpec::OpenAi(_) => "openai",
+        }
+    }
+}
+
+impl RerankerSpec {
+    /// Parse a name as typed (`fastembed:bge-reranker-base`, `rerank:http://127.0.0.1:8081`,
+    /// `onnx:/models/ce`); `none` (or nothing) means no reranker beyond `reranker_dir`.
+    pub fn parse(text: &str) -> Result<RerankerSpec, String> {
+        if text.trim().is_empty() || text.trim() == "none" {
+            return Ok(RerankerSpec::Default);
+        }
+        let (kind, value) = split(text).map_err(|e| format!("{e}; kinds: {RERANKER_KINDS}"))?;
+        match kind {
+            "fastembed" => Ok(RerankerSpec::Catalog(value.to_string())),
+            "rerank" => Ok(RerankerSpec::Service(service_url(value)?)),
+            "onnx" => Ok(RerankerSpec::Onnx(PathBuf::from(value))),
+            other => Err(format!(
+                "`{other}` is not a kind of reranker; kinds: {RERANKER_KINDS}"
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedder_names_parse_by_kind() {
+        assert_eq!(EmbedderSpec::parse("").unwrap(), EmbedderSpec::Default);
+        assert_eq!(
+            EmbedderSpec::parse("default").unwrap(),
+            EmbedderSpec::Default
+        );
+        assert_eq!(
+            EmbedderSpec::parse("fastembed:bge-small-en-v1.5").unwrap(),
+            EmbedderSpec::Catalog("bge-small-en-v1.5".into())
+        );
+        assert_eq!(
+            EmbedderSpec::parse("openai:http://127.0.0.1:8080/v1/").unwrap(),
+            EmbedderSpec::OpenAi("http://127.0.0.1:8080/v1".into())
+        );
+        assert_eq!(
+            EmbedderSpec::parse("onnx:/m/e5").unwrap(),
+            EmbedderSpec::Onnx("/m/e5".into())
+        );
+    }
+
+    #[test]
+    fn bad_embedder_names_say_what_is_allowed() {
+        let e = EmbedderSpec::parse("bge-small").unwrap_err();
+        assert!(e.contains("no kind") && e.contains("openai:URL"), "{e}");
+        let e = EmbedderSpec::parse("cohere:x").unwrap_err();
+        assert!(e.contains("`cohere` is not a kind"), "{e}");
+        let e = EmbedderSpec::parse("openai:").unwrap_err();
+        assert!(e.contains("names no openai"), "{e}");
+        let e = EmbedderSpec::parse("openai:localhost:8080").unwrap_err();
+        assert!(e.contains("must start with http://"), "{e}");
+        let e = EmbedderSpec::parse("openai:http:///v1").unwrap_err();
+        assert!(e.contains("has no host"), "{e}");
+    }
+
+    #[test]
+    fn reranker_names_parse_by_kind() {
+        assert_eq!(RerankerSpec::parse("none").unwrap(), RerankerSpec::Default);
+        assert_eq!(
+            RerankerSpec::parse("rerank:https://api.cohere.com/v2").unwrap(),
+            RerankerSpec::Service("https://api.cohere.com/v2".into())
+        );
+        assert_eq!(
+            RerankerSpec::parse("fastembed:bge-reranker-base").unwrap(),
+            RerankerSpec::Catalog("bge-reranker-base".into())
+        );
+        assert!(RerankerSpec::parse("openai:http://x").is_err());
+    }
+}
