@@ -149,14 +149,16 @@ pub fn calibrate(
     let mut search = |question: &str| -> Result<Trace, EngineError> {
         Ok(engine.ask(open, question, &query)?.0)
     };
-    calibrate_with(
+    let mut report = calibrate_with(
         &open.corpus,
         &open.layout,
         generator,
         options,
         &mut search,
         progress,
-    )
+    )?;
+    report.setup.embedder = Some(engine.embedder.identity().to_string());
+    Ok(report)
 }
 
 /// `text` with every run of whitespace (line breaks included) as one space.
@@ -290,6 +292,7 @@ pub fn calibrate_with(
     };
     let setup = CalibrationSetup {
         corpus: corpus.root.display().to_string(),
+        embedder: None,
         chunker: layout.chunker.clone(),
         k: layout.k,
         depth: options.query.depth,

@@ -440,6 +440,67 @@ mod tests {
         }
     }
 
+    /// Fails on its `fail_on`-th call, after answering the calls before it.
+    struct FailingEmbedder {
+        inner: testing::HashEmbedder,
+        calls: usize,
+        fail_on: usize,
+    }
+
+    impl Embedder for FailingEmbedder {
+        fn identity(&self) -> &str {
+            "failing"
+        }
+        fn dim(&self) -> usize {
+            self.inner.dim()
+        }
+        fn max_tokens(&self) -> usize {
+            self.inner.max_tokens()
+        }
+        fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+            self.calls += 1;
+            if self.calls == self.fail_on {
+                return Err(EmbedError::Model("the service went away".into()));
+            }
+            self.inner.embed(texts)
+        }
+    }
+
+    #[test]
+    fn an_interrupted_run_caches_exactly_the_texts_it_finished() {
+        let tokenizer = TokenCounter::whitespace_for_tests();
+        let dir = tempfile::tempdir().unwrap();
+        let (mut cache, _) = VectorCache::open(dir.path().join("v.bin"), 16);
+        // Window 6 with 2 special tokens: 4 words per window. "long" takes 2 windows, which
+        // the slice of 2 windows splits across the second and third calls.
+        let long = "w1 w2 w3 w4 w5 w6";
+        let texts = ["a b", "c d", "e f", long, "g h"];
+        let mut embedder = FailingEmbedder {
+            inner: testing::HashEmbedder::new(16, 6),
+            calls: 0,
+            fail_on: 3,
+        };
+        let run = embed_texts(
+            &mut embedder,
+            &tokenizer,
+            &mut cache,
+            &texts,
+            EmbedOptions { slice: 2 },
+            &mut |_| true,
+        );
+        assert!(run.is_err());
+        // Calls 1 and 2 held windows of "a b", "c d", "e f" and the first half of `long`.
+        for t in ["a b", "c d", "e f"] {
+            assert!(cache.get(&text_key(t)).is_some(), "{t} was finished");
+        }
+        assert!(
+            cache.get(&text_key(long)).is_none(),
+            "half a text is never cached"
+        );
+        assert!(cache.get(&text_key("g h")).is_none());
+        assert_eq!(cache.len(), 3);
+    }
+
     #[test]
     fn short_text_is_one_window() {
         assert_eq!(plan_windows(&offsets(10), 20, 254), vec![Span::new(0, 20)]);

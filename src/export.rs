@@ -91,6 +91,13 @@ pub struct BundleSettings {
     /// The calibration report `m` came from or was checked against, when one was given.
     #[serde(default)]
     pub calibration: Option<provenance::CalibrationOrigin>,
+    /// What questions get in front before they are embedded ("" for nothing): a store that
+    /// serves the bundle must embed questions the same way.
+    #[serde(default)]
+    pub query_prefix: String,
+    /// What chunk and seam texts got in front before they were embedded ("" for nothing).
+    #[serde(default)]
+    pub document_prefix: String,
 }
 
 #[derive(Serialize)]
@@ -187,6 +194,8 @@ pub struct BundleLayout {
     pub m_source: provenance::MarginSource,
     /// The calibration behind it, when one was given.
     pub calibration: Option<provenance::CalibrationOrigin>,
+    /// The embedder's query and document prefixes.
+    pub prefixes: (String, String),
 }
 
 /// Write the bundle of `open` (cut as `cut` says) under `settings` into `folder` (created; it
@@ -301,6 +310,8 @@ pub fn write_bundle(
         seams: layout.seams.len(),
         m_source: Some(cut.m_source),
         calibration: cut.calibration.clone(),
+        query_prefix: cut.prefixes.0.clone(),
+        document_prefix: cut.prefixes.1.clone(),
     };
     put(
         "settings.json",

@@ -242,6 +242,22 @@ impl Default for BuildOptions {
     }
 }
 
+/// An embedding run's result; when it failed or was cancelled, the texts it finished whole are
+/// saved first, so the cache is what it was plus whole texts and a new run starts from there.
+fn keep_whole_texts<T>(
+    cache: &mut VectorCache,
+    run: Result<T, EmbedError>,
+) -> Result<T, IndexError> {
+    match run {
+        Ok(done) => Ok(done),
+        Err(e) => {
+            // The embedding error is the one to report; a failed save only loses the head start.
+            let _ = cache.save();
+            Err(e.into())
+        }
+    }
+}
+
 /// Open the verified indexes of `layout`, or build them (embedding only what the vector cache
 /// does not already hold).
 #[allow(clippy::too_many_arguments)]
@@ -316,7 +332,7 @@ pub fn open_or_build(
     let chunk_texts: Vec<&str> = chunk_search.iter().map(|t| t.as_ref()).collect();
     let seam_texts: Vec<&str> = seam_search.iter().map(|t| t.as_ref()).collect();
     let embedded_files = lineage::files_to_embed(corpus, layout, &cache, &chunk_texts, &seam_texts);
-    let (chunk_vecs, chunk_stats) = embed_texts(
+    let chunk_run = embed_texts(
         embedder,
         tokenizer,
         &mut cache,
@@ -329,11 +345,12 @@ pub fn open_or_build(
                 total: p.total_tokens,
             })
         },
-    )?;
+    );
+    let (chunk_vecs, chunk_stats) = keep_whole_texts(&mut cache, chunk_run)?;
     // Save after each collection so finished work survives an interruption.
     cache.save().map_err(io_err(cache.path()))?;
     let t1 = Instant::now();
-    let (seam_vecs, seam_stats) = embed_texts(
+    let seam_run = embed_texts(
         embedder,
         tokenizer,
         &mut cache,
@@ -346,7 +363,8 @@ pub fn open_or_build(
                 total: p.total_tokens,
             })
         },
-    )?;
+    );
+    let (seam_vecs, seam_stats) = keep_whole_texts(&mut cache, seam_run)?;
     cache.save().map_err(io_err(cache.path()))?;
     let t2 = Instant::now();
 

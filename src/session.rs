@@ -493,6 +493,30 @@ impl Engine {
         use crate::export::read::{BundleError, read_bundle};
         let bundle = read_bundle(folder)?;
         let loaded = self.embedder.identity().to_string();
+        let prefixes = (
+            bundle.settings.query_prefix.as_str(),
+            bundle.settings.document_prefix.as_str(),
+        );
+        if prefixes
+            != (
+                self.embedder.query_prefix(),
+                self.embedder.document_prefix(),
+            )
+        {
+            return Err(BundleError::Model {
+                folder: folder.to_path_buf(),
+                bundle: format!(
+                    "{} with query prefix {:?} and document prefix {:?}",
+                    bundle.settings.model, prefixes.0, prefixes.1
+                ),
+                loaded: format!(
+                    "{loaded} with query prefix {:?} and document prefix {:?}",
+                    self.embedder.query_prefix(),
+                    self.embedder.document_prefix()
+                ),
+            }
+            .into());
+        }
         if bundle.settings.model != loaded || bundle.settings.dim != self.embedder.dim() {
             return Err(BundleError::Model {
                 folder: folder.to_path_buf(),

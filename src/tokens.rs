@@ -211,6 +211,37 @@ impl TokenCounter {
             .len())
     }
 
+    /// A tokenizer for unit tests: one token per whitespace-separated word, with `[CLS]` and
+    /// `[SEP]` around every text (two special tokens, as the real model has).
+    #[cfg(test)]
+    pub fn whitespace_for_tests() -> TokenCounter {
+        let special =
+            |name: &str, id: u32| serde_json::json!({ "id": name, "ids": [id], "tokens": [name] });
+        let json = serde_json::json!({
+            "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+            "normalizer": null, "pre_tokenizer": { "type": "WhitespaceSplit" },
+            "post_processor": {
+                "type": "TemplateProcessing",
+                "single": [
+                    { "SpecialToken": { "id": "[CLS]", "type_id": 0 } },
+                    { "Sequence": { "id": "A", "type_id": 0 } },
+                    { "SpecialToken": { "id": "[SEP]", "type_id": 0 } }
+                ],
+                "pair": [
+                    { "Sequence": { "id": "A", "type_id": 0 } },
+                    { "Sequence": { "id": "B", "type_id": 1 } }
+                ],
+                "special_tokens": { "[CLS]": special("[CLS]", 1), "[SEP]": special("[SEP]", 2) }
+            },
+            "decoder": null,
+            "model": { "type": "WordLevel", "vocab": { "[UNK]": 0, "[CLS]": 1, "[SEP]": 2 }, "unk_token": "[UNK]" }
+        });
+        match TokenCounter::from_bytes(json.to_string().as_bytes()) {
+            Ok(t) => t,
+            Err(e) => panic!("the test tokenizer does not load: {e}"),
+        }
+    }
+
     /// Number of special tokens the model adds around one text ([CLS] and [SEP] for BERT).
     pub fn special_tokens(&self) -> usize {
         self.inner

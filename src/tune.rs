@@ -167,6 +167,9 @@ pub struct TuneReport {
     pub questions: usize,
     /// Where the questions came from, in words.
     pub source: String,
+    /// The embedder whose rankings were measured (its identity).
+    #[serde(default)]
+    pub embedder: Option<String>,
     /// Every row, best first: failure rate, then tokens, then vectors.
     pub rows: Vec<TuneRow>,
     /// What each layout cost.
@@ -414,6 +417,7 @@ pub fn tune(
         grid: grid.clone(),
         questions: questions.len(),
         source: source.to_string(),
+        embedder: Some(engine.embedder.identity().to_string()),
         rows,
         layouts,
     }))

@@ -26,6 +26,7 @@ fn export(engine: &Engine, open: &OpenCorpus, out: &Path) {
     let (cache, _) = engine.vector_cache();
     let s = &engine.settings;
     let cut = BundleLayout {
+        prefixes: Default::default(),
         chunker: s.chunker,
         chunk_tokens: s.chunk_tokens,
         heading_prefix: s.heading_prefix,

@@ -10,6 +10,7 @@ use seamscope::chunk::ChunkId;
 fn setup() -> CalibrationSetup {
     CalibrationSetup {
         corpus: "c".into(),
+        embedder: None,
         chunker: "fixed-1024".into(),
         k: 150,
         depth: 150,

@@ -138,6 +138,7 @@ pub fn calibrate_from_questions(
     );
     let setup = CalibrationSetup {
         corpus: corpus.root.display().to_string(),
+        embedder: None,
         chunker: layout.chunker.clone(),
         k: layout.k,
         depth: query.depth,

@@ -27,6 +27,10 @@ pub const ABSENT_WARN_SHARE: f64 = 0.25;
 pub struct CalibrationSetup {
     /// The corpus folder or file.
     pub corpus: String,
+    /// The embedder whose rankings were measured (its identity); a margin belongs to the model
+    /// that ranked. Absent in reports written before it was recorded.
+    #[serde(default)]
+    pub embedder: Option<String>,
     /// The chunker's name, e.g. `fixed-1024`.
     pub chunker: String,
     /// Seam half-width in tokens.

@@ -196,7 +196,7 @@ pub fn report(
         Some((path, questions)) => {
             let query = options.query;
             let mut search = |q: &str| Ok(engine.ask(open, q, &query)?.0);
-            calibrate_from_questions(
+            let mut report = calibrate_from_questions(
                 &open.corpus,
                 &open.layout,
                 questions,
@@ -205,7 +205,9 @@ pub fn report(
                 options.max_m,
                 &mut search,
                 progress,
-            )?
+            )?;
+            report.setup.embedder = Some(engine.embedder.identity().to_string());
+            report
         }
         None => calibrate(engine, open, generator, options, progress)?,
     })
@@ -381,6 +383,9 @@ pub fn render(r: &CalibrationReport, list: bool) -> String {
         s.rrf_c,
         s.budget
     );
+    if let Some(e) = &s.embedder {
+        let _ = writeln!(out, "embedder: {}", safe(e));
+    }
     let _ = writeln!(out, "questions: {}", s.generator);
     out.push_str(&wrap(&s.generator_description, 96, "  "));
     let _ = writeln!(

@@ -254,6 +254,7 @@ fn check_writable(path: &Path, flag: &str) -> anyhow::Result<()> {
 
 /// Save and compare baselines as the flags ask; an error when the comparison regressed.
 fn gate(
+    embedder: &str,
     args: &EvalArgs,
     rows: &[GridRow],
     questions: usize,
@@ -263,7 +264,13 @@ fn gate(
 ) -> anyhow::Result<()> {
     use seamscope::eval::baseline::{Baseline, compare};
     if let Some(path) = &args.save_baseline {
-        let b = Baseline::of(rows, questions, budget, description);
+        let b = Baseline::of(
+            rows,
+            questions,
+            budget,
+            description,
+            Some(embedder.to_string()),
+        );
         std::fs::write(path, serde_json::to_string_pretty(&b)?)
             .map_err(|e| anyhow::anyhow!("cannot write baseline {}: {e}", path.display()))?;
         if !json {
@@ -277,6 +284,14 @@ fn gate(
         .map_err(|e| anyhow::anyhow!("cannot read baseline {}: {e}", path.display()))?;
     let baseline =
         Baseline::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    if let Some(theirs) = baseline.embedder.as_deref().filter(|b| *b != embedder) {
+        anyhow::bail!(
+            "the baseline {} was measured with the embedder {}, and this run embeds with {}: failure rates of two models do not compare point for point; save a baseline with this embedder (--save-baseline) or run with the baseline's",
+            seamscope::text::safe_name(&path.display().to_string()),
+            seamscope::text::safe_name(theirs),
+            seamscope::text::safe_name(embedder)
+        );
+    }
     let cmp = compare(&baseline, rows, questions, budget, args.fail_over);
     // With --json the comparison goes to stderr, so stdout stays the rows' JSON.
     let mut out = String::new();
@@ -397,6 +412,7 @@ pub fn run(
         }
         write_csv(args, &rows)?;
         return gate(
+            engine.embedder.identity(),
             args,
             &rows,
             questions.len(),
@@ -423,6 +439,7 @@ pub fn run(
     if json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return gate(
+            engine.embedder.identity(),
             args,
             &rows,
             questions.len(),
@@ -441,6 +458,10 @@ pub fn run(
         rows.len(),
         secs,
         rows.iter().map(|r| r.embedded_texts).sum::<usize>()
+    );
+    println!(
+        "embedder: {}",
+        seamscope::text::safe_name(&engine.embedder.describe())
     );
     print_grid(&rows);
     println!("\nfailure rate by tag (questions per tag in brackets)");
@@ -464,6 +485,7 @@ pub fn run(
         println!();
     }
     gate(
+        engine.embedder.identity(),
         args,
         &rows,
         questions.len(),

@@ -47,6 +47,7 @@ pub fn run(
     let cut_layout = seamscope::layout::Layout::for_settings(&docs, &engine.tokenizer, &settings)?;
     if let Some(c) = &calibration {
         c.check(
+            engine.embedder.identity(),
             (&cut_layout.chunker, cut_layout.k),
             (settings.budget, settings.depth, settings.rrf_c),
             m_source == MarginSource::Calibration,
@@ -65,6 +66,10 @@ pub fn run(
         heading_prefix: settings.heading_prefix,
         m_source,
         calibration,
+        prefixes: (
+            engine.embedder.query_prefix().to_string(),
+            engine.embedder.document_prefix().to_string(),
+        ),
     };
     let report = write_bundle(
         &open,

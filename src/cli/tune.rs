@@ -322,6 +322,9 @@ pub fn render(r: &TuneReport, top: usize, seconds: f64) -> String {
         r.grid.budgets,
         seconds
     );
+    if let Some(e) = &r.embedder {
+        let _ = writeln!(out, "embedder: {}", seamscope::text::safe_name(e));
+    }
     let _ = writeln!(
         out,
         "ranked by failure rate (the context misses part of the evidence), then tokens, then vectors\n"

@@ -111,6 +111,12 @@ impl PipelineEmbedder {
         self.local_model().map(ModelEmbedder::device)
     }
 
+    /// The identity every cache key, calibration record, baseline and bundle carries (the
+    /// same as [`Embedder::identity`], callable without the trait in scope).
+    pub fn identity(&self) -> &str {
+        &self.identity
+    }
+
     /// How the user named the embedder.
     pub fn name(&self) -> &str {
         &self.name

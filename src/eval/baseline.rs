@@ -36,18 +36,29 @@ pub struct Baseline {
     pub budget: usize,
     /// Free-form description of the run (corpus, chunker, question file).
     pub description: String,
+    /// The embedder whose rankings were measured (its identity); absent in baselines written
+    /// before it was recorded.
+    #[serde(default)]
+    pub embedder: Option<String>,
     /// The rows.
     pub rows: Vec<BaselineRow>,
 }
 
 impl Baseline {
     /// A baseline of `rows`.
-    pub fn of(rows: &[GridRow], questions: usize, budget: usize, description: String) -> Self {
+    pub fn of(
+        rows: &[GridRow],
+        questions: usize,
+        budget: usize,
+        description: String,
+        embedder: Option<String>,
+    ) -> Self {
         Baseline {
             version: BASELINE_VERSION,
             questions,
             budget,
             description,
+            embedder,
             rows: rows
                 .iter()
                 .map(|r| BaselineRow {

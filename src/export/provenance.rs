@@ -30,6 +30,10 @@ pub struct CalibrationOrigin {
     pub blake3: String,
     /// The corpus it measured.
     pub corpus: String,
+    /// The embedder whose vectors it measured (absent in reports written before it was
+    /// recorded).
+    #[serde(default)]
+    pub embedder: Option<String>,
     /// The layout it measured (`fixed-1024`, …) and its seam half-width.
     pub chunker: String,
     /// Seam half-width it measured.
@@ -111,6 +115,7 @@ impl CalibrationOrigin {
             file: path.display().to_string(),
             blake3: blake3::hash(&bytes).to_hex().to_string(),
             corpus: setup.corpus,
+            embedder: setup.embedder,
             chunker: setup.chunker,
             k: setup.k,
             budget: verdict.budget,
@@ -132,11 +137,22 @@ impl CalibrationOrigin {
     /// to another budget when the bundle takes its `m` from the report (`m_from_report`).
     pub fn check(
         &self,
+        embedder: &str,
         (chunker, k): (&str, usize),
         (budget, depth, rrf_c): (usize, usize, f64),
         m_from_report: bool,
     ) -> Result<(), ProvenanceError> {
         let differs = [
+            self.embedder
+                .as_deref()
+                .filter(|e| *e != embedder)
+                .map(|e| {
+                    format!(
+                        "embedder {} (this export: {})",
+                        crate::text::safe_name(e),
+                        crate::text::safe_name(embedder)
+                    )
+                }),
             (self.chunker != chunker).then(|| {
                 format!(
                     "chunker {} (this export: {chunker})",

@@ -207,6 +207,8 @@ impl Worker<'_> {
             }
         }
         .map_err(|e| e.to_string())?;
+        let mut report = report;
+        report.setup.embedder = Some(engine.embedder.identity().to_string());
         let questions = scan_questions(&report, gold_questions.as_deref(), &open);
         let mut ks: Vec<usize> = K_SCAN.to_vec();
         ks.push(params.k);
