@@ -144,12 +144,31 @@ impl ServiceEmbedder {
         self.endpoint.meter()
     }
 
+    /// Each text as it is sent: a window cut from a longer text can tokenize to a token or two
+    /// more on its own (a word piece at its start becomes a word); such a text loses its last
+    /// tokens, exactly as the local model's truncation drops them, so a strict service never
+    /// refuses it and both embed the same words.
+    fn fit_to_window<'a>(&self, texts: &[&'a str]) -> Result<Vec<(&'a str, usize)>, EmbedError> {
+        let specials = self.tokenizer.special_tokens();
+        let room = self.options.window.saturating_sub(specials).max(1);
+        texts
+            .iter()
+            .map(|text| {
+                let offsets = self.tokenizer.offsets(text)?;
+                Ok(if offsets.len() > room {
+                    (&text[..offsets.ends[room - 1]], room + specials)
+                } else {
+                    (*text, offsets.len() + specials)
+                })
+            })
+            .collect()
+    }
+
     /// Group texts (by index) into requests bounded by inputs and tokens.
-    fn plan_requests(&self, texts: &[&str]) -> Result<Vec<(Vec<usize>, usize)>, EmbedError> {
+    fn plan_requests(&self, texts: &[(&str, usize)]) -> Vec<(Vec<usize>, usize)> {
         let mut requests: Vec<(Vec<usize>, usize)> = Vec::new();
         let mut current: (Vec<usize>, usize) = (Vec::new(), 0);
-        for (i, text) in texts.iter().enumerate() {
-            let tokens = self.tokenizer.count(text)?;
+        for (i, &(_, tokens)) in texts.iter().enumerate() {
             let full = current.0.len() >= self.options.request_inputs.max(1)
                 || (!current.0.is_empty()
                     && current.1 + tokens > self.options.request_tokens.max(1));
@@ -162,7 +181,7 @@ impl ServiceEmbedder {
         if !current.0.is_empty() {
             requests.push(current);
         }
-        Ok(requests)
+        requests
     }
 
     /// One request for `texts` (already planned to fit), checked and normalised.
@@ -277,7 +296,8 @@ impl Embedder for ServiceEmbedder {
     /// Every request of `texts`, up to `concurrency` at once; the first failure stops the rest
     /// and is the error (the vectors of this call are then all dropped).
     fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let requests = self.plan_requests(texts)?;
+        let fitted = self.fit_to_window(texts)?;
+        let requests = self.plan_requests(&fitted);
         let next = AtomicUsize::new(0);
         let failed = AtomicBool::new(false);
         let error: Mutex<Option<ServiceError>> = Mutex::new(None);
@@ -294,7 +314,7 @@ impl Embedder for ServiceEmbedder {
                             return;
                         }
                         let (indexes, tokens) = &requests[r];
-                        let batch: Vec<&str> = indexes.iter().map(|&i| texts[i]).collect();
+                        let batch: Vec<&str> = indexes.iter().map(|&i| fitted[i].0).collect();
                         match this.request(&batch, *tokens, &stop) {
                             Ok(vectors) => {
                                 if let Ok(mut slots) = results.lock() {
