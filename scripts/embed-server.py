@@ -28,9 +28,9 @@ default, maps it to 0..1 as (cos + 1) / 2). It tests the protocol and the plumbi
 client, not the quality of any reranking.
 
 Fault injection. Any endpoint above is also served under `/faults/<scenario>/<spec>/`, e.g.
-`POST /faults/retry-429/429:2:0.2/v1/embeddings`. Counters are kept per scenario id, so tests running
-in parallel against one server do not disturb each other. A spec is one or more terms joined by
-`+`, applied in order to each request of the scenario:
+`POST /faults/retry-429/429:2:0.2/v1/embeddings`. Counters are kept per scenario id, so tests
+running in parallel against one server do not disturb each other. A spec is one or more terms
+joined by `+`, applied in order to each request of the scenario:
 
     429:N:RA       the first N requests answer 429 with `Retry-After: RA` (seconds, may be
                    fractional like 0.2; `retry-after-ms` is sent too, as OpenAI does)
@@ -185,9 +185,8 @@ class ApiError(Exception):
         self.status, self.kind, self.code, self.param = status, kind, code, param
 
     def body(self) -> dict:
-        return {
-            "error": {"message": str(self), "type": self.kind, "param": self.param, "code": self.code}
-        }
+        error = {"message": str(self), "type": self.kind, "param": self.param, "code": self.code}
+        return {"error": error}
 
 
 def bad_request(message: str, param: str | None = None) -> ApiError:
@@ -215,7 +214,8 @@ def parse_spec(spec: str) -> list[tuple[str, list[float], str]]:
     for text in spec.split("+"):
         name, *args = text.split(":")
         if name not in FAULT_TERMS:
-            raise bad_request(f"unknown fault {text!r} in {spec!r}: one of {', '.join(FAULT_TERMS)}")
+            known = ", ".join(FAULT_TERMS)
+            raise bad_request(f"unknown fault {text!r} in {spec!r}: one of {known}")
         arity, integers = FAULT_TERMS[name]
         if len(args) != arity:
             raise bad_request(f"fault {text!r} takes {arity} argument(s) after {name!r}")
@@ -409,7 +409,10 @@ class App:
             vectors = np.pad(vectors[:, :dim], ((0, 0), (0, max(0, dim - vectors.shape[1]))))
         data = []
         for i, v in enumerate(vectors.astype("<f4")):
-            embedding = base64.b64encode(v.tobytes()).decode() if encoding == "base64" else v.tolist()
+            if encoding == "base64":
+                embedding = base64.b64encode(v.tobytes()).decode()
+            else:
+                embedding = v.tolist()
             data.append({"object": "embedding", "index": i, "embedding": embedding})
         tokens = sum(counts)
         body = {"object": "list", "data": data, "model": self.name,
@@ -556,7 +559,8 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             return self.send_json(400, bad_request("unreadable request body framing").body())
         if endpoint not in EMBED_PATHS | TEI_RERANK_PATHS | COHERE_RERANK_PATHS:
-            return self.send_json(404, ApiError(404, f"no POST {endpoint} here", "not_found").body())
+            missing = ApiError(404, f"no POST {endpoint} here", "not_found")
+            return self.send_json(404, missing.body())
         try:
             request = json.loads(body)
         except (ValueError, UnicodeDecodeError) as e:
