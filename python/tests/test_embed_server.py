@@ -111,6 +111,24 @@ def test_vectors_match_seamscope_question_vectors(server, questions, reports):
         assert float(single @ vector) >= 0.99999
 
 
+def test_vectors_match_seamscope_chunk_vectors(server, seamscope, tmp_path):
+    """Texts of up to 200 tokens, embedded as one batch: a small corpus cut into 200-token chunks
+    (one window each), exported, against the server's vectors for each chunk's search text."""
+    corpus, bundle = tmp_path / "corpus", tmp_path / "bundle"
+    corpus.mkdir()
+    text = (REPO / "sample-corpus" / "order-service-design.md").read_text(encoding="utf-8")
+    (corpus / "doc.md").write_text(text[:6000], encoding="utf-8")
+    seamscope("export", str(corpus), "--out", str(bundle), "--chunk-tokens", "200")
+    with open(bundle / "chunks.jsonl", encoding="utf-8") as f:
+        chunks = [json.loads(line) for line in f if line.strip()]
+    expected = np.load(bundle / "chunk_vectors.npy")
+    assert len(chunks) == len(expected) >= 5
+    # `search_text`, where present, is what was embedded (a heading prefix); else `text`.
+    got = server.embed([c.get("search_text") or c["text"] for c in chunks])
+    cosines = np.sum(got * expected, axis=1)
+    assert cosines.min() >= MIN_COSINE, cosines
+
+
 def test_vectors_are_distinct_and_order_kept(server):
     texts = ["the cache evicts the oldest route first", "quarterly revenue rose", "x"]
     got = server.embed(texts)
