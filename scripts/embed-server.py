@@ -34,6 +34,7 @@ joined by `+`, applied in order to each request of the scenario:
 
     429:N:RA       the first N requests answer 429 with `Retry-After: RA` (seconds, may be
                    fractional like 0.2; `retry-after-ms` is sent too, as OpenAI does)
+    429:N          the same without either header (for the client's own backoff)
     500:N          the first N requests answer 500
     503every:K     every K-th request answers 503
     slow:N:SECS    the first N requests wait SECS before they are answered
@@ -217,7 +218,8 @@ def parse_spec(spec: str) -> list[tuple[str, list[float], str]]:
             known = ", ".join(FAULT_TERMS)
             raise bad_request(f"unknown fault {text!r} in {spec!r}: one of {known}")
         arity, integers = FAULT_TERMS[name]
-        if len(args) != arity:
+        # 429 may leave out RA: then no Retry-After is sent (the client's own backoff is tested).
+        if len(args) != arity and not (name == "429" and len(args) == 1):
             raise bad_request(f"fault {text!r} takes {arity} argument(s) after {name!r}")
         values: list[float] = []
         for arg, integer in zip(args, integers):
@@ -317,11 +319,12 @@ class Stats:
                     plan.drop = True
                 elif name == "429" and first_n:
                     plan.error = ApiError(429, label, "rate_limit_error", "rate_limit_exceeded")
-                    seconds = text.split(":")[2]
-                    plan.headers = {
-                        "Retry-After": seconds,
-                        "retry-after-ms": str(round(float(seconds) * 1000)),
-                    }
+                    if len(args) == 2:  # as written in the spec: "0.2" stays "0.2"
+                        seconds = text.split(":")[2]
+                        plan.headers = {
+                            "Retry-After": seconds,
+                            "retry-after-ms": str(round(float(seconds) * 1000)),
+                        }
                 elif name == "500" and first_n:
                     plan.error = ApiError(500, label, "server_error", "internal_error")
                 elif name == "503every" and k % int(args[0]) == 0:

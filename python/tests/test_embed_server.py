@@ -215,8 +215,10 @@ def test_the_key_is_required(server):
 
 def test_unknown_paths_and_bad_fault_specs(server):
     assert server.post("/v1/embedding", {"input": "x"})[0] == 404
-    status, _, body = server.post("/faults/s/429:1/v1/embeddings", {"input": "x"})
-    assert status == 400 and "429" in body["error"]["message"]
+    status, _, body = server.post("/faults/s/500:1:2/v1/embeddings", {"input": "x"})
+    assert status == 400 and "500" in body["error"]["message"]
+    status, _, body = server.post("/faults/s/slow:1:nan/v1/embeddings", {"input": "x"})
+    assert status == 400 and "slow" in body["error"]["message"]
     status, _, body = server.post("/faults/s/explode:1/v1/embeddings", {"input": "x"})
     assert status == 400 and "unknown fault" in body["error"]["message"]
     assert server.get("/faults/never-seen/stats")[0] == 404
@@ -276,9 +278,16 @@ def test_429_with_retry_after_then_success(server):
     _, _, stats = server.get(f"/faults/{sid}/stats")
     assert stats["requests"] == 3
     assert stats["status"] == {"200": 1, "429": 2}
+    assert stats["arrivals"][0] == 0.0 and len(stats["arrivals"]) == 3
     assert stats["inputs"] == 6 and stats["inputs_embedded"] == 2
     assert stats["tokens"] == body["usage"]["total_tokens"]
-    assert len(stats["arrivals"]) == 3
+
+
+def test_429_without_retry_after(server):
+    path = f"/faults/{scenario('bare429')}/429:1/v1/embeddings"
+    status, headers, _ = server.post(path, {"model": MODEL, "input": "x"})
+    assert status == 429 and "Retry-After" not in headers and "retry-after-ms" not in headers
+    assert server.post(path, {"model": MODEL, "input": "x"})[0] == 200
 
 
 def test_drop_closes_without_a_response(server):
