@@ -4,10 +4,15 @@
 
 It computes what seamscope's own embedder computes: tokenizer.json with its built-in truncation and
 padding switched off, the model's `last_hidden_state` mean-pooled over the attention mask, then
-L2-normalised. A text over the window (256 tokens) is refused with 400, as a real service refuses
-it; it is never cut.
+L2-normalised. A text over the window (256 tokens unless --window) is refused with 400, as a
+real service refuses it; it is never cut.
 
     scripts/embed-server.py [--model-dir DIR] [--port P] [--require-key ENVVAR] [--quiet]
+                            [--model-name NAME] [--window TOKENS] [--threads N]
+
+The model folder defaults to where `seamscope setup` installs it (SEAMSCOPE_MODEL_DIR, else
+SEAMSCOPE_DATA_DIR/model, else ~/.local/share/seamscope/model); a data folder set in seamscope's
+settings file is not read here: `seamscope setup --dry-run --json` names the folder exactly.
 
 The first line on stdout is the port it listens on (useful with --port 0); logs go to stderr.
 
@@ -81,7 +86,7 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
-# The model's window, in tokens: MiniLM was trained on 256 (seamscope's default window too).
+# The default window, in tokens: MiniLM was trained on 256 (seamscope's default window too).
 WINDOW = 256
 # Texts per ONNX Runtime run, as seamscope's embedder batches them.
 RUN_BATCH = 16
@@ -115,9 +120,9 @@ def default_model_dir() -> Path:
 class TooLong(Exception):
     """A text has more tokens than the window."""
 
-    def __init__(self, index: int, tokens: int):
+    def __init__(self, index: int, tokens: int, window: int):
         super().__init__(
-            f"input[{index}] has {tokens} tokens, more than the model's window of {WINDOW}; "
+            f"input[{index}] has {tokens} tokens, more than the model's window of {window}; "
             "split the text before sending it"
         )
 
@@ -126,7 +131,8 @@ class Model:
     """The tokenizer and the ONNX session; `embed` runs one request at a time (a lock), which on
     a small machine is faster than letting requests fight over the cores."""
 
-    def __init__(self, model_dir: Path, threads: int):
+    def __init__(self, model_dir: Path, threads: int, window: int):
+        self.window = window
         self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         # tokenizer.json ships with truncation and padding at 128 switched on: both off, so a
         # count is the true count and a long text is refused instead of cut.
@@ -148,8 +154,8 @@ class Model:
             encodings = self.tokenizer.encode_batch(texts)
             counts = [len(e.ids) for e in encodings]
             for i, n in enumerate(counts):
-                if n > WINDOW:
-                    raise TooLong(i, n)
+                if n > self.window:
+                    raise TooLong(i, n, self.window)
             rows: list[np.ndarray | None] = [None] * len(texts)
             # Similar lengths run together, so little padding is computed.
             order = sorted(range(len(texts)), key=lambda i: counts[i])
@@ -541,7 +547,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send_json(200, counters)
         if scenario is None and endpoint == "/health":
             return self.send_json(200, {"status": "ok", "model": app.name, "dim": app.model.dim,
-                                        "window": WINDOW, "model_sha256": app.model.sha256})
+                                        "window": app.model.window,
+                                        "model_sha256": app.model.sha256})
         if scenario is None and endpoint == "/stats":
             return self.send_json(200, app.stats.snapshot(None))
         if scenario is None and endpoint == "/v1/models":
@@ -616,6 +623,15 @@ class Handler(BaseHTTPRequestHandler):
                            "invalid_request_error", "invalid_api_key")
 
 
+class LoopbackServer(ThreadingHTTPServer):
+    """A thread per connection; threads do not keep the process alive at exit."""
+
+    daemon_threads = True
+    # socketserver's backlog of 5 would drop connections of a client that opens many at once on
+    # a busy machine (each dropped SYN retried a second later): a real service's is far deeper.
+    request_queue_size = 128
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model-dir", type=Path, default=None,
@@ -625,6 +641,8 @@ def main():
                         help=f"the model name requests must use (default {DEFAULT_MODEL_NAME})")
     parser.add_argument("--require-key", metavar="ENVVAR",
                         help="require 'Authorization: Bearer <the value of ENVVAR>'")
+    parser.add_argument("--window", type=int, default=WINDOW,
+                        help=f"the most tokens a text may have (default {WINDOW})")
     parser.add_argument("--threads", type=int, default=0,
                         help="ONNX Runtime threads (default 0: one per core)")
     parser.add_argument("--quiet", action="store_true", help="no line per request on stderr")
@@ -640,10 +658,9 @@ def main():
         key = os.environ.get(args.require_key)
         if not key:
             sys.exit(f"embed-server: --require-key {args.require_key}: that variable is not set")
-    app = App(Model(model_dir, args.threads), args.model_name, key)
+    app = App(Model(model_dir, args.threads, args.window), args.model_name, key)
     handler = type("BoundHandler", (Handler,), {"app": app, "quiet": args.quiet})
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), handler)
-    server.daemon_threads = True
+    server = LoopbackServer(("127.0.0.1", args.port), handler)
     print(server.server_address[1], flush=True)
     sys.stderr.write(f"embed-server: serving {args.model_name} ({model_dir}, {app.model.dim} "
                      f"dimensions) on http://127.0.0.1:{server.server_address[1]}\n")

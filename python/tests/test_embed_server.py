@@ -329,11 +329,11 @@ def test_500_503every_and_terms_in_order(server):
 
 def test_slow_outlasts_a_client_timeout_and_concurrency_is_counted(server):
     sid = scenario("slow")
-    path = f"/faults/{sid}/slow:1:1.5/v1/embeddings"
+    path = f"/faults/{sid}/slow:1:3/v1/embeddings"
     started = time.monotonic()
     with pytest.raises(TimeoutError):
         server.post(path, {"model": MODEL, "input": "x"}, timeout=0.3)
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 2.5, "the client gave up before the server answered"
     assert server.post(path, {"model": MODEL, "input": "x"}, timeout=5)[0] == 200
     sid = scenario("parallel")
     path = f"/faults/{sid}/slow:4:0.5/v1/embeddings"
