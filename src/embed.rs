@@ -4,6 +4,7 @@
 //! that cover it evenly with equal overlap, so the embedder never truncates silently.
 
 pub mod cache;
+pub mod catalog;
 pub mod device;
 pub mod install;
 pub mod install_gpu;
@@ -120,6 +121,9 @@ pub enum EmbedError {
     /// The work was cancelled by the caller.
     #[error("cancelled")]
     Cancelled,
+    /// A model of fastembed's catalog: unknown name, files not cached and no hub, or a failed fetch.
+    #[error(transparent)]
+    Catalog(#[from] catalog::CatalogError),
 }
 
 /// Something that turns texts into unit vectors. One worker owns it (`&mut self`).
