@@ -10,6 +10,7 @@ mod eval;
 mod export;
 mod index;
 mod mcp;
+mod models;
 mod query;
 mod setup;
 mod tune;
@@ -97,6 +98,17 @@ enum Command {
         /// The bundle folder.
         bundle: PathBuf,
         /// Print what it holds as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the default model and fastembed's catalog of embedders and rerankers: dimension,
+    /// window, size on disk and whether installed.
+    Models {
+        /// Fetch this catalog model's files into the data directory through fastembed's hub
+        /// client (offline: say which files to put where by hand).
+        #[arg(long, value_name = "NAME")]
+        fetch: Option<String>,
+        /// Print the listing as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -232,6 +244,7 @@ impl Command {
     fn json(&self) -> bool {
         match self {
             Command::Setup { json, .. }
+            | Command::Models { json, .. }
             | Command::Index { json, .. }
             | Command::Query { json, .. }
             | Command::Eval { json, .. }
@@ -312,6 +325,7 @@ pub fn run() -> ExitCode {
     let json = cli.command.as_ref().is_some_and(Command::json);
     let result = match cli.command {
         Some(Command::Setup { gpu, dry_run, json }) => setup::run(&cli.global, gpu, dry_run, json),
+        Some(Command::Models { fetch, json }) => models::run(&cli.global, fetch.as_deref(), json),
         Some(Command::Export {
             corpus,
             out,

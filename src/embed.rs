@@ -4,6 +4,7 @@
 //! that cover it evenly with equal overlap, so the embedder never truncates silently.
 
 pub mod cache;
+pub mod catalog;
 pub mod device;
 pub mod http;
 pub mod install;
@@ -131,6 +132,9 @@ pub enum EmbedError {
     /// The work was cancelled by the caller.
     #[error("cancelled")]
     Cancelled,
+    /// A model of fastembed's catalog: unknown name, files not cached and no hub, or a failed fetch.
+    #[error(transparent)]
+    Catalog(#[from] catalog::CatalogError),
 }
 
 impl From<http::ServiceError> for EmbedError {
