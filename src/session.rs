@@ -140,8 +140,13 @@ pub struct OpenCorpus {
 /// Whether the default model folder needs `setup` before the engine can start.
 pub fn needs_setup(settings: &Settings) -> bool {
     let places = settings.places();
-    let using_default_model =
-        settings.model_dir.is_none() && std::env::var_os("SEAMSCOPE_MODEL_DIR").is_none();
+    // The pinned model holds the tokenizer that counts tokens for the default model and for a
+    // service; a model folder or a catalog model brings its own.
+    let spec = EmbedderSpec::parse(settings.embedder.as_deref().unwrap_or(""));
+    let own_tokenizer = matches!(spec, Ok(EmbedderSpec::Onnx(_) | EmbedderSpec::Catalog(_)));
+    let using_default_model = !own_tokenizer
+        && settings.model_dir.is_none()
+        && std::env::var_os("SEAMSCOPE_MODEL_DIR").is_none();
     let using_default_runtime =
         settings.runtime_path.is_none() && std::env::var_os("SEAMSCOPE_ORT_LIB").is_none();
     (using_default_model && !install::model_installed(&places.model_dir))
@@ -325,6 +330,24 @@ impl Engine {
     pub fn load_tokenizer(settings: &Settings) -> Result<TokenCounter, EngineError> {
         settings.validate()?;
         let places = settings.places();
+        // A catalog model counts in its own tokens (fetched with its files when the hub can
+        // be reached), so a chunk's size means the same to the chunker and to the model.
+        if let Ok(EmbedderSpec::Catalog(name)) =
+            EmbedderSpec::parse(settings.embedder.as_deref().unwrap_or(""))
+        {
+            use crate::embed::catalog::{CatalogKind, hub, resolve};
+            let model = resolve(CatalogKind::Embedder, &name).map_err(EmbedError::from)?;
+            let access = hub::HubAccess::from_env(settings.offline);
+            let files = hub::ensure_files(model, &places.data_dir, &access, &mut |_| {})
+                .map_err(EmbedError::from)?;
+            let tokenizer = files
+                .iter()
+                .find(|f| f.file_name().is_some_and(|n| n == "tokenizer.json"))
+                .ok_or_else(|| {
+                    EmbedError::Spec(format!("the catalog model {name} has no tokenizer.json"))
+                })?;
+            return Ok(TokenCounter::from_file(tokenizer)?);
+        }
         if !places.model_dir.join("model.onnx").is_file() {
             return Err(EngineError::NotInstalled {
                 model_dir: places.model_dir.display().to_string(),
@@ -392,10 +415,18 @@ impl Engine {
                 )
             }
             EmbedderSpec::Catalog(name) => {
-                return Err(EmbedError::Spec(format!(
-                    "fastembed:{name}: models of fastembed's catalog are not available in this build"
-                ))
-                .into());
+                let model = crate::embed::catalog::CatalogEmbedder::load(
+                    &name,
+                    &places.data_dir,
+                    &places.runtime_path,
+                    None,
+                    settings.embed_batch,
+                    settings.offline,
+                )?;
+                (
+                    EmbedderKind::Other(Box::new(model)),
+                    places.runtime_path.clone(),
+                )
             }
         };
         let name = settings
@@ -432,10 +463,13 @@ impl Engine {
                 .map_err(EmbedError::from)?,
             )),
             RerankerSpec::Catalog(name) => {
-                return Err(EmbedError::Spec(format!(
-                    "fastembed:{name}: rerankers of fastembed's catalog are not available in this build"
-                ))
-                .into());
+                Some(Box::new(crate::embed::catalog::CatalogReranker::load(
+                    &name,
+                    &places.data_dir,
+                    &runtime,
+                    None,
+                    settings.offline,
+                )?))
             }
         };
         Ok(Engine {

@@ -24,8 +24,7 @@ pub fn load_tokenizer(settings: &Settings) -> anyhow::Result<TokenCounter> {
             eprintln!("  {line}")
         })?;
     }
-    let path = settings.places().model_dir.join("tokenizer.json");
-    Ok(TokenCounter::from_file(&path)?)
+    Ok(seamscope::session::Engine::load_tokenizer(settings)?)
 }
 
 /// Load a corpus with the settings' size limit.
