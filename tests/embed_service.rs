@@ -134,7 +134,7 @@ fn every_sample_question_gets_the_same_fill_through_the_service_as_locally() {
 /// A small corpus of two documents, several chunks each.
 fn small_corpus() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    for name in ["orders.md", "architecture.md"] {
+    for name in ["order-service-design.md", "runbook-database-failover.md"] {
         std::fs::copy(Path::new("sample-corpus").join(name), dir.path().join(name)).unwrap();
     }
     dir

@@ -83,6 +83,29 @@ impl EmbedderSpec {
         }
     }
 
+    /// A short label for a screen's header: `None` for the pinned default; the model and the
+    /// service's host for a service (`text-embedding-3-small @ api.openai.com`), the catalog
+    /// name, or the folder's name. Credentials in an address are never shown.
+    pub fn label(&self, service_model: Option<&str>) -> Option<String> {
+        match self {
+            EmbedderSpec::Default => None,
+            EmbedderSpec::Catalog(name) => Some(format!("fastembed:{name}")),
+            EmbedderSpec::Onnx(dir) => Some(format!(
+                "onnx:{}",
+                dir.file_name().map_or_else(
+                    || dir.display().to_string(),
+                    |n| n.to_string_lossy().into_owned()
+                )
+            )),
+            EmbedderSpec::OpenAi(url) => {
+                let rest = url.split_once("://").map_or(url.as_str(), |(_, r)| r);
+                let host = rest.split(['/', '?']).next().unwrap_or(rest);
+                let host = host.rsplit('@').next().unwrap_or(host);
+                Some(format!("openai:{} @ {host}", service_model.unwrap_or("?")))
+            }
+        }
+    }
+
     /// The kind's short name, for headers.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -150,6 +173,23 @@ mod tests {
         assert!(e.contains("must start with http://"), "{e}");
         let e = EmbedderSpec::parse("openai:http:///v1").unwrap_err();
         assert!(e.contains("has no host"), "{e}");
+    }
+
+    #[test]
+    fn header_labels_are_short_and_hide_credentials() {
+        let spec = EmbedderSpec::parse("openai:https://user:pw@api.openai.com/v1").unwrap();
+        assert_eq!(
+            spec.label(Some("text-embedding-3-small")).unwrap(),
+            "openai:text-embedding-3-small @ api.openai.com"
+        );
+        assert_eq!(EmbedderSpec::Default.label(None), None);
+        assert_eq!(
+            EmbedderSpec::parse("onnx:/models/e5-base/")
+                .unwrap()
+                .label(None)
+                .unwrap(),
+            "onnx:e5-base"
+        );
     }
 
     #[test]

@@ -85,6 +85,8 @@ pub struct Notice {
 pub struct App {
     /// The corpus folder's name, for the header.
     pub corpus_name: String,
+    /// The embedder, for the header, when it is not the pinned default.
+    pub embedder_label: Option<String>,
     /// Styles by meaning.
     pub theme: Theme,
     /// The terminal's size.
@@ -156,6 +158,12 @@ impl App {
     pub fn new(corpus_name: String, settings: &Settings, theme: Theme, jobs: Jobs) -> App {
         App {
             corpus_name,
+            embedder_label: seamscope::embed::spec::EmbedderSpec::parse(
+                settings.embedder.as_deref().unwrap_or(""),
+            )
+            .ok()
+            .and_then(|spec| spec.label(settings.embed_model.as_deref()))
+            .map(|label| seamscope::text::safe_name(&label)),
             theme,
             size: Rect::new(0, 0, 200, 60),
             page: Page::Explore,

@@ -18,6 +18,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Span::styled(" seamscope ", t.header.patch(t.title)),
         Span::styled(format!("│ {} ", app.corpus_name), t.header),
     ];
+    if let Some(label) = &app.embedder_label {
+        left.push(Span::styled(format!("│ {label} "), t.header));
+    }
     if let Some(shown) = &app.shown {
         let open = &shown.open;
         let mode = match (&open.indexes.store, open.indexes.search_mode) {
