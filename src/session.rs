@@ -460,7 +460,8 @@ impl Engine {
                     settings.rerank_key_env.as_deref(),
                     reliability,
                 )
-                .map_err(EmbedError::from)?,
+                .map_err(EmbedError::from)?
+                .with_window(tokenizer.clone(), settings.reranker_max_tokens),
             )),
             RerankerSpec::Catalog(name) => {
                 Some(Box::new(crate::embed::catalog::CatalogReranker::load(

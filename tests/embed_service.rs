@@ -385,12 +385,18 @@ fn a_wrong_model_name_or_address_fails_before_any_corpus_work_with_a_hint() {
 #[test]
 fn a_rerank_service_rescores_the_candidates_and_the_trace_shows_each_score() {
     let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sample-cache");
+    // The test service reads 256 tokens at a time: longer chunks must be cut to fit, not sent.
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("settings.toml");
+    std::fs::write(&config, "reranker_max_tokens = 256\n").unwrap();
     for (reranker, model) in [
         (format!("rerank:{}", server()), None),
         (format!("rerank:{}/v2", server()), Some("all-MiniLM-L6-v2")),
     ] {
         let mut cmd = common::seamscope(&cache);
-        cmd.args(["query", "--json", "--reranker", &reranker]);
+        cmd.args(["query", "--json", "--reranker", &reranker])
+            .arg("--config")
+            .arg(&config);
         if let Some(m) = model {
             cmd.args(["--rerank-model", m]);
         }

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use super::http::{Endpoint, Reliability, ServiceError, ServiceMeter, read_key};
 use crate::retrieve::{RerankError, Reranker};
+use crate::tokens::TokenCounter;
 
 /// The two protocols.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,12 +40,25 @@ pub fn rerank_url(address: &str) -> String {
 }
 
 /// A reranking service.
-#[derive(Debug)]
 pub struct RerankService {
     endpoint: Endpoint,
     protocol: RerankProtocol,
     model: Option<String>,
     name: String,
+    /// Counts tokens to keep question and text inside the reranker's window.
+    tokenizer: Option<TokenCounter>,
+    /// The reranker's window for question and text together (`reranker_max_tokens`).
+    window: usize,
+}
+
+impl std::fmt::Debug for RerankService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RerankService")
+            .field("name", &self.name)
+            .field("protocol", &self.protocol)
+            .field("window", &self.window)
+            .finish_non_exhaustive()
+    }
 }
 
 impl RerankService {
@@ -79,6 +93,32 @@ impl RerankService {
             protocol,
             model,
             name,
+            tokenizer: None,
+            window: usize::MAX,
+        })
+    }
+
+    /// Keep every (question, text) pair inside `window` tokens counted by `tokenizer`: a text
+    /// that would not fit loses its end, as a cross-encoder's own truncation drops it, so a
+    /// service that refuses long inputs never sees one.
+    pub fn with_window(mut self, tokenizer: TokenCounter, window: usize) -> RerankService {
+        self.tokenizer = Some(tokenizer);
+        self.window = window;
+        self
+    }
+
+    /// `text` cut to what fits beside a question of `query_tokens` tokens.
+    fn fit<'a>(&self, text: &'a str, query_tokens: usize) -> Result<&'a str, String> {
+        let Some(tokenizer) = &self.tokenizer else {
+            return Ok(text);
+        };
+        // Three special tokens hold a pair together ([CLS] q [SEP] t [SEP]).
+        let room = self.window.saturating_sub(query_tokens + 3).max(1);
+        let offsets = tokenizer.offsets(text).map_err(|e| e.to_string())?;
+        Ok(if offsets.len() > room {
+            &text[..offsets.ends[room - 1]]
+        } else {
+            text
         })
     }
 
@@ -144,6 +184,19 @@ impl Reranker for RerankService {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
+        let query_tokens = match &self.tokenizer {
+            Some(t) => t.offsets(query).map(|o| o.len()).unwrap_or(0),
+            None => 0,
+        };
+        let texts = texts
+            .iter()
+            .map(|t| self.fit(t, query_tokens))
+            .collect::<Result<Vec<&str>, String>>()
+            .map_err(|message| RerankError::Model {
+                reranker: self.name.clone(),
+                message,
+            })?;
+        let texts = texts.as_slice();
         let body = match (&self.protocol, &self.model) {
             (RerankProtocol::Cohere, Some(model)) => json!({
                 "model": model, "query": query, "documents": texts, "top_n": texts.len(),
