@@ -65,6 +65,7 @@ fn tiny() -> (Layout, Vec<Unit>, Vec<Pointer>) {
         k: 5,
         search: Default::default(),
         timings: LayoutTimings::default(),
+        given: None,
     };
     (layout, units, pointers)
 }
