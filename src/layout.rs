@@ -65,6 +65,12 @@ impl GivenSource {
     }
 }
 
+impl From<crate::chunk::given::CutsError> for LayoutError {
+    fn from(e: crate::chunk::given::CutsError) -> Self {
+        LayoutError::Cuts(Box::new(e))
+    }
+}
+
 /// Why a corpus could not be laid out.
 #[derive(Debug, thiserror::Error)]
 pub enum LayoutError {
@@ -73,7 +79,7 @@ pub enum LayoutError {
     Tokenizer(#[from] TokenizerError),
     /// The cuts file of chunker `given` cannot be used.
     #[error(transparent)]
-    Cuts(#[from] crate::chunk::given::CutsError),
+    Cuts(Box<crate::chunk::given::CutsError>),
     /// Chunker `given` without a cuts file.
     #[error(
         "chunker `given` takes its chunks from a cuts file: pass --cuts FILE (or set cuts_file)"

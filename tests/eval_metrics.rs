@@ -50,11 +50,13 @@ fn tiny() -> (Layout, Vec<Unit>, Vec<Pointer>) {
             doc: DocId(0),
             span: Span::new(20, 60),
             links: ids(&[0, 1]),
+            cut: None,
         },
         Pointer {
             doc: DocId(0),
             span: Span::new(60, 100),
             links: ids(&[1, 2]),
+            cut: None,
         },
     ];
     let layout = Layout {

@@ -7,6 +7,10 @@
 //! inside another (a hierarchy of chunks: dump one level). Everything is checked when the cuts
 //! are placed, before anything is embedded; an error names the file, the record and the reason.
 
+// Placing returns a plain problem per record, once per file and before any work: its size does
+// not matter, and the public error ([`CutsError`]) boxes it.
+#![allow(clippy::result_large_err)]
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -250,7 +254,7 @@ pub struct CutsError {
     /// The record, when one is to blame.
     pub at: Option<RecordAt>,
     /// What is wrong.
-    pub problem: CutsProblem,
+    pub problem: Box<CutsProblem>,
 }
 
 /// Chunks given by a cuts file, placed in the documents of one corpus.
@@ -283,7 +287,7 @@ impl GivenCuts {
         let fail = |at: Option<RecordAt>, problem| CutsError {
             file: file.to_path_buf(),
             at,
-            problem,
+            problem: Box::new(problem),
         };
         let content = std::fs::read_to_string(file)
             .map_err(|e| fail(None, CutsProblem::Read(e.to_string())))?;
@@ -295,7 +299,7 @@ impl GivenCuts {
         let fail = |at: Option<RecordAt>, problem| CutsError {
             file: file.to_path_buf(),
             at,
-            problem,
+            problem: Box::new(problem),
         };
         let (format, raw) = records::read_records(content).map_err(|(at, p)| fail(at, p))?;
         let mut matcher = docs::DocMatcher::new(corpus);

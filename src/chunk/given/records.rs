@@ -10,9 +10,16 @@
 //! - **LlamaIndex** nodes: `metadata.file_path` (or `file_name`), `start_char_idx`,
 //!   `end_char_idx` (characters) and `text`.
 
+// A refusal is built once per file, before any work: its size does not matter, and boxing every
+// problem would only make the code harder to read.
+#![allow(clippy::result_large_err)]
+
 use serde_json::{Map, Value};
 
 use super::{CutsFormat, CutsProblem, OffsetUnit, RecordAt};
+
+/// A problem and the record it is in, when one is to blame.
+pub type Located = (Option<RecordAt>, CutsProblem);
 
 /// One record as read, before it is placed in its document.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,9 +40,7 @@ pub struct RawCut {
 }
 
 /// Every record of a cuts file's `content`, and the format they are in.
-pub fn read_records(
-    content: &str,
-) -> Result<(CutsFormat, Vec<RawCut>), (Option<RecordAt>, CutsProblem)> {
+pub fn read_records(content: &str) -> Result<(CutsFormat, Vec<RawCut>), Located> {
     let values = json_values(content)?;
     let mut default_unit = OffsetUnit::Bytes;
     let mut format: Option<(CutsFormat, RecordAt)> = None;
@@ -86,7 +91,7 @@ pub fn read_records(
 
 /// The JSON values of the file with where each is: one per non-blank line, or the items of one
 /// array when the file starts with `[`.
-fn json_values(content: &str) -> Result<Vec<(RecordAt, Value)>, (Option<RecordAt>, CutsProblem)> {
+fn json_values(content: &str) -> Result<Vec<(RecordAt, Value)>, Located> {
     let content = content.strip_prefix('\u{feff}').unwrap_or(content);
     if content.trim_start().starts_with('[') {
         let items: Vec<Value> = serde_json::from_str(content).map_err(|e| {
@@ -266,7 +271,7 @@ fn llamaindex(at: RecordAt, map: &Map<String, Value>) -> Result<RawCut, CutsProb
 mod tests {
     use super::*;
 
-    fn read(content: &str) -> Result<(CutsFormat, Vec<RawCut>), (Option<RecordAt>, CutsProblem)> {
+    fn read(content: &str) -> Result<(CutsFormat, Vec<RawCut>), Located> {
         read_records(content)
     }
 

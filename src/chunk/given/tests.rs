@@ -33,7 +33,7 @@ fn place(content: &str) -> Result<GivenCuts, CutsError> {
 
 fn problem(content: &str) -> (Option<RecordAt>, CutsProblem) {
     let e = place(content).unwrap_err();
-    (e.at, e.problem)
+    (e.at, *e.problem)
 }
 
 #[test]
@@ -188,7 +188,7 @@ fn every_refusal_names_its_record() {
         assert!(message.contains(says), "{content}: {message}");
     }
     let e = place("").unwrap_err();
-    assert_eq!((e.at, e.problem), (None, CutsProblem::NoRecords));
+    assert_eq!((e.at, *e.problem), (None, CutsProblem::NoRecords));
 }
 
 #[test]
