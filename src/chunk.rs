@@ -14,6 +14,7 @@ use crate::corpus::{DocId, Span};
 pub mod atoms;
 pub mod context;
 pub mod fixed;
+pub mod given;
 pub mod heading;
 pub mod markdown;
 pub(crate) mod pack;
@@ -77,10 +78,13 @@ pub enum ChunkerKind {
     Recursive,
     /// Fences and tables kept whole while they fit; the gaps packed at sentence boundaries.
     Structure,
+    /// The user's own chunks, read from a cuts file (`--cuts FILE`, setting `cuts_file`); they
+    /// may overlap and leave gaps. Not in [`ChunkerKind::ALL`]: it needs a file, not a size.
+    Given,
 }
 
 impl ChunkerKind {
-    /// Every kind, in report order.
+    /// Every built-in kind (all but [`ChunkerKind::Given`]), in report order.
     pub const ALL: [ChunkerKind; 4] = [
         ChunkerKind::Fixed,
         ChunkerKind::Sentence,
@@ -88,7 +92,9 @@ impl ChunkerKind {
         ChunkerKind::Structure,
     ];
 
-    /// The chunker of this kind with a budget of `chunk_tokens` tokens per chunk.
+    /// The chunker of this kind with a budget of `chunk_tokens` tokens per chunk. `Given` has
+    /// no file here and cuts nothing (every document uncovered): its chunks come from
+    /// [`given::GivenCuts::load`], which [`crate::layout::Layout::for_settings`] calls.
     pub fn build(self, chunk_tokens: usize) -> Box<dyn Chunker + Send + Sync> {
         match self {
             ChunkerKind::Fixed => Box::new(fixed::FixedTokens {
@@ -103,6 +109,7 @@ impl ChunkerKind {
             ChunkerKind::Structure => Box::new(structure::StructureAware {
                 tokens: chunk_tokens,
             }),
+            ChunkerKind::Given => Box::new(given::GivenCuts::none()),
         }
     }
 
@@ -113,6 +120,7 @@ impl ChunkerKind {
             ChunkerKind::Sentence => "sentence",
             ChunkerKind::Recursive => "recursive",
             ChunkerKind::Structure => "structure",
+            ChunkerKind::Given => "given",
         }
     }
 }

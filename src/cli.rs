@@ -47,6 +47,10 @@ pub struct Cli {
     /// deployed (its documents, chunks, seams, vectors and settings).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path, conflicts_with_all = ["corpus", "open"])]
     bundle: Option<PathBuf>,
+    /// Open the screen on your own chunks: a cuts file (JSON Lines or a JSON array of
+    /// {"doc", "start", "end"} records, LangChain Documents or LlamaIndex nodes).
+    #[arg(long, value_name = "FILE", env = "SEAMSCOPE_CUTS", value_parser = non_empty_path)]
+    cuts: Option<PathBuf>,
     #[command(flatten)]
     global: GlobalArgs,
 }
@@ -413,7 +417,12 @@ pub fn run() -> ExitCode {
         None if cli.open.is_some() => open_view(&cli.global, cli.open.as_deref(), cli.theme),
         None if cli.bundle.is_some() => open_bundle(&cli.global, cli.bundle, cli.theme),
         None => match cli.corpus {
-            Some(corpus) => cli.global.settings().and_then(|settings| {
+            Some(corpus) => cli.global.settings().and_then(|mut settings| {
+                if let Some(file) = cli.cuts {
+                    settings.chunker = seamscope::chunk::ChunkerKind::Given;
+                    settings.cuts_file = Some(file);
+                }
+                check_cuts(&corpus, &settings)?;
                 crate::tui::run(crate::tui::Options {
                     corpus,
                     settings,
@@ -443,6 +452,26 @@ pub fn run() -> ExitCode {
             ExitCode::from(exit_code(&e))
         }
     }
+}
+
+/// Read and place the cuts file of chunker `given` before the screen starts, so a bad file is an
+/// error on the terminal (naming its line) rather than a message inside the screen.
+fn check_cuts(
+    corpus: &std::path::Path,
+    settings: &seamscope::settings::Settings,
+) -> anyhow::Result<()> {
+    if settings.chunker != seamscope::chunk::ChunkerKind::Given {
+        return Ok(());
+    }
+    let Some(file) = &settings.cuts_file else {
+        return Err(UsageError(
+            "chunker given takes your own chunks from a file: pass --cuts FILE".into(),
+        )
+        .into());
+    };
+    let docs = seamscope::corpus::Corpus::load(corpus, &settings.load_options())?;
+    seamscope::chunk::given::GivenCuts::load(file, &docs)?;
+    Ok(())
 }
 
 /// `seamscope --bundle DIR`: the screen on a bundle, read-only, under the settings it was

@@ -35,6 +35,56 @@ pub struct Layout {
     pub search: SearchContext,
     /// Seconds spent per step.
     pub timings: LayoutTimings,
+    /// Where the chunks came from when the user gave them (chunker `given`); `None` for the
+    /// built-in chunkers.
+    pub given: Option<GivenSource>,
+}
+
+/// The cuts file a layout's chunks were read from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GivenSource {
+    /// The file, as given.
+    pub file: std::path::PathBuf,
+    /// The format it was read as.
+    pub format: crate::chunk::given::CutsFormat,
+    /// Records placed (one chunk each).
+    pub records: usize,
+    /// Documents with at least one given chunk.
+    pub documents: usize,
+}
+
+impl GivenSource {
+    /// The chunker as the screen names it: `given (cuts.jsonl)`.
+    pub fn label(&self) -> String {
+        let name = self
+            .file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.file.display().to_string());
+        format!("given ({})", crate::text::safe_name(&name))
+    }
+}
+
+impl From<crate::chunk::given::CutsError> for LayoutError {
+    fn from(e: crate::chunk::given::CutsError) -> Self {
+        LayoutError::Cuts(Box::new(e))
+    }
+}
+
+/// Why a corpus could not be laid out.
+#[derive(Debug, thiserror::Error)]
+pub enum LayoutError {
+    /// The tokenizer failed.
+    #[error(transparent)]
+    Tokenizer(#[from] TokenizerError),
+    /// The cuts file of chunker `given` cannot be used.
+    #[error(transparent)]
+    Cuts(Box<crate::chunk::given::CutsError>),
+    /// Chunker `given` without a cuts file.
+    #[error(
+        "chunker `given` takes its chunks from a cuts file: pass --cuts FILE (or set cuts_file)"
+    )]
+    NoCutsFile,
 }
 
 /// A seam name that names no seam of the layout.
@@ -146,6 +196,7 @@ impl Layout {
                 heading_path: false,
                 table_header: chunker.repeats_table_header(),
             },
+            given: None,
             timings: LayoutTimings {
                 tokenize: (t1 - t0).as_secs_f64(),
                 chunk: (t2 - t1).as_secs_f64(),
@@ -168,20 +219,62 @@ impl Layout {
             k,
             search: self.search,
             timings,
+            given: self.given.clone(),
         }
     }
 
     /// Lay out `corpus` as `settings` say: chunker kind, chunk size, `k` and heading prefixes.
+    /// Chunker `given` reads and places the cuts file here, so a bad file fails before
+    /// anything is embedded.
     pub fn for_settings(
         corpus: &Corpus,
         tokenizer: &TokenCounter,
         settings: &Settings,
-    ) -> Result<Layout, TokenizerError> {
+    ) -> Result<Layout, LayoutError> {
+        if settings.chunker == crate::chunk::ChunkerKind::Given {
+            let file = settings.cuts_file.as_ref().ok_or(LayoutError::NoCutsFile)?;
+            let cuts = crate::chunk::given::GivenCuts::load(file, corpus)?;
+            let mut layout = Layout::build(corpus, tokenizer, &cuts, settings.k)?
+                .with_heading_prefix(settings.heading_prefix);
+            layout.given = Some(GivenSource {
+                file: file.clone(),
+                format: cuts.format,
+                records: cuts.records,
+                documents: cuts.documents(),
+            });
+            return Ok(layout);
+        }
         let chunker = settings.chunker.build(settings.chunk_tokens);
         Ok(
             Layout::build(corpus, tokenizer, chunker.as_ref(), settings.k)?
                 .with_heading_prefix(settings.heading_prefix),
         )
+    }
+
+    /// The chunker as people read it: `given (cuts.jsonl)` for given cuts, else its name
+    /// (`fixed-1024`).
+    pub fn chunker_label(&self) -> String {
+        match &self.given {
+            Some(g) => g.label(),
+            None => self.chunker.clone(),
+        }
+    }
+
+    /// The parts of `doc` that no chunk holds (gaps between given chunks, or before the first
+    /// and after the last), in order; empty for the built-in chunkers, which tile.
+    pub fn uncovered(&self, doc: DocId, len: usize) -> Vec<Span> {
+        let mut out = Vec::new();
+        let mut reach = 0;
+        for c in self.chunks.iter().filter(|c| c.doc == doc) {
+            if c.span.start > reach {
+                out.push(Span::new(reach, c.span.start));
+            }
+            reach = reach.max(c.span.end);
+        }
+        if reach < len {
+            out.push(Span::new(reach, len));
+        }
+        out
     }
 
     /// The same layout with heading-path prefixes in its search texts switched on or off; the
@@ -392,6 +485,7 @@ mod tests {
             k: 1,
             search: SearchContext::default(),
             timings: LayoutTimings::default(),
+            given: None,
         }
     }
 

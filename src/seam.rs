@@ -22,7 +22,9 @@ pub struct Seam {
     pub left: ChunkId,
     /// The chunk that starts at the cut.
     pub right: ChunkId,
-    /// The byte position of the cut (the right chunk's start).
+    /// The byte position of the cut: the right chunk's start when the chunks touch; for given
+    /// chunks that overlap or leave a gap, the middle of the overlap or of the gap (see
+    /// [`cut_between`]).
     pub cut: usize,
     /// Byte span of the window; it lies inside `left ∪ right`.
     pub span: Span,
@@ -47,6 +49,30 @@ pub fn sentence_edges(text: &str) -> Vec<usize> {
     edges.push(text.len());
     edges.dedup();
     edges
+}
+
+/// Where the seam between two neighbouring chunks of one text is centred.
+///
+/// Chunks that touch (every built-in chunker) are cut where the right one begins. Given chunks
+/// may overlap (a splitter's `chunk_overlap`): the cut is then the middle of the shared text,
+/// moved back to a word start inside it, so each chunk keeps its side. Given chunks may also
+/// leave a gap (text no chunk holds, usually the whitespace a splitter stripped): the cut is the
+/// middle of the gap.
+pub fn cut_between(text: &str, left: Span, right: Span) -> usize {
+    if right.start == left.end {
+        return right.start;
+    }
+    let (from, to) = if right.start < left.end {
+        (right.start, left.end.min(right.end))
+    } else {
+        (left.end, right.start)
+    };
+    let mid = crate::chunk::pack::floor_char_boundary(text, from + (to - from) / 2).max(from);
+    if right.start < left.end {
+        crate::chunk::fixed::word_start_at_or_before(text, mid, from)
+    } else {
+        mid
+    }
 }
 
 /// Build one seam per cut between adjacent chunks of the same document.
@@ -78,8 +104,8 @@ pub fn build_seams(
             .as_ref()
             .map(|(_, e)| e.as_slice())
             .unwrap_or(&[]);
-        let span = seam_window(&doc.text, offs, edges, left.span, right.span, k);
-        let cut = right.span.start;
+        let cut = cut_between(&doc.text, left.span, right.span);
+        let span = seam_window_at(&doc.text, offs, edges, left.span, right.span, cut, k);
         seams.push(Seam {
             id: SeamId(seams.len() as u32),
             doc: left.doc,
@@ -94,7 +120,8 @@ pub fn build_seams(
     seams
 }
 
-/// The window around the cut between `left` and `right` (adjacent spans of one text).
+/// The window around the cut between `left` and `right` (adjacent spans of one text that touch:
+/// the cut is where `right` begins).
 pub fn seam_window(
     text: &str,
     offs: &TokenOffsets,
@@ -103,7 +130,20 @@ pub fn seam_window(
     right: Span,
     k: usize,
 ) -> Span {
-    let cut = right.start;
+    seam_window_at(text, offs, edges, left, right, right.start, k)
+}
+
+/// The window around `cut`, a point between `left.start` and `right.end` ([`cut_between`]): `k`
+/// tokens each side of it, grown outward to sentence edges, never leaving `left.start..right.end`.
+pub fn seam_window_at(
+    text: &str,
+    offs: &TokenOffsets,
+    edges: &[usize],
+    left: Span,
+    right: Span,
+    cut: usize,
+    k: usize,
+) -> Span {
     let cut_tok = offs.first_at_or_after(cut);
     let left_first = offs.first_at_or_after(left.start);
     let right_end_tok = offs.first_at_or_after(right.end);
@@ -162,5 +202,51 @@ fn word_end_at_or_after(text: &str, pos: usize, ceiling: usize) -> usize {
     {
         Some((i, _)) => pos + i,
         None => ceiling,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ten words `w0 … w9`, one token each, and their token offsets.
+    fn words() -> (String, TokenOffsets) {
+        let text: String = (0..10).map(|i| format!("w{i} ")).collect();
+        (text.clone(), TokenOffsets::of_words(&text))
+    }
+
+    #[test]
+    fn touching_chunks_are_cut_where_the_right_one_starts() {
+        let (text, _) = words();
+        assert_eq!(cut_between(&text, Span::new(0, 9), Span::new(9, 30)), 9);
+    }
+
+    #[test]
+    fn overlapping_chunks_are_cut_in_the_middle_of_the_overlap_at_a_word_start() {
+        let (text, offs) = words();
+        // Left holds w0..w6 (bytes 0..20), right w4..w9 (12..30): they share w4 w5 w6, bytes 12..20.
+        let (left, right) = (Span::new(0, 20), Span::new(12, 30));
+        let cut = cut_between(&text, left, right);
+        assert_eq!(
+            cut, 15,
+            "w5 starts at byte 15, the word holding the middle (16)"
+        );
+        let window = seam_window_at(&text, &offs, &sentence_edges(&text), left, right, cut, 1);
+        // One token each side of the cut (w4 | w5), grown by at most 2k tokens each way, as
+        // there is no sentence edge near.
+        assert_eq!(&text[window.start..window.end], "w2 w3 w4 w5 w6 w7");
+        assert!(left.start <= window.start && window.end <= right.end);
+    }
+
+    #[test]
+    fn a_gap_is_cut_in_its_middle_and_the_window_spans_it() {
+        let (text, offs) = words();
+        // Left w0..w2 (0..8), right w5..w9 (15..30): w3 w4 lie in neither.
+        let (left, right) = (Span::new(0, 8), Span::new(15, 30));
+        let cut = cut_between(&text, left, right);
+        assert_eq!(cut, 11);
+        let window = seam_window_at(&text, &offs, &sentence_edges(&text), left, right, cut, 1);
+        assert!(window.start <= 9 && window.end >= 14, "{window:?}");
+        assert!(left.start <= window.start && window.end <= right.end);
     }
 }

@@ -92,6 +92,9 @@ pub enum EngineError {
     /// The tokenizer failed.
     #[error(transparent)]
     Tokenizer(#[from] TokenizerError),
+    /// The corpus could not be laid out (the tokenizer failed, or a cuts file is unusable).
+    #[error(transparent)]
+    Layout(#[from] crate::layout::LayoutError),
     /// The model failed.
     #[error(transparent)]
     Embed(#[from] EmbedError),
@@ -562,6 +565,10 @@ impl Engine {
         }
         let mut settings = self.settings.clone();
         bundle.settings.apply(&mut settings);
+        if settings.chunker == crate::chunk::ChunkerKind::Given {
+            // Given cuts travel in the bundle: its chunks.jsonl is a plain cuts file.
+            settings.cuts_file = Some(folder.join("chunks.jsonl"));
+        }
         settings.validate()?;
         let layout = Layout::for_settings(&bundle.corpus, &self.tokenizer, &settings)?;
         bundle.check_layout(&layout)?;

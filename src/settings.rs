@@ -24,6 +24,9 @@ pub struct Settings {
     pub chunk_tokens: usize,
     /// How documents are cut into chunks (default: fixed token windows, the Seams baseline).
     pub chunker: crate::chunk::ChunkerKind,
+    /// The cuts file chunker `given` reads (JSON Lines or a JSON array: plain `doc`/`start`/`end`
+    /// records, LangChain Documents or LlamaIndex nodes); used only when `chunker = "given"`.
+    pub cuts_file: Option<PathBuf>,
     /// Embed and keyword-index each chunk and seam with its heading path in front (search only;
     /// evidence stays the exact text).
     pub heading_prefix: bool,
@@ -119,6 +122,7 @@ impl Default for Settings {
         Settings {
             chunk_tokens: 1024,
             chunker: crate::chunk::ChunkerKind::Fixed,
+            cuts_file: None,
             heading_prefix: false,
             k: 150,
             m: crate::retrieve::DEFAULT_M,
@@ -221,6 +225,12 @@ impl Settings {
             "chunk_tokens",
             self.chunk_tokens,
             "16 to 65536 tokens",
+        )?;
+        check(
+            self.chunker != crate::chunk::ChunkerKind::Given || self.cuts_file.is_some(),
+            "chunker",
+            "given",
+            "given needs a cuts file: pass --cuts FILE or set cuts_file",
         )?;
         check(
             K_RANGE.contains(&self.k),

@@ -29,6 +29,7 @@ fn layout() -> (Corpus, Layout) {
         k: 2,
         search: Default::default(),
         timings: Default::default(),
+        given: None,
     };
     (corpus, layout)
 }

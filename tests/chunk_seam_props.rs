@@ -134,3 +134,66 @@ fn default_settings_on_a_long_text() {
         assert!(w.ends_with('.'), "window ends mid-sentence");
     }
 }
+
+/// Given cuts from random points of a text: each chunk runs from one point to a later one,
+/// starting after the previous chunk's start and ending after its end, so chunks overlap, touch
+/// or leave gaps, and never nest.
+fn given_cuts(text: &str, points: &[(u16, u16)]) -> String {
+    let bounds: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([text.len()])
+        .collect();
+    let at = |f: u16| bounds[(f as usize * (bounds.len() - 1)) / u16::MAX as usize];
+    let mut lines = Vec::new();
+    let (mut last_start, mut last_end) = (None::<usize>, 0usize);
+    let mut starts: Vec<usize> = points.iter().map(|p| at(p.0)).collect();
+    starts.sort_unstable();
+    starts.dedup();
+    for (start, (_, len)) in starts.into_iter().zip(points) {
+        let end = at(*len).max(last_end + 1).max(start + 1);
+        let Some(end) = bounds.iter().copied().find(|&b| b >= end) else {
+            break;
+        };
+        if last_start.is_some_and(|s| s >= start) {
+            continue;
+        }
+        lines.push(format!(
+            "{{\"doc\": \"d0.md\", \"start\": {start}, \"end\": {end}}}"
+        ));
+        (last_start, last_end) = (Some(start), end);
+    }
+    lines.join("\n")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn given_cuts_keep_their_spans_and_seams_stay_inside_their_two_chunks(
+        text in text_strategy(),
+        points in proptest::collection::vec((any::<u16>(), any::<u16>()), 1..12),
+        k in 1usize..60,
+    ) {
+        let tokenizer: TokenCounter = common::tokenizer();
+        let corpus = Corpus::from_texts([("d0.md".to_string(), text.clone())]);
+        let content = given_cuts(&text, &points);
+        prop_assume!(!content.is_empty());
+        let cuts = seamscope::chunk::given::GivenCuts::parse(std::path::Path::new("p.jsonl"), &content, &corpus)
+            .unwrap_or_else(|e| panic!("{e}\n{content}"));
+        let layout = Layout::build(&corpus, &tokenizer, &cuts, k).unwrap();
+        prop_assert_eq!(layout.chunks.len(), content.lines().count());
+        for pair in layout.chunks.windows(2) {
+            prop_assert!(pair[0].span.start < pair[1].span.start && pair[0].span.end < pair[1].span.end);
+        }
+        prop_assert_eq!(layout.seams.len(), layout.chunks.len() - 1);
+        for s in &layout.seams {
+            let (l, r) = (layout.chunk(s.left).span, layout.chunk(s.right).span);
+            prop_assert!(l.start <= s.span.start && s.span.end <= r.end, "seam inside its two chunks");
+            prop_assert!(s.span.start <= s.cut && s.cut <= s.span.end);
+            prop_assert!(text.is_char_boundary(s.cut));
+            // The cut lies between the chunks: inside the overlap, the gap, or at the shared edge.
+            prop_assert!(r.start.min(l.end) <= s.cut && s.cut <= r.start.max(l.end));
+        }
+    }
+}

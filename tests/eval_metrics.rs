@@ -50,11 +50,13 @@ fn tiny() -> (Layout, Vec<Unit>, Vec<Pointer>) {
             doc: DocId(0),
             span: Span::new(20, 60),
             links: ids(&[0, 1]),
+            cut: None,
         },
         Pointer {
             doc: DocId(0),
             span: Span::new(60, 100),
             links: ids(&[1, 2]),
+            cut: None,
         },
     ];
     let layout = Layout {
@@ -65,6 +67,7 @@ fn tiny() -> (Layout, Vec<Unit>, Vec<Pointer>) {
         k: 5,
         search: Default::default(),
         timings: LayoutTimings::default(),
+        given: None,
     };
     (layout, units, pointers)
 }

@@ -191,6 +191,7 @@ mod tests {
             k: 2,
             search: Default::default(),
             timings: Default::default(),
+            given: None,
         };
         let q = |id: &str, span: Span, tag: &str| Question {
             id: id.into(),

@@ -177,6 +177,7 @@ mod tests {
             k: 4,
             search: Default::default(),
             timings: Default::default(),
+            given: None,
         }
     }
 

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 use clap::builder::RangedI64ValueParser;
 
+use seamscope::chunk::ChunkerKind;
 use seamscope::settings::Settings;
 
 /// Options every command takes.
@@ -104,9 +105,14 @@ pub struct LayoutArgs {
         help = format!("Tokens per chunk, {} (default {})", range_text(&seamscope::settings::CHUNK_TOKENS_RANGE), Settings::default().chunk_tokens),
     )]
     pub(super) chunk_tokens: Option<usize>,
-    /// How documents are cut: fixed, sentence, recursive or structure (default fixed).
+    /// How documents are cut: fixed, sentence, recursive or structure (default fixed), or given
+    /// (your own chunks, from --cuts FILE).
     #[arg(long, value_enum, value_name = "KIND")]
     pub(super) chunker: Option<seamscope::chunk::ChunkerKind>,
+    /// Your own chunks: a cuts file (JSON Lines or a JSON array of {"doc", "start", "end"}
+    /// records, LangChain Documents or LlamaIndex nodes); implies --chunker given.
+    #[arg(long, value_name = "FILE", env = "SEAMSCOPE_CUTS", value_parser = non_empty_path)]
+    pub(super) cuts: Option<PathBuf>,
     /// Embed chunks and seams with their heading path in front (search only; evidence unchanged).
     #[arg(
         long,
@@ -208,6 +214,22 @@ impl LayoutArgs {
         if let Some(kind) = self.chunker {
             settings.chunker = kind;
         }
+        if let Some(file) = &self.cuts {
+            if let Some(kind) = self.chunker.filter(|k| *k != ChunkerKind::Given) {
+                return Err(UsageError(format!(
+                    "--cuts gives the chunks, so it cannot go with --chunker {kind}: drop one of them"
+                ))
+                .into());
+            }
+            settings.chunker = ChunkerKind::Given;
+            settings.cuts_file = Some(file.clone());
+        }
+        if settings.chunker == ChunkerKind::Given && settings.cuts_file.is_none() {
+            return Err(UsageError(
+                "--chunker given takes your own chunks from a file: pass --cuts FILE".into(),
+            )
+            .into());
+        }
         if let Some(h) = self.heading_prefix {
             settings.heading_prefix = h;
         }
@@ -222,8 +244,9 @@ impl LayoutArgs {
 /// Environment variables that name places, with what each should hold. Set but empty, they are
 /// an error that names the variable: clap would otherwise blame the matching flag, which the user
 /// never typed.
-const PLACE_VARIABLES: [(&str, &str); 7] = [
+const PLACE_VARIABLES: [(&str, &str); 8] = [
     ("SEAMSCOPE_CACHE_DIR", "a path"),
+    ("SEAMSCOPE_CUTS", "a path"),
     (
         "SEAMSCOPE_CHROMA_URL",
         "a server address (http://HOST:PORT)",

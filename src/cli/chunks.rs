@@ -39,6 +39,9 @@ struct DocumentRow {
     bytes: usize,
     tokens: usize,
     chunks: usize,
+    /// Spans no chunk holds (given cuts only: the built-in chunkers tile every document).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    uncovered: Vec<seamscope::corpus::Span>,
 }
 
 #[derive(Serialize)]
@@ -65,8 +68,18 @@ struct SeamRow {
     end: usize,
     left_tokens: u32,
     right_tokens: u32,
+    /// Bytes the two chunks share (given cuts that overlap); the cut is in their middle.
+    #[serde(skip_serializing_if = "is_zero")]
+    overlap_bytes: usize,
+    /// Bytes between the two chunks that neither holds (given cuts with a gap).
+    #[serde(skip_serializing_if = "is_zero")]
+    gap_bytes: usize,
     #[serde(skip_serializing_if = "String::is_empty")]
     search_prefix: String,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The whole listing, as printed and as JSON.
@@ -74,6 +87,9 @@ struct SeamRow {
 struct ChunkListing {
     corpus: String,
     chunker: String,
+    /// The cuts file, when the chunks are the user's own (chunker `given`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    given: Option<seamscope::layout::GivenSource>,
     chunk_tokens: usize,
     k: usize,
     search_context: SearchContext,
@@ -89,6 +105,7 @@ impl ChunkListing {
         ChunkListing {
             corpus: corpus.root.display().to_string(),
             chunker: layout.chunker.clone(),
+            given: layout.given.clone(),
             chunk_tokens,
             k: layout.k,
             search_context: layout.search,
@@ -101,6 +118,7 @@ impl ChunkListing {
                     bytes: d.text.len(),
                     tokens: layout.offsets[d.id.0 as usize].len(),
                     chunks: layout.chunks.iter().filter(|c| c.doc == d.id).count(),
+                    uncovered: layout.uncovered(d.id, d.text.len()),
                 })
                 .collect(),
             chunks: layout
@@ -121,17 +139,22 @@ impl ChunkListing {
                 .seams
                 .iter()
                 .zip(seam_prefixes)
-                .map(|(s, search_prefix)| SeamRow {
-                    id: s.id.0,
-                    doc: path(s.doc),
-                    left: s.left.0,
-                    right: s.right.0,
-                    cut: s.cut,
-                    start: s.span.start,
-                    end: s.span.end,
-                    left_tokens: s.left_tokens,
-                    right_tokens: s.right_tokens,
-                    search_prefix,
+                .map(|(s, search_prefix)| {
+                    let (l, r) = (layout.chunk(s.left).span, layout.chunk(s.right).span);
+                    SeamRow {
+                        id: s.id.0,
+                        doc: path(s.doc),
+                        left: s.left.0,
+                        right: s.right.0,
+                        cut: s.cut,
+                        start: s.span.start,
+                        end: s.span.end,
+                        left_tokens: s.left_tokens,
+                        right_tokens: s.right_tokens,
+                        overlap_bytes: l.end.saturating_sub(r.start),
+                        gap_bytes: r.start.saturating_sub(l.end),
+                        search_prefix,
+                    }
                 })
                 .collect(),
         }
@@ -147,6 +170,23 @@ impl ChunkListing {
             self.seams.len(),
             self.k
         );
+        if let Some(g) = &self.given {
+            let uncovered: usize = self
+                .documents
+                .iter()
+                .flat_map(|d| &d.uncovered)
+                .map(|s| s.len())
+                .sum();
+            println!(
+                "  given: {} read as {} ({} records over {} of {} documents); {} bytes no chunk holds",
+                safe(&g.file.display().to_string()),
+                g.format,
+                g.records,
+                g.documents,
+                self.documents.len(),
+                uncovered
+            );
+        }
         println!(
             "  {:>6}  {:<40} {:>9} {:>9} {:>6}",
             "chunk", "document#ordinal", "start", "end", "tokens"
@@ -171,7 +211,17 @@ impl ChunkListing {
             println!(
                 "  {:>6}  {:<40} {:>9} {:>9} {:>6}",
                 s.id,
-                format!("{}|{} (cut at {})", s.left, s.right, s.cut),
+                match (s.overlap_bytes, s.gap_bytes) {
+                    (0, 0) => format!("{}|{} (cut at {})", s.left, s.right, s.cut),
+                    (o, 0) => format!(
+                        "{}|{} (cut at {}, mid-overlap of {o} B)",
+                        s.left, s.right, s.cut
+                    ),
+                    (_, g) => format!(
+                        "{}|{} (cut at {}, mid-gap of {g} B)",
+                        s.left, s.right, s.cut
+                    ),
+                },
                 s.start,
                 s.end,
                 s.left_tokens + s.right_tokens

@@ -9,6 +9,7 @@ use seamscope::eval::questions::Question;
 use seamscope::eval::rescore::SearchedStrategy;
 use seamscope::eval::strategy::Strategy;
 use seamscope::session::{Engine, OpenCorpus};
+use seamscope::text::safe_name;
 
 use super::common::{BuildBar, start_engine};
 use super::{GlobalArgs, LayoutArgs, UsageError};
@@ -226,6 +227,20 @@ pub fn grid_rows(
     )?)
 }
 
+/// With given cuts, the chunks-only row is the user's chunks, which may overlap: it is labelled
+/// `given chunks`, not `no overlap`.
+fn name_given_base(mut rows: Vec<GridRow>, layout: &seamscope::layout::Layout) -> Vec<GridRow> {
+    if layout.given.is_some() {
+        for r in rows
+            .iter_mut()
+            .filter(|r| matches!(r.strategy, Strategy::NoOverlap))
+        {
+            r.label = "given chunks".into();
+        }
+    }
+    rows
+}
+
 /// Write the rows to `--csv FILE` when asked.
 fn write_csv(args: &EvalArgs, rows: &[GridRow]) -> anyhow::Result<()> {
     if let Some(path) = &args.csv {
@@ -398,7 +413,7 @@ pub fn run(
         "{} with {} ({}, chunk {} tokens, m = {})",
         corpus.display(),
         qpath.display(),
-        open.layout.chunker,
+        open.layout.chunker_label(),
         settings.chunk_tokens,
         settings.m
     );
@@ -435,6 +450,7 @@ pub fn run(
         },
     )?;
     let secs = started.elapsed().as_secs_f64();
+    let rows = name_given_base(rows, &open.layout);
     write_csv(args, &rows)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
@@ -448,12 +464,20 @@ pub fn run(
             json,
         );
     }
+    let chunks = match &open.layout.given {
+        Some(g) => format!(
+            "the {} given chunks of {} ({} format)",
+            open.layout.chunks.len(),
+            safe_name(&g.file.display().to_string()),
+            g.format
+        ),
+        None => format!("{}-token chunks", settings.chunk_tokens),
+    };
     println!(
-        "{} questions on {}: budget {} chunks, {}-token chunks, m = {}; {} strategies in {:.1}s ({} texts embedded, the rest from the cache)",
+        "{} questions on {}: budget {} chunks, {chunks}, m = {}; {} strategies in {:.1}s ({} texts embedded, the rest from the cache)",
         questions.len(),
         corpus.display(),
         settings.budget,
-        settings.chunk_tokens,
         settings.m,
         rows.len(),
         secs,
@@ -463,6 +487,11 @@ pub fn run(
         "embedder: {}",
         seamscope::text::safe_name(&engine.embedder.describe())
     );
+    if open.layout.given.is_some() {
+        println!(
+            "base: the given chunks (row `given chunks`, and Seams over their cuts); overlap, windows and neighbour expansion are built on them"
+        );
+    }
     print_grid(&rows);
     println!("\nfailure rate by tag (questions per tag in brackets)");
     let tags = ["boundary", "partial", "edge", "inside", "short"];

@@ -95,6 +95,7 @@ mod tests {
             k: 1,
             search: Default::default(),
             timings: Default::default(),
+            given: None,
         }
     }
 

@@ -126,6 +126,7 @@ pub fn prepare_reporting(
                     doc: s.doc,
                     span: s.span,
                     links: vec![UnitId(s.left.0), UnitId(s.right.0)],
+                    cut: Some(s.cut),
                 })
                 .collect();
         }
@@ -168,7 +169,7 @@ pub fn prepare_reporting(
     if let Strategy::Seams { .. } = strategy {
         let mut texts: Vec<&str> = Vec::with_capacity(pointers.len() * 2);
         for p in &pointers {
-            let cut = units[ends(p).1.index()].span.start;
+            let cut = p.cut.unwrap_or(units[ends(p).1.index()].span.start);
             texts.push(text(p.doc, crate::corpus::Span::new(p.span.start, cut)));
             texts.push(text(p.doc, crate::corpus::Span::new(cut, p.span.end)));
         }

@@ -75,7 +75,8 @@ pub fn score(
     let mut wasted = 0;
     for (ptr, _) in &r.fired {
         let (left, right) = super::select::ends(&pointers[ptr.index()]);
-        let cut = units[right.index()].span.start;
+        let pointer = &pointers[ptr.index()];
+        let cut = pointer.cut.unwrap_or(units[right.index()].span.start);
         let crosses = units[left.index()].doc == q.doc
             && q.spans.iter().any(|s| s.start < cut && cut < s.end);
         if !crosses {

@@ -129,6 +129,9 @@ pub struct Pointer {
     pub span: Span,
     /// The units it leads to, in document order.
     pub links: Vec<UnitId>,
+    /// For a seam, its cut ([`crate::seam::cut_between`]): where the right unit starts, or the
+    /// middle of the overlap or gap between given chunks. `None` for other pointers.
+    pub cut: Option<usize>,
 }
 
 /// Chunks of `size` tokens whose starts step by `size - overlap` tokens (moved to word starts).
@@ -228,6 +231,7 @@ pub fn link(doc: DocId, spans: Vec<Span>, units: &[Unit]) -> Vec<Pointer> {
                 .filter(|(_, u)| u.doc == doc && u.span.overlaps(&span))
                 .map(|(i, _)| UnitId(i as u32))
                 .collect(),
+            cut: None,
         })
         .filter(|p| !p.links.is_empty())
         .collect()

@@ -8,7 +8,7 @@
 use std::ops::Range;
 
 use ratatui::text::Span;
-use seamscope::chunk::{Chunk, ChunkId};
+use seamscope::chunk::ChunkId;
 use seamscope::corpus::DocId;
 use seamscope::layout::Layout;
 use seamscope::seam::{Seam, SeamId};
@@ -27,6 +27,19 @@ pub enum Row {
         chunk: ChunkId,
         /// The seam across this cut; `None` for the document's first chunk.
         seam: Option<SeamId>,
+    },
+    /// Where text that no chunk holds begins (given cuts only), when it holds more than
+    /// whitespace: `bytes` long.
+    UncoveredMarker {
+        /// Bytes no chunk holds from here.
+        bytes: usize,
+    },
+    /// Bytes `start..end` of the document's text that no chunk holds (given cuts only).
+    Uncovered {
+        /// First byte.
+        start: usize,
+        /// One past the last byte.
+        end: usize,
     },
     /// Bytes `start..end` of the document's text, inside `chunk`.
     Text {
@@ -94,29 +107,45 @@ impl DocRows {
         let chunks = &layout.chunks[doc_chunks(layout, doc)];
         let seams = &layout.seams[doc_seams(layout, doc)];
         let mut rows = Vec::new();
-        if chunks.is_empty() {
+        // Given cuts may leave text no chunk holds; the built-in chunkers tile the document.
+        let given = layout.given.is_some();
+        if chunks.is_empty() && !given {
             return DocRows { rows };
         }
+        let mut pos = 0;
         for (i, chunk) in chunks.iter().enumerate() {
-            let start = if i == 0 { 0 } else { chunk.span.start };
-            let end = chunks
-                .get(i + 1)
-                .map_or(text.len(), |next: &Chunk| next.span.start);
+            if given && chunk.span.start > pos {
+                uncovered_rows(text, pos, chunk.span.start, width, &mut rows);
+            }
+            let start = if given || i > 0 {
+                pos.max(chunk.span.start)
+            } else {
+                0
+            };
+            // A piece runs to the next chunk's start: the text two given chunks share is shown
+            // once, after the marker of the chunk that begins in it.
+            let end = match chunks.get(i + 1) {
+                Some(next) if given => next.span.start.min(chunk.span.end),
+                Some(next) => next.span.start,
+                None if given => chunk.span.end,
+                None => text.len(),
+            };
             rows.push(Row::Marker {
                 chunk: chunk.id,
                 seam: seam_into(seams, chunk.id),
             });
-            let mut base = start;
-            for line in text[start..end].split_inclusive('\n') {
-                wrap_line(line, base, width, &mut |s, e| {
-                    rows.push(Row::Text {
-                        chunk: chunk.id,
-                        start: s,
-                        end: e,
-                    })
-                });
-                base += line.len();
-            }
+            let end = end.max(start);
+            text_rows(text, start, end, width, &mut |s, e| {
+                rows.push(Row::Text {
+                    chunk: chunk.id,
+                    start: s,
+                    end: e,
+                })
+            });
+            pos = end;
+        }
+        if given && pos < text.len() {
+            uncovered_rows(text, pos, text.len(), width, &mut rows);
         }
         DocRows { rows }
     }
@@ -127,6 +156,32 @@ impl DocRows {
             .iter()
             .position(|r| matches!(r, Row::Marker { chunk: c, .. } if *c == chunk))
     }
+}
+
+/// Rows of bytes `start..end`, wrapped at `width`: `emit(start, end)` per row.
+fn text_rows(
+    text: &str,
+    start: usize,
+    end: usize,
+    width: usize,
+    emit: &mut dyn FnMut(usize, usize),
+) {
+    let mut base = start;
+    for line in text[start..end].split_inclusive('\n') {
+        wrap_line(line, base, width, emit);
+        base += line.len();
+    }
+}
+
+/// Rows for bytes `start..end` that no chunk holds: a marker row first unless they are only
+/// whitespace (the separators a splitter stripped).
+fn uncovered_rows(text: &str, start: usize, end: usize, width: usize, rows: &mut Vec<Row>) {
+    if !text[start..end].trim().is_empty() {
+        rows.push(Row::UncoveredMarker { bytes: end - start });
+    }
+    text_rows(text, start, end, width, &mut |s, e| {
+        rows.push(Row::Uncovered { start: s, end: e })
+    });
 }
 
 /// The seam whose right chunk is `chunk` (the seam across the cut where `chunk` begins).

@@ -107,6 +107,10 @@ theme_styles! {
     atom_split,
     /// The text of an atom (fence, table, row, figure sentence) that a cut splits.
     atom_split_text,
+    /// Text that no chunk holds (given cuts that leave gaps), and its mark `░`.
+    uncovered,
+    /// Text two neighbouring chunks share (given cuts that overlap), and its mark `≡`.
+    overlap,
     /// Error messages.
     error,
     /// Notices.

@@ -19,7 +19,7 @@ use seamscope::layout::Layout;
 use seamscope::retrieve::QuerySettings;
 use seamscope::session::{Engine, OpenCorpus, needs_setup};
 use seamscope::settings::Settings;
-use seamscope::tokens::{TokenCounter, TokenizerError};
+use seamscope::tokens::TokenCounter;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::action::{Action, Answer, Answered, JobProgress, JobStage, LayoutParams, Opened};
@@ -601,7 +601,7 @@ fn relayout(
     shown: LayoutParams,
     tokenizer: &TokenCounter,
     settings: &Settings,
-) -> Result<Layout, TokenizerError> {
+) -> Result<Layout, seamscope::layout::LayoutError> {
     let same_chunks =
         shown.chunk_tokens == settings.chunk_tokens && shown.chunker == settings.chunker;
     if same_chunks {

@@ -185,6 +185,7 @@ impl DocView {
                 seam: Some(seam), ..
             } => EntryRef::Seam(seam),
             Row::Marker { chunk, seam: None } => EntryRef::Chunk(chunk),
+            Row::UncoveredMarker { .. } | Row::Uncovered { .. } => return,
             Row::Text { chunk, start, .. } => {
                 let seams = &open.layout.seams[doc_seams(&open.layout, self.doc)];
                 match seams

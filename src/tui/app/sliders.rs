@@ -76,6 +76,8 @@ pub struct SliderValues {
     pub chunker: ChunkerKind,
     /// Whether search texts carry heading paths (no slider: `h` switches it).
     pub heading_prefix: bool,
+    /// Whether a cuts file was given, so `given` is one of the chunkers to cycle through.
+    pub has_cuts: bool,
 }
 
 impl SliderValues {
@@ -88,13 +90,18 @@ impl SliderValues {
             chunk_tokens: settings.chunk_tokens,
             chunker: settings.chunker,
             heading_prefix: settings.heading_prefix,
+            has_cuts: settings.cuts_file.is_some(),
         }
     }
 
-    /// Pick the chunker `steps` places on in [`ChunkerKind::ALL`] (wrapping); returns whether it
-    /// changed.
+    /// Pick the chunker `steps` places on in [`ChunkerKind::ALL`], then `given` when a cuts
+    /// file was given (wrapping, so the given cuts are never dropped for good); returns whether
+    /// it changed.
     pub fn cycle_chunker(&mut self, steps: i32) -> bool {
-        let all = ChunkerKind::ALL;
+        let mut all = ChunkerKind::ALL.to_vec();
+        if self.has_cuts {
+            all.push(ChunkerKind::Given);
+        }
         let at = all.iter().position(|k| *k == self.chunker).unwrap_or(0) as i64;
         let next = (at + i64::from(steps)).rem_euclid(all.len() as i64) as usize;
         let changed = all[next] != self.chunker;
@@ -181,5 +188,32 @@ mod tests {
         assert_eq!(v.chunker, ChunkerKind::Structure, "it wraps");
         assert!(!v.cycle_chunker(4));
         assert_eq!(v.layout().chunker, ChunkerKind::Structure);
+    }
+
+    #[test]
+    fn given_cuts_join_the_chunker_cycle_only_when_a_file_is_set() {
+        let with_file = Settings {
+            chunker: ChunkerKind::Given,
+            cuts_file: Some("cuts.jsonl".into()),
+            ..Settings::default()
+        };
+        let mut v = SliderValues::from_settings(&with_file);
+        assert!(v.cycle_chunker(1));
+        assert_eq!(
+            v.chunker,
+            ChunkerKind::Fixed,
+            "given comes last, then it wraps"
+        );
+        assert!(v.cycle_chunker(-1));
+        assert_eq!(
+            v.chunker,
+            ChunkerKind::Given,
+            "and back: the cuts are not lost"
+        );
+        let mut v = SliderValues::from_settings(&Settings::default());
+        for _ in 0..5 {
+            v.cycle_chunker(1);
+            assert_ne!(v.chunker, ChunkerKind::Given);
+        }
     }
 }

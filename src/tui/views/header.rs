@@ -34,13 +34,24 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         } else {
             ""
         };
-        left.push(Span::styled(
-            format!(
-                "│ {} documents · {} chunks of {} tokens ({}{headings}) · {} seams (k {}) · {} tokens · {mode}",
-                open.corpus.documents.len(),
+        // Given cuts have no size of their own: they are named by their file.
+        let chunks = match &open.layout.given {
+            Some(given) => format!(
+                "{} chunks ({}{headings})",
+                open.layout.chunks.len(),
+                given.label()
+            ),
+            None => format!(
+                "{} chunks of {} tokens ({}{headings})",
                 open.layout.chunks.len(),
                 shown.params.chunk_tokens,
-                shown.params.chunker,
+                shown.params.chunker
+            ),
+        };
+        left.push(Span::styled(
+            format!(
+                "│ {} documents · {chunks} · {} seams (k {}) · {} tokens · {mode}",
+                open.corpus.documents.len(),
                 open.layout.seams.len(),
                 shown.params.k,
                 thousands(open.layout.total_tokens()),

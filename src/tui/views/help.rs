@@ -89,7 +89,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
 const INTRO: &str = "Marks: ✂ a cut · shading its seam window · ┊ an atom (fence, table, row, \
      figure sentence) a cut splits · ▎ ● in the context · ▶ a chunk's first line · ▲ fires (▲ fires* \
      only because a linked chunk is absent) · + added / − displaced by Seams · bold green text: the \
-     picked gold question's evidence";
+     picked gold question's evidence · ░ uncovered ≡ shared (--cuts)";
 
 /// Groups in the left column.
 const LEFT_GROUPS: usize = 3;

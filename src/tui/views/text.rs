@@ -41,6 +41,8 @@ struct Paint<'a> {
     reveal: Option<&'a Reveal>,
     /// The picked gold question's evidence in this document.
     evidence: Vec<ByteSpan>,
+    /// Text two neighbouring chunks share (given cuts that overlap).
+    overlaps: Vec<ByteSpan>,
     open: &'a OpenCorpus,
     width: usize,
 }
@@ -95,10 +97,12 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     let rows = app.doc_rows(doc.id, width);
     let cursor = app.view.cursor;
     let atoms = shown.atoms.doc(doc.id);
-    let cuts: Vec<usize> = open.layout.chunks[chunks.clone()]
-        .iter()
-        .skip(1)
-        .map(|c| c.span.start)
+    // Where each seam cuts: a chunk's start, or the middle of what given chunks share.
+    let cuts: Vec<usize> = seams.iter().map(|s| s.cut).collect();
+    let overlaps: Vec<ByteSpan> = open.layout.chunks[chunks.clone()]
+        .windows(2)
+        .filter(|w| w[1].span.start < w[0].span.end)
+        .map(|w| ByteSpan::new(w[1].span.start, w[0].span.end))
         .collect();
     let paint = Paint {
         theme: t,
@@ -127,6 +131,7 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
             .filter(|g| g.doc == doc.id)
             .map(|g| g.spans.clone())
             .unwrap_or_default(),
+        overlaps,
         open,
         width,
     };
@@ -244,8 +249,28 @@ impl Paint<'_> {
     fn row(&self, row: Row) -> Line<'static> {
         match row {
             Row::Marker { chunk, seam } => self.marker(chunk, seam.map(|s| s.0 as usize)),
-            Row::Text { chunk, start, end } => self.text_row(chunk, start, end),
+            Row::Text { chunk, start, end } => self.text_row(Some(chunk), start, end),
+            Row::UncoveredMarker { bytes } => self.uncovered_marker(bytes),
+            Row::Uncovered { start, end } => self.text_row(None, start, end),
         }
+    }
+
+    /// The row above text no chunk holds.
+    fn uncovered_marker(&self, bytes: usize) -> Line<'static> {
+        let t = self.theme;
+        let full = self.width + GUTTER;
+        let head = widest(
+            &[
+                format!("░ uncovered · {} bytes no chunk holds ", thousands(bytes)),
+                "░ uncovered ".to_string(),
+            ],
+            full,
+        );
+        let used = Span::raw(head.as_str()).width();
+        Line::from(vec![
+            Span::styled(head, t.uncovered),
+            Span::styled("─".repeat(full.saturating_sub(used)), t.uncovered),
+        ])
     }
 
     fn marker(&self, chunk: ChunkId, seam: Option<usize>) -> Line<'static> {
@@ -302,9 +327,7 @@ impl Paint<'_> {
             spans.push(Span::styled(v, s));
             spans.push(Span::styled("· ", style));
         }
-        let splits = chunk_span
-            .filter(|_| window.is_some())
-            .and_then(|span| split_note(&split_classes(self.atoms, span.start)));
+        let splits = window.and_then(|s| split_note(&split_classes(self.atoms, s.cut)));
         if let Some(note) = splits {
             spans.push(Span::styled(format!("✂ {note} "), t.atom_split));
             spans.push(Span::styled("· ", style));
@@ -342,17 +365,23 @@ impl Paint<'_> {
         Line::from(spans)
     }
 
-    fn text_row(&self, chunk: ChunkId, start: usize, end: usize) -> Line<'static> {
+    /// A row of text in `chunk`, or of text no chunk holds (`None`).
+    fn text_row(&self, chunk: Option<ChunkId>, start: usize, end: usize) -> Line<'static> {
         let t = self.theme;
         let in_split = self.split.iter().any(|s| s.start < end && start < s.end);
+        let in_overlap = self.overlaps.iter().any(|s| s.start < end && start < s.end);
         let mut spans = vec![
-            if self.context.contains(&chunk) {
+            if chunk.is_some_and(|c| self.context.contains(&c)) {
                 Span::styled("▎", t.in_context)
             } else {
                 Span::raw(" ")
             },
-            if in_split {
+            if chunk.is_none() {
+                Span::styled("░", t.uncovered)
+            } else if in_split {
                 Span::styled("┊", t.atom_split)
+            } else if in_overlap {
+                Span::styled("≡", t.overlap)
             } else {
                 Span::raw(" ")
             },
@@ -375,7 +404,12 @@ impl Paint<'_> {
         if let Some(span) = self.selected_chunk {
             points.extend([span.start, span.end]);
         }
-        for span in self.split.iter().chain(&self.evidence) {
+        for span in self
+            .split
+            .iter()
+            .chain(&self.evidence)
+            .chain(&self.overlaps)
+        {
             points.extend([span.start, span.end]);
         }
         points.retain(|p| (start..=end).contains(p));
@@ -385,7 +419,13 @@ impl Paint<'_> {
             let (a, b) = (pair[0], pair[1]);
             let shown = display_text(&self.text[a..b]);
             if !shown.is_empty() {
-                spans.push(Span::styled(shown, self.style_at(a)));
+                let style = self.style_at(a);
+                let style = if chunk.is_none() {
+                    style.patch(t.uncovered)
+                } else {
+                    style
+                };
+                spans.push(Span::styled(shown, style));
             }
         }
         Line::from(spans)
@@ -401,6 +441,9 @@ impl Paint<'_> {
         }
         if self.split.iter().any(|s| s.start <= at && at < s.end) {
             style = style.patch(t.atom_split_text);
+        }
+        if self.overlaps.iter().any(|s| s.start <= at && at < s.end) {
+            style = style.patch(t.overlap);
         }
         if self.evidence.iter().any(|s| s.start <= at && at < s.end) {
             style = style.patch(t.evidence);

@@ -75,12 +75,22 @@ fn chunking_title(app: &App) -> Line<'static> {
         if headings { "on" } else { "off" },
         pending(shown.is_none_or(|p| p.heading_prefix == headings))
     );
+    // Given cuts are named by their file: `given (cuts.jsonl)`.
+    let kind = chunker;
+    let chunker = match app
+        .shown
+        .as_ref()
+        .and_then(|s| s.open.layout.given.as_ref())
+    {
+        Some(given) if chunker == seamscope::chunk::ChunkerKind::Given => given.label(),
+        _ => chunker.to_string(),
+    };
     Line::from(vec![
         Span::styled(" Settings · ", t.title),
         Span::styled(
             format!(
                 "chunker {chunker}{}",
-                pending(shown.is_none_or(|p| p.chunker == chunker))
+                pending(shown.is_none_or(|p| p.chunker == kind))
             ),
             chunker_style,
         ),

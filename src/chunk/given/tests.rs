@@ -1,0 +1,201 @@
+//! Placing given cuts: each format, bytes and characters, overlaps, gaps, and every refusal
+//! with the record it names.
+
+use std::path::Path;
+
+use super::*;
+use crate::corpus::{DocKind, SkipReason, SkippedFile};
+
+/// Two documents: `a.md` (ASCII) and `docs/é.txt` (two-byte characters).
+fn corpus() -> Corpus {
+    let doc = |id: u32, path: &str, text: &str| Document {
+        id: DocId(id),
+        path: path.to_string(),
+        text: text.to_string(),
+        kind: DocKind::Text,
+    };
+    Corpus {
+        root: std::path::PathBuf::from("/nonexistent/corpus"),
+        documents: vec![
+            doc(0, "a.md", "One two three. Four five six. Seven eight nine."),
+            doc(1, "docs/é.txt", "café crème brûlée, s'il vous plaît."),
+        ],
+        skipped: vec![SkippedFile {
+            path: "big.bin".into(),
+            reason: SkipReason::Binary,
+        }],
+    }
+}
+
+fn place(content: &str) -> Result<GivenCuts, CutsError> {
+    GivenCuts::parse(Path::new("cuts.jsonl"), content, &corpus())
+}
+
+fn problem(content: &str) -> (Option<RecordAt>, CutsProblem) {
+    let e = place(content).unwrap_err();
+    (e.at, *e.problem)
+}
+
+#[test]
+fn plain_bytes_place_as_given_and_sort_by_start() {
+    let g = place(
+        "{\"doc\": \"a.md\", \"start\": 15, \"end\": 29}\n{\"doc\": \"a.md\", \"start\": 0, \"end\": 14}\n",
+    )
+    .unwrap();
+    assert_eq!(g.format, CutsFormat::Plain);
+    assert_eq!(g.spans_of("a.md"), &[Span::new(0, 14), Span::new(15, 29)]);
+    assert_eq!(g.spans_of("docs/é.txt"), &[] as &[Span]);
+    assert_eq!((g.records, g.documents()), (2, 1));
+    assert!(g.name().starts_with("given-"));
+}
+
+#[test]
+fn character_offsets_become_byte_offsets() {
+    // "café crème": 10 characters, 12 bytes.
+    let g = place("{\"offsets\": \"chars\"}\n{\"doc\": \"é.txt\", \"start\": 0, \"end\": 10, \"text\": \"café crème\"}\n").unwrap();
+    assert_eq!(g.spans_of("docs/é.txt"), &[Span::new(0, 12)]);
+    let g = place("{\"doc\": \"docs/é.txt\", \"start\": 5, \"end\": 10, \"offsets\": \"chars\"}")
+        .unwrap();
+    assert_eq!(g.spans_of("docs/é.txt"), &[Span::new(6, 12)]);
+}
+
+#[test]
+fn langchain_start_index_is_checked_or_found() {
+    let text = "One two three. Four five six. Seven eight nine.";
+    let start = text.find("Four").unwrap_or(0);
+    let line = |content: &str, start: i64| {
+        format!(
+            "{{\"page_content\": \"{content}\", \"metadata\": {{\"source\": \"/home/me/corpus/a.md\", \"start_index\": {start}}}}}"
+        )
+    };
+    let g = place(&format!(
+        "{}\n{}",
+        line("One two three.", 0),
+        line("Four five six.", start as i64)
+    ))
+    .unwrap();
+    assert_eq!(g.format, CutsFormat::LangChain);
+    assert_eq!(
+        g.spans_of("a.md"),
+        &[Span::new(0, 14), Span::new(start, start + 14)]
+    );
+    // Without a usable start_index (-1, or none), the text is found after the previous start.
+    let g = place(&format!("{}\n{}", line("Four five", -1), line("Seven", -1))).unwrap();
+    assert_eq!(g.spans_of("a.md")[1].start, text.find("Seven").unwrap_or(0));
+    let (at, p) = problem(&format!("{}\n{}", line("Seven", -1), line("Four", -1)));
+    assert_eq!(at, Some(RecordAt::Line(2)));
+    assert!(
+        matches!(p, CutsProblem::TextNotFound { ref after, .. } if after.contains("previous chunk")),
+        "{p}"
+    );
+    let (at, p) = problem(&line("One two thre", 1));
+    assert_eq!(at, Some(RecordAt::Line(1)));
+    assert!(matches!(p, CutsProblem::TextMismatch { .. }), "{p}");
+}
+
+#[test]
+fn llamaindex_nodes_place_by_character_index() {
+    let node = r#"{"metadata": {"file_path": "/data/docs/é.txt", "file_name": "é.txt"}, "text": "crème", "start_char_idx": 5, "end_char_idx": 10}"#;
+    let g = place(node).unwrap();
+    assert_eq!(g.format, CutsFormat::LlamaIndex);
+    assert_eq!(g.spans_of("docs/é.txt"), &[Span::new(6, 12)]);
+}
+
+#[test]
+fn overlaps_and_gaps_are_kept() {
+    let g = place(
+        "{\"doc\": \"a.md\", \"start\": 0, \"end\": 20}\n{\"doc\": \"a.md\", \"start\": 15, \"end\": 30}\n{\"doc\": \"a.md\", \"start\": 35, \"end\": 40}\n",
+    )
+    .unwrap();
+    assert_eq!(
+        g.spans_of("a.md"),
+        &[Span::new(0, 20), Span::new(15, 30), Span::new(35, 40)]
+    );
+}
+
+#[test]
+fn every_refusal_names_its_record() {
+    let cases: &[(&str, usize, &str)] = &[
+        (
+            "{\"doc\": \"nope.md\", \"start\": 0, \"end\": 3}",
+            1,
+            "no document of the corpus is `nope.md`",
+        ),
+        (
+            "{\"doc\": \"big.bin\", \"start\": 0, \"end\": 3}",
+            1,
+            "which the corpus left out",
+        ),
+        (
+            "{\"doc\": \"a.md\", \"start\": 0, \"end\": 3}\n{\"doc\": \"a.md\", \"start\": 0, \"end\": 99}",
+            2,
+            "past the end of a.md, which has 47 bytes",
+        ),
+        (
+            "{\"doc\": \"a.md\", \"start\": 5, \"end\": 5}",
+            1,
+            "start 5 is not before end 5",
+        ),
+        (
+            "{\"doc\": \"é.txt\", \"start\": 4, \"end\": 8}",
+            1,
+            "inside a multi-byte character",
+        ),
+        (
+            "{\"doc\": \"é.txt\", \"start\": 0, \"end\": 99, \"offsets\": \"chars\"}",
+            1,
+            "which has 35 characters",
+        ),
+        (
+            "{\"doc\": \"a.md\", \"start\": 0, \"end\": 3, \"text\": \"Two\"}",
+            1,
+            "its text is not the text of a.md",
+        ),
+        (
+            "{\"doc\": \"a.md\", \"start\": 0, \"end\": 9}\n\n{\"doc\": \"a.md\", \"start\": 0, \"end\": 9}",
+            3,
+            "same span of a.md (bytes 0..9) as line 1",
+        ),
+        (
+            "{\"doc\": \"a.md\", \"start\": 0, \"end\": 20}\n{\"doc\": \"a.md\", \"start\": 5, \"end\": 9}",
+            2,
+            "wholly inside the chunk of line 1",
+        ),
+        (
+            "{\"doc\": \"a.md\", \"start\": 5, \"end\": 9}\n{\"doc\": \"a.md\", \"start\": 0, \"end\": 20}",
+            1,
+            "wholly inside the chunk of line 2",
+        ),
+        (
+            "{\"doc\": \"a.md\", \"start\": 0, \"end\": 9}\n{\"doc\": 7}",
+            2,
+            "`doc` is 7, not a string",
+        ),
+        (
+            "{\"doc\": \"a.md\", \"start\": 0, \"end\": 9}\n{oops",
+            2,
+            "not JSON",
+        ),
+    ];
+    for (content, line, says) in cases {
+        let e = place(content).unwrap_err();
+        assert_eq!(e.at, Some(RecordAt::Line(*line)), "{content}: {e}");
+        let message = e.to_string();
+        assert!(
+            message.starts_with(&format!("cuts file cuts.jsonl, line {line}: ")),
+            "{message}"
+        );
+        assert!(message.contains(says), "{content}: {message}");
+    }
+    let e = place("").unwrap_err();
+    assert_eq!((e.at, *e.problem), (None, CutsProblem::NoRecords));
+}
+
+#[test]
+fn the_name_follows_the_placed_spans_not_the_file_text() {
+    let a = place("{\"doc\": \"a.md\", \"start\": 0, \"end\": 14}").unwrap();
+    let b = place("{ \"start\": 0, \"end\": 14, \"doc\": \"./a.md\" }\n").unwrap();
+    let c = place("{\"doc\": \"a.md\", \"start\": 0, \"end\": 15}").unwrap();
+    assert_eq!(a.name(), b.name());
+    assert_ne!(a.name(), c.name());
+}
