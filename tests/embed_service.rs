@@ -415,4 +415,38 @@ fn a_rerank_service_rescores_the_candidates_and_the_trace_shows_each_score() {
             "{scores}"
         );
     }
+    // The text report lists the reranked plan: each judged chunk's score, fired pairs pinned.
+    let out = common::seamscope(&cache)
+        .args(["query", "--reranker", &format!("rerank:{}", server())])
+        .arg("--config")
+        .arg(&config)
+        .args([
+            "sample-corpus",
+            "Why is the order service allowed to show customers slightly out-of-date order information?",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("2b. Rerank by rerank@"), "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.contains("fired: chunks") && l.contains("pinned here, not sent")),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .filter(|l| l
+                .trim_end()
+                .rsplit(' ')
+                .next()
+                .is_some_and(|w| w.parse::<f32>().is_ok()))
+            .count()
+            >= 3,
+        "judged chunks show their scores: {text}"
+    );
 }

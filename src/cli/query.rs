@@ -170,6 +170,61 @@ fn chunk_list(ids: &[ChunkId]) -> String {
         .join(", ")
 }
 
+/// The reranked plan, when a reranker ran: each place in the order the fill walks, with the
+/// reranker's score of each judged chunk and the fired pairs that stayed pinned.
+fn rerank_section(out: &mut String, open: &OpenCorpus, trace: &Trace, show: usize) {
+    use seamscope::retrieve::{PlanItem, RerankInput, RerankStatus};
+    use std::fmt::Write;
+    let RerankStatus::Applied { reranker, .. } = trace.rerank_status() else {
+        return;
+    };
+    let score = |c: ChunkId| match &trace.input.rerank {
+        RerankInput::Scores(s) => s.score_of(c),
+        _ => None,
+    };
+    let _ = writeln!(
+        out,
+        "\n2b. Rerank by {} ({} of {} places)",
+        seamscope::text::safe_name(reranker),
+        show.min(trace.plan.entries.len()),
+        trace.plan.entries.len()
+    );
+    let _ = writeln!(
+        out,
+        "  {:>4} {:>5}  {:<44} {:>9}",
+        "pos", "fused", "entry", "score"
+    );
+    for e in trace.plan.entries.iter().take(show) {
+        let (label, note) = match e.item {
+            PlanItem::FiredSeam {
+                seam, left, right, ..
+            } => (
+                open.entry_label(EntryRef::Seam(seam)),
+                format!(
+                    "fired: chunks {} and {} pinned here, not sent",
+                    left.0, right.0
+                ),
+            ),
+            PlanItem::DroppedSeam { seam } => (
+                open.entry_label(EntryRef::Seam(seam)),
+                "dropped".to_string(),
+            ),
+            PlanItem::Chunk { chunk, .. } => (
+                open.entry_label(EntryRef::Chunk(chunk)),
+                score(chunk).map_or_else(|| "not judged".to_string(), |s| format!("{s:>9.4}")),
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "  {:>4} {:>5}  {:<44} {}",
+            e.position,
+            format!("#{}", e.fused_position),
+            truncate(&label, 44),
+            note
+        );
+    }
+}
+
 /// The text report, in the shape of the white paper's worked example.
 pub fn render(
     open: &OpenCorpus,
@@ -291,6 +346,7 @@ pub fn render(
         let _ = writeln!(out, "  no seam in the ranking");
     }
 
+    rerank_section(&mut out, open, trace, show);
     let _ = writeln!(out, "\n3. Budget fill ({} slots)", trace.fill.budget);
     for step in &trace.fill.steps {
         let _ = writeln!(

@@ -9,8 +9,10 @@ use serde::Serialize;
 use super::budget::BudgetStep;
 use super::fire::{FireDecision, absent_position};
 use super::list::EntryRef;
+use super::plan::PlanItem;
+use super::rerank::RerankStatus;
 use super::side::SideDrop;
-use super::trace::Trace;
+use super::trace::{RerankInput, Trace};
 use crate::ids::{ChunkId, SeamId};
 
 /// What the budget fill did with one seam.
@@ -69,6 +71,25 @@ pub struct SeamExplanation {
     pub side_drop: Option<SideDrop>,
     /// What the budget fill did with it.
     pub fill: SeamFill,
+    /// What the rerank stage did around it, when a reranker ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rerank: Option<SeamRerank>,
+}
+
+/// The rerank stage as one seam saw it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SeamRerank {
+    /// The reranker's name.
+    pub reranker: String,
+    /// Chunks it judged.
+    pub candidates: usize,
+    /// The place in the reranked plan where a fired seam's chunks stayed pinned (they are
+    /// never sent to the reranker); `None` when the seam did not fire.
+    pub pinned_at: Option<usize>,
+    /// The reranker's score of the left chunk, when it judged it.
+    pub left_score: Option<f32>,
+    /// The reranker's score of the right chunk, when it judged it.
+    pub right_score: Option<f32>,
 }
 
 impl SeamExplanation {
@@ -111,7 +132,34 @@ impl SeamExplanation {
                 }
             }
         };
+        let rerank = match (&trace.plan.rerank, &trace.input.rerank) {
+            (
+                RerankStatus::Applied {
+                    reranker,
+                    candidates,
+                    ..
+                },
+                input,
+            ) => {
+                let score = |c: ChunkId| match input {
+                    RerankInput::Scores(s) => s.score_of(c),
+                    _ => None,
+                };
+                Some(SeamRerank {
+                    reranker: reranker.clone(),
+                    candidates: *candidates,
+                    pinned_at: trace.plan.entries.iter().find_map(|e| match e.item {
+                        PlanItem::FiredSeam { seam: s, .. } if s == seam => Some(e.position),
+                        _ => None,
+                    }),
+                    left_score: score(left),
+                    right_score: score(right),
+                })
+            }
+            _ => None,
+        };
         SeamExplanation {
+            rerank,
             seam,
             left: fate(left),
             right: fate(right),
@@ -150,6 +198,9 @@ impl SeamExplanation {
         out.push(self.fire_words());
         if let Some(drop) = &self.side_drop {
             out.push(format!("Side drop: {}.", drop.reason()));
+        }
+        if let Some(words) = self.rerank_words() {
+            out.push(words);
         }
         out.push(self.fill_words());
         out.push(self.context_words());
@@ -209,6 +260,27 @@ impl SeamExplanation {
             }
         }
         text
+    }
+
+    fn rerank_words(&self) -> Option<String> {
+        let r = self.rerank.as_ref()?;
+        let score = |c: &LinkedChunkFate, s: Option<f32>| match s {
+            Some(s) => format!("chunk {} scored {s:.4}", c.chunk.0),
+            None => format!("chunk {} was not judged", c.chunk.0),
+        };
+        Some(match r.pinned_at {
+            Some(place) => format!(
+                "Rerank: {} judged {} ordinary chunks; this seam fired, so chunks {} and {} stayed pinned at place {place} of the reranked plan and were never sent to it.",
+                r.reranker, r.candidates, self.left.chunk.0, self.right.chunk.0
+            ),
+            None => format!(
+                "Rerank: {} judged {} ordinary chunks; the seam did not fire, so its chunks were candidates like any other: {}, {}.",
+                r.reranker,
+                r.candidates,
+                score(&self.left, r.left_score),
+                score(&self.right, r.right_score)
+            ),
+        })
     }
 
     fn fill_words(&self) -> String {
@@ -295,6 +367,10 @@ mod tests {
     /// The white paper's worked example: seam 78 joins 7|8 and fires, seam 1213 joins 12|13
     /// and does not.
     fn worked_example(budget: usize) -> Trace {
+        reranked_example(budget, RerankInput::NotConfigured)
+    }
+
+    fn reranked_example(budget: usize, rerank: RerankInput) -> Trace {
         let links = |seam: SeamId| match seam.0 {
             78 => (ChunkId(7), ChunkId(8)),
             1213 => (ChunkId(12), ChunkId(13)),
@@ -317,7 +393,7 @@ mod tests {
                 c(8),
             ]),
             chunks_only: None,
-            rerank: RerankInput::NotConfigured,
+            rerank,
             side_scores: Vec::new(),
         };
         let settings = QuerySettings {
@@ -355,6 +431,31 @@ mod tests {
         ] {
             assert!(words.contains(part), "missing {part:?} in:\n{words}");
         }
+    }
+
+    #[test]
+    fn retrieve_explain_says_which_pairs_a_reranker_left_pinned_and_each_score() {
+        let scores = crate::RerankScores {
+            reranker: "rerank@test".into(),
+            scores: vec![(ChunkId(12), 0.25), (ChunkId(3), 0.9)],
+        };
+        let trace = reranked_example(5, RerankInput::Scores(scores));
+        let fired = SeamExplanation::of(&trace, SeamId(78), ChunkId(7), ChunkId(8));
+        let r = fired.rerank.as_ref().expect("the rerank stage ran");
+        assert_eq!((r.pinned_at, r.left_score), (Some(1), None));
+        let words = fired.words(&name);
+        assert!(words.contains(
+            "this seam fired, so chunks 7 and 8 stayed pinned at place 1 of the reranked plan and were never sent to it"
+        ), "{words}");
+        let blocked = SeamExplanation::of(&trace, SeamId(1213), ChunkId(12), ChunkId(13));
+        let words = blocked.words(&name);
+        assert!(
+            words.contains("did not fire, so its chunks were candidates like any other: chunk 12 scored 0.2500, chunk 13 was not judged"),
+            "{words}"
+        );
+        // Without a reranker nothing is said about one.
+        let plain = SeamExplanation::of(&worked_example(5), SeamId(78), ChunkId(7), ChunkId(8));
+        assert!(plain.rerank.is_none() && !plain.words(&name).contains("Rerank"));
     }
 
     #[test]

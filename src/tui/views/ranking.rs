@@ -45,7 +45,7 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
             candidates,
             ..
         } => format!(
-            " · {candidates} chunks reranked by {}",
+            " · {candidates} chunks reranked by {} (rr: its score; fired pairs pinned)",
             seamscope::text::safe(reranker)
         ),
         RerankStatus::Failed { .. } => " · reranker failed: fused order kept".to_string(),
@@ -83,6 +83,14 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         .map(|(i, e)| {
             let label = entry_name(&shown.open, e.entry, usize::from(entry_width));
             let (verdict, verdict_style, row) = verdict(t, trace, &reveal, e);
+            // With a reranker, a chunk outside the context shows the reranker's score.
+            let verdict = match (
+                verdict,
+                e.entry.chunk().and_then(|c| rerank_score(trace, c)),
+            ) {
+                ("", Some(score)) => format!("rr {score:.4}"),
+                (v, _) => v.to_string(),
+            };
             let cells = vec![
                 Cell::from(format!("{:>4}", i + 1)),
                 Cell::from(label),
@@ -125,6 +133,14 @@ fn entry_name(open: &seamscope::session::OpenCorpus, entry: EntryRef, width: usi
         fit(&full, width)
     } else {
         short
+    }
+}
+
+/// The reranker's score of `chunk` in this question, when a reranker judged it.
+fn rerank_score(trace: &Trace, chunk: seamscope::chunk::ChunkId) -> Option<f32> {
+    match &trace.input.rerank {
+        seamscope::retrieve::RerankInput::Scores(s) => s.score_of(chunk),
+        _ => None,
     }
 }
 
