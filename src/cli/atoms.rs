@@ -135,7 +135,7 @@ fn retrieval(
     let mut rows = Vec::new();
     for &kind in kinds {
         engine.settings.chunker = kind;
-        let mut bar = BuildBar::new();
+        let mut bar = BuildBar::for_engine(&engine);
         let open = engine.open_corpus(corpus, &mut |p| bar.update(p));
         bar.finish();
         let open = open?;

@@ -138,7 +138,7 @@ pub fn run(
         Some(path) => Some(super::common::load_question_file(path, &docs)?),
         None => None,
     };
-    let mut bar = BuildBar::new();
+    let mut bar = BuildBar::for_engine(&engine);
     let open = engine.open_loaded(docs, &mut |p| bar.update(p));
     bar.finish();
     let open = open?;

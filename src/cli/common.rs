@@ -28,6 +28,8 @@ pub fn start_engine(settings: Settings) -> anyhow::Result<Engine> {
 pub struct BuildBar {
     bar: ProgressBar,
     stage: Option<BuildStage>,
+    /// An embedding service's counters, shown beside the tokens while it embeds.
+    meter: Option<std::sync::Arc<seamscope::embed::http::ServiceMeter>>,
 }
 
 impl BuildBar {
@@ -45,7 +47,21 @@ impl BuildBar {
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
         );
-        BuildBar { bar, stage: None }
+        BuildBar {
+            bar,
+            stage: None,
+            meter: None,
+        }
+    }
+
+    /// A bar that also shows what `engine`'s embedding service was sent, when it has one:
+    /// requests, retries, requests per second and tokens.
+    pub fn for_engine(engine: &Engine) -> Self {
+        use seamscope::embed::Embedder;
+        BuildBar {
+            meter: engine.embedder.service_meter().cloned(),
+            ..BuildBar::new()
+        }
     }
 
     /// Show one progress report; always continues.
@@ -60,6 +76,23 @@ impl BuildBar {
                 BuildStage::UploadVectors => "fill Chroma",
             });
             self.bar.set_position(0);
+        }
+        if let (Some(meter), BuildStage::EmbedChunks | BuildStage::EmbedSeams) =
+            (&self.meter, p.stage)
+        {
+            let c = meter.counters();
+            let stage = if p.stage == BuildStage::EmbedChunks {
+                "chunks"
+            } else {
+                "seams"
+            };
+            self.bar.set_message(format!(
+                "embed {stage}: {} requests ({} retried), {:.1}/s, {} tokens sent",
+                c.requests,
+                c.retries,
+                c.requests_per_second(),
+                c.tokens_sent
+            ));
         }
         self.bar.set_length(p.total as u64);
         self.bar.set_position(p.done as u64);

@@ -405,7 +405,7 @@ pub fn run(
         .clone()
         .unwrap_or_else(|| corpus.join("questions.jsonl"));
     let questions = super::common::load_question_file(&qpath, &docs)?;
-    let mut bar = BuildBar::new();
+    let mut bar = BuildBar::for_engine(&engine);
     let open = engine.open_loaded(docs, &mut |p| bar.update(p));
     bar.finish();
     let open = open?;

@@ -53,7 +53,7 @@ pub fn run(
             m_source == MarginSource::Calibration,
         )?;
     }
-    let mut bar = BuildBar::new();
+    let mut bar = BuildBar::for_engine(&engine);
     let open = engine.index_layout(docs, cut_layout, &mut |p| bar.update(p));
     bar.finish();
     let open = open?;

@@ -230,7 +230,7 @@ pub fn run(
     let mut settings = global.settings()?;
     layout.apply(&mut settings)?;
     let mut engine = start_engine(settings)?;
-    let mut bar = BuildBar::new();
+    let mut bar = BuildBar::for_engine(&engine);
     let open = engine.open_corpus(corpus, &mut |p| bar.update(p));
     bar.finish();
     let open = open?;

@@ -127,7 +127,7 @@ pub fn run(
     layout.apply(&mut settings)?;
     args.apply(&mut settings)?;
     let mut engine = start_engine(settings.clone())?;
-    let mut bar = BuildBar::new();
+    let mut bar = BuildBar::for_engine(&engine);
     let open = engine.open_corpus(corpus, &mut |p| bar.update(p));
     bar.finish();
     let open = open?;
