@@ -31,7 +31,6 @@ fn service_settings(cache: &Path, base: &str) -> Settings {
         embedder: Some(format!("openai:{base}/v1")),
         embed_model: Some("all-MiniLM-L6-v2".into()),
         embed_window: Some(256),
-        embed_timeout_secs: 5,
         ..common::settings(cache)
     }
 }
@@ -183,11 +182,17 @@ fn a_fault_run_retries_through_429_500_slow_and_dropped_answers_and_builds_the_s
     ));
 
     // The probe meets a 429 asking for 0.3 s, a 500, a dropped connection and an answer slower
-    // than the 2 s timeout; then every third request of the build answers 503.
-    let (base, id) = faults("faults", "429:1:0.3+500:1+drop:1+slow:1:4+503every:3");
+    // than the 20 s timeout; then every third request of the build answers 503.
+    let (base, id) = faults("faults", "429:1:0.3+500:1+drop:1+slow:1:30+503every:3");
     let faulty_cache = tempfile::tempdir().unwrap();
     let config = faulty_cache.path().join("settings.toml");
-    std::fs::write(&config, "embed_timeout_secs = 2\n").unwrap();
+    // The timeout leaves room for a server busy with other tests' requests (it runs one
+    // inference at a time), and small requests keep each answer quick.
+    std::fs::write(
+        &config,
+        "embed_timeout_secs = 20\nembed_request_inputs = 8\n",
+    )
+    .unwrap();
     let config = config.display().to_string();
     let out = index_json(
         faulty_cache.path(),
