@@ -71,22 +71,32 @@ impl Reranker for CrossEncoder {
     }
 
     fn score(&mut self, query: &str, texts: &[&str]) -> Result<Vec<f32>, RerankError> {
-        let results = self
-            .model
-            .rerank(query, texts, false, Some(self.batch))
-            .map_err(|e| RerankError::Model {
-                reranker: self.name.clone(),
-                message: e.to_string(),
-            })?;
-        // fastembed returns results sorted by score; put them back in input order.
-        let mut scores = vec![f32::NAN; texts.len()];
-        for r in results {
-            if let Some(slot) = scores.get_mut(r.index) {
-                *slot = r.score;
-            }
-        }
-        Ok(scores)
+        scores_in_order(&mut self.model, &self.name, query, texts, self.batch)
     }
+}
+
+/// A fastembed cross-encoder's scores of `texts` against `query`, in the order the texts came
+/// (fastembed returns them sorted by score); `name` names the reranker in an error.
+pub(crate) fn scores_in_order(
+    model: &mut TextRerank,
+    name: &str,
+    query: &str,
+    texts: &[&str],
+    batch: usize,
+) -> Result<Vec<f32>, RerankError> {
+    let results = model
+        .rerank(query, texts, false, Some(batch))
+        .map_err(|e| RerankError::Model {
+            reranker: name.to_string(),
+            message: e.to_string(),
+        })?;
+    let mut scores = vec![f32::NAN; texts.len()];
+    for r in results {
+        if let Some(slot) = scores.get_mut(r.index) {
+            *slot = r.score;
+        }
+    }
+    Ok(scores)
 }
 
 #[cfg(test)]

@@ -118,21 +118,13 @@ impl Reranker for CatalogReranker {
     }
 
     fn score(&mut self, query: &str, texts: &[&str]) -> Result<Vec<f32>, RerankError> {
-        let results = self
-            .model
-            .rerank(query, texts, false, Some(RERANK_BATCH))
-            .map_err(|e| RerankError::Model {
-                reranker: self.name.clone(),
-                message: e.to_string(),
-            })?;
-        // fastembed sorts by score; put the scores back in the order the texts came.
-        let mut scores = vec![f32::NAN; texts.len()];
-        for r in results {
-            if let Some(slot) = scores.get_mut(r.index) {
-                *slot = r.score;
-            }
-        }
-        Ok(scores)
+        crate::embed::reranker::scores_in_order(
+            &mut self.model,
+            &self.name,
+            query,
+            texts,
+            RERANK_BATCH,
+        )
     }
 }
 
