@@ -256,6 +256,24 @@ fn export_takes_m_from_a_calibration_and_records_where_it_came_from() {
     assert!(err.contains("budget 3 (this export: 6"), "{err}");
     assert!(!work.path().join("other-k").exists(), "nothing written");
 
+    // A calibration measured under another embedder is refused, naming both.
+    let embedder = calibration["setup"]["embedder"]
+        .as_str()
+        .expect("the report names its embedder")
+        .to_string();
+    let mut foreign = calibration.clone();
+    foreign["setup"]["embedder"] = serde_json::json!("fastembed:bge-small-en-v1.5@0000/w512");
+    std::fs::write(&report_file, foreign.to_string()).unwrap();
+    let other_model = export("other-model", &[]).output().unwrap();
+    assert_eq!(other_model.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&other_model.stderr);
+    assert!(
+        err.contains("embedder fastembed:bge-small-en-v1.5@0000/w512 (this export: ")
+            && err.contains(&embedder),
+        "{err}"
+    );
+    assert!(!work.path().join("other-model").exists(), "nothing written");
+
     // Not a report at all.
     std::fs::write(&report_file, b"{\"rows\": []}").unwrap();
     let bad = export("bad", &[]).output().unwrap();

@@ -236,6 +236,23 @@ fn compare_fails_on_a_regression_and_passes_otherwise() {
         "100",
     ]);
     assert_eq!(out.status.code(), Some(0));
+    // The baseline names the embedder it measured; another embedder's baseline is refused,
+    // naming both, since two models' failure rates do not compare point for point.
+    let embedder = saved["embedder"]
+        .as_str()
+        .expect("the baseline names its embedder");
+    assert!(embedder.starts_with("all-MiniLM-L6-v2-int8@"), "{embedder}");
+    let mut foreign = saved.clone();
+    foreign["embedder"] = serde_json::json!("openai:text-embedding-3-small/d1536/w8192");
+    let foreign_path = dir.path().join("foreign.json");
+    std::fs::write(&foreign_path, foreign.to_string()).unwrap();
+    let out = eval(&["--compare", foreign_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("openai:text-embedding-3-small/d1536/w8192") && err.contains(embedder),
+        "{err}"
+    );
     // A file that is not a baseline is a clear error.
     std::fs::write(dir.path().join("junk.json"), "{}").unwrap();
     let out = eval(&["--compare", dir.path().join("junk.json").to_str().unwrap()]);
