@@ -1,15 +1,12 @@
-//! Every change to the screen's state is one of these actions, handled by [`App::update`].
+//! Every change to the screen's state is one of these actions, handled by `App::update`.
 //!
 //! Keys and mouse events become actions in `input.rs`; the background worker reports with
 //! actions too. Nothing else changes the state, which is what makes the screen testable
 //! without a terminal.
-//!
-//! [`App::update`]: super::app::App::update
 
 use std::fmt;
 use std::sync::Arc;
 
-use seamscope::chunk::ChunkerKind;
 use seamscope::index::BuildStage;
 use seamscope::index::lineage::CorpusChanges;
 use seamscope::retrieve::Trace;
@@ -19,6 +16,7 @@ use super::background::{BackgroundProgress, Calibrated, Evaluated, SeamsPrepared
 use super::doc_atoms::DocAtoms;
 use super::gold::GoldQuestions;
 use super::highlight::Highlights;
+use super::layout_params::LayoutParams;
 
 /// A page of the screen: the query explorer, or one of the two measuring pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -146,26 +144,6 @@ pub struct JobProgress {
     pub total: usize,
     /// Time left at the stage's rate so far, once there is one.
     pub eta: Option<std::time::Duration>,
-}
-
-/// The chunking settings a layout was built with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LayoutParams {
-    /// Tokens per chunk.
-    pub chunk_tokens: usize,
-    /// Seam half-width.
-    pub k: usize,
-    /// The chunking strategy.
-    pub chunker: ChunkerKind,
-    /// Whether search texts carry each chunk's heading path.
-    pub heading_prefix: bool,
-}
-
-impl LayoutParams {
-    /// Whether `other` cuts the same chunks (only `k` or heading prefixes may differ).
-    pub fn same_chunks(&self, other: &LayoutParams) -> bool {
-        self.chunk_tokens == other.chunk_tokens && self.chunker == other.chunker
-    }
 }
 
 /// A question's result, tagged with what it ran on.

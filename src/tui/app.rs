@@ -44,12 +44,13 @@ pub use pinned::{Pinned, PinnedRows, settings_label};
 pub use query_box::QueryBox;
 pub use sliders::SliderValues;
 
-use super::action::{Action, Answer, LayoutParams, Page, Pane, Slider};
+use super::action::{Action, Answer, Page, Pane, Slider};
 use super::doc_atoms::DocAtoms;
 use super::doc_rows::{DocRows, GUTTER};
 use super::gold::GoldQuestions;
 use super::highlight::Highlights;
 use super::jobs::Jobs;
+use super::layout_params::LayoutParams;
 use super::screen::{Areas, Arrange};
 use super::share::{Effect, ViewFile};
 use super::step::{Reveal, Step, steps};

@@ -25,12 +25,13 @@ mod reports;
 
 pub use reports::{calibration_report, eval_run};
 
-use super::action::{Action, Answer, Answered, LayoutParams, Opened};
+use super::action::{Action, Answer, Answered, Opened};
 use super::app::App;
 use super::doc_atoms::DocAtoms;
 use super::gold::GoldQuestions;
 use super::highlight::{Highlighter, Highlights};
 use super::jobs::{Generations, Jobs, Request};
+use super::layout_params::LayoutParams;
 use super::share::ViewFile;
 use super::theme::Theme;
 use super::views;

@@ -12,8 +12,9 @@ use seamscope::eval::grid::GridSettings;
 use seamscope::retrieve::QuerySettings;
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::action::{JobProgress, LayoutParams};
+use super::action::JobProgress;
 use super::background::BackgroundProgress;
+use super::layout_params::LayoutParams;
 
 /// What the screen asks the worker to do.
 #[derive(Debug, Clone, PartialEq)]

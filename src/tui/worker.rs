@@ -22,11 +22,12 @@ use seamscope::settings::Settings;
 use seamscope::tokens::TokenCounter;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::action::{Action, Answer, Answered, JobProgress, JobStage, LayoutParams, Opened};
+use super::action::{Action, Answer, Answered, JobProgress, JobStage, Opened};
 use super::doc_atoms::DocAtoms;
 use super::gold::GoldQuestions;
 use super::highlight::{Highlighter, Highlights};
 use super::jobs::{Generations, Request};
+use super::layout_params::LayoutParams;
 
 /// Progress goes to the screen at most this often (and on every change of stage).
 pub(crate) const PROGRESS_EVERY: Duration = Duration::from_millis(100);

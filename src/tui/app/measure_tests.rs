@@ -8,12 +8,13 @@ use seamscope::chunk::ChunkerKind;
 use seamscope::eval::grid::GridRow;
 use seamscope::eval::strategy::Strategy;
 
-use crate::tui::action::{Action, LayoutParams, Page, Slider};
+use crate::tui::action::{Action, Page, Slider};
 use crate::tui::background::{
     BackgroundProgress, Calibrated, EvalProblem, Evaluated, SeamsPrepared,
 };
 use crate::tui::fixture::{Fixture, PARAMS, calibration_report, eval_run};
 use crate::tui::jobs::Request;
+use crate::tui::layout_params::LayoutParams;
 
 fn seams_row(f: &Fixture) -> GridRow {
     let row = f

@@ -9,8 +9,9 @@ use seamscope::retrieve::QuerySettings;
 use seamscope::session::OpenCorpus;
 
 use super::{App, Notice};
-use crate::tui::action::{Answer, LayoutParams, Page};
+use crate::tui::action::{Answer, Page};
 use crate::tui::gold::{GoldLine, gold_line};
+use crate::tui::layout_params::LayoutParams;
 
 /// A result kept for comparison, with the layout its ids refer to.
 #[derive(Clone)]

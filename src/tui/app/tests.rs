@@ -2,9 +2,10 @@
 
 use seamscope::retrieve::{EntryRef, Trace};
 
-use crate::tui::action::{Action, Answer, LayoutParams, Pane, Slider};
+use crate::tui::action::{Action, Answer, Pane, Slider};
 use crate::tui::fixture::{Fixture, PARAMS, QUESTION, trace};
 use crate::tui::jobs::Request;
+use crate::tui::layout_params::LayoutParams;
 use crate::tui::step::Step;
 
 fn answer_trace(f: &Fixture) -> &Trace {

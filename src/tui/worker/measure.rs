@@ -21,10 +21,11 @@ use seamscope::session::OpenCorpus;
 use seamscope::tune::{TuneProgress, TuneQuestion, TuneRow, rank, tune_layout};
 
 use super::{PROGRESS_EVERY, Worker};
-use crate::tui::action::{Action, LayoutParams};
+use crate::tui::action::Action;
 use crate::tui::background::{
     BackgroundProgress, Calibrated, EvalProblem, EvalRun, Evaluated, SeamsPrepared,
 };
+use crate::tui::layout_params::LayoutParams;
 
 /// What the last evaluation ran on: enough to prepare Seams again at another `k`.
 pub struct EvalBase {
