@@ -460,7 +460,7 @@ impl App {
                 self.clamp_lists();
             }
             Action::Progress(progress) => {
-                self.jobs.record_progress(progress);
+                self.jobs.layout.record(progress.generation, progress);
             }
             Action::SetupLog(line) => {
                 self.setup_log.push(seamscope::text::safe(&line));
@@ -478,10 +478,12 @@ impl App {
             Action::OpenFailed { generation, error } => self.open_failed(generation, error),
             Action::Answered(answered) => self.answered(*answered),
             Action::CalibrationProgress(progress) => {
-                self.jobs.record_calibration_progress(progress)
+                self.jobs.calibration.record(progress.generation, progress);
             }
             Action::Calibrated(calibrated) => self.calibrated(*calibrated),
-            Action::EvalProgress(progress) => self.jobs.record_eval_progress(progress),
+            Action::EvalProgress(progress) => {
+                self.jobs.eval.record(progress.generation, progress);
+            }
             Action::Evaluated(evaluated) => self.evaluated(*evaluated),
             Action::SeamsPrepared(prepared) => self.seams_prepared(*prepared),
         }

@@ -26,7 +26,7 @@ use super::action::{Action, Answer, Answered, JobProgress, JobStage, Opened};
 use super::doc_atoms::DocAtoms;
 use super::gold::GoldQuestions;
 use super::highlight::{Highlighter, Highlights};
-use super::jobs::{Generations, Request};
+use super::jobs::{Generations, JobKind, Request};
 use super::layout_params::LayoutParams;
 
 /// Progress goes to the screen at most this often (and on every change of stage).
@@ -169,7 +169,7 @@ impl Worker<'_> {
                 query,
                 reload,
             } => {
-                if !self.gens.layout_is_current(generation) {
+                if !self.gens.is_current(JobKind::Layout, generation) {
                     return;
                 }
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -183,7 +183,7 @@ impl Worker<'_> {
                             .to_string()
                     }
                 };
-                if self.gens.layout_is_current(generation) {
+                if self.gens.is_current(JobKind::Layout, generation) {
                     (self.send)(Action::OpenFailed { generation, error });
                 }
             }
@@ -192,7 +192,7 @@ impl Worker<'_> {
                 question,
                 query,
             } => {
-                if !self.gens.query_is_current(generation) {
+                if !self.gens.is_current(JobKind::Query, generation) {
                     return;
                 }
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -343,7 +343,7 @@ impl Worker<'_> {
         let preview = Arc::new(
             OpenCorpus::keywords_only(corpus.clone(), layout.clone()).map_err(|e| e.to_string())?,
         );
-        if !self.gens.layout_is_current(generation) {
+        if !self.gens.is_current(JobKind::Layout, generation) {
             return Ok(());
         }
         self.deliver(
@@ -369,10 +369,10 @@ impl Worker<'_> {
         let mut progress = |p: BuildProgress| {
             reporter.report(JobStage::Build(p.stage), p.done, p.total);
             answer_while_building(requests, backlog, &preview, generation, send, &gens);
-            gens.layout_is_current(generation)
+            gens.is_current(JobKind::Layout, generation)
         };
         let opened = engine.index_layout(corpus, layout, &mut progress);
-        if !self.gens.layout_is_current(generation) {
+        if !self.gens.is_current(JobKind::Layout, generation) {
             return Ok(());
         }
         let open = Arc::new(opened.map_err(|e| e.to_string())?);
@@ -576,7 +576,7 @@ pub(crate) fn answer_while_building(
                 question,
                 query,
             } => {
-                if !gens.query_is_current(query_generation) {
+                if !gens.is_current(JobKind::Query, query_generation) {
                     continue;
                 }
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -60,7 +60,7 @@ fn tui_a_preview_shows_documents_and_answers_on_keywords_until_the_vectors_arriv
     let (mut f, generation, full) = Fixture::previewed();
     assert!(f.app.shown.is_some(), "the documents are shown at once");
     assert!(
-        f.app.jobs.layout.is_some(),
+        f.app.jobs.layout.in_flight().is_some(),
         "the layout job goes on embedding"
     );
     let screen = screen_text(&mut f);
@@ -117,7 +117,7 @@ fn tui_a_preview_shows_documents_and_answers_on_keywords_until_the_vectors_arriv
     // The vectors arrive for the same layout: the view stays, the question is asked again.
     let params = f.app.sliders.layout();
     f.deliver_open(generation, params, full, None);
-    assert!(f.app.jobs.layout.is_none(), "the job is over");
+    assert!(f.app.jobs.layout.in_flight().is_none(), "the job is over");
     let shown = f.app.shown.as_ref().unwrap_or_else(|| panic!("shown"));
     assert!(shown.open.indexes.dense_ready());
     assert_eq!(f.app.view.cursor, cursor, "the reader's place is kept");

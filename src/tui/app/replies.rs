@@ -41,11 +41,11 @@ impl App {
     /// (`finished` false: the job goes on embedding), or the finished corpus. Swap it in with
     /// its result, or drop it if a newer job superseded it.
     pub(super) fn opened(&mut self, opened: Opened, finished: bool) -> Option<Action> {
-        if !self.jobs.is_current_layout(opened.generation) {
+        if !self.jobs.layout.is_current(opened.generation) {
             return None;
         }
         if finished {
-            self.jobs.finish_layout(opened.generation);
+            self.jobs.layout.finish(opened.generation);
         }
         self.open_error = None;
         if self
@@ -171,10 +171,10 @@ impl App {
 
     /// A layout job failed: say why; the corpus shown (if any) stays.
     pub(super) fn open_failed(&mut self, generation: u64, error: String) {
-        if !self.jobs.is_current_layout(generation) {
+        if !self.jobs.layout.is_current(generation) {
             return;
         }
-        self.jobs.finish_layout(generation);
+        self.jobs.layout.finish(generation);
         self.typing = false;
         match &self.shown {
             None => self.open_error = Some(error),
@@ -194,10 +194,10 @@ impl App {
 
     /// A question finished: show its result if it is the newest and ran on the layout shown.
     pub(super) fn answered(&mut self, answered: Answered) {
-        if !self.jobs.is_current_query(answered.generation) {
+        if !self.jobs.query.is_current(answered.generation) {
             return;
         }
-        self.jobs.finish_query(answered.generation);
+        self.jobs.query.finish(answered.generation);
         if self.shown.as_ref().map(|s| s.generation) != Some(answered.layout_generation) {
             return;
         }

@@ -24,7 +24,7 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     let area = areas.ranking;
     let Some(answer) = &app.answer else {
         frame.render_widget(pane_block(app, Pane::Ranking, " Fused ranking "), area);
-        let hint = if app.jobs.query.is_some() {
+        let hint = if app.jobs.query.in_flight().is_some() {
             "running the question…"
         } else {
             "type a question in the query box (press /) and press Enter: chunks and seams are searched together and fused here"
