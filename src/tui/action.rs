@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use seamscope::index::BuildStage;
 use seamscope::index::lineage::CorpusChanges;
-use seamscope::retrieve::Trace;
+use seamscope::retrieve::QueryInput;
 use seamscope::session::{OpenCorpus, QueryTimings};
 
 use super::background::{BackgroundProgress, Calibrated, Evaluated, SeamsPrepared};
@@ -146,14 +146,15 @@ pub struct JobProgress {
     pub eta: Option<std::time::Duration>,
 }
 
-/// A question's result, tagged with what it ran on.
+/// What the worker found for one question: the searched lists, reranker scores and side scores
+/// the stages after search start from. The screen plans them itself, under whatever sliders are
+/// set when they arrive.
 #[derive(Debug, Clone)]
-pub struct Answer {
-    /// The question.
-    pub question: String,
-    /// The trace of every stage.
-    pub trace: Trace,
-    /// Time per stage.
+pub struct Searched {
+    /// The question and everything its slow steps produced.
+    pub input: QueryInput,
+    /// Time per step (`stages`: reranking and side scoring; the screen's plan takes
+    /// microseconds).
     pub timings: QueryTimings,
     /// Whether it ran on the keyword lists alone because the vectors were still being embedded
     /// (it is asked again when they arrive).
@@ -172,8 +173,9 @@ pub struct Opened {
     pub atoms: Arc<DocAtoms>,
     /// The chunking settings used.
     pub params: LayoutParams,
-    /// The current question, re-asked on the new layout so both arrive together.
-    pub answer: Option<Answer>,
+    /// The current question searched on the new layout, so both arrive together; shown the way
+    /// an [`Answered`] question is.
+    pub searched: Option<Searched>,
     /// The corpus' own question set (loaded once: the documents do not change with the layout).
     pub questions: Arc<GoldQuestions>,
 }
@@ -184,7 +186,10 @@ impl fmt::Debug for Opened {
             .field("generation", &self.generation)
             .field("params", &self.params)
             .field("chunks", &self.open.layout.chunks.len())
-            .field("answer", &self.answer.as_ref().map(|a| &a.question))
+            .field(
+                "searched",
+                &self.searched.as_ref().map(|s| &s.input.question),
+            )
             .finish()
     }
 }
@@ -196,8 +201,8 @@ pub struct Answered {
     pub generation: u64,
     /// The layout generation it ran on.
     pub layout_generation: u64,
-    /// The result, or a message saying what went wrong.
-    pub result: Result<Answer, String>,
+    /// What the searches found, or a message saying what went wrong.
+    pub result: Result<Searched, String>,
 }
 
 /// Everything that can change the screen's state. Handled by `App::update`.

@@ -5,6 +5,7 @@
 //! they answer the newest request. Moving `m` or the budget replans the current trace at once
 //! through the engine (`OpenCorpus::replan`, microseconds, no I/O).
 
+mod answer;
 mod bundle;
 mod calibration;
 mod doc_view;
@@ -35,6 +36,7 @@ use seamscope::retrieve::QuerySettings;
 use seamscope::session::OpenCorpus;
 use seamscope::settings::Settings;
 
+pub use answer::Answer;
 pub use calibration::CalibrationState;
 pub use doc_view::{DocView, TextGeometry};
 pub use evaluation::{EvalState, Rescore};
@@ -44,7 +46,7 @@ pub use pinned::{Pinned, PinnedRows, settings_label};
 pub use query_box::QueryBox;
 pub use sliders::SliderValues;
 
-use super::action::{Action, Answer, Page, Pane, Slider};
+use super::action::{Action, Page, Pane, Slider};
 use super::doc_atoms::DocAtoms;
 use super::doc_rows::{DocRows, GUTTER};
 use super::gold::GoldQuestions;
@@ -586,7 +588,6 @@ impl App {
             .start_layout(self.sliders.layout(), question, query);
     }
 
-    /// Redo the fire test and budget fill of the current result under the sliders' settings.
     /// Switch side drop on or off. Turning it on needs the halves scored, so a question asked
     /// without them is asked again; otherwise the stages after search run again.
     fn toggle_side_drop(&mut self) {
@@ -614,35 +615,6 @@ impl App {
                 self.jobs.start_query(question.clone(), query);
             }
             _ => self.replan(),
-        }
-    }
-
-    fn replan(&mut self) {
-        let query = self.query_settings();
-        let (Some(shown), Some(answer)) = (&self.shown, &mut self.answer) else {
-            return;
-        };
-        if answer.trace.settings == query {
-            return;
-        }
-        match shown.open.replan(&answer.trace, &query) {
-            Ok(trace) => answer.trace = trace,
-            Err(e) => {
-                self.notice = Some(Notice {
-                    text: e.to_string(),
-                    error: true,
-                })
-            }
-        }
-        self.after_result_changed();
-    }
-
-    /// Keep cursors and step mode inside a result that changed shape.
-    fn after_result_changed(&mut self) {
-        self.clamp_lists();
-        if let Some((all, index)) = self.current_step() {
-            self.step = Some(index.min(all.len().saturating_sub(1)));
-            self.apply_step();
         }
     }
 }

@@ -22,7 +22,7 @@ use seamscope::settings::Settings;
 use seamscope::tokens::TokenCounter;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::action::{Action, Answer, Answered, JobProgress, JobStage, Opened};
+use super::action::{Action, Answered, JobProgress, JobStage, Opened, Searched};
 use super::doc_atoms::DocAtoms;
 use super::gold::GoldQuestions;
 use super::highlight::{Highlighter, Highlights};
@@ -407,7 +407,7 @@ impl Worker<'_> {
 
     /// Send layout `generation`'s corpus to the screen with what it takes to show it (highlights,
     /// atoms and the question set, worked out once per set of files) and the current question
-    /// answered on it: as a preview while its vectors are embedded (`finished` false), or done.
+    /// searched on it: as a preview while its vectors are embedded (`finished` false), or done.
     fn deliver(
         &mut self,
         generation: u64,
@@ -424,7 +424,7 @@ impl Worker<'_> {
             k: params.k as u32,
             ..query
         };
-        let answer = question.and_then(|q| answer_on(&open, &mut self.engine, q, query).ok());
+        let searched = question.and_then(|q| search_on(&open, &mut self.engine, q, query).ok());
         self.current = Some((generation, params, Arc::clone(&open)));
         let opened = Box::new(Opened {
             generation,
@@ -432,7 +432,7 @@ impl Worker<'_> {
             highlights,
             atoms,
             params,
-            answer,
+            searched,
             questions,
         });
         (self.send)(if finished {
@@ -525,37 +525,38 @@ impl Worker<'_> {
         atoms
     }
 
-    fn ask(&mut self, question: &str, query: QuerySettings) -> Result<Answer, String> {
+    fn ask(&mut self, question: &str, query: QuerySettings) -> Result<Searched, String> {
         let Some((_, _, open)) = &self.current else {
             return Err("the corpus is not open yet".into());
         };
         let open = Arc::clone(open);
-        answer_on(&open, &mut self.engine, question, query)
+        search_on(&open, &mut self.engine, question, query)
     }
 }
 
-/// Run a question on `open`: the whole pipeline when its vectors are in, else the keyword lists
-/// alone (no model needed, so `engine` may be busy or not loaded yet).
-fn answer_on(
+/// Search a question on `open`: every slow step (embedding, search, reranking, side scores)
+/// when its vectors are in, else the keyword lists alone (no model needed, so `engine` may be
+/// busy or not loaded yet). The screen plans the result.
+fn search_on(
     open: &OpenCorpus,
     engine: &mut Option<Engine>,
     question: &str,
     query: QuerySettings,
-) -> Result<Answer, String> {
-    let (trace, timings) = if open.indexes.dense_ready() {
+) -> Result<Searched, String> {
+    let dense_ready = open.indexes.dense_ready();
+    let (input, timings) = if dense_ready {
         let engine = engine
             .as_mut()
             .ok_or_else(|| "the model is not loaded".to_string())?;
-        engine.ask(open, question, &query)
+        engine.search(open, question, &query, query.side_drop.is_some())
     } else {
-        open.ask_keywords(question, &query)
+        open.search_keywords(question, &query)
     }
     .map_err(|e| e.to_string())?;
-    Ok(Answer {
-        question: question.to_string(),
-        trace,
+    Ok(Searched {
+        input,
         timings,
-        dense_pending: !open.indexes.dense_ready(),
+        dense_pending: !dense_ready,
     })
 }
 
@@ -580,7 +581,7 @@ pub(crate) fn answer_while_building(
                     continue;
                 }
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    answer_on(preview, &mut None, &question, query)
+                    search_on(preview, &mut None, &question, query)
                 }))
                 .unwrap_or_else(|_| Err("internal error while running the question".to_string()));
                 send(Action::Answered(Box::new(Answered {

@@ -8,8 +8,8 @@ use seamscope::eval::grid::GridRow;
 use seamscope::retrieve::QuerySettings;
 use seamscope::session::OpenCorpus;
 
-use super::{App, Notice};
-use crate::tui::action::{Answer, Page};
+use super::{Answer, App, Notice};
+use crate::tui::action::Page;
 use crate::tui::gold::{GoldLine, gold_line};
 use crate::tui::layout_params::LayoutParams;
 

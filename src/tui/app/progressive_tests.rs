@@ -9,7 +9,7 @@ use seamscope::retrieve::ListSource;
 use seamscope::session::QueryTimings;
 use tokio::sync::mpsc::unbounded_channel;
 
-use crate::tui::action::{Action, Answer, Answered};
+use crate::tui::action::{Action, Answered, Searched};
 use crate::tui::fixture::{Fixture, QUESTION};
 use crate::tui::jobs::{Generations, Jobs, Request};
 
@@ -35,20 +35,19 @@ fn deliver(f: &mut Fixture, generation: u64) {
     let open = Arc::clone(&shown.open);
     let query = f.app.query_settings();
     let dense_pending = !open.indexes.dense_ready();
-    let trace = if dense_pending {
-        open.ask_keywords(QUESTION, &query)
+    let input = if dense_pending {
+        open.search_keywords(QUESTION, &query)
             .unwrap_or_else(|e| panic!("keyword answer: {e}"))
             .0
     } else {
-        crate::tui::fixture::trace(&open, query)
+        crate::tui::fixture::trace(&open, query).input
     };
     let layout_generation = shown.generation;
     f.app.update(Action::Answered(Box::new(Answered {
         generation,
         layout_generation,
-        result: Ok(Answer {
-            question: QUESTION.to_string(),
-            trace,
+        result: Ok(Searched {
+            input,
             timings: QueryTimings::default(),
             dense_pending,
         }),
@@ -218,7 +217,7 @@ fn tui_the_worker_answers_on_keywords_between_slices_and_keeps_other_requests() 
             );
             assert_eq!(answered.layout_generation, generation);
             let answer = answered.result.unwrap_or_else(|e| panic!("{e}"));
-            assert!(answer.dense_pending && !answer.trace.fused.is_empty());
+            assert!(answer.dense_pending && !answer.input.ranking.fused(&query).is_empty());
         }
         other => panic!("expected an answer, got {other:?}"),
     }

@@ -2,7 +2,7 @@
 
 use seamscope::retrieve::{EntryRef, Trace};
 
-use crate::tui::action::{Action, Answer, Pane, Slider};
+use crate::tui::action::{Action, Pane, Searched, Slider};
 use crate::tui::fixture::{Fixture, PARAMS, QUESTION, trace};
 use crate::tui::jobs::Request;
 use crate::tui::layout_params::LayoutParams;
@@ -156,9 +156,8 @@ fn tui_a_k_change_rebuilds_in_the_background_and_the_newest_change_wins() {
         ..PARAMS
     };
     let old = f.layout(k18);
-    let old_answer = Answer {
-        question: QUESTION.into(),
-        trace: trace(&old, f.app.query_settings()),
+    let old_answer = Searched {
+        input: trace(&old, f.app.query_settings()).input,
         timings: Default::default(),
         dense_pending: false,
     };
