@@ -123,15 +123,12 @@ impl<J, P> JobSlot<J, P> {
         current
     }
 
-    /// Record progress of job `generation`; returns whether it is the job in flight (reports of
-    /// older jobs are ignored).
-    pub fn record(&mut self, generation: u64, progress: P) -> bool {
-        match &mut self.in_flight {
-            Some(job) if job.generation == generation => {
-                job.progress = Some(progress);
-                true
-            }
-            _ => false,
+    /// Record progress of job `generation`; reports of older jobs are ignored.
+    pub fn record(&mut self, generation: u64, progress: P) {
+        if let Some(job) = &mut self.in_flight
+            && job.generation == generation
+        {
+            job.progress = Some(progress);
         }
     }
 
@@ -162,8 +159,13 @@ mod tests {
         assert!(!slot.is_current(older) && !gens.is_current(JobKind::Eval, older));
         assert!(slot.is_current(newer) && gens.is_current(JobKind::Eval, newer));
         assert!(!gens.is_current(JobKind::Layout, newer), "kinds are apart");
-        assert!(!slot.record(older, 5), "an older report is ignored");
-        assert!(slot.record(newer, 7));
+        slot.record(older, 5);
+        assert_eq!(
+            slot.in_flight().and_then(|j| j.progress),
+            None,
+            "an older report is ignored"
+        );
+        slot.record(newer, 7);
         assert_eq!(slot.in_flight().and_then(|j| j.progress), Some(7));
         assert!(
             !slot.finish(older),
