@@ -102,6 +102,15 @@ fn eta(elapsed: Duration, progressed: usize, left: usize) -> Option<Duration> {
     Some(elapsed.mul_f64(left as f64 / progressed as f64))
 }
 
+/// A layout whose vectors are to be embedded: its job's generation, the engine's settings for
+/// it, and the documents and cuts.
+struct Build {
+    generation: u64,
+    settings: Settings,
+    corpus: Corpus,
+    layout: Layout,
+}
+
 /// The worker's state between requests.
 struct Worker<'a> {
     setup: WorkerSetup,
@@ -301,15 +310,59 @@ impl Worker<'_> {
         if self.setup.bundle {
             return self.open_bundle(generation, params, question, query);
         }
-        let send = self.send;
-        let gens = Arc::clone(&self.gens);
-        let mut reporter = Reporter::new(send, generation);
+        let mut reporter = Reporter::new(self.send, generation);
+        let (corpus, layout, settings) = self.lay_out(params, reload, &mut reporter)?;
+        let preview = Arc::new(
+            OpenCorpus::keywords_only(corpus.clone(), layout.clone()).map_err(|e| e.to_string())?,
+        );
+        if !self.gens.is_current(JobKind::Layout, generation) {
+            return Ok(());
+        }
+        self.deliver(
+            generation,
+            params,
+            Arc::clone(&preview),
+            question.as_deref(),
+            query,
+            false,
+        );
+
+        self.ensure_engine(&mut reporter)?;
+        let build = Build {
+            generation,
+            settings,
+            corpus,
+            layout,
+        };
+        let Some(opened) = self.index_answering(build, &preview, &mut reporter)? else {
+            return Ok(());
+        };
+        self.deliver(
+            generation,
+            params,
+            Arc::new(opened),
+            question.as_deref(),
+            query,
+            true,
+        );
+        Ok(())
+    }
+
+    /// Lay the documents out under `params`: read from disk the first time (or again when
+    /// `reload`), else the documents in memory cut again. Returns the corpus, its layout and
+    /// the engine's settings carrying `params`.
+    fn lay_out(
+        &mut self,
+        params: LayoutParams,
+        reload: bool,
+        reporter: &mut Reporter<'_>,
+    ) -> Result<(Corpus, Layout, Settings), String> {
         let current = self
             .current
             .as_ref()
             .filter(|_| !reload)
             .map(|(_, shown, open)| (*shown, Arc::clone(open)));
-        self.ensure_tokenizer(&mut reporter)?;
+        self.ensure_tokenizer(reporter)?;
         reporter.report(JobStage::Layout, 0, 0);
         let settings = Settings {
             chunk_tokens: params.chunk_tokens,
@@ -340,22 +393,21 @@ impl Worker<'_> {
             self.atoms = None;
             self.questions = None;
         }
-        let preview = Arc::new(
-            OpenCorpus::keywords_only(corpus.clone(), layout.clone()).map_err(|e| e.to_string())?,
-        );
-        if !self.gens.is_current(JobKind::Layout, generation) {
-            return Ok(());
-        }
-        self.deliver(
-            generation,
-            params,
-            Arc::clone(&preview),
-            question.as_deref(),
-            query,
-            false,
-        );
+        Ok((corpus, layout, settings))
+    }
 
-        self.ensure_engine(&mut reporter)?;
+    /// Embed and index a layout's vectors with the loaded engine, answering the questions that
+    /// come in meanwhile on the keyword-only `preview`. `None` when a newer layout job
+    /// superseded this one.
+    fn index_answering(
+        &mut self,
+        build: Build,
+        preview: &OpenCorpus,
+        reporter: &mut Reporter<'_>,
+    ) -> Result<Option<OpenCorpus>, String> {
+        let send = self.send;
+        let gens = Arc::clone(&self.gens);
+        let generation = build.generation;
         let Worker {
             engine,
             requests,
@@ -365,19 +417,17 @@ impl Worker<'_> {
         let engine = engine
             .as_mut()
             .ok_or_else(|| "the model is not loaded".to_string())?;
-        engine.settings = settings;
+        engine.settings = build.settings;
         let mut progress = |p: BuildProgress| {
             reporter.report(JobStage::Build(p.stage), p.done, p.total);
-            answer_while_building(requests, backlog, &preview, generation, send, &gens);
+            answer_while_building(requests, backlog, preview, generation, send, &gens);
             gens.is_current(JobKind::Layout, generation)
         };
-        let opened = engine.index_layout(corpus, layout, &mut progress);
+        let opened = engine.index_layout(build.corpus, build.layout, &mut progress);
         if !self.gens.is_current(JobKind::Layout, generation) {
-            return Ok(());
+            return Ok(None);
         }
-        let open = Arc::new(opened.map_err(|e| e.to_string())?);
-        self.deliver(generation, params, open, question.as_deref(), query, true);
-        Ok(())
+        opened.map(Some).map_err(|e| e.to_string())
     }
 
     /// Open the bundle folder read-only: its own documents, layout and vectors (nothing is
