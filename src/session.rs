@@ -180,22 +180,28 @@ impl OpenCorpus {
         question: &str,
         settings: &QuerySettings,
     ) -> Result<(Trace, QueryTimings), EngineError> {
+        let (input, timings) = self.search_keywords(question, settings)?;
+        plan_timed(self, &input, settings, timings)
+    }
+
+    /// The searches of [`OpenCorpus::ask_keywords`] without the stages after them: the input
+    /// [`replan`] starts from, for a caller that plans it under its own settings.
+    pub fn search_keywords(
+        &self,
+        question: &str,
+        settings: &QuerySettings,
+    ) -> Result<(QueryInput, QueryTimings), EngineError> {
         check_question(question)?;
         settings.validate()?;
         let t1 = Instant::now();
         let lists = self.indexes.search_keywords(question, settings.depth)?;
         let t2 = Instant::now();
-        let input = search_input(question, lists);
-        let trace = self.with_lookups(|l| replan(&input, settings, l))?;
-        let t3 = Instant::now();
-        Ok((
-            trace,
-            QueryTimings {
-                embed: 0.0,
-                search: (t2 - t1).as_secs_f64(),
-                stages: (t3 - t2).as_secs_f64(),
-            },
-        ))
+        let timings = QueryTimings {
+            embed: 0.0,
+            search: (t2 - t1).as_secs_f64(),
+            stages: 0.0,
+        };
+        Ok((search_input(question, lists), timings))
     }
 
     /// The facts the pure query stages need: seam links and chunk token counts.
@@ -241,6 +247,19 @@ fn search_input(question: &str, lists: crate::index::search::SearchLists) -> Que
     }
 }
 
+/// Run the stages after search on `input` and add their time to `timings`.
+fn plan_timed(
+    open: &OpenCorpus,
+    input: &QueryInput,
+    settings: &QuerySettings,
+    mut timings: QueryTimings,
+) -> Result<(Trace, QueryTimings), EngineError> {
+    let start = Instant::now();
+    let trace = open.with_lookups(|l| replan(input, settings, l))?;
+    timings.stages += start.elapsed().as_secs_f64();
+    Ok((trace, timings))
+}
+
 /// Timings of one query, in seconds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct QueryTimings {
@@ -273,8 +292,24 @@ impl Engine {
         settings: &QuerySettings,
         score_sides: bool,
     ) -> Result<(Trace, QueryTimings), EngineError> {
+        let (input, timings) = self.search(open, question, settings, score_sides)?;
+        plan_timed(open, &input, settings, timings)
+    }
+
+    /// The slow steps of [`Engine::ask_scoring_sides`] without the stages after them: embed the
+    /// question, search, rerank, and score seam halves when `score_sides`. Returns the input
+    /// [`replan`] starts from (its timings' `stages` hold the reranking and side scoring), for a
+    /// caller that plans it under its own settings. On a corpus whose vectors are not in yet it
+    /// searches the keyword lists alone ([`OpenCorpus::search_keywords`]).
+    pub fn search(
+        &mut self,
+        open: &OpenCorpus,
+        question: &str,
+        settings: &QuerySettings,
+        score_sides: bool,
+    ) -> Result<(QueryInput, QueryTimings), EngineError> {
         if !open.indexes.dense_ready() {
-            return open.ask_keywords(question, settings);
+            return open.search_keywords(question, settings);
         }
         check_question(question)?;
         settings.validate()?;
@@ -303,10 +338,9 @@ impl Engine {
             let fused = input.ranking.fused(settings);
             input.side_scores = self.side_scores(open, &vector, &fused)?;
         }
-        let trace = open.with_lookups(|l| replan(&input, settings, l))?;
         let t3 = Instant::now();
         Ok((
-            trace,
+            input,
             QueryTimings {
                 embed: (t1 - t0).as_secs_f64(),
                 search: (t2 - t1).as_secs_f64(),

@@ -20,6 +20,7 @@ pub mod headless;
 mod highlight;
 mod input;
 mod jobs;
+mod layout_params;
 mod screen;
 pub mod screenshots;
 pub mod share;

@@ -1,24 +1,22 @@
-//! Every change to the screen's state is one of these actions, handled by [`App::update`].
+//! Every change to the screen's state is one of these actions, handled by `App::update`.
 //!
 //! Keys and mouse events become actions in `input.rs`; the background worker reports with
 //! actions too. Nothing else changes the state, which is what makes the screen testable
 //! without a terminal.
-//!
-//! [`App::update`]: super::app::App::update
 
 use std::fmt;
 use std::sync::Arc;
 
-use seamscope::chunk::ChunkerKind;
 use seamscope::index::BuildStage;
 use seamscope::index::lineage::CorpusChanges;
-use seamscope::retrieve::Trace;
+use seamscope::retrieve::QueryInput;
 use seamscope::session::{OpenCorpus, QueryTimings};
 
 use super::background::{BackgroundProgress, Calibrated, Evaluated, SeamsPrepared};
 use super::doc_atoms::DocAtoms;
 use super::gold::GoldQuestions;
 use super::highlight::Highlights;
+use super::layout_params::LayoutParams;
 
 /// A page of the screen: the query explorer, or one of the two measuring pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -148,34 +146,15 @@ pub struct JobProgress {
     pub eta: Option<std::time::Duration>,
 }
 
-/// The chunking settings a layout was built with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LayoutParams {
-    /// Tokens per chunk.
-    pub chunk_tokens: usize,
-    /// Seam half-width.
-    pub k: usize,
-    /// The chunking strategy.
-    pub chunker: ChunkerKind,
-    /// Whether search texts carry each chunk's heading path.
-    pub heading_prefix: bool,
-}
-
-impl LayoutParams {
-    /// Whether `other` cuts the same chunks (only `k` or heading prefixes may differ).
-    pub fn same_chunks(&self, other: &LayoutParams) -> bool {
-        self.chunk_tokens == other.chunk_tokens && self.chunker == other.chunker
-    }
-}
-
-/// A question's result, tagged with what it ran on.
+/// What the worker found for one question: the searched lists, reranker scores and side scores
+/// the stages after search start from. The screen plans them itself, under whatever sliders are
+/// set when they arrive.
 #[derive(Debug, Clone)]
-pub struct Answer {
-    /// The question.
-    pub question: String,
-    /// The trace of every stage.
-    pub trace: Trace,
-    /// Time per stage.
+pub struct Searched {
+    /// The question and everything its slow steps produced.
+    pub input: QueryInput,
+    /// Time per step (`stages`: reranking and side scoring; the screen's plan takes
+    /// microseconds).
     pub timings: QueryTimings,
     /// Whether it ran on the keyword lists alone because the vectors were still being embedded
     /// (it is asked again when they arrive).
@@ -194,8 +173,9 @@ pub struct Opened {
     pub atoms: Arc<DocAtoms>,
     /// The chunking settings used.
     pub params: LayoutParams,
-    /// The current question, re-asked on the new layout so both arrive together.
-    pub answer: Option<Answer>,
+    /// The current question searched on the new layout, so both arrive together; shown the way
+    /// an [`Answered`] question is.
+    pub searched: Option<Searched>,
     /// The corpus' own question set (loaded once: the documents do not change with the layout).
     pub questions: Arc<GoldQuestions>,
 }
@@ -206,7 +186,10 @@ impl fmt::Debug for Opened {
             .field("generation", &self.generation)
             .field("params", &self.params)
             .field("chunks", &self.open.layout.chunks.len())
-            .field("answer", &self.answer.as_ref().map(|a| &a.question))
+            .field(
+                "searched",
+                &self.searched.as_ref().map(|s| &s.input.question),
+            )
             .finish()
     }
 }
@@ -218,8 +201,8 @@ pub struct Answered {
     pub generation: u64,
     /// The layout generation it ran on.
     pub layout_generation: u64,
-    /// The result, or a message saying what went wrong.
-    pub result: Result<Answer, String>,
+    /// What the searches found, or a message saying what went wrong.
+    pub result: Result<Searched, String>,
 }
 
 /// Everything that can change the screen's state. Handled by `App::update`.

@@ -5,8 +5,10 @@
 //! they answer the newest request. Moving `m` or the budget replans the current trace at once
 //! through the engine (`OpenCorpus::replan`, microseconds, no I/O).
 
+mod answer;
 mod bundle;
 mod calibration;
+mod choices;
 mod doc_view;
 mod evaluation;
 mod list_cursor;
@@ -35,6 +37,7 @@ use seamscope::retrieve::QuerySettings;
 use seamscope::session::OpenCorpus;
 use seamscope::settings::Settings;
 
+pub use answer::Answer;
 pub use calibration::CalibrationState;
 pub use doc_view::{DocView, TextGeometry};
 pub use evaluation::{EvalState, Rescore};
@@ -44,12 +47,13 @@ pub use pinned::{Pinned, PinnedRows, settings_label};
 pub use query_box::QueryBox;
 pub use sliders::SliderValues;
 
-use super::action::{Action, Answer, LayoutParams, Page, Pane, Slider};
+use super::action::{Action, Page, Pane};
 use super::doc_atoms::DocAtoms;
 use super::doc_rows::{DocRows, GUTTER};
 use super::gold::GoldQuestions;
 use super::highlight::Highlights;
 use super::jobs::Jobs;
+use super::layout_params::LayoutParams;
 use super::screen::{Areas, Arrange};
 use super::share::{Effect, ViewFile};
 use super::step::{Reveal, Step, steps};
@@ -345,40 +349,22 @@ impl App {
             self.notice = None;
         }
         match action {
-            Action::Quit => {
-                self.quit = true;
-                self.jobs.shut_down();
-            }
+            Action::Quit => self.quit(),
             Action::ToggleHelp => self.help = !self.help,
             Action::Focus(pane) => self.focus(pane),
             Action::FocusNext => self.cycle_focus(1),
             Action::FocusPrev => self.cycle_focus(-1),
-            Action::StartTyping => {
-                self.page = Page::Explore;
-                self.focus(Pane::Query);
-            }
+            Action::StartTyping => self.start_typing(),
             Action::StopTyping => self.typing = false,
             Action::InsertChar(c) => self.query.insert(c),
-            Action::Paste(text) => {
-                self.page = Page::Explore;
-                self.focus(Pane::Query);
-                self.query.insert_str(&text);
-            }
+            Action::Paste(text) => self.paste(&text),
             Action::DeleteBack => self.query.delete_back(),
             Action::DeleteForward => self.query.delete_forward(),
             Action::MoveQueryCursor(delta) => self.query.move_cursor(delta),
             Action::QueryCursorEdge(end) => self.query.move_to_edge(end),
             Action::ClearQuery => self.query.clear(),
             Action::RecallQuery(delta) => self.query.recall(delta),
-            Action::RunQuery => {
-                // A question typed by hand is not the picked gold question any more.
-                if self.query.question().as_deref().map(str::trim)
-                    != self.gold.as_ref().map(|g| g.question.trim())
-                {
-                    self.gold = None;
-                }
-                self.run_query()
-            }
+            Action::RunQuery => self.run_typed_query(),
             Action::OpenPicker => self.open_picker(),
             Action::PickerMove(delta) => self.picker_move(delta),
             Action::PickerEdge(end) => self.picker_edge(end),
@@ -389,24 +375,8 @@ impl App {
             Action::SaveView => self.save_view(),
             Action::CopyContext => self.copy_context(),
             Action::EffectDone { text, error } => self.notice = Some(Notice { text, error }),
-            Action::ToggleZoom => {
-                self.zoom = match self.zoom {
-                    Some(_) => None,
-                    None if self.focus != Pane::Query => Some(self.focus),
-                    None => Some(Pane::Text),
-                };
-                if let Some(pane) = self.zoom {
-                    self.focus = pane;
-                    self.typing = false;
-                }
-                self.clamp_lists();
-            }
-            Action::Open => {
-                let question = self.asked.clone();
-                let query = self.query_settings();
-                self.jobs
-                    .start_layout(self.sliders.layout(), question, query);
-            }
+            Action::ToggleZoom => self.toggle_zoom(),
+            Action::Open => self.start_layout(),
             Action::MoveSelection(delta) => self.move_selection(delta),
             Action::SelectEdge(end) => self.select_edge(end),
             Action::ClickRow(pane, row) => self.click_row(pane, row),
@@ -415,57 +385,24 @@ impl App {
             Action::PrevChunk => self.with_view(|v, open, geo| v.step_chunk(-1, open, geo)),
             Action::NextCut => self.with_view(|v, open, geo| v.step_cut(1, open, geo)),
             Action::PrevCut => self.with_view(|v, open, geo| v.step_cut(-1, open, geo)),
-            Action::AdjustSlider(slider, steps) => {
-                let changed = self.sliders.adjust(slider, steps);
-                self.slider_moved(slider, changed);
-            }
-            Action::SetSlider(slider, value) => {
-                let changed = self.sliders.set(slider, value);
-                self.slider_moved(slider, changed);
-            }
+            Action::AdjustSlider(slider, steps) => self.adjust_slider(slider, steps),
+            Action::SetSlider(slider, value) => self.set_slider(slider, value),
             Action::ToggleStepMode => self.toggle_step_mode(),
             Action::StepForward => self.step_by(1),
             Action::StepBack => self.step_by(-1),
-            Action::CycleTheme => {
-                self.theme = self.theme.next_builtin();
-                self.notice = Some(Notice {
-                    text: format!("theme: {}", self.theme.name),
-                    error: false,
-                });
-            }
-            Action::ShowPage(page) => {
-                self.page = page;
-                self.typing = false;
-            }
-            Action::CycleChunker(steps) => {
-                let changed = self.sliders.cycle_chunker(steps);
-                self.layout_choice_changed(changed);
-            }
-            Action::ToggleHeadingPrefix => {
-                self.sliders.heading_prefix = !self.sliders.heading_prefix;
-                self.layout_choice_changed(true);
-            }
+            Action::CycleTheme => self.cycle_theme(),
+            Action::ShowPage(page) => self.show_page(page),
+            Action::CycleChunker(steps) => self.cycle_chunker(steps),
+            Action::ToggleHeadingPrefix => self.toggle_heading_prefix(),
             Action::RunCalibration => self.run_calibration(),
             Action::ApplyRecommendedM => return self.apply_recommended_m(),
             Action::ToggleSideDrop => self.toggle_side_drop(),
-            Action::ToggleCalibrationQuestions => {
-                self.calibration.sampled = !self.calibration.sampled;
-                self.run_calibration();
-            }
+            Action::ToggleCalibrationQuestions => self.toggle_calibration_questions(),
             Action::RunEvaluation => self.run_evaluation(),
             Action::CancelJob => self.cancel_job(),
-            Action::Resize(width, height) => {
-                self.size = Rect::new(0, 0, width, height);
-                self.clamp_lists();
-            }
-            Action::Progress(progress) => {
-                self.jobs.record_progress(progress);
-            }
-            Action::SetupLog(line) => {
-                self.setup_log.push(seamscope::text::safe(&line));
-                let excess = self.setup_log.len().saturating_sub(8);
-                self.setup_log.drain(..excess);
-            }
+            Action::Resize(width, height) => self.resize(width, height),
+            Action::Progress(progress) => self.jobs.layout.record(progress.generation, progress),
+            Action::SetupLog(line) => self.log_setup(&line),
             Action::Previewed(opened) => return self.opened(*opened, false),
             Action::Opened(opened) => return self.opened(*opened, true),
             Action::CheckCorpus => self.check_corpus(),
@@ -477,10 +414,10 @@ impl App {
             Action::OpenFailed { generation, error } => self.open_failed(generation, error),
             Action::Answered(answered) => self.answered(*answered),
             Action::CalibrationProgress(progress) => {
-                self.jobs.record_calibration_progress(progress)
+                self.jobs.calibration.record(progress.generation, progress)
             }
             Action::Calibrated(calibrated) => self.calibrated(*calibrated),
-            Action::EvalProgress(progress) => self.jobs.record_eval_progress(progress),
+            Action::EvalProgress(progress) => self.jobs.eval.record(progress.generation, progress),
             Action::Evaluated(evaluated) => self.evaluated(*evaluated),
             Action::SeamsPrepared(prepared) => self.seams_prepared(*prepared),
         }
@@ -490,6 +427,72 @@ impl App {
     fn focus(&mut self, pane: Pane) {
         self.focus = pane;
         self.typing = pane == Pane::Query;
+    }
+
+    /// Leave seamscope, telling the worker to stop.
+    fn quit(&mut self) {
+        self.quit = true;
+        self.jobs.shut_down();
+    }
+
+    /// The terminal's new size: lists keep their cursors on screen.
+    fn resize(&mut self, width: u16, height: u16) {
+        self.size = Rect::new(0, 0, width, height);
+        self.clamp_lists();
+    }
+
+    /// Pasted text goes into the query box as typed text.
+    fn paste(&mut self, text: &str) {
+        self.start_typing();
+        self.query.insert_str(text);
+    }
+
+    /// Show a page; the keyboard leaves the query box.
+    fn show_page(&mut self, page: Page) {
+        self.page = page;
+        self.typing = false;
+    }
+
+    /// Put the keyboard into the query box, on the explore page.
+    fn start_typing(&mut self) {
+        self.page = Page::Explore;
+        self.focus(Pane::Query);
+    }
+
+    /// Show the focused pane alone (the text when the query box has the focus), or all panes.
+    fn toggle_zoom(&mut self) {
+        self.zoom = match self.zoom {
+            Some(_) => None,
+            None if self.focus != Pane::Query => Some(self.focus),
+            None => Some(Pane::Text),
+        };
+        if let Some(pane) = self.zoom {
+            self.focus = pane;
+            self.typing = false;
+        }
+        self.clamp_lists();
+    }
+
+    /// Switch to the next built-in theme and say which.
+    fn cycle_theme(&mut self) {
+        self.theme = self.theme.next_builtin();
+        self.notice = Some(Notice {
+            text: format!("theme: {}", self.theme.name),
+            error: false,
+        });
+    }
+
+    /// Calibrate on the other question source (gold set or sampled passages).
+    fn toggle_calibration_questions(&mut self) {
+        self.calibration.sampled = !self.calibration.sampled;
+        self.run_calibration();
+    }
+
+    /// Keep the last lines of first-run setup, made safe for the terminal.
+    fn log_setup(&mut self, line: &str) {
+        self.setup_log.push(seamscope::text::safe(line));
+        let excess = self.setup_log.len().saturating_sub(8);
+        self.setup_log.drain(..excess);
     }
 
     fn cycle_focus(&mut self, step: i32) {
@@ -520,6 +523,17 @@ impl App {
         self.focus(pane);
     }
 
+    /// Run the question in the query box (Enter).
+    fn run_typed_query(&mut self) {
+        // A question typed by hand is not the picked gold question any more.
+        if self.query.question().as_deref().map(str::trim)
+            != self.gold.as_ref().map(|g| g.question.trim())
+        {
+            self.gold = None;
+        }
+        self.run_query();
+    }
+
     fn run_query(&mut self) {
         let Some(question) = self.query.question() else {
             self.notice = Some(Notice {
@@ -548,98 +562,6 @@ impl App {
                 text: "the question runs as soon as the corpus is open".into(),
                 error: false,
             });
-        }
-    }
-
-    fn slider_moved(&mut self, slider: Slider, changed: bool) {
-        if !changed {
-            return;
-        }
-        match slider {
-            Slider::K | Slider::ChunkTokens => self.layout_choice_changed(true),
-            Slider::M => {
-                self.replan();
-                self.rescore_eval(Rescore::Seams);
-            }
-            Slider::Budget => {
-                self.replan();
-                self.rescore_eval(Rescore::All);
-            }
-        }
-        if slider == Slider::K {
-            self.eval_k_moved();
-        }
-    }
-
-    /// A chunking choice changed (chunk size, `k`, chunker, heading prefixes): rebuild in the
-    /// background, re-asking the current question on the new layout.
-    fn layout_choice_changed(&mut self, changed: bool) {
-        if !changed || self.refuse_layout_change() {
-            return;
-        }
-        let question = self.asked.clone();
-        let query = self.query_settings();
-        self.jobs
-            .start_layout(self.sliders.layout(), question, query);
-    }
-
-    /// Redo the fire test and budget fill of the current result under the sliders' settings.
-    /// Switch side drop on or off. Turning it on needs the halves scored, so a question asked
-    /// without them is asked again; otherwise the stages after search run again.
-    fn toggle_side_drop(&mut self) {
-        let on = self.base_query.side_drop.is_none();
-        self.base_query.side_drop = on.then_some(self.side_drop_threshold);
-        self.notice = Some(Notice {
-            text: if on {
-                format!(
-                    "side drop on (threshold {:.2}): a fired seam whose one half scores below it \
-                     brings only the other chunk",
-                    self.side_drop_threshold
-                )
-            } else {
-                "side drop off: a fired seam brings both chunks".to_string()
-            },
-            error: false,
-        });
-        let scored = self
-            .answer
-            .as_ref()
-            .is_some_and(|a| !a.trace.input.side_scores.is_empty());
-        match &self.asked {
-            Some(question) if on && !scored && self.shown.is_some() => {
-                let query = self.query_settings();
-                self.jobs.start_query(question.clone(), query);
-            }
-            _ => self.replan(),
-        }
-    }
-
-    fn replan(&mut self) {
-        let query = self.query_settings();
-        let (Some(shown), Some(answer)) = (&self.shown, &mut self.answer) else {
-            return;
-        };
-        if answer.trace.settings == query {
-            return;
-        }
-        match shown.open.replan(&answer.trace, &query) {
-            Ok(trace) => answer.trace = trace,
-            Err(e) => {
-                self.notice = Some(Notice {
-                    text: e.to_string(),
-                    error: true,
-                })
-            }
-        }
-        self.after_result_changed();
-    }
-
-    /// Keep cursors and step mode inside a result that changed shape.
-    fn after_result_changed(&mut self) {
-        self.clamp_lists();
-        if let Some((all, index)) = self.current_step() {
-            self.step = Some(index.min(all.len().saturating_sub(1)));
-            self.apply_step();
         }
     }
 }

@@ -11,7 +11,7 @@ use seamscope::eval::questions::Question;
 use seamscope::eval::rescore::SearchedStrategy;
 use seamscope::session::OpenCorpus;
 
-use super::action::LayoutParams;
+use super::layout_params::LayoutParams;
 
 /// Progress of a calibration or an evaluation.
 #[derive(Debug, Clone, PartialEq, Eq)]

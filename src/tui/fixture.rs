@@ -25,12 +25,13 @@ mod reports;
 
 pub use reports::{calibration_report, eval_run};
 
-use super::action::{Action, Answer, Answered, LayoutParams, Opened};
+use super::action::{Action, Answered, Opened, Searched};
 use super::app::App;
 use super::doc_atoms::DocAtoms;
 use super::gold::GoldQuestions;
 use super::highlight::{Highlighter, Highlights};
 use super::jobs::{Generations, Jobs, Request};
+use super::layout_params::LayoutParams;
 use super::share::ViewFile;
 use super::theme::Theme;
 use super::views;
@@ -249,7 +250,7 @@ impl Fixture {
             highlights: Arc::clone(&f.highlights),
             atoms: Arc::clone(&f.atoms),
             params,
-            answer: None,
+            searched: None,
             questions: Arc::new(gold_questions()),
         })));
         (f, generation, full)
@@ -318,7 +319,7 @@ impl Fixture {
         generation: u64,
         params: LayoutParams,
         open: Arc<OpenCorpus>,
-        answer: Option<Answer>,
+        searched: Option<Searched>,
     ) {
         self.app.update(Action::Opened(Box::new(Opened {
             generation,
@@ -326,7 +327,7 @@ impl Fixture {
             highlights: Arc::clone(&self.highlights),
             atoms: Arc::clone(&self.atoms),
             params,
-            answer,
+            searched,
             questions: Arc::new(gold_questions()),
         })));
     }
@@ -336,14 +337,13 @@ impl Fixture {
         let Some(shown) = &self.app.shown else {
             panic!("no corpus shown");
         };
-        let trace = trace(&shown.open, self.app.query_settings());
+        let input = trace(&shown.open, self.app.query_settings()).input;
         let layout_generation = shown.generation;
         self.app.update(Action::Answered(Box::new(Answered {
             generation,
             layout_generation,
-            result: Ok(Answer {
-                question: QUESTION.to_string(),
-                trace,
+            result: Ok(Searched {
+                input,
                 timings: QueryTimings::default(),
                 dense_pending: false,
             }),
@@ -355,17 +355,17 @@ impl Fixture {
         open_corpus(corpus(), params, &self.cache)
     }
 
-    /// Show `answer` as the result of the question last asked (skipping the worker).
-    pub fn show_answer(&mut self, answer: Answer) {
-        self.app.asked = Some(answer.question.clone());
-        self.app.query.text = answer.question.clone();
+    /// Show what `searched` found as the result of the question last asked (skipping the worker).
+    pub fn show_searched(&mut self, searched: Searched) {
+        self.app.asked = Some(searched.input.question.clone());
+        self.app.query.text = searched.input.question.clone();
         self.app.update(Action::RunQuery);
         let generation = self.expect_ask();
         let layout_generation = self.app.shown.as_ref().map_or(0, |s| s.generation);
         self.app.update(Action::Answered(Box::new(Answered {
             generation,
             layout_generation,
-            result: Ok(answer),
+            result: Ok(searched),
         })));
     }
 

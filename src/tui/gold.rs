@@ -5,8 +5,6 @@ use seamscope::eval::evidence::{EvidenceVerdict, judge};
 use seamscope::eval::questions::Question;
 use seamscope::session::OpenCorpus;
 
-use super::app::App;
-
 /// The corpus' question set as the picker lists it.
 #[derive(Debug, Clone, Default)]
 pub enum GoldQuestions {
@@ -67,18 +65,5 @@ pub fn gold_line(
         verdict,
         line,
         short,
-    }
-}
-
-impl App {
-    /// The picked gold question's verdict on the current result, when the result is its answer.
-    pub fn gold_verdict(&self) -> Option<GoldLine> {
-        let (gold, answer, shown) = (
-            self.gold.as_ref()?,
-            self.answer.as_ref()?,
-            self.shown.as_ref()?,
-        );
-        (answer.question.trim() == gold.question.trim())
-            .then(|| gold_line(gold, &answer.trace, &shown.open))
     }
 }

@@ -80,7 +80,7 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
     };
 
     pump(&mut screen, "the corpus to open", &|a| {
-        a.shown.is_some() && a.jobs.layout.is_none()
+        a.shown.is_some() && a.jobs.layout.in_flight().is_none()
     })?;
     // The worked example: the gold question, picked as a user picks it.
     screen.app.update(Action::OpenPicker);
@@ -99,7 +99,7 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
     shoot(&screen.app, "picker.svg")?;
     screen.app.update(Action::PickQuestion);
     pump(&mut screen, "the answer", &|a| {
-        a.answer.is_some() && a.jobs.query.is_none()
+        a.answer.is_some() && a.jobs.query.in_flight().is_none()
     })?;
     screen.app.notice = None;
     shoot(&screen.app, "explore.svg")?;
@@ -138,7 +138,7 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
     screen.app.update(Action::ShowPage(Page::Calibration));
     screen.app.update(Action::RunCalibration);
     pump(&mut screen, "the calibration", &|a| {
-        a.jobs.calibration.is_none()
+        a.jobs.calibration.in_flight().is_none()
             && (a.calibration.report.is_some() || a.calibration.error.is_some())
     })?;
     shoot(&screen.app, "calibration.svg")?;
@@ -146,7 +146,8 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
     screen.app.update(Action::ShowPage(Page::Evaluation));
     screen.app.update(Action::RunEvaluation);
     pump(&mut screen, "the evaluation", &|a| {
-        a.jobs.eval.is_none() && (!a.evaluation.rows.is_empty() || a.evaluation.problem.is_some())
+        a.jobs.eval.in_flight().is_none()
+            && (!a.evaluation.rows.is_empty() || a.evaluation.problem.is_some())
     })?;
     shoot(&screen.app, "evaluation.svg")?;
 

@@ -22,11 +22,12 @@ use seamscope::settings::Settings;
 use seamscope::tokens::TokenCounter;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::action::{Action, Answer, Answered, JobProgress, JobStage, LayoutParams, Opened};
+use super::action::{Action, Answered, JobProgress, JobStage, Opened, Searched};
 use super::doc_atoms::DocAtoms;
 use super::gold::GoldQuestions;
 use super::highlight::{Highlighter, Highlights};
-use super::jobs::{Generations, Request};
+use super::jobs::{Generations, JobKind, Request};
+use super::layout_params::LayoutParams;
 
 /// Progress goes to the screen at most this often (and on every change of stage).
 pub(crate) const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -101,6 +102,15 @@ fn eta(elapsed: Duration, progressed: usize, left: usize) -> Option<Duration> {
     Some(elapsed.mul_f64(left as f64 / progressed as f64))
 }
 
+/// A layout whose vectors are to be embedded: its job's generation, the engine's settings for
+/// it, and the documents and cuts.
+struct Build {
+    generation: u64,
+    settings: Settings,
+    corpus: Corpus,
+    layout: Layout,
+}
+
 /// The worker's state between requests.
 struct Worker<'a> {
     setup: WorkerSetup,
@@ -168,7 +178,7 @@ impl Worker<'_> {
                 query,
                 reload,
             } => {
-                if !self.gens.layout_is_current(generation) {
+                if !self.gens.is_current(JobKind::Layout, generation) {
                     return;
                 }
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -182,7 +192,7 @@ impl Worker<'_> {
                             .to_string()
                     }
                 };
-                if self.gens.layout_is_current(generation) {
+                if self.gens.is_current(JobKind::Layout, generation) {
                     (self.send)(Action::OpenFailed { generation, error });
                 }
             }
@@ -191,7 +201,7 @@ impl Worker<'_> {
                 question,
                 query,
             } => {
-                if !self.gens.query_is_current(generation) {
+                if !self.gens.is_current(JobKind::Query, generation) {
                     return;
                 }
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -300,15 +310,59 @@ impl Worker<'_> {
         if self.setup.bundle {
             return self.open_bundle(generation, params, question, query);
         }
-        let send = self.send;
-        let gens = Arc::clone(&self.gens);
-        let mut reporter = Reporter::new(send, generation);
+        let mut reporter = Reporter::new(self.send, generation);
+        let (corpus, layout, settings) = self.lay_out(params, reload, &mut reporter)?;
+        let preview = Arc::new(
+            OpenCorpus::keywords_only(corpus.clone(), layout.clone()).map_err(|e| e.to_string())?,
+        );
+        if !self.gens.is_current(JobKind::Layout, generation) {
+            return Ok(());
+        }
+        self.deliver(
+            generation,
+            params,
+            Arc::clone(&preview),
+            question.as_deref(),
+            query,
+            false,
+        );
+
+        self.ensure_engine(&mut reporter)?;
+        let build = Build {
+            generation,
+            settings,
+            corpus,
+            layout,
+        };
+        let Some(opened) = self.index_answering(build, &preview, &mut reporter)? else {
+            return Ok(());
+        };
+        self.deliver(
+            generation,
+            params,
+            Arc::new(opened),
+            question.as_deref(),
+            query,
+            true,
+        );
+        Ok(())
+    }
+
+    /// Lay the documents out under `params`: read from disk the first time (or again when
+    /// `reload`), else the documents in memory cut again. Returns the corpus, its layout and
+    /// the engine's settings carrying `params`.
+    fn lay_out(
+        &mut self,
+        params: LayoutParams,
+        reload: bool,
+        reporter: &mut Reporter<'_>,
+    ) -> Result<(Corpus, Layout, Settings), String> {
         let current = self
             .current
             .as_ref()
             .filter(|_| !reload)
             .map(|(_, shown, open)| (*shown, Arc::clone(open)));
-        self.ensure_tokenizer(&mut reporter)?;
+        self.ensure_tokenizer(reporter)?;
         reporter.report(JobStage::Layout, 0, 0);
         let settings = Settings {
             chunk_tokens: params.chunk_tokens,
@@ -339,22 +393,21 @@ impl Worker<'_> {
             self.atoms = None;
             self.questions = None;
         }
-        let preview = Arc::new(
-            OpenCorpus::keywords_only(corpus.clone(), layout.clone()).map_err(|e| e.to_string())?,
-        );
-        if !self.gens.layout_is_current(generation) {
-            return Ok(());
-        }
-        self.deliver(
-            generation,
-            params,
-            Arc::clone(&preview),
-            question.as_deref(),
-            query,
-            false,
-        );
+        Ok((corpus, layout, settings))
+    }
 
-        self.ensure_engine(&mut reporter)?;
+    /// Embed and index a layout's vectors with the loaded engine, answering the questions that
+    /// come in meanwhile on the keyword-only `preview`. `None` when a newer layout job
+    /// superseded this one.
+    fn index_answering(
+        &mut self,
+        build: Build,
+        preview: &OpenCorpus,
+        reporter: &mut Reporter<'_>,
+    ) -> Result<Option<OpenCorpus>, String> {
+        let send = self.send;
+        let gens = Arc::clone(&self.gens);
+        let generation = build.generation;
         let Worker {
             engine,
             requests,
@@ -364,19 +417,17 @@ impl Worker<'_> {
         let engine = engine
             .as_mut()
             .ok_or_else(|| "the model is not loaded".to_string())?;
-        engine.settings = settings;
+        engine.settings = build.settings;
         let mut progress = |p: BuildProgress| {
             reporter.report(JobStage::Build(p.stage), p.done, p.total);
-            answer_while_building(requests, backlog, &preview, generation, send, &gens);
-            gens.layout_is_current(generation)
+            answer_while_building(requests, backlog, preview, generation, send, &gens);
+            gens.is_current(JobKind::Layout, generation)
         };
-        let opened = engine.index_layout(corpus, layout, &mut progress);
-        if !self.gens.layout_is_current(generation) {
-            return Ok(());
+        let opened = engine.index_layout(build.corpus, build.layout, &mut progress);
+        if !self.gens.is_current(JobKind::Layout, generation) {
+            return Ok(None);
         }
-        let open = Arc::new(opened.map_err(|e| e.to_string())?);
-        self.deliver(generation, params, open, question.as_deref(), query, true);
-        Ok(())
+        opened.map(Some).map_err(|e| e.to_string())
     }
 
     /// Open the bundle folder read-only: its own documents, layout and vectors (nothing is
@@ -406,7 +457,7 @@ impl Worker<'_> {
 
     /// Send layout `generation`'s corpus to the screen with what it takes to show it (highlights,
     /// atoms and the question set, worked out once per set of files) and the current question
-    /// answered on it: as a preview while its vectors are embedded (`finished` false), or done.
+    /// searched on it: as a preview while its vectors are embedded (`finished` false), or done.
     fn deliver(
         &mut self,
         generation: u64,
@@ -423,7 +474,7 @@ impl Worker<'_> {
             k: params.k as u32,
             ..query
         };
-        let answer = question.and_then(|q| answer_on(&open, &mut self.engine, q, query).ok());
+        let searched = question.and_then(|q| search_on(&open, &mut self.engine, q, query).ok());
         self.current = Some((generation, params, Arc::clone(&open)));
         let opened = Box::new(Opened {
             generation,
@@ -431,7 +482,7 @@ impl Worker<'_> {
             highlights,
             atoms,
             params,
-            answer,
+            searched,
             questions,
         });
         (self.send)(if finished {
@@ -524,37 +575,38 @@ impl Worker<'_> {
         atoms
     }
 
-    fn ask(&mut self, question: &str, query: QuerySettings) -> Result<Answer, String> {
+    fn ask(&mut self, question: &str, query: QuerySettings) -> Result<Searched, String> {
         let Some((_, _, open)) = &self.current else {
             return Err("the corpus is not open yet".into());
         };
         let open = Arc::clone(open);
-        answer_on(&open, &mut self.engine, question, query)
+        search_on(&open, &mut self.engine, question, query)
     }
 }
 
-/// Run a question on `open`: the whole pipeline when its vectors are in, else the keyword lists
-/// alone (no model needed, so `engine` may be busy or not loaded yet).
-fn answer_on(
+/// Search a question on `open`: every slow step (embedding, search, reranking, side scores)
+/// when its vectors are in, else the keyword lists alone (no model needed, so `engine` may be
+/// busy or not loaded yet). The screen plans the result.
+fn search_on(
     open: &OpenCorpus,
     engine: &mut Option<Engine>,
     question: &str,
     query: QuerySettings,
-) -> Result<Answer, String> {
-    let (trace, timings) = if open.indexes.dense_ready() {
+) -> Result<Searched, String> {
+    let dense_ready = open.indexes.dense_ready();
+    let (input, timings) = if dense_ready {
         let engine = engine
             .as_mut()
             .ok_or_else(|| "the model is not loaded".to_string())?;
-        engine.ask(open, question, &query)
+        engine.search(open, question, &query, query.side_drop.is_some())
     } else {
-        open.ask_keywords(question, &query)
+        open.search_keywords(question, &query)
     }
     .map_err(|e| e.to_string())?;
-    Ok(Answer {
-        question: question.to_string(),
-        trace,
+    Ok(Searched {
+        input,
         timings,
-        dense_pending: !open.indexes.dense_ready(),
+        dense_pending: !dense_ready,
     })
 }
 
@@ -575,11 +627,11 @@ pub(crate) fn answer_while_building(
                 question,
                 query,
             } => {
-                if !gens.query_is_current(query_generation) {
+                if !gens.is_current(JobKind::Query, query_generation) {
                     continue;
                 }
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    answer_on(preview, &mut None, &question, query)
+                    search_on(preview, &mut None, &question, query)
                 }))
                 .unwrap_or_else(|_| Err("internal error while running the question".to_string()));
                 send(Action::Answered(Box::new(Answered {

@@ -134,7 +134,7 @@ fn open_once(options: &crate::tui::Options, ask: bool) -> anyhow::Result<OpenTim
     );
     let documents = start.elapsed().as_secs_f64();
     let mut keyword_answer = None;
-    if ask && screen.app.jobs.layout.is_some() {
+    if ask && screen.app.jobs.layout.in_flight().is_some() {
         screen.ask(QUESTION);
         screen.pump("the keyword answer", PATIENCE, &|a| a.answer.is_some())?;
         if screen.app.answer.as_ref().is_some_and(|a| a.dense_pending) {
@@ -142,7 +142,7 @@ fn open_once(options: &crate::tui::Options, ask: bool) -> anyhow::Result<OpenTim
         }
     }
     screen.pump("the vectors", PATIENCE, &|a| {
-        a.jobs.layout.is_none() && a.answer.as_ref().is_none_or(|x| !x.dense_pending)
+        a.jobs.layout.in_flight().is_none() && a.answer.as_ref().is_none_or(|x| !x.dense_pending)
     })?;
     let vectors = start.elapsed().as_secs_f64();
     screen.finish();

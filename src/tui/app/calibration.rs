@@ -53,10 +53,10 @@ impl App {
 
     /// A calibration ended: keep its report if it answers the newest request.
     pub(super) fn calibrated(&mut self, calibrated: Calibrated) {
-        if !self.jobs.is_current_calibration(calibrated.generation) {
+        if !self.jobs.calibration.is_current(calibrated.generation) {
             return;
         }
-        self.jobs.finish_calibration(calibrated.generation);
+        self.jobs.calibration.finish(calibrated.generation);
         match calibrated.result {
             Ok(report) => {
                 self.calibration.report = Some(report);
@@ -95,8 +95,8 @@ impl App {
     /// Stop the calibration or evaluation of the page shown.
     pub(super) fn cancel_job(&mut self) {
         let cancelled = match self.page {
-            crate::tui::action::Page::Calibration => self.jobs.cancel_calibration(),
-            crate::tui::action::Page::Evaluation => self.jobs.cancel_eval(),
+            crate::tui::action::Page::Calibration => self.jobs.calibration.cancel(),
+            crate::tui::action::Page::Evaluation => self.jobs.eval.cancel(),
             crate::tui::action::Page::Explore => false,
         };
         if cancelled {

@@ -67,10 +67,10 @@ impl App {
 
     /// An evaluation ended: keep its run if it answers the newest request.
     pub(super) fn evaluated(&mut self, evaluated: Evaluated) {
-        if !self.jobs.is_current_eval(evaluated.generation) {
+        if !self.jobs.eval.is_current(evaluated.generation) {
             return;
         }
-        self.jobs.finish_eval(evaluated.generation);
+        self.jobs.eval.finish(evaluated.generation);
         match evaluated.result {
             Ok(run) => {
                 self.evaluation.run = Some(run);
@@ -83,10 +83,10 @@ impl App {
 
     /// Seams arrived for a new `k`: swap them in and score their row.
     pub(super) fn seams_prepared(&mut self, prepared: SeamsPrepared) {
-        if !self.jobs.is_current_eval(prepared.generation) {
+        if !self.jobs.eval.is_current(prepared.generation) {
             return;
         }
-        self.jobs.finish_eval(prepared.generation);
+        self.jobs.eval.finish(prepared.generation);
         let strategy = match prepared.result {
             Ok(strategy) => strategy,
             Err(error) => {
@@ -138,8 +138,8 @@ impl App {
         let grid_running = self
             .jobs
             .eval
-            .as_ref()
-            .is_some_and(|job| job.kind == EvalJobKind::Grid);
+            .in_flight()
+            .is_some_and(|job| job.what == EvalJobKind::Grid);
         if grid_running {
             self.run_evaluation();
         } else if self.evaluation.run.is_some() {

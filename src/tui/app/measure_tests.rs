@@ -8,12 +8,13 @@ use seamscope::chunk::ChunkerKind;
 use seamscope::eval::grid::GridRow;
 use seamscope::eval::strategy::Strategy;
 
-use crate::tui::action::{Action, LayoutParams, Page, Slider};
+use crate::tui::action::{Action, Page, Slider};
 use crate::tui::background::{
     BackgroundProgress, Calibrated, EvalProblem, Evaluated, SeamsPrepared,
 };
 use crate::tui::fixture::{Fixture, PARAMS, calibration_report, eval_run};
 use crate::tui::jobs::Request;
+use crate::tui::layout_params::LayoutParams;
 
 fn seams_row(f: &Fixture) -> GridRow {
     let row = f
@@ -61,9 +62,9 @@ fn tui_a_calibration_arrives_and_its_m_is_applied_through_the_m_slider() {
         }
         other => panic!("expected a Calibrate request, got {other:?}"),
     };
-    assert!(f.app.jobs.is_current_calibration(generation));
+    assert!(f.app.jobs.calibration.is_current(generation));
     f.deliver_calibration(generation, calibration_report());
-    assert!(f.app.jobs.calibration.is_none());
+    assert!(f.app.jobs.calibration.in_flight().is_none());
     let recommended = f
         .app
         .calibration
@@ -184,9 +185,9 @@ fn tui_a_stale_or_cancelled_calibration_is_dropped() {
         f.app.calibration.report.is_none(),
         "the older report is dropped"
     );
-    assert!(f.app.jobs.is_current_calibration(newer));
+    assert!(f.app.jobs.calibration.is_current(newer));
     f.app.update(Action::CancelJob);
-    assert!(f.app.jobs.calibration.is_none());
+    assert!(f.app.jobs.calibration.in_flight().is_none());
     f.deliver_calibration(newer, calibration_report());
     assert!(
         f.app.calibration.report.is_none(),
@@ -197,7 +198,7 @@ fn tui_a_stale_or_cancelled_calibration_is_dropped() {
 #[test]
 fn tui_an_eval_arrives_and_m_rescores_seams_without_a_new_search() {
     let mut f = Fixture::evaluated();
-    assert!(f.app.jobs.eval.is_none());
+    assert!(f.app.jobs.eval.in_flight().is_none());
     let rows = &f.app.evaluation.rows;
     let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
     assert_eq!(labels, ["no overlap", "neighbour expansion", "Seams k=8"]);
@@ -218,7 +219,7 @@ fn tui_an_eval_arrives_and_m_rescores_seams_without_a_new_search() {
     assert!(at_1.false_fire_rate > 0.6 && at_1.waste_rate > 0.6);
     assert_eq!(other_rows(&f), others, "only Seams has a fire test");
     assert!(f.requests.try_recv().is_err(), "rescoring needs no worker");
-    assert!(f.app.jobs.eval.is_none());
+    assert!(f.app.jobs.eval.in_flight().is_none());
 
     f.app.update(Action::SetSlider(Slider::M, 5));
     let at_5 = seams_row(&f);
@@ -265,7 +266,7 @@ fn tui_a_k_change_prepares_only_seams_again_and_stale_evals_are_dropped() {
     })));
     assert_eq!(seams_row(&f).label, "Seams k=18");
     assert_eq!(other_rows(&f), others, "the other strategies are kept");
-    assert!(f.app.jobs.eval.is_none());
+    assert!(f.app.jobs.eval.in_flight().is_none());
 
     f.app.update(Action::RunEvaluation);
     let older = f.expect_evaluate();
@@ -277,7 +278,7 @@ fn tui_a_k_change_prepares_only_seams_again_and_stale_evals_are_dropped() {
         "Seams k=18",
         "the older run is dropped"
     );
-    assert!(f.app.jobs.is_current_eval(newer));
+    assert!(f.app.jobs.eval.is_current(newer));
     f.deliver_eval(newer);
     assert_eq!(seams_row(&f).label, "Seams k=8");
 }

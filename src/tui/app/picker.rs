@@ -4,12 +4,23 @@
 use seamscope::retrieve::EntryRef;
 
 use super::{App, Notice};
-use crate::tui::gold::GoldQuestions;
+use crate::tui::gold::{GoldLine, GoldQuestions, gold_line};
 
 /// Rows the picker's list shows (the view draws the same number).
 pub const PICKER_ROWS: usize = 16;
 
 impl App {
+    /// The picked gold question's verdict on the current result, when the result is its answer.
+    pub fn gold_verdict(&self) -> Option<GoldLine> {
+        let (gold, answer, shown) = (
+            self.gold.as_ref()?,
+            self.answer.as_ref()?,
+            self.shown.as_ref()?,
+        );
+        (answer.question.trim() == gold.question.trim())
+            .then(|| gold_line(gold, &answer.trace, &shown.open))
+    }
+
     /// The corpus' question set, once the corpus is shown.
     pub fn gold_questions(&self) -> Option<&GoldQuestions> {
         self.shown.as_ref().map(|s| s.questions.as_ref())

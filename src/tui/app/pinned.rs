@@ -8,9 +8,10 @@ use seamscope::eval::grid::GridRow;
 use seamscope::retrieve::QuerySettings;
 use seamscope::session::OpenCorpus;
 
-use super::{App, Notice};
-use crate::tui::action::{Answer, LayoutParams, Page};
+use super::{Answer, App, Notice};
+use crate::tui::action::Page;
 use crate::tui::gold::{GoldLine, gold_line};
+use crate::tui::layout_params::LayoutParams;
 
 /// A result kept for comparison, with the layout its ids refer to.
 #[derive(Clone)]

@@ -9,7 +9,7 @@ use seamscope::retrieve::ListSource;
 use seamscope::session::QueryTimings;
 use tokio::sync::mpsc::unbounded_channel;
 
-use crate::tui::action::{Action, Answer, Answered};
+use crate::tui::action::{Action, Answered, Searched};
 use crate::tui::fixture::{Fixture, QUESTION};
 use crate::tui::jobs::{Generations, Jobs, Request};
 
@@ -35,20 +35,19 @@ fn deliver(f: &mut Fixture, generation: u64) {
     let open = Arc::clone(&shown.open);
     let query = f.app.query_settings();
     let dense_pending = !open.indexes.dense_ready();
-    let trace = if dense_pending {
-        open.ask_keywords(QUESTION, &query)
+    let input = if dense_pending {
+        open.search_keywords(QUESTION, &query)
             .unwrap_or_else(|e| panic!("keyword answer: {e}"))
             .0
     } else {
-        crate::tui::fixture::trace(&open, query)
+        crate::tui::fixture::trace(&open, query).input
     };
     let layout_generation = shown.generation;
     f.app.update(Action::Answered(Box::new(Answered {
         generation,
         layout_generation,
-        result: Ok(Answer {
-            question: QUESTION.to_string(),
-            trace,
+        result: Ok(Searched {
+            input,
             timings: QueryTimings::default(),
             dense_pending,
         }),
@@ -60,7 +59,7 @@ fn tui_a_preview_shows_documents_and_answers_on_keywords_until_the_vectors_arriv
     let (mut f, generation, full) = Fixture::previewed();
     assert!(f.app.shown.is_some(), "the documents are shown at once");
     assert!(
-        f.app.jobs.layout.is_some(),
+        f.app.jobs.layout.in_flight().is_some(),
         "the layout job goes on embedding"
     );
     let screen = screen_text(&mut f);
@@ -117,7 +116,7 @@ fn tui_a_preview_shows_documents_and_answers_on_keywords_until_the_vectors_arriv
     // The vectors arrive for the same layout: the view stays, the question is asked again.
     let params = f.app.sliders.layout();
     f.deliver_open(generation, params, full, None);
-    assert!(f.app.jobs.layout.is_none(), "the job is over");
+    assert!(f.app.jobs.layout.in_flight().is_none(), "the job is over");
     let shown = f.app.shown.as_ref().unwrap_or_else(|| panic!("shown"));
     assert!(shown.open.indexes.dense_ready());
     assert_eq!(f.app.view.cursor, cursor, "the reader's place is kept");
@@ -218,7 +217,7 @@ fn tui_the_worker_answers_on_keywords_between_slices_and_keeps_other_requests() 
             );
             assert_eq!(answered.layout_generation, generation);
             let answer = answered.result.unwrap_or_else(|e| panic!("{e}"));
-            assert!(answer.dense_pending && !answer.trace.fused.is_empty());
+            assert!(answer.dense_pending && !answer.input.ranking.fused(&query).is_empty());
         }
         other => panic!("expected an answer, got {other:?}"),
     }

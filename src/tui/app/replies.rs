@@ -4,7 +4,7 @@
 use seamscope::index::lineage::CorpusChanges;
 
 use super::{App, Notice, Shown};
-use crate::tui::action::{Action, Answered, Opened, Pane};
+use crate::tui::action::{Action, Answered, Opened, Pane, Searched};
 
 /// `2 files changed (guide.md, notes.md), 1 added (new.md)`: what differs, naming up to three
 /// files per kind (paths made safe for the terminal).
@@ -41,11 +41,11 @@ impl App {
     /// (`finished` false: the job goes on embedding), or the finished corpus. Swap it in with
     /// its result, or drop it if a newer job superseded it.
     pub(super) fn opened(&mut self, opened: Opened, finished: bool) -> Option<Action> {
-        if !self.jobs.is_current_layout(opened.generation) {
+        if !self.jobs.layout.is_current(opened.generation) {
             return None;
         }
         if finished {
-            self.jobs.finish_layout(opened.generation);
+            self.jobs.layout.finish(opened.generation);
         }
         self.open_error = None;
         if self
@@ -74,21 +74,19 @@ impl App {
             questions: opened.questions,
         });
         // Chunk and seam ids may differ in the new layout: never keep a result from the old one.
-        self.answer = opened
-            .answer
-            .filter(|a| self.asked.as_deref() == Some(a.question.as_str()));
+        self.answer = None;
         self.lists.reset_results();
         if let Some(shown) = &self.shown {
             self.view.revalidate(&shown.open);
         }
-        if self.answer.is_some() {
-            self.replan();
-            self.after_result_changed();
-        } else {
-            self.step = None;
-            if let Some(question) = self.asked.clone() {
-                let query = self.query_settings();
-                self.jobs.start_query(question, query);
+        match self.searched_for_asked(opened.searched) {
+            Some(searched) => self.show_searched(searched),
+            None => {
+                self.step = None;
+                if let Some(question) = self.asked.clone() {
+                    let query = self.query_settings();
+                    self.jobs.start_query(question, query);
+                }
             }
         }
         if first {
@@ -106,14 +104,9 @@ impl App {
         if let Some(shown) = &mut self.shown {
             shown.open = opened.open;
         }
-        let full = opened
-            .answer
-            .filter(|a| self.asked.as_deref() == Some(a.question.as_str()));
-        match full {
-            Some(answer) => {
-                self.answer = Some(answer);
-                self.replan();
-                self.after_result_changed();
+        match self.searched_for_asked(opened.searched) {
+            Some(searched) => {
+                self.show_searched(searched);
                 self.show_gold_evidence();
             }
             None => {
@@ -124,6 +117,12 @@ impl App {
                 }
             }
         }
+    }
+
+    /// The searches a layout job brought, if they are for the question asked now (the user may
+    /// have asked another one since the job started).
+    fn searched_for_asked(&self, searched: Option<Searched>) -> Option<Searched> {
+        searched.filter(|s| self.asked.as_deref() == Some(s.input.question.as_str()))
     }
 
     /// The terminal has the focus again: the files may have been edited meanwhile.
@@ -171,10 +170,10 @@ impl App {
 
     /// A layout job failed: say why; the corpus shown (if any) stays.
     pub(super) fn open_failed(&mut self, generation: u64, error: String) {
-        if !self.jobs.is_current_layout(generation) {
+        if !self.jobs.layout.is_current(generation) {
             return;
         }
-        self.jobs.finish_layout(generation);
+        self.jobs.layout.finish(generation);
         self.typing = false;
         match &self.shown {
             None => self.open_error = Some(error),
@@ -194,19 +193,16 @@ impl App {
 
     /// A question finished: show its result if it is the newest and ran on the layout shown.
     pub(super) fn answered(&mut self, answered: Answered) {
-        if !self.jobs.is_current_query(answered.generation) {
+        if !self.jobs.query.finish(answered.generation) {
             return;
         }
-        self.jobs.finish_query(answered.generation);
         if self.shown.as_ref().map(|s| s.generation) != Some(answered.layout_generation) {
             return;
         }
         match answered.result {
-            Ok(answer) => {
-                self.answer = Some(answer);
+            Ok(searched) => {
                 self.lists.reset_results();
-                self.replan();
-                self.after_result_changed();
+                self.show_searched(searched);
                 if self.step.is_none() {
                     if !self.typing {
                         self.focus = Pane::Ranking;

@@ -4,7 +4,8 @@
 use seamscope::chunk::ChunkerKind;
 use seamscope::settings::Settings;
 
-use crate::tui::action::{LayoutParams, Slider};
+use crate::tui::action::Slider;
+use crate::tui::layout_params::LayoutParams;
 
 /// A slider's range and step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

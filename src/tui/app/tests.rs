@@ -2,9 +2,10 @@
 
 use seamscope::retrieve::{EntryRef, Trace};
 
-use crate::tui::action::{Action, Answer, LayoutParams, Pane, Slider};
+use crate::tui::action::{Action, Pane, Searched, Slider};
 use crate::tui::fixture::{Fixture, PARAMS, QUESTION, trace};
 use crate::tui::jobs::Request;
+use crate::tui::layout_params::LayoutParams;
 use crate::tui::step::Step;
 
 fn answer_trace(f: &Fixture) -> &Trace {
@@ -69,7 +70,7 @@ fn tui_typing_a_query_and_running_it_asks_the_worker_and_shows_the_answer() {
     assert!(!f.app.typing);
     assert_eq!(f.app.asked.as_deref(), Some(QUESTION));
     f.deliver_answer(generation);
-    assert!(f.app.jobs.query.is_none());
+    assert!(f.app.jobs.query.in_flight().is_none());
     assert_eq!(f.app.focus, Pane::Ranking);
     let top = answer_trace(&f).fused[0].entry;
     assert!(top.is_seam());
@@ -101,7 +102,7 @@ fn tui_moving_m_flips_a_seam_between_firing_and_not_firing() {
         f.requests.try_recv().is_err(),
         "m replans at once: no background job"
     );
-    assert!(f.app.jobs.layout.is_none());
+    assert!(f.app.jobs.layout.in_flight().is_none());
     f.app.update(Action::SetSlider(Slider::M, 2));
     assert!(seam_1_2_fires(&f));
     assert_eq!(answer_trace(&f).fill.chunks, with_fire);
@@ -131,7 +132,7 @@ fn tui_a_k_change_rebuilds_in_the_background_and_the_newest_change_wins() {
         }
         other => panic!("expected an Open request, got {other:?}"),
     };
-    assert!(f.app.jobs.is_current_layout(first));
+    assert!(f.app.jobs.layout.is_current(first));
     assert_eq!(
         answer_trace(&f),
         &before,
@@ -142,7 +143,7 @@ fn tui_a_k_change_rebuilds_in_the_background_and_the_newest_change_wins() {
     let second = f.expect_open();
     assert!(second > first);
     assert!(
-        !f.app.jobs.is_current_layout(first),
+        !f.app.jobs.layout.is_current(first),
         "the older job is superseded"
     );
 
@@ -155,22 +156,21 @@ fn tui_a_k_change_rebuilds_in_the_background_and_the_newest_change_wins() {
         ..PARAMS
     };
     let old = f.layout(k18);
-    let old_answer = Answer {
-        question: QUESTION.into(),
-        trace: trace(&old, f.app.query_settings()),
+    let old_answer = Searched {
+        input: trace(&old, f.app.query_settings()).input,
         timings: Default::default(),
         dense_pending: false,
     };
     f.deliver_open(first, k18, old, Some(old_answer));
     let shown_k = f.app.shown.as_ref().map(|s| s.params.k);
     assert_eq!(shown_k, Some(PARAMS.k), "the older result is dropped");
-    assert!(f.app.jobs.is_current_layout(second));
+    assert!(f.app.jobs.layout.is_current(second));
 
     let new = f.layout(k28);
     assert_eq!(new.layout.k, 28);
     f.deliver_open(second, k28, new, None);
     assert_eq!(f.app.shown.as_ref().map(|s| s.params.k), Some(28));
-    assert!(f.app.jobs.layout.is_none());
+    assert!(f.app.jobs.layout.in_flight().is_none());
     assert!(
         f.app.answer.is_none(),
         "no result from the old layout survives"
@@ -190,11 +190,11 @@ fn tui_a_stale_answer_and_a_failed_rebuild_leave_the_screen_as_it_was() {
     let newer = f.expect_ask();
     f.deliver_answer(older);
     assert!(
-        f.app.jobs.is_current_query(newer),
+        f.app.jobs.query.is_current(newer),
         "an older answer does not end the newer query"
     );
     f.deliver_answer(newer);
-    assert!(f.app.jobs.query.is_none());
+    assert!(f.app.jobs.query.in_flight().is_none());
 
     f.app.update(Action::AdjustSlider(Slider::ChunkTokens, 1));
     let generation = f.expect_open();

@@ -299,7 +299,7 @@ fn head_lines<'a>(app: &App, report: Option<&CalibrationReport>) -> Vec<Line<'a>
          in the fused ranking is at least m.",
         t.text,
     )];
-    if let Some(job) = &app.jobs.calibration {
+    if let Some(job) = app.jobs.calibration.in_flight() {
         let (done, total, what) = job
             .progress
             .as_ref()

@@ -8,19 +8,19 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use seamscope::corpus::{Corpus, LoadOptions};
 use seamscope::retrieve::{
-    EntryRef, ListSource, QueryInput, RankedList, RankingInput, RerankInput, replan,
+    EntryRef, ListSource, QueryInput, RankedList, RankingInput, RerankInput,
 };
 use seamscope::session::QueryTimings;
 use seamscope::settings::Settings;
 
-use crate::tui::action::{Action, Answer, Pane};
+use crate::tui::action::{Action, Pane, Searched};
 use crate::tui::fixture::Fixture;
 
 /// Frames drawn for the measurement.
 const FRAMES: usize = 200;
 
 /// Every chunk and seam of the corpus, ranked by made-up lists (the shape of a real query).
-fn wide_answer(f: &Fixture) -> Answer {
+fn wide_answer(f: &Fixture) -> Searched {
     let Some(shown) = &f.app.shown else {
         panic!("no corpus shown");
     };
@@ -52,10 +52,8 @@ fn wide_answer(f: &Fixture) -> Answer {
         rerank: RerankInput::NotConfigured,
         side_scores: Vec::new(),
     };
-    let trace = open.with_lookups(|l| replan(&input, &f.app.query_settings(), l));
-    Answer {
-        question: input.question.clone(),
-        trace: trace.unwrap_or_else(|e| panic!("trace: {e}")),
+    Searched {
+        input,
         timings: QueryTimings::default(),
         dense_pending: false,
     }
@@ -71,7 +69,7 @@ fn tui_draw_time_per_frame_at_200x60() {
     };
     let mut f = Fixture::open_on(corpus, &settings);
     let answer = wide_answer(&f);
-    f.show_answer(answer);
+    f.show_searched(answer);
     f.app.update(Action::Focus(Pane::Ranking));
     let mut terminal = match Terminal::new(TestBackend::new(200, 60)) {
         Ok(t) => t,

@@ -103,14 +103,14 @@ fn head_lines<'a>(app: &App) -> Vec<Line<'a>> {
             t.text,
         )),
     }
-    if let Some(job) = &app.jobs.eval {
+    if let Some(job) = app.jobs.eval.in_flight() {
         let (done, total, what) = job
             .progress
             .as_ref()
             .map_or((0, 0, "waiting for the worker"), |p| {
                 (p.done, p.total, p.what.as_str())
             });
-        let verb = match job.kind {
+        let verb = match job.what {
             EvalJobKind::Grid => "evaluating".to_string(),
             EvalJobKind::Seams { k } => format!("Seams again for k = {k}"),
         };
@@ -341,7 +341,7 @@ fn chart<'a>(app: &App, width: usize) -> Vec<Line<'a>> {
 /// Fire, false-fire and waste rates of a Seams row, as bars on a 0–100% scale.
 fn seams_lines<'a>(app: &App, row: &GridRow, width: usize) -> Vec<Line<'a>> {
     let t = &app.theme;
-    let pending = app.jobs.eval.as_ref().and_then(|job| match job.kind {
+    let pending = app.jobs.eval.in_flight().and_then(|job| match job.what {
         EvalJobKind::Seams { k } => Some(k),
         EvalJobKind::Grid => None,
     });

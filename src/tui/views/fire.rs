@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
-use seamscope::retrieve::{FireDecision, SideDrop};
+use seamscope::retrieve::{FireDecision, SideDrop, Trace};
 use seamscope::session::OpenCorpus;
 
 use super::{empty_hint, fit, pane_block, row_style};
@@ -27,43 +27,16 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         return;
     };
     let trace = &answer.trace;
-    let reach = trace.fill.steps.last().map_or(0, |s| s.position);
-    let fired = trace.decisions.iter().filter(|d| d.fires).count();
-    let side = trace
-        .settings
-        .side_drop
-        .map(|t| format!(" · side drop {t:.2}: {} dropped", trace.side_drops.len()))
-        .unwrap_or_default();
     let reveal = app.reveal().unwrap_or_else(|| Reveal::all(trace));
-    // In presenter mode the title tells only what has been tested so far.
-    let title = if reveal.decisions < trace.decisions.len() {
-        let tested = &trace.decisions[..reveal.decisions];
-        format!(
-            " Fire test · m = {} · {} tested, {} fire ",
-            trace.settings.m,
-            tested.len(),
-            tested.iter().filter(|d| d.fires).count()
-        )
-    } else {
-        // The widest title that fits: the counts stay, the wording shortens.
-        let (m, n) = (trace.settings.m, trace.decisions.len());
-        let room = usize::from(area.width).saturating_sub(2);
-        [
-            format!(" Fire test · m = {m} · {n} seams ranked, {fired} fire{side} · the fill read to #{reach} "),
-            format!(" Fire test · m = {m} · {n} ranked, {fired} fire{side} · fill read to #{reach} "),
-            format!(" Fire test · m = {m} · {n} ranked, {fired} fire · read to #{reach} "),
-        ]
-        .into_iter()
-        .find(|t| Span::raw(t.as_str()).width() <= room)
-        .unwrap_or_else(|| format!(" Fire · m = {m} · {fired} of {n} fire "))
-    };
-    frame.render_widget(pane_block(app, Pane::Fire, title), area);
+    frame.render_widget(
+        pane_block(app, Pane::Fire, title(trace, &reveal, area.width)),
+        area,
+    );
     let body = areas.body(Pane::Fire);
     if trace.decisions.is_empty() {
         frame.render_widget(empty_hint(t, "no seam is in the ranking"), body);
         return;
     }
-    let cursor = app.lists.fire;
     if reveal.decisions == 0 {
         let hint = "the fire test comes after fusion: → to step on";
         frame.render_widget(empty_hint(t, hint), body);
@@ -76,9 +49,70 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         },
         None => None,
     };
+    let table = decision_table(app, shown, trace, &reveal, under_test, body);
+    frame.render_widget(table, body);
+    let inner = inside(area);
+    let detail_area = Rect {
+        y: body.bottom(),
+        height: inner.bottom().saturating_sub(body.bottom()),
+        ..inner
+    };
+    if let Some(d) = explained(app, trace, &reveal, under_test) {
+        let dropped = trace.side_drops.iter().find(|s| s.seam == d.seam);
+        frame.render_widget(
+            Paragraph::new(detail(t, &shown.open, d, dropped)).wrap(Wrap { trim: true }),
+            detail_area,
+        );
+    }
+}
+
+/// The pane's title: in presenter mode only what has been tested so far; otherwise the widest
+/// wording that fits `width` (the counts stay, the wording shortens).
+fn title(trace: &Trace, reveal: &Reveal, width: u16) -> String {
+    if reveal.decisions < trace.decisions.len() {
+        let tested = &trace.decisions[..reveal.decisions];
+        return format!(
+            " Fire test · m = {} · {} tested, {} fire ",
+            trace.settings.m,
+            tested.len(),
+            tested.iter().filter(|d| d.fires).count()
+        );
+    }
+    let reach = trace.fill.steps.last().map_or(0, |s| s.position);
+    let fired = trace.decisions.iter().filter(|d| d.fires).count();
+    let side = trace
+        .settings
+        .side_drop
+        .map(|t| format!(" · side drop {t:.2}: {} dropped", trace.side_drops.len()))
+        .unwrap_or_default();
+    let (m, n) = (trace.settings.m, trace.decisions.len());
+    let room = usize::from(width).saturating_sub(2);
+    [
+        format!(" Fire test · m = {m} · {n} seams ranked, {fired} fire{side} · the fill read to #{reach} "),
+        format!(" Fire test · m = {m} · {n} ranked, {fired} fire{side} · fill read to #{reach} "),
+        format!(" Fire test · m = {m} · {n} ranked, {fired} fire · read to #{reach} "),
+    ]
+    .into_iter()
+    .find(|t| Span::raw(t.as_str()).width() <= room)
+    .unwrap_or_else(|| format!(" Fire · m = {m} · {fired} of {n} fire "))
+}
+
+/// One row per decision tested so far, from the cursor's scroll offset: the seam, its position
+/// and the arithmetic, coloured by the verdict (muted past the fill's reach).
+fn decision_table<'a>(
+    app: &App,
+    shown: &Shown,
+    trace: &Trace,
+    reveal: &Reveal,
+    under_test: Option<usize>,
+    body: Rect,
+) -> Table<'a> {
+    let t = &app.theme;
+    let cursor = app.lists.fire;
+    let reach = trace.fill.steps.last().map_or(0, |s| s.position);
     let label_width = 11u16;
     let text_width = body.width.saturating_sub(label_width + 5 + 2);
-    let rows = trace
+    let rows: Vec<Row> = trace
         .decisions
         .iter()
         .enumerate()
@@ -115,41 +149,37 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
                 i == cursor.selected,
                 under_test == Some(i),
             )))
-        });
+        })
+        .collect();
     let widths = [
         Constraint::Length(label_width),
         Constraint::Length(5),
         Constraint::Fill(1),
     ];
-    frame.render_widget(Table::new(rows, widths), body);
-    let inner = inside(area);
-    let detail_area = Rect {
-        y: body.bottom(),
-        height: inner.bottom().saturating_sub(body.bottom()),
-        ..inner
-    };
-    // The explanation follows the decision under test, else the seam under the cursor of the
-    // pane in use: the fire test's own when it has the focus, the ranking's otherwise.
-    let ranking_seam = app.lists.ranking.selected;
+    Table::new(rows, widths)
+}
+
+/// The decision explained under the table: the one under test, else the seam under the cursor
+/// of the pane in use (the fire test's own when it has the focus, the ranking's otherwise).
+fn explained<'a>(
+    app: &App,
+    trace: &'a Trace,
+    reveal: &Reveal,
+    under_test: Option<usize>,
+) -> Option<&'a FireDecision> {
+    let cursor = app.lists.fire;
     let ranking_seam = trace
         .fused
-        .get(ranking_seam)
+        .get(app.lists.ranking.selected)
         .and_then(|e| e.entry.seam())
         .and_then(|s| trace.decisions.iter().position(|d| d.seam == s));
     let selected = under_test.or(match app.focus {
         Pane::Fire => Some(cursor.selected),
         _ => ranking_seam.or(Some(cursor.selected)),
     });
-    if let Some(d) = selected
+    selected
         .filter(|i| reveal.decided(*i))
         .and_then(|i| trace.decisions.get(i))
-    {
-        let dropped = trace.side_drops.iter().find(|s| s.seam == d.seam);
-        frame.render_widget(
-            Paragraph::new(detail(t, &shown.open, d, dropped)).wrap(Wrap { trim: true }),
-            detail_area,
-        );
-    }
 }
 
 /// Why the seam under the cursor passed or failed, in words (the row above has the arithmetic).

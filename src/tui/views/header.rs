@@ -67,7 +67,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let preview = app
         .jobs
         .layout
-        .as_ref()
+        .in_flight()
         .is_some_and(|j| app.shown.as_ref().map(|s| s.generation) == Some(j.generation));
     let share = if preview {
         area.width / 4 * 3
@@ -89,30 +89,26 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
 /// The running layout job as a progress bar, if one runs.
 fn job_line(app: &App) -> Option<Line<'static>> {
     let t = &app.theme;
-    let job = app.jobs.layout.as_ref()?;
+    let job = app.jobs.layout.in_flight()?;
     let what = match app.shown.as_ref().map(|s| s.params) {
         // The job's own documents are shown already: it is embedding their vectors.
         _ if app.shown.as_ref().map(|s| s.generation) == Some(job.generation) => {
             "vectors coming".to_string()
         }
-        Some(shown) if shown == job.params => "reloading the files".to_string(),
-        Some(shown) if shown.chunk_tokens != job.params.chunk_tokens => format!(
+        Some(shown) if shown == job.what => "reloading the files".to_string(),
+        Some(shown) if shown.chunk_tokens != job.what.chunk_tokens => format!(
             "rebuilding for chunk {} → {}",
-            shown.chunk_tokens, job.params.chunk_tokens
+            shown.chunk_tokens, job.what.chunk_tokens
         ),
-        Some(shown) if shown.chunker != job.params.chunker => format!(
+        Some(shown) if shown.chunker != job.what.chunker => format!(
             "rebuilding for chunker {} → {}",
-            shown.chunker, job.params.chunker
+            shown.chunker, job.what.chunker
         ),
-        Some(shown) if shown.heading_prefix != job.params.heading_prefix => format!(
+        Some(shown) if shown.heading_prefix != job.what.heading_prefix => format!(
             "rebuilding with heading prefixes {}",
-            if job.params.heading_prefix {
-                "on"
-            } else {
-                "off"
-            }
+            if job.what.heading_prefix { "on" } else { "off" }
         ),
-        Some(shown) => format!("rebuilding for k {} → {}", shown.k, job.params.k),
+        Some(shown) => format!("rebuilding for k {} → {}", shown.k, job.what.k),
         None => "opening".to_string(),
     };
     let (done, total, stage, unit) = match job.progress {

@@ -19,7 +19,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         lines.push(Line::from(""));
         lines.push(Line::styled("Press q to quit.", t.muted));
     } else {
-        let progress_line = match app.jobs.layout.as_ref().and_then(|j| j.progress) {
+        let progress_line = match app.jobs.layout.in_flight().and_then(|j| j.progress) {
             Some(p) => {
                 let unit = p.stage.unit();
                 let counts = if p.total > 0 && !unit.is_empty() {

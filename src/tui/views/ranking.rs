@@ -2,7 +2,7 @@
 //! marked, dropped seams dimmed, chunks in the final context dotted.
 
 use ratatui::Frame;
-use ratatui::layout::Constraint;
+use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table};
@@ -10,7 +10,7 @@ use seamscope::retrieve::{EntryRef, FusedEntry, ListSource, RerankStatus, Trace}
 
 use super::{empty_hint, fit, pane_block, row_style};
 use crate::tui::action::Pane;
-use crate::tui::app::{App, Shown};
+use crate::tui::app::{Answer, App, Shown};
 use crate::tui::screen::{Areas, inside};
 use crate::tui::step::{Reveal, list_name, search_lists};
 use crate::tui::theme::Theme;
@@ -24,7 +24,7 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     let area = areas.ranking;
     let Some(answer) = &app.answer else {
         frame.render_widget(pane_block(app, Pane::Ranking, " Fused ranking "), area);
-        let hint = if app.jobs.query.is_some() {
+        let hint = if app.jobs.query.in_flight().is_some() {
             "running the question…"
         } else {
             "type a question in the query box (press /) and press Enter: chunks and seams are searched together and fused here"
@@ -38,6 +38,16 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         draw_list(app, shown, frame, areas, list);
         return;
     }
+    frame.render_widget(pane_block(app, Pane::Ranking, title(answer)), area);
+    let inner = inside(area);
+    let rows = areas.body_height(Pane::Ranking);
+    frame.render_widget(fused_table(app, shown, trace, &reveal, inner, rows), inner);
+}
+
+/// The pane's title: the entry count with RRF's settings and what the reranker did, or first of
+/// all that dense search is still pending (it changes what every row means).
+fn title(answer: &Answer) -> String {
+    let trace = &answer.trace;
     let rerank = match trace.rerank_status() {
         RerankStatus::NotConfigured => String::new(),
         RerankStatus::Applied {
@@ -50,7 +60,7 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         ),
         RerankStatus::Failed { .. } => " · reranker failed: fused order kept".to_string(),
     };
-    let title = if answer.dense_pending {
+    if answer.dense_pending {
         // Said first: it changes what every row means, and it must not be cut off.
         format!(
             " Fused ranking · dense pending: keyword lists only · {} entries ",
@@ -63,9 +73,20 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
             trace.settings.rrf_c,
             trace.settings.depth
         )
-    };
-    frame.render_widget(pane_block(app, Pane::Ranking, title), area);
-    let inner = inside(area);
+    }
+}
+
+/// `rows` rows of the fused ranking from the cursor's scroll offset: position, entry, kind, its
+/// rank in each search list, RRF score and what became of it.
+fn fused_table<'a>(
+    app: &'a App,
+    shown: &Shown,
+    trace: &Trace,
+    reveal: &Reveal,
+    inner: Rect,
+    rows: usize,
+) -> Table<'a> {
+    let t = &app.theme;
     let spacing = FIXED.len() as u16;
     let entry_width = inner
         .width
@@ -74,15 +95,15 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     let under_test = app
         .current_step()
         .and_then(|(all, i)| all.get(i)?.position(trace));
-    let rows = trace
+    let rows: Vec<Row> = trace
         .fused
         .iter()
         .enumerate()
         .skip(cursor.offset)
-        .take(areas.body_height(Pane::Ranking))
+        .take(rows)
         .map(|(i, e)| {
             let label = entry_name(&shown.open, e.entry, usize::from(entry_width));
-            let (verdict, verdict_style, row) = verdict(t, trace, &reveal, e);
+            let (verdict, verdict_style, row) = verdict(t, trace, reveal, e);
             // With a reranker, a chunk outside the context shows the reranker's score.
             let verdict = match (
                 verdict,
@@ -103,7 +124,8 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
             ];
             let selected = i == cursor.selected;
             Row::new(cells).style(row.patch(row_style(t, selected, under_test == Some(i + 1))))
-        });
+        })
+        .collect();
     let header = Row::new(vec![
         " pos", "entry", "kind", "dense", "bm25c", "bm25s", "    rrf", "",
     ])
@@ -118,7 +140,7 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         Constraint::Length(FIXED[5]),
         Constraint::Length(FIXED[6]),
     ];
-    frame.render_widget(Table::new(rows, widths).header(header), inner);
+    Table::new(rows, widths).header(header)
 }
 
 /// An entry named in `width` columns, its id always whole: the full name (`chunk 40

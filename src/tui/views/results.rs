@@ -6,12 +6,12 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Paragraph, Row, Table};
 use seamscope::chunk::ChunkId;
-use seamscope::retrieve::{Baseline, BudgetAction};
+use seamscope::retrieve::{Baseline, BudgetAction, Trace};
 
 use super::{empty_hint, fit, pane_block, row_style, short_label, wrap_words};
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Shown, compare_rows, comparison};
-use crate::tui::gold::mark;
+use crate::tui::gold::{GoldLine, mark};
 use crate::tui::screen::{Areas, inside};
 use crate::tui::step::Step;
 use crate::tui::widgets::gauge::{slots, thousands};
@@ -35,13 +35,29 @@ pub fn draw_budget(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     let shown_steps = app
         .reveal()
         .map_or(fill.steps.len(), |r| r.fill_steps.min(fill.steps.len()));
-    let under_test_step = match app.current_step() {
-        Some((all, i)) => match all.get(i) {
-            Some(Step::Fill(s)) => Some(*s),
-            _ => None,
-        },
-        None => None,
+    frame.render_widget(
+        Paragraph::new(slot_gauge(app, trace, shown_steps)),
+        Rect { height: 1, ..inner },
+    );
+    if shown_steps == 0 {
+        let hint = "the fill starts once every fire test is done (→ to step on)";
+        frame.render_widget(empty_hint(t, hint), areas.body(Pane::Budget));
+        return;
+    }
+    let table_area = Rect {
+        y: inner.y + 1,
+        height: inner.height.saturating_sub(1),
+        ..inner
     };
+    let body = areas.body(Pane::Budget);
+    frame.render_widget(fill_table(app, shown, trace, shown_steps, body), table_area);
+}
+
+/// `slots ▮▮▮▯ · 1,234 tokens sent`: the slots used after the last step shown, and the tokens
+/// once the whole fill is shown.
+fn slot_gauge(app: &App, trace: &Trace, shown_steps: usize) -> Line<'static> {
+    let t = &app.theme;
+    let fill = &trace.fill;
     let used = shown_steps
         .checked_sub(1)
         .and_then(|i| fill.steps.get(i))
@@ -54,19 +70,34 @@ pub fn draw_budget(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
             t.text,
         ));
     }
-    frame.render_widget(
-        Paragraph::new(Line::from(gauge)),
-        Rect { height: 1, ..inner },
-    );
+    Line::from(gauge)
+}
 
-    let body = areas.body(Pane::Budget);
+/// The fill's first `shown_steps` steps from the cursor's scroll offset: position, entry,
+/// action and the slots used after it.
+fn fill_table<'a>(
+    app: &'a App,
+    shown: &Shown,
+    trace: &Trace,
+    shown_steps: usize,
+    body: Rect,
+) -> Table<'a> {
+    let t = &app.theme;
+    let fill = &trace.fill;
+    let under_test_step = match app.current_step() {
+        Some((all, i)) => match all.get(i) {
+            Some(Step::Fill(s)) => Some(*s),
+            _ => None,
+        },
+        None => None,
+    };
     let cursor = app.lists.budget;
     let digits = fill.budget.to_string().len() as u16;
     let slot_width = fill.budget.min(20) as u16 + 2 + 2 * digits;
     let entry_width = 10;
     // Columns 4 + entry + slots and three gaps: the action gets the rest, ids first when short.
-    let action_width = usize::from(inner.width.saturating_sub(4 + entry_width + slot_width + 3));
-    let rows = fill
+    let action_width = usize::from(body.width.saturating_sub(4 + entry_width + slot_width + 3));
+    let rows: Vec<Row> = fill
         .steps
         .iter()
         .enumerate()
@@ -87,7 +118,8 @@ pub fn draw_budget(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
                 Cell::from(Line::from(slots(s.slots_used_after, fill.budget, t))),
             ])
             .style(row_style(t, i == cursor.selected, under_test))
-        });
+        })
+        .collect();
     let header = Row::new(vec!["pos", "entry", "action", "slots"]).style(t.muted);
     let widths = [
         Constraint::Length(4),
@@ -95,17 +127,7 @@ pub fn draw_budget(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         Constraint::Fill(1),
         Constraint::Length(slot_width),
     ];
-    let table_area = Rect {
-        y: inner.y + 1,
-        height: inner.height.saturating_sub(1),
-        ..inner
-    };
-    if shown_steps == 0 {
-        let hint = "the fill starts once every fire test is done (→ to step on)";
-        frame.render_widget(empty_hint(t, hint), body);
-        return;
-    }
-    frame.render_widget(Table::new(rows, widths).header(header), table_area);
+    Table::new(rows, widths).header(header)
 }
 
 /// Draw the context with Seams beside the one without.
@@ -133,51 +155,13 @@ pub fn draw_compare(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) 
         frame.render_widget(empty_hint(t, hint), areas.body(Pane::Compare));
         return;
     }
-    let cmp = comparison(trace);
-    let baseline = match cmp.baseline {
-        Baseline::ChunksOnlyRetrieval => "chunks-only retrieval",
-        Baseline::SeamsRemoved => "seams deleted",
-    };
-    // The counts are the point; the baseline's name goes first when space runs short.
-    let counts = format!("+{} −{}", cmp.added.len(), cmp.displaced.len());
-    let long = format!(" With Seams vs without ({baseline}) · {counts} ");
-    let room = usize::from(area.width).saturating_sub(2);
-    let short = format!(" With vs without Seams · {counts} ");
-    let title = [long, short, format!(" Seams {counts} ")]
-        .into_iter()
-        .find(|t| t.chars().count() <= room)
-        .unwrap_or_else(|| format!(" {counts} "));
+    let title = compare_title(trace, area.width);
     frame.render_widget(pane_block(app, Pane::Compare, title), area);
     let mut body = areas.body(Pane::Compare);
     let mut table_area = inside(area);
     // A gold question's verdict and its reason sit at the bottom, whole.
     if let Some(gold) = app.gold_verdict() {
-        let width = usize::from(body.width.max(1));
-        let mut lines = vec![Line::from(vec![
-            Span::styled(format!("{} ", gold.id), t.key),
-            Span::styled(
-                format!("{} with", mark(gold.verdict.with_seams)),
-                if gold.verdict.with_seams {
-                    t.added
-                } else {
-                    t.displaced
-                },
-            ),
-            Span::styled(" · ", t.muted),
-            Span::styled(
-                format!("{} without", mark(gold.verdict.without_seams)),
-                if gold.verdict.without_seams {
-                    t.added
-                } else {
-                    t.displaced
-                },
-            ),
-        ])];
-        lines.extend(
-            wrap_words(&gold.short, width)
-                .into_iter()
-                .map(|l| Line::styled(l, t.evidence)),
-        );
+        let lines = verdict_lines(app, &gold, usize::from(body.width.max(1)));
         let rows = (lines.len() as u16).min(body.height);
         let verdict_area = Rect {
             y: body.bottom() - rows,
@@ -188,12 +172,61 @@ pub fn draw_compare(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) 
         body.height -= rows;
         table_area.height = table_area.height.saturating_sub(rows);
     }
+    frame.render_widget(compare_table(app, shown, trace, body), table_area);
+}
+
+/// The comparison's title: the counts of chunks Seams added and displaced are the point; the
+/// baseline's name goes first when `width` runs short.
+fn compare_title(trace: &Trace, width: u16) -> String {
+    let cmp = comparison(trace);
+    let baseline = match cmp.baseline {
+        Baseline::ChunksOnlyRetrieval => "chunks-only retrieval",
+        Baseline::SeamsRemoved => "seams deleted",
+    };
+    let counts = format!("+{} −{}", cmp.added.len(), cmp.displaced.len());
+    let long = format!(" With Seams vs without ({baseline}) · {counts} ");
+    let room = usize::from(width).saturating_sub(2);
+    let short = format!(" With vs without Seams · {counts} ");
+    [long, short, format!(" Seams {counts} ")]
+        .into_iter()
+        .find(|t| t.chars().count() <= room)
+        .unwrap_or_else(|| format!(" {counts} "))
+}
+
+/// A gold question's verdict with and without Seams, then its reason wrapped to `width`.
+fn verdict_lines(app: &App, gold: &GoldLine, width: usize) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let answered_style = |answered: bool| if answered { t.added } else { t.displaced };
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("{} ", gold.id), t.key),
+        Span::styled(
+            format!("{} with", mark(gold.verdict.with_seams)),
+            answered_style(gold.verdict.with_seams),
+        ),
+        Span::styled(" · ", t.muted),
+        Span::styled(
+            format!("{} without", mark(gold.verdict.without_seams)),
+            answered_style(gold.verdict.without_seams),
+        ),
+    ])];
+    lines.extend(
+        wrap_words(&gold.short, width)
+            .into_iter()
+            .map(|l| Line::styled(l, t.evidence)),
+    );
+    lines
+}
+
+/// One row per chunk of either context, from the cursor's scroll offset: `+` for a chunk only
+/// Seams sent, `−` for one only the baseline sent.
+fn compare_table<'a>(app: &'a App, shown: &Shown, trace: &Trace, body: Rect) -> Table<'a> {
+    let t = &app.theme;
     let cursor = app.lists.compare;
     let label_width = body.width.saturating_sub(1 + 4 + 3 + 3);
     let all = compare_rows(trace);
     let ids: Vec<ChunkId> = all.iter().map(|r| r.chunk).collect();
     let names = chunk_names(&shown.open, &ids, usize::from(label_width));
-    let rows = all
+    let rows: Vec<Row> = all
         .into_iter()
         .zip(names)
         .enumerate()
@@ -213,7 +246,8 @@ pub fn draw_compare(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) 
                 Cell::from(yes(r.without_seams)),
             ])
             .style(row_style(t, i == cursor.selected, false))
-        });
+        })
+        .collect();
     let header = Row::new(vec!["", "chunk", "with", "w/o"]).style(t.muted);
     let widths = [
         Constraint::Length(1),
@@ -221,7 +255,7 @@ pub fn draw_compare(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) 
         Constraint::Length(4),
         Constraint::Length(3),
     ];
-    frame.render_widget(Table::new(rows, widths).header(header), table_area);
+    Table::new(rows, widths).header(header)
 }
 
 /// How the comparison names its chunks, every id whole and the column alike: the full name

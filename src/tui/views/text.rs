@@ -6,9 +6,9 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use seamscope::chunk::ChunkId;
 use seamscope::chunk::atoms::Atom;
-use seamscope::corpus::{DocKind, Span as ByteSpan};
+use seamscope::chunk::{Chunk, ChunkId};
+use seamscope::corpus::{DocKind, Document, Span as ByteSpan};
 use seamscope::retrieve::{EntryRef, Trace};
 use seamscope::seam::Seam;
 use seamscope::session::OpenCorpus;
@@ -55,27 +55,9 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
         frame.render_widget(pane_block(app, Pane::Text, " Text "), areas.text);
         return;
     };
-    let kind = match doc.kind {
-        DocKind::Markdown => "markdown",
-        DocKind::Code => "code",
-        DocKind::Text => "text",
-    };
     let chunks = doc_chunks(&open.layout, doc.id);
     let seams = &open.layout.seams[doc_seams(&open.layout, doc.id)];
-    let name = seamscope::text::safe_name(&doc.path);
-    let room = usize::from(areas.text.width).saturating_sub(2);
-    let title = [
-        format!(
-            " {name} · {kind} · {} chunks · {} seams ",
-            chunks.len(),
-            seams.len()
-        ),
-        format!(" {name} · {} chunks ", chunks.len()),
-        format!(" {name} "),
-    ]
-    .into_iter()
-    .find(|t| Span::raw(t.as_str()).width() <= room)
-    .unwrap_or_else(|| fit(&format!(" {name} "), room));
+    let title = title(doc, chunks.len(), seams.len(), areas.text.width);
     frame.render_widget(pane_block(app, Pane::Text, title), areas.text);
     let inner = inside(areas.text);
     let info_area = Rect { height: 1, ..inner };
@@ -99,11 +81,7 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     let atoms = shown.atoms.doc(doc.id);
     // Where each seam cuts: a chunk's start, or the middle of what given chunks share.
     let cuts: Vec<usize> = seams.iter().map(|s| s.cut).collect();
-    let overlaps: Vec<ByteSpan> = open.layout.chunks[chunks.clone()]
-        .windows(2)
-        .filter(|w| w[1].span.start < w[0].span.end)
-        .map(|w| ByteSpan::new(w[1].span.start, w[0].span.end))
-        .collect();
+    let overlaps = shared_text(&open.layout.chunks[chunks.clone()]);
     let paint = Paint {
         theme: t,
         text: &doc.text,
@@ -149,6 +127,75 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     frame.render_widget(Paragraph::new(lines), body);
 }
 
+/// The pane's title: the document's name, kind and counts, the widest wording that fits
+/// `width` (the name stays whole as long as it can).
+fn title(doc: &Document, chunks: usize, seams: usize, width: u16) -> String {
+    let kind = match doc.kind {
+        DocKind::Markdown => "markdown",
+        DocKind::Code => "code",
+        DocKind::Text => "text",
+    };
+    let name = seamscope::text::safe_name(&doc.path);
+    let room = usize::from(width).saturating_sub(2);
+    [
+        format!(" {name} · {kind} · {chunks} chunks · {seams} seams "),
+        format!(" {name} · {chunks} chunks "),
+        format!(" {name} "),
+    ]
+    .into_iter()
+    .find(|t| Span::raw(t.as_str()).width() <= room)
+    .unwrap_or_else(|| fit(&format!(" {name} "), room))
+}
+
+/// Text two neighbouring chunks both hold (given cuts that overlap), one span per pair.
+fn shared_text(chunks: &[Chunk]) -> Vec<ByteSpan> {
+    chunks
+        .windows(2)
+        .filter(|w| w[1].span.start < w[0].span.end)
+        .map(|w| ByteSpan::new(w[1].span.start, w[0].span.end))
+        .collect()
+}
+
+/// A chunk's size, bytes and fused position, in the widest wording that fits `room`.
+fn chunk_details(chunk: &Chunk, ranked: &str, short: &str, room: usize) -> String {
+    let (tokens, start, end) = (
+        thousands(chunk.tokens as usize),
+        thousands(chunk.span.start),
+        thousands(chunk.span.end),
+    );
+    widest(
+        &[
+            format!(" · {tokens} tokens · bytes {start}–{end}{ranked}"),
+            format!(" · {tokens} tok · {start}–{end}{ranked}"),
+            format!(" · {tokens} tok{ranked}"),
+            format!(" · {tokens} tok{short}"),
+            format!(" · {tokens} tok"),
+        ],
+        room,
+    )
+}
+
+/// A seam window's tokens either side of its cut, bytes and fused position, in the widest
+/// wording that fits `room`.
+fn seam_details(seam: &Seam, ranked: &str, short: &str, room: usize) -> String {
+    let (l, r, start, end) = (
+        seam.left_tokens,
+        seam.right_tokens,
+        thousands(seam.span.start),
+        thousands(seam.span.end),
+    );
+    widest(
+        &[
+            format!(" · {l} + {r} tokens around the cut · bytes {start}–{end}{ranked}"),
+            format!(" · {l}+{r} tok · {start}–{end}{ranked}"),
+            format!(" · {l}+{r} tok{ranked}"),
+            format!(" · {l}+{r} tok{short}"),
+            format!(" · {l}+{r} tok"),
+        ],
+        room,
+    )
+}
+
 /// The line describing the chunk or seam under the cursor.
 fn info_line<'a>(
     app: &App,
@@ -181,22 +228,9 @@ fn info_line<'a>(
     match entry {
         EntryRef::Chunk(c) => {
             if let Some(chunk) = open.layout.chunks.get(c.0 as usize) {
-                let (tokens, start, end) = (
-                    thousands(chunk.tokens as usize),
-                    thousands(chunk.span.start),
-                    thousands(chunk.span.end),
-                );
+                let room = width.saturating_sub(used(&spans));
                 spans.push(Span::styled(
-                    widest(
-                        &[
-                            format!(" · {tokens} tokens · bytes {start}–{end}{ranked}"),
-                            format!(" · {tokens} tok · {start}–{end}{ranked}"),
-                            format!(" · {tokens} tok{ranked}"),
-                            format!(" · {tokens} tok{short}"),
-                            format!(" · {tokens} tok"),
-                        ],
-                        width.saturating_sub(used(&spans)),
-                    ),
+                    chunk_details(chunk, &ranked, &short, room),
                     t.text,
                 ));
                 if reveal.is_some_and(|r| r.context.contains(&c)) {
@@ -206,26 +240,10 @@ fn info_line<'a>(
         }
         EntryRef::Seam(s) => {
             if let Some(seam) = open.layout.seams.get(s.0 as usize) {
-                let (l, r, start, end) = (
-                    seam.left_tokens,
-                    seam.right_tokens,
-                    thousands(seam.span.start),
-                    thousands(seam.span.end),
-                );
+                // Room is kept for the verdict that follows.
+                let room = width.saturating_sub(used(&spans) + 10);
                 spans.push(Span::styled(
-                    widest(
-                        &[
-                            format!(
-                                " · {l} + {r} tokens around the cut · bytes {start}–{end}{ranked}"
-                            ),
-                            format!(" · {l}+{r} tok · {start}–{end}{ranked}"),
-                            format!(" · {l}+{r} tok{ranked}"),
-                            format!(" · {l}+{r} tok{short}"),
-                            format!(" · {l}+{r} tok"),
-                        ],
-                        // Room is kept for the verdict that follows.
-                        width.saturating_sub(used(&spans) + 10),
-                    ),
+                    seam_details(seam, &ranked, &short, room),
                     t.text,
                 ));
                 let decided = trace.and_then(|tr| {
@@ -273,6 +291,24 @@ impl Paint<'_> {
         ])
     }
 
+    /// The fire test's verdict on `seam`, once presenter mode has reached its decision.
+    fn verdict(&self, seam: &Seam) -> Option<(String, Style)> {
+        let t = self.theme;
+        let trace = self.trace?;
+        let i = trace.decisions.iter().position(|d| d.seam == seam.id)?;
+        if !self.reveal.is_some_and(|r| r.decided(i)) {
+            return None;
+        }
+        let d = &trace.decisions[i];
+        Some(if d.fires {
+            (format!("fires at #{} ", d.seam_position), t.fired)
+        } else {
+            (format!("dropped at #{} ", d.seam_position), t.dropped)
+        })
+    }
+
+    /// The line where `chunk` starts: its cut, with the seam window there, its verdict and any
+    /// block the cut splits; or, where no seam leads into it, the chunk's name and size.
     fn marker(&self, chunk: ChunkId, seam: Option<usize>) -> Line<'static> {
         let t = self.theme;
         let open = self.open;
@@ -308,19 +344,7 @@ impl Paint<'_> {
             ),
         };
         // The verdict comes first, so a narrow pane cuts the details rather than the verdict.
-        let verdict = window.and_then(|s| {
-            let trace = self.trace?;
-            let i = trace.decisions.iter().position(|d| d.seam == s.id)?;
-            if !self.reveal.is_some_and(|r| r.decided(i)) {
-                return None;
-            }
-            let d = &trace.decisions[i];
-            Some(if d.fires {
-                (format!("fires at #{} ", d.seam_position), t.fired)
-            } else {
-                (format!("dropped at #{} ", d.seam_position), t.dropped)
-            })
-        });
+        let verdict = window.and_then(|s| self.verdict(s));
         let full = self.width + GUTTER;
         let mut spans = vec![Span::styled(head, style)];
         if let Some((v, s)) = verdict {

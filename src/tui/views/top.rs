@@ -27,7 +27,7 @@ pub fn draw_query(app: &App, frame: &mut Frame, area: Rect) {
         if usize::from(area.width) > Span::raw(timings.as_str()).width() + 12 {
             block = block.title(Line::styled(timings, t.muted).right_aligned());
         }
-    } else if app.jobs.query.is_some() {
+    } else if app.jobs.query.in_flight().is_some() {
         block = block.title(Line::styled(" running… ", t.notice).right_aligned());
     }
     let inner = inside(area);
@@ -110,12 +110,12 @@ pub fn draw_sliders(app: &App, frame: &mut Frame, areas: &Areas) {
     frame.render_widget(block, areas.sliders);
     for slider in Slider::ALL {
         // A rebuilding slider shows its new value with a mark until the new layout arrives.
-        let pending = app.jobs.layout.as_ref().is_some_and(|job| {
+        let pending = app.jobs.layout.in_flight().is_some_and(|job| {
             let shown = app.shown.as_ref().map(|s| s.params);
             match slider {
-                Slider::K => shown.is_none_or(|p| p.k != job.params.k),
+                Slider::K => shown.is_none_or(|p| p.k != job.what.k),
                 Slider::ChunkTokens => {
-                    shown.is_none_or(|p| p.chunk_tokens != job.params.chunk_tokens)
+                    shown.is_none_or(|p| p.chunk_tokens != job.what.chunk_tokens)
                 }
                 Slider::M | Slider::Budget => false,
             }

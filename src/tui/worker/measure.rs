@@ -21,10 +21,12 @@ use seamscope::session::OpenCorpus;
 use seamscope::tune::{TuneProgress, TuneQuestion, TuneRow, rank, tune_layout};
 
 use super::{PROGRESS_EVERY, Worker};
-use crate::tui::action::{Action, LayoutParams};
+use crate::tui::action::Action;
 use crate::tui::background::{
     BackgroundProgress, Calibrated, EvalProblem, EvalRun, Evaluated, SeamsPrepared,
 };
+use crate::tui::jobs::JobKind;
+use crate::tui::layout_params::LayoutParams;
 
 /// What the last evaluation ran on: enough to prepare Seams again at another `k`.
 pub struct EvalBase {
@@ -128,14 +130,14 @@ impl Worker<'_> {
     /// Calibrate `m` on the current layout (on the corpus' gold question set when there is one
     /// and `gold` asks for it, else on sampled passages), then scan `k` on the same questions.
     pub(super) fn calibrate(&mut self, generation: u64, query: QuerySettings, gold: bool) {
-        if !self.gens.calibration_is_current(generation) {
+        if !self.gens.is_current(JobKind::Calibration, generation) {
             return;
         }
         let result = guarded(
             || self.calibrate_on_shown(generation, query, gold),
             || "internal error while calibrating".to_string(),
         );
-        if self.gens.calibration_is_current(generation) {
+        if self.gens.is_current(JobKind::Calibration, generation) {
             let (result, k_scan) = match result {
                 Ok((report, k_scan)) => (Ok(report), k_scan),
                 Err(e) => (Err(e), Vec::new()),
@@ -171,7 +173,7 @@ impl Worker<'_> {
             None
         };
         let gens = Arc::clone(&self.gens);
-        let current = move || gens.calibration_is_current(generation);
+        let current = move || gens.is_current(JobKind::Calibration, generation);
         let mut progress = Progress::new(self.send, generation, Action::CalibrationProgress);
         let engine = self.engine.as_mut().ok_or("the model is not loaded")?;
         let query = QuerySettings {
@@ -241,7 +243,7 @@ impl Worker<'_> {
 
     /// Run the comparison on the current layout's question set, keeping every search.
     pub(super) fn evaluate(&mut self, generation: u64, grid: GridSettings, k: usize) {
-        if !self.gens.eval_is_current(generation) {
+        if !self.gens.is_current(JobKind::Eval, generation) {
             return;
         }
         let result = guarded(
@@ -252,7 +254,7 @@ impl Worker<'_> {
         let Some(result) = result.transpose() else {
             return;
         };
-        if self.gens.eval_is_current(generation) {
+        if self.gens.is_current(JobKind::Eval, generation) {
             (self.send)(Action::Evaluated(Box::new(Evaluated {
                 generation,
                 result,
@@ -288,7 +290,7 @@ impl Worker<'_> {
         let n = questions.len();
         let total = n * (strategies.len() + 1);
         let gens = Arc::clone(&self.gens);
-        let current = || gens.eval_is_current(generation);
+        let current = || gens.is_current(JobKind::Eval, generation);
         let mut progress = Progress::new(self.send, generation, Action::EvalProgress);
         let engine = self
             .engine
@@ -364,7 +366,7 @@ impl Worker<'_> {
 
     /// Prepare and search Seams again at `k` on the last evaluation's question set.
     pub(super) fn prepare_seams(&mut self, generation: u64, k: usize, grid: GridSettings) {
-        if !self.gens.eval_is_current(generation) {
+        if !self.gens.is_current(JobKind::Eval, generation) {
             return;
         }
         let result = guarded(
@@ -375,7 +377,7 @@ impl Worker<'_> {
         let Some(result) = result.transpose() else {
             return;
         };
-        if self.gens.eval_is_current(generation) {
+        if self.gens.is_current(JobKind::Eval, generation) {
             (self.send)(Action::SeamsPrepared(Box::new(SeamsPrepared {
                 generation,
                 result,
@@ -416,7 +418,7 @@ impl Worker<'_> {
         let what = format!("{label}: searching");
         SearchedStrategy::search(prepared, &questions, &vectors, &grid, &mut |d, total| {
             progress.report(&what, d, total);
-            gens.eval_is_current(generation)
+            gens.is_current(JobKind::Eval, generation)
         })
         .map_err(|e| e.to_string())
     }
