@@ -162,12 +162,7 @@ impl App {
     pub fn new(corpus_name: String, settings: &Settings, theme: Theme, jobs: Jobs) -> App {
         App {
             corpus_name,
-            embedder_label: seamscope::embed::spec::EmbedderSpec::parse(
-                settings.embedder.as_deref().unwrap_or(""),
-            )
-            .ok()
-            .and_then(|spec| spec.label(settings.embed_model.as_deref()))
-            .map(|label| seamscope::text::safe_name(&label)),
+            embedder_label: embedder_label(settings),
             theme,
             size: Rect::new(0, 0, 200, 60),
             page: Page::Explore,
@@ -564,4 +559,12 @@ impl App {
             });
         }
     }
+}
+
+/// The embedder as the header names it: `None` for the pinned default; never credentials.
+pub fn embedder_label(settings: &Settings) -> Option<String> {
+    seamscope::embed::spec::EmbedderSpec::parse(settings.embedder.as_deref().unwrap_or(""))
+        .ok()
+        .and_then(|spec| spec.label(settings.embed_model.as_deref()))
+        .map(|label| seamscope::text::safe_name(&label))
 }

@@ -295,3 +295,25 @@ fn tui_the_header_says_when_dense_search_runs_in_chroma() {
     let line = top(&mut f);
     assert!(line.contains("dense search in Chroma (HNSW)"), "{line}");
 }
+
+#[test]
+fn tui_the_header_names_an_embedder_other_than_the_default_without_credentials() {
+    let mut f = Fixture::answered();
+    let top = |f: &mut Fixture| {
+        let screen = f.draw(200, 60).backend().to_string();
+        screen.lines().next().unwrap_or_default().to_string()
+    };
+    assert!(!top(&mut f).contains("openai:"), "the default is not named");
+    let settings = seamscope::settings::Settings {
+        embedder: Some("openai:https://user:secret@api.example.com/v1".into()),
+        embed_model: Some("text-embedding-3-small".into()),
+        ..Default::default()
+    };
+    f.app.embedder_label = crate::tui::app::embedder_label(&settings);
+    let line = top(&mut f);
+    assert!(
+        line.contains("│ openai:text-embedding-3-small @ api.example.com "),
+        "{line}"
+    );
+    assert!(!line.contains("secret"), "{line}");
+}
