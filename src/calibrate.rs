@@ -30,6 +30,7 @@ pub mod llm;
 pub mod measure;
 pub mod objective;
 pub mod passage;
+pub mod provenance;
 pub mod recommend;
 pub mod report;
 pub mod sample;

@@ -45,7 +45,7 @@ pub struct TuneArgs {
     chunk_sizes: Vec<usize>,
     /// How documents are cut: fixed, sentence, recursive or structure (default fixed).
     #[arg(long, value_enum, value_name = "KIND")]
-    chunker: Option<seamscope::chunk::ChunkerKind>,
+    chunker: Option<super::choices::ChunkerChoice>,
     /// Score on a question set with gold evidence (JSONL) instead of sampled passages.
     #[arg(long, value_name = "FILE")]
     questions: Option<PathBuf>,
@@ -176,7 +176,7 @@ fn passage_questions(
 pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> anyhow::Result<()> {
     let mut settings = global.settings()?;
     if let Some(c) = args.chunker {
-        settings.chunker = c;
+        settings.chunker = c.into();
     }
     let budgets = if args.budgets.is_empty() {
         vec![settings.budget]
