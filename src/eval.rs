@@ -9,7 +9,10 @@ pub mod metrics;
 pub mod prepare;
 pub mod questions;
 pub mod rescore;
+pub mod run;
 pub mod score;
 pub mod select;
 pub mod strategy;
 pub mod survival;
+
+pub use run::{compare, search_strategies, sweep};

@@ -35,6 +35,9 @@ use crate::retrieve::{
 /// The largest margin scored by default (the candidates are `0..=DEFAULT_MAX_M`).
 pub const DEFAULT_MAX_M: u32 = 30;
 
+/// The largest candidate margin a calibration may be asked to score.
+pub const MAX_M_RANGE: std::ops::RangeInclusive<u32> = 1..=1000;
+
 /// The default candidate margins: every `m` from 0 to [`DEFAULT_MAX_M`].
 pub fn default_candidates() -> Vec<u32> {
     (0..=DEFAULT_MAX_M).collect()

@@ -221,11 +221,12 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
                 qs.len(),
                 args.seed
             );
-            if !json && corpus.join("questions.jsonl").is_file() {
+            let set = seamscope::corpus::questions_path(corpus);
+            if !json && set.is_file() {
                 eprintln!(
                     "tune: {} has a question set; --questions {} scores on its gold evidence instead",
                     corpus.display(),
-                    corpus.join("questions.jsonl").display()
+                    set.display()
                 );
             }
             (qs, source)
