@@ -5,11 +5,10 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use seamscope::calibrate::objective::Evidence;
-use seamscope::calibrate::passage::{PassageOptions, sample_passages};
-use seamscope::calibrate::{KeywordQuestions, QuestionGenerator};
 use seamscope::layout::Layout;
-use seamscope::tune::{TuneGrid, TuneProgress, TuneQuestion, TuneReport, TuneRow, tune};
+use seamscope::tune::{
+    TuneGrid, TuneProgress, TuneReport, TuneRow, gold_questions, passage_questions, tune,
+};
 
 use super::common::start_engine;
 use super::{GlobalArgs, UsageError};
@@ -138,40 +137,6 @@ fn check_range(
     .into())
 }
 
-/// Offline keyword questions over uniformly drawn passages of the base layout.
-fn passage_questions(
-    corpus: &seamscope::corpus::Corpus,
-    layout: &Layout,
-    count: usize,
-    seed: u64,
-) -> Vec<TuneQuestion> {
-    let drawn = sample_passages(
-        corpus,
-        layout,
-        &PassageOptions {
-            count,
-            seed,
-            ..PassageOptions::default()
-        },
-    );
-    let mut generator = KeywordQuestions;
-    drawn
-        .passages
-        .iter()
-        .filter_map(|p| {
-            let text = corpus.doc(p.doc).slice(p.span);
-            let q = generator.passage_question(text).ok()?;
-            Some(TuneQuestion {
-                text: q,
-                evidence: Evidence {
-                    doc: p.doc,
-                    spans: vec![p.span],
-                },
-            })
-        })
-        .collect()
-}
-
 /// Run the grid and print the ranked table (or JSON).
 pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> anyhow::Result<()> {
     let mut settings = global.settings()?;
@@ -205,22 +170,11 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
     let (questions, source) = match &args.questions {
         Some(path) => {
             let qs = super::common::load_question_file(path, &docs)?;
-            let questions = qs.iter().map(TuneQuestion::of).collect::<Vec<_>>();
-            let source = format!(
-                "{} questions of {} with gold spans",
-                questions.len(),
-                path.display()
-            );
-            (questions, source)
+            gold_questions(&path.display().to_string(), &qs)
         }
         None => {
             let layout = Layout::for_settings(&docs, &engine.tokenizer, &settings)?;
-            let qs = passage_questions(&docs, &layout, args.passages, args.seed);
-            let source = format!(
-                "{} passages of 100-400 tokens drawn uniformly over the corpus (seed {}), each asked as an offline keyword question",
-                qs.len(),
-                args.seed
-            );
+            let (qs, source) = passage_questions(&docs, &layout, args.passages, args.seed);
             let set = seamscope::corpus::questions_path(corpus);
             if !json && set.is_file() {
                 eprintln!(

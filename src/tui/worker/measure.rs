@@ -6,7 +6,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use seamscope::calibrate::objective::DEFAULT_MAX_M;
 use seamscope::calibrate::{
     CalibrateOptions, CalibrationReport, CalibrationSource, KeywordQuestions,
 };
@@ -17,7 +16,7 @@ use seamscope::eval::run::{SearchProgress, embed_questions, search_strategies};
 use seamscope::eval::strategy::Strategy;
 use seamscope::retrieve::QuerySettings;
 use seamscope::session::OpenCorpus;
-use seamscope::tune::{TuneProgress, TuneQuestion, TuneRow, rank, tune_layout};
+use seamscope::tune::{TuneProgress, TuneRow, calibration_questions, scan_k};
 
 use super::{PROGRESS_EVERY, Worker};
 use crate::tui::action::{Action, LayoutParams};
@@ -35,38 +34,6 @@ pub struct EvalBase {
 
 // The screen names the corpus' question set through here; its one home is the engine.
 pub use seamscope::corpus::questions_path;
-
-/// The seam half-widths a calibration scans besides the current one.
-pub const K_SCAN: [usize; 3] = [100, 150, 200];
-
-/// The questions a calibration scored, for the `k` scan: the gold set, or the passages it asked.
-fn scan_questions(
-    report: &CalibrationReport,
-    gold: Option<&[Question]>,
-    open: &OpenCorpus,
-) -> Vec<TuneQuestion> {
-    match gold {
-        Some(questions) => questions.iter().map(TuneQuestion::of).collect(),
-        None => report
-            .passage_samples
-            .iter()
-            .filter_map(|p| TuneQuestion::of_passage(p, &open.corpus))
-            .collect(),
-    }
-}
-
-/// The best row of each `k`, best first (fewest failures, then tokens, then the larger m).
-fn best_per_k(mut rows: Vec<TuneRow>) -> Vec<TuneRow> {
-    rows.retain(|r| r.k.is_some());
-    rank(&mut rows);
-    let mut seen = Vec::new();
-    rows.retain(|r| {
-        let new = !seen.contains(&r.k);
-        seen.push(r.k);
-        new
-    });
-    rows
-}
 
 /// Sends progress at most every [`PROGRESS_EVERY`], and always the last step.
 struct Progress<'a> {
@@ -198,24 +165,13 @@ impl Worker<'_> {
             current()
         })
         .map_err(|e| e.to_string())?;
-        let questions = scan_questions(&report, gold_questions.as_deref(), &open);
-        let mut ks: Vec<usize> = K_SCAN.to_vec();
-        ks.push(params.k);
-        ks.sort_unstable();
-        ks.dedup();
-        let ms: Vec<u32> = (0..=DEFAULT_MAX_M).collect();
-        let scanned = tune_layout(
+        let questions = calibration_questions(&report, gold_questions.as_deref(), &open.corpus);
+        let scanned = scan_k(
             engine,
-            &open.corpus,
-            &open.layout,
-            params.chunk_tokens,
+            &open,
+            (params.chunk_tokens, params.k),
             &query,
-            &ks,
-            &ms,
-            &[query.budget],
-            &[None],
             &questions,
-            0.0,
             &mut |p| {
                 if let TuneProgress::Searching { k, done, total, .. } = p {
                     progress.report(&format!("scanning k = {k}"), done, total);
@@ -225,7 +181,7 @@ impl Worker<'_> {
         )
         .map_err(|e| e.to_string())?
         .ok_or("calibration cancelled")?;
-        Ok((Arc::new(report), best_per_k(scanned.0)))
+        Ok((Arc::new(report), scanned))
     }
 
     /// Run the comparison on the current layout's question set, keeping every search.
