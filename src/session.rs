@@ -153,6 +153,23 @@ pub fn needs_setup(settings: &Settings) -> bool {
         || (using_default_runtime && !install::runtime_installed(&places.runtime_path))
 }
 
+/// Install the pinned model and runtime when the settings need them and they are missing
+/// ([`needs_setup`]): the one "install if needed" every front end runs before it loads the
+/// model. `starting` is called once, before anything is fetched; `log` hears each line of the
+/// setup. Returns whether setup ran.
+pub fn install_if_needed(
+    settings: &Settings,
+    starting: impl FnOnce(),
+    log: &mut dyn FnMut(&str),
+) -> Result<bool, install::InstallError> {
+    if !needs_setup(settings) {
+        return Ok(false);
+    }
+    starting();
+    install::install(&settings.places().data_dir, log)?;
+    Ok(true)
+}
+
 impl OpenCorpus {
     /// A corpus laid out, with keyword indexes in memory and no vectors yet: it can be shown and
     /// asked (keyword lists only, [`OpenCorpus::ask_keywords`]) while [`Engine::index_layout`]

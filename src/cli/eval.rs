@@ -291,7 +291,11 @@ pub fn run(
         settings.m = m;
     }
     settings.validate().map_err(|e| UsageError(e.to_string()))?;
-    if !args.seam_k.iter().all(|&k| (1..=4096).contains(&k)) {
+    if !args
+        .seam_k
+        .iter()
+        .all(|k| seamscope::settings::K_RANGE.contains(k))
+    {
         return Err(UsageError("--seam-k values must be between 1 and 4096 tokens".into()).into());
     }
     if !(args.fail_over.is_finite() && args.fail_over >= 0.0) {

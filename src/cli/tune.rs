@@ -153,7 +153,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
     } else {
         args.chunk_sizes.clone()
     };
-    check_range(&args.ks, "--k", 1..=4096)?;
+    check_range(&args.ks, "--k", seamscope::settings::K_RANGE)?;
     check_range(&budgets, "--budget", 1..=1000)?;
     check_range(&sizes, "--chunk-tokens", 16..=1_000_000)?;
     settings.validate().map_err(|e| UsageError(e.to_string()))?;
