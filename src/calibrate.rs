@@ -36,6 +36,7 @@ pub mod report;
 pub mod sample;
 pub mod stats;
 pub mod verdict;
+pub mod warning;
 
 pub use generate::{GenError, KeywordQuestions, QuestionGenerator};
 pub use gold::calibrate_from_questions;

@@ -2,9 +2,11 @@
 
 pub mod baseline;
 pub mod collection;
+pub mod embedding;
 pub mod evidence;
 pub mod failure;
 pub mod grid;
+pub mod grid_settings;
 pub mod metrics;
 pub mod prepare;
 pub mod questions;

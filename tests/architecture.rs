@@ -398,9 +398,12 @@ fn the_screen_never_uses_the_cli_as_a_library() {
     );
 }
 
+/// Arrows from a module to the modules it names, each with the places (`file:line`) that draw it.
+type Graph = BTreeMap<String, BTreeMap<String, Vec<String>>>;
+
 /// Arrows between the engine's top-level modules, each with the places that draw it.
-fn engine_graph() -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
-    let mut graph: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+fn engine_graph() -> Graph {
+    let mut graph: Graph = BTreeMap::new();
     for source in sources()
         .iter()
         .filter(|s| !s.is_front_end() && !s.module.is_empty())
@@ -420,7 +423,7 @@ fn engine_graph() -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
 }
 
 /// The groups of modules that reach each other (strongly connected, more than one module).
-fn loops(graph: &BTreeMap<String, BTreeMap<String, Vec<String>>>) -> Vec<BTreeSet<String>> {
+fn loops(graph: &Graph) -> Vec<BTreeSet<String>> {
     let nodes: BTreeSet<&String> = graph
         .keys()
         .chain(graph.values().flat_map(|e| e.keys()))
@@ -482,6 +485,46 @@ fn the_engine_modules_form_no_loop() {
     assert!(
         report.is_empty(),
         "module loops in the engine:\n{}",
+        report.join("\n")
+    );
+}
+
+/// Arrows between the files of one engine module (`calibrate::report` → `calibrate::verdict`),
+/// keyed by the module, each with the places that draw it.
+fn file_graphs() -> BTreeMap<String, Graph> {
+    let mut graphs: BTreeMap<String, Graph> = BTreeMap::new();
+    for source in sources()
+        .iter()
+        .filter(|s| !s.is_front_end() && s.module.len() >= 2)
+    {
+        let from = &source.module[1];
+        for (path, line) in crate_paths(source) {
+            if path.len() < 2 || path[0] != source.module[0] || &path[1] == from {
+                continue;
+            }
+            let graph = graphs.entry(source.module[0].clone()).or_default();
+            let places = graph.entry(from.clone()).or_default();
+            places
+                .entry(path[1].clone())
+                .or_default()
+                .push(format!("{}:{line}", source.rel()));
+        }
+    }
+    graphs
+}
+
+#[test]
+fn the_files_of_each_engine_module_form_no_loop() {
+    let mut report = Vec::new();
+    for (module, graph) in file_graphs() {
+        for group in loops(&graph) {
+            let members: Vec<String> = group.iter().map(|m| format!("{module}::{m}")).collect();
+            report.push(format!("{{{}}} reach each other", members.join(", ")));
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "file loops in the engine:\n{}",
         report.join("\n")
     );
 }
