@@ -30,11 +30,13 @@ pub mod llm;
 pub mod measure;
 pub mod objective;
 pub mod passage;
+pub mod provenance;
 pub mod recommend;
 pub mod report;
 pub mod sample;
 pub mod stats;
 pub mod verdict;
+pub mod warning;
 
 pub use generate::{GenError, KeywordQuestions, QuestionGenerator};
 pub use gold::calibrate_from_questions;
@@ -53,6 +55,7 @@ pub use sample::{SampleKind, SampleOptions, SampleSet, SampledSentence, sample_s
 pub use stats::{Bin, BinSpec, Spread, percentile};
 
 use crate::corpus::Corpus;
+use crate::eval::questions::Question;
 use crate::layout::Layout;
 use crate::retrieve::{QuerySettings, QuerySettingsError, Trace};
 use crate::session::{Engine, EngineError, OpenCorpus};
@@ -159,6 +162,53 @@ pub fn calibrate(
     )?;
     report.setup.embedder = Some(engine.embedder.identity().to_string());
     Ok(report)
+}
+
+/// What a calibration asks: a gold question set, or passages and sentences drawn from the corpus
+/// and given questions by a generator.
+pub enum CalibrationSource<'a> {
+    /// A question set with gold evidence: every question scores the curve.
+    Gold {
+        /// Where the questions came from, as the report names it (the file's path).
+        name: &'a str,
+        /// The questions.
+        questions: &'a [Question],
+    },
+    /// Passages and sentences drawn under the options' seeds, asked by this generator.
+    Sampled(&'a mut dyn QuestionGenerator),
+}
+
+/// Calibrate `m` on an open corpus, from either source: the one call every front end makes.
+///
+/// `progress` is called after each question; returning `false` cancels.
+pub fn run(
+    engine: &mut Engine,
+    open: &OpenCorpus,
+    source: CalibrationSource<'_>,
+    options: &CalibrateOptions,
+    progress: &mut dyn FnMut(CalibrationProgress) -> bool,
+) -> Result<CalibrationReport, CalibrateError> {
+    match source {
+        CalibrationSource::Gold { name, questions } => {
+            let query = options.query;
+            let mut search = |q: &str| Ok(engine.ask(open, q, &query)?.0);
+            let mut report = calibrate_from_questions(
+                &open.corpus,
+                &open.layout,
+                questions,
+                name,
+                &query,
+                options.max_m,
+                &mut search,
+                progress,
+            )?;
+            report.setup.embedder = Some(engine.embedder.identity().to_string());
+            Ok(report)
+        }
+        CalibrationSource::Sampled(generator) => {
+            calibrate(engine, open, generator, options, progress)
+        }
+    }
 }
 
 /// `text` with every run of whitespace (line breaks included) as one space.

@@ -64,9 +64,7 @@ pub trait Chunker {
 }
 
 /// The chunking strategies on offer, wherever a chunker is chosen (CLI `--chunker`, settings, TUI).
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ChunkerKind {
     /// Fixed token windows, each cut moved back to a word start (the Seams baseline).
@@ -157,10 +155,9 @@ pub fn chunk_corpus(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::Settings;
 
     #[test]
-    fn kinds_build_named_chunkers_and_read_from_settings() {
+    fn kinds_build_named_chunkers() {
         let names: Vec<String> = ChunkerKind::ALL
             .iter()
             .map(|k| k.build(256).name())
@@ -176,13 +173,5 @@ mod tests {
         );
         assert!(ChunkerKind::Structure.build(8).repeats_table_header());
         assert!(!ChunkerKind::Recursive.build(8).repeats_table_header());
-        let s: Settings =
-            toml::from_str("chunker = \"structure\"\nheading_prefix = true\n").unwrap_or_default();
-        assert_eq!(
-            (s.chunker, s.heading_prefix),
-            (ChunkerKind::Structure, true)
-        );
-        assert_eq!(Settings::default().chunker, ChunkerKind::Fixed);
-        assert!(toml::from_str::<Settings>("chunker = \"paragraph\"").is_err());
     }
 }

@@ -4,6 +4,7 @@ mod args;
 mod atoms;
 mod bench;
 mod calibrate;
+mod choices;
 mod chunks;
 mod common;
 mod eval;

@@ -185,11 +185,20 @@ pub struct LoadOptions {
     pub follow_outside_symlinks: bool,
 }
 
+/// The name of a corpus' own question set, kept in its folder: never loaded as a document, and
+/// what `eval`, `tune` and the screen's measurements read when no other file is named.
+pub const QUESTIONS_FILE: &str = "questions.jsonl";
+
+/// The question set of the corpus folder `corpus`.
+pub fn questions_path(corpus: &Path) -> PathBuf {
+    corpus.join(QUESTIONS_FILE)
+}
+
 impl Default for LoadOptions {
     fn default() -> Self {
         LoadOptions {
             max_file_bytes: 8 * 1024 * 1024,
-            exclude_names: vec!["questions.jsonl".to_string()],
+            exclude_names: vec![QUESTIONS_FILE.to_string()],
             follow_outside_symlinks: false,
         }
     }

@@ -2,14 +2,19 @@
 
 pub mod baseline;
 pub mod collection;
+pub mod embedding;
 pub mod evidence;
 pub mod failure;
 pub mod grid;
+pub mod grid_settings;
 pub mod metrics;
 pub mod prepare;
 pub mod questions;
 pub mod rescore;
+pub mod run;
 pub mod score;
 pub mod select;
 pub mod strategy;
 pub mod survival;
+
+pub use run::{compare, search_strategies, sweep};

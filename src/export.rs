@@ -90,7 +90,7 @@ pub struct BundleSettings {
     pub m_source: Option<provenance::MarginSource>,
     /// The calibration report `m` came from or was checked against, when one was given.
     #[serde(default)]
-    pub calibration: Option<provenance::CalibrationOrigin>,
+    pub calibration: Option<crate::calibrate::provenance::CalibrationOrigin>,
     /// What questions get in front before they are embedded ("" for nothing): a store that
     /// serves the bundle must embed questions the same way.
     #[serde(default)]
@@ -193,7 +193,7 @@ pub struct BundleLayout {
     /// Where `m` came from.
     pub m_source: provenance::MarginSource,
     /// The calibration behind it, when one was given.
-    pub calibration: Option<provenance::CalibrationOrigin>,
+    pub calibration: Option<crate::calibrate::provenance::CalibrationOrigin>,
     /// The embedder's query and document prefixes.
     pub prefixes: (String, String),
 }

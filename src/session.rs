@@ -104,9 +104,6 @@ pub enum EngineError {
     /// The indexes could not be opened or built.
     #[error(transparent)]
     Index(#[from] IndexError),
-    /// A bundle could not be opened.
-    #[error(transparent)]
-    Bundle(#[from] crate::export::read::BundleError),
 }
 
 /// The loaded engine: one tokenizer and one model, owned by one worker.
@@ -154,6 +151,23 @@ pub fn needs_setup(settings: &Settings) -> bool {
         settings.runtime_path.is_none() && std::env::var_os("SEAMSCOPE_ORT_LIB").is_none();
     (using_default_model && !install::model_installed(&places.model_dir))
         || (using_default_runtime && !install::runtime_installed(&places.runtime_path))
+}
+
+/// Install the pinned model and runtime when the settings need them and they are missing
+/// ([`needs_setup`]): the one "install if needed" every front end runs before it loads the
+/// model. `starting` is called once, before anything is fetched; `log` hears each line of the
+/// setup. Returns whether setup ran.
+pub fn install_if_needed(
+    settings: &Settings,
+    starting: impl FnOnce(),
+    log: &mut dyn FnMut(&str),
+) -> Result<bool, install::InstallError> {
+    if !needs_setup(settings) {
+        return Ok(false);
+    }
+    starting();
+    install::install(&settings.places().data_dir, log)?;
+    Ok(true)
 }
 
 impl OpenCorpus {
@@ -553,78 +567,6 @@ impl Engine {
     ) -> Result<OpenCorpus, EngineError> {
         let layout = Layout::for_settings(&corpus, &self.tokenizer, &self.settings)?;
         self.index_layout(corpus, layout, progress)
-    }
-
-    /// Open the bundle `seamscope export` wrote into `folder`, read-only: its documents, its
-    /// layout (cut again under its settings and checked against its records), its vectors and
-    /// keyword indexes in memory. The engine's settings take the bundle's chunking and query
-    /// settings; the loaded model must be the one the bundle's vectors came from. Nothing is
-    /// embedded but the questions.
-    pub fn open_bundle(&mut self, folder: &Path) -> Result<OpenCorpus, EngineError> {
-        use crate::embed::Embedder;
-        use crate::export::read::{BundleError, read_bundle};
-        let bundle = read_bundle(folder)?;
-        let loaded = self.embedder.identity().to_string();
-        let prefixes = (
-            bundle.settings.query_prefix.as_str(),
-            bundle.settings.document_prefix.as_str(),
-        );
-        if prefixes
-            != (
-                self.embedder.query_prefix(),
-                self.embedder.document_prefix(),
-            )
-        {
-            return Err(BundleError::Model {
-                folder: folder.to_path_buf(),
-                bundle: format!(
-                    "{} with query prefix {:?} and document prefix {:?}",
-                    bundle.settings.model, prefixes.0, prefixes.1
-                ),
-                loaded: format!(
-                    "{loaded} with query prefix {:?} and document prefix {:?}",
-                    self.embedder.query_prefix(),
-                    self.embedder.document_prefix()
-                ),
-            }
-            .into());
-        }
-        if bundle.settings.model != loaded || bundle.settings.dim != self.embedder.dim() {
-            return Err(BundleError::Model {
-                folder: folder.to_path_buf(),
-                bundle: bundle.settings.model.clone(),
-                loaded,
-            }
-            .into());
-        }
-        let mut settings = self.settings.clone();
-        bundle.settings.apply(&mut settings);
-        if settings.chunker == crate::chunk::ChunkerKind::Given {
-            // Given cuts travel in the bundle: its chunks.jsonl is a plain cuts file.
-            settings.cuts_file = Some(folder.join("chunks.jsonl"));
-        }
-        settings.validate()?;
-        let layout = Layout::for_settings(&bundle.corpus, &self.tokenizer, &settings)?;
-        bundle.check_layout(&layout)?;
-        let indexes = IndexSet::with_vectors(
-            &bundle.corpus,
-            &layout,
-            (
-                bundle.settings.dim,
-                &bundle.chunk_vectors,
-                &bundle.seam_vectors,
-            ),
-            settings.exact_search_limit,
-            folder,
-        )?;
-        self.settings = settings;
-        let report = BuildReport::in_memory(folder.to_path_buf(), true, indexes.search_mode);
-        Ok(OpenCorpus {
-            corpus: bundle.corpus,
-            layout,
-            indexes,
-            report,
-        })
     }
 
     /// The client of the Chroma server at `url`, connecting when it is not the one held.

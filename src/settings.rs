@@ -124,11 +124,11 @@ impl Default for Settings {
             chunker: crate::chunk::ChunkerKind::Fixed,
             cuts_file: None,
             heading_prefix: false,
-            k: 150,
+            k: crate::retrieve::DEFAULT_K as usize,
             m: crate::retrieve::DEFAULT_M,
-            budget: 5,
-            depth: 150,
-            rrf_c: 60.0,
+            budget: crate::retrieve::DEFAULT_BUDGET,
+            depth: crate::retrieve::DEFAULT_DEPTH,
+            rrf_c: crate::retrieve::DEFAULT_RRF_C,
             max_file_bytes: 8 * 1024 * 1024,
             follow_outside_symlinks: false,
             exact_search_limit: 50_000,
@@ -297,7 +297,7 @@ impl Settings {
             "an http:// or https:// address of a Chroma server, or absent (embedded store)",
         )?;
         check(
-            crate::index::chroma::check_prefix(&self.chroma_prefix).is_ok(),
+            check_chroma_prefix(&self.chroma_prefix).is_ok(),
             "chroma_prefix",
             format!("{:?}", self.chroma_prefix),
             "1 to 400 letters, digits, '.', '_' or '-', starting and ending with a letter or digit",
@@ -500,9 +500,56 @@ pub struct Places {
     pub user_runtime: bool,
 }
 
+/// Check the `chroma_prefix` setting against Chroma's collection name rules, kept short enough
+/// for the key and kind the index appends: 1 to 400 letters, digits, `.`, `_` or `-`, starting
+/// and ending with a letter or digit. The index checks it again before it names a collection.
+pub fn check_chroma_prefix(prefix: &str) -> Result<(), String> {
+    let ok_chars = prefix
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    let starts = prefix
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
+    let ends = prefix
+        .chars()
+        .last()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
+    if ok_chars && starts && ends && (1..=400).contains(&prefix.len()) {
+        Ok(())
+    } else {
+        Err(format!(
+            "chroma_prefix {:?} must be 1 to 400 letters, digits, '.', '_' or '-', starting and ending with a letter or digit",
+            crate::text::safe_name(prefix)
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chunk::ChunkerKind;
+
+    #[test]
+    fn prefixes_follow_chromas_name_rules() {
+        assert!(check_chroma_prefix("seamscope").is_ok());
+        assert!(check_chroma_prefix("team.a_1").is_ok());
+        for bad in ["", "-x", "x-", "a b", "x/y", "é"] {
+            assert!(check_chroma_prefix(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_chunker_is_read_from_settings() {
+        let s: Settings =
+            toml::from_str("chunker = \"structure\"\nheading_prefix = true\n").unwrap_or_default();
+        assert_eq!(
+            (s.chunker, s.heading_prefix),
+            (ChunkerKind::Structure, true)
+        );
+        assert_eq!(Settings::default().chunker, ChunkerKind::Fixed);
+        assert!(toml::from_str::<Settings>("chunker = \"paragraph\"").is_err());
+    }
 
     #[test]
     fn defaults_are_valid_and_match_the_design() {

@@ -11,6 +11,9 @@
 //! A row is on the **Pareto front** when no other row is at least as good on failure rate,
 //! tokens sent and vectors and strictly better on one: the rows worth choosing between.
 
+mod questions;
+mod scan;
+
 use std::time::Instant;
 
 use serde::Serialize;
@@ -22,6 +25,9 @@ use crate::index::BuildProgress;
 use crate::layout::Layout;
 use crate::session::{Engine, EngineError};
 use crate::settings::Settings;
+
+pub use questions::{calibration_questions, gold_questions, passage_questions};
+pub use scan::{K_SCAN, best_per_k, scan_k};
 
 /// The values each knob takes in the grid.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -35,6 +35,10 @@ use crate::retrieve::{
 /// The largest margin scored by default (the candidates are `0..=DEFAULT_MAX_M`).
 pub const DEFAULT_MAX_M: u32 = 30;
 
+/// The largest candidate margin a calibration may be asked to score: a part of the margins
+/// settings accept ([`crate::settings::M_RANGE`]).
+pub const MAX_M_RANGE: std::ops::RangeInclusive<u32> = 1..=1000;
+
 /// The default candidate margins: every `m` from 0 to [`DEFAULT_MAX_M`].
 pub fn default_candidates() -> Vec<u32> {
     (0..=DEFAULT_MAX_M).collect()
@@ -448,4 +452,16 @@ pub fn margin_curve(
         benefit,
         answered,
     })
+}
+
+#[cfg(test)]
+mod margin_range_tests {
+    use super::*;
+
+    #[test]
+    fn the_calibrated_margins_are_margins_settings_accept() {
+        let m = crate::settings::M_RANGE;
+        assert!(m.contains(MAX_M_RANGE.start()) && m.contains(MAX_M_RANGE.end()));
+        assert!(MAX_M_RANGE.contains(&DEFAULT_MAX_M));
+    }
 }

@@ -22,6 +22,9 @@ use crate::layout::Layout;
 
 /// Default number of passages drawn.
 pub const DEFAULT_PASSAGES: usize = 200;
+
+/// Passages a calibration may draw.
+pub const PASSAGES_RANGE: std::ops::RangeInclusive<usize> = 1..=100_000;
 /// Default shortest passage, in tokens.
 pub const DEFAULT_MIN_TOKENS: usize = 100;
 /// Default longest passage, in tokens.

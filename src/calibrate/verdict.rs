@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::objective::{Benefit, MarginCurve};
 use super::recommend::PaperRule;
-use super::report::{CalibrationWarning, WarningKind};
+use super::warning::{CalibrationWarning, WarningKind};
 
 /// How the recommended margin is chosen, in words.
 pub const RECOMMENDATION_RULE: &str = "for each candidate m (0 to 30), every question runs through the whole pipeline at the budget; a question fails when its context does not hold all of its evidence; the recommended m has the fewest failures, ties going to the larger m (fewer fires, less waste)";

@@ -31,7 +31,7 @@ pub struct GlobalArgs {
     /// Where the model runs: auto (the GPU when `setup --gpu` installed its runtime and a driver
     /// and GPU are there, else the CPU, saying why), cpu or cuda (default: auto).
     #[arg(long, global = true, value_enum, value_name = "DEVICE")]
-    pub(super) device: Option<seamscope::embed::device::Device>,
+    pub(super) device: Option<super::choices::DeviceChoice>,
     /// Keep the chunk and seam vectors in the Chroma server at URL (http://HOST:PORT) and run
     /// dense search there; keyword lists stay local (default: the embedded usearch files).
     #[arg(long, global = true, value_name = "URL", env = "SEAMSCOPE_CHROMA_URL")]
@@ -108,7 +108,7 @@ pub struct LayoutArgs {
     /// How documents are cut: fixed, sentence, recursive or structure (default fixed), or given
     /// (your own chunks, from --cuts FILE).
     #[arg(long, value_enum, value_name = "KIND")]
-    pub(super) chunker: Option<seamscope::chunk::ChunkerKind>,
+    pub(super) chunker: Option<super::choices::ChunkerChoice>,
     /// Your own chunks: a cuts file (JSON Lines or a JSON array of {"doc", "start", "end"}
     /// records, LangChain Documents or LlamaIndex nodes); implies --chunker given.
     #[arg(long, value_name = "FILE", env = "SEAMSCOPE_CUTS", value_parser = non_empty_path)]
@@ -159,7 +159,7 @@ impl GlobalArgs {
             s.runtime_path.clone_from(&self.runtime);
         }
         if let Some(device) = self.device {
-            s.device = device;
+            s.device = device.into();
         }
         if let Some(url) = &self.chroma {
             s.chroma_url = Some(url.clone());
@@ -211,11 +211,12 @@ impl LayoutArgs {
         if let Some(c) = self.chunk_tokens {
             settings.chunk_tokens = c;
         }
-        if let Some(kind) = self.chunker {
+        let chunker = self.chunker.map(ChunkerKind::from);
+        if let Some(kind) = chunker {
             settings.chunker = kind;
         }
         if let Some(file) = &self.cuts {
-            if let Some(kind) = self.chunker.filter(|k| *k != ChunkerKind::Given) {
+            if let Some(kind) = chunker.filter(|k| *k != ChunkerKind::Given) {
                 return Err(UsageError(format!(
                     "--cuts gives the chunks, so it cannot go with --chunker {kind}: drop one of them"
                 ))

@@ -23,7 +23,7 @@ use super::common::{BuildBar, start_engine};
 pub struct AtomsArgs {
     /// Chunkers to compare, comma-separated (default: all four).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "KIND,...")]
-    chunker: Vec<ChunkerKind>,
+    chunker: Vec<super::choices::ChunkerChoice>,
     #[arg(
         long,
         value_name = "TOKENS",
@@ -92,7 +92,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &AtomsArgs, json: bool) -> 
     let kinds = if args.chunker.is_empty() {
         ChunkerKind::ALL.to_vec()
     } else {
-        args.chunker.clone()
+        args.chunker.iter().map(|&c| ChunkerKind::from(c)).collect()
     };
     let tokenizer = load_tokenizer(&settings)?;
     let docs = load_corpus(corpus, &settings)?;

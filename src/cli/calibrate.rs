@@ -7,22 +7,14 @@ use std::path::Path;
 use std::time::Duration;
 
 use seamscope::calibrate::{
-    CalibrateOptions, CalibrationProgress, CalibrationReport, CurvePoint, Distribution,
-    KeywordQuestions, LlmConfig, LlmQuestions, MarginCurve, PassageOptions, QuestionGenerator,
-    SampleOptions, calibrate, calibrate_from_questions,
+    CalibrateOptions, CalibrationProgress, CalibrationReport, CalibrationSource, CurvePoint,
+    Distribution, KeywordQuestions, LlmConfig, LlmQuestions, MarginCurve, PassageOptions,
+    QuestionGenerator, SampleOptions,
 };
-use seamscope::eval::questions::Question;
-use seamscope::session::{Engine, OpenCorpus};
 use seamscope::text::safe;
 
 use super::common::{BuildBar, start_engine};
 use super::{GlobalArgs, LayoutArgs};
-
-/// Passages a calibration may draw.
-pub const PASSAGES_RANGE: std::ops::RangeInclusive<usize> = 1..=100_000;
-
-/// The largest candidate margin a calibration may score.
-pub const MAX_M_RANGE: std::ops::RangeInclusive<u32> = 1..=1000;
 
 /// Options of `calibrate`.
 #[derive(Debug, clap::Args, Clone)]
@@ -31,10 +23,10 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "CHUNKS", value_parser = super::usize_in(1..=10_000))]
     budget: Option<usize>,
     /// Passages drawn for the measured failure-vs-m curve (without --questions).
-    #[arg(long, default_value_t = seamscope::calibrate::passage::DEFAULT_PASSAGES, value_name = "N", value_parser = super::usize_in(PASSAGES_RANGE))]
+    #[arg(long, default_value_t = seamscope::calibrate::passage::DEFAULT_PASSAGES, value_name = "N", value_parser = super::usize_in(seamscope::calibrate::passage::PASSAGES_RANGE))]
     passages: usize,
     /// Largest candidate m scored (candidates are 0 to this).
-    #[arg(long, default_value_t = seamscope::calibrate::objective::DEFAULT_MAX_M, value_name = "M", value_parser = super::u32_in(MAX_M_RANGE))]
+    #[arg(long, default_value_t = seamscope::calibrate::objective::DEFAULT_MAX_M, value_name = "M", value_parser = super::u32_in(seamscope::calibrate::objective::MAX_M_RANGE))]
     max_m: u32,
     /// Sentences sampled per kind (unsplit and crossing) for the head-start diagnostic.
     #[arg(long, default_value_t = seamscope::calibrate::sample::DEFAULT_SAMPLES, value_name = "N")]
@@ -162,55 +154,18 @@ pub fn run(
         }
         true
     };
-    let gold = match (&args.questions, &questions) {
-        (Some(path), Some(questions)) => Some((path.as_path(), questions.as_slice())),
-        _ => None,
+    let name = args.questions.as_ref().map(|p| p.display().to_string());
+    let source = match (&name, &questions) {
+        (Some(name), Some(questions)) => CalibrationSource::Gold { name, questions },
+        _ => CalibrationSource::Sampled(generator.as_mut()),
     };
-    let report = report(
-        &mut engine,
-        &open,
-        &options,
-        gold,
-        generator.as_mut(),
-        &mut progress,
-    )?;
+    let report = seamscope::calibrate::run(&mut engine, &open, source, &options, &mut progress)?;
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", render(&report, args.list));
     }
     Ok(())
-}
-
-/// The calibration of an open corpus: on `gold` (a question file and its questions) when given,
-/// else on passages and sentences drawn under `options` with questions from `generator`.
-pub fn report(
-    engine: &mut Engine,
-    open: &OpenCorpus,
-    options: &CalibrateOptions,
-    gold: Option<(&Path, &[Question])>,
-    generator: &mut dyn QuestionGenerator,
-    progress: &mut dyn FnMut(CalibrationProgress) -> bool,
-) -> anyhow::Result<CalibrationReport> {
-    Ok(match gold {
-        Some((path, questions)) => {
-            let query = options.query;
-            let mut search = |q: &str| Ok(engine.ask(open, q, &query)?.0);
-            let mut report = calibrate_from_questions(
-                &open.corpus,
-                &open.layout,
-                questions,
-                &path.display().to_string(),
-                &query,
-                options.max_m,
-                &mut search,
-                progress,
-            )?;
-            report.setup.embedder = Some(engine.embedder.identity().to_string());
-            report
-        }
-        None => calibrate(engine, open, generator, options, progress)?,
-    })
 }
 
 /// Widest bar of the histogram, in characters.

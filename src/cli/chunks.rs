@@ -7,9 +7,7 @@ use serde::Serialize;
 
 use seamscope::chunk::context::SearchContext;
 use seamscope::corpus::Corpus;
-use seamscope::embed::install;
 use seamscope::layout::Layout;
-use seamscope::session::needs_setup;
 use seamscope::settings::Settings;
 use seamscope::text::safe_name as safe;
 use seamscope::tokens::TokenCounter;
@@ -18,12 +16,7 @@ use super::{GlobalArgs, LayoutArgs};
 
 /// Load the model's tokenizer, installing the model first if the default one is missing.
 pub fn load_tokenizer(settings: &Settings) -> anyhow::Result<TokenCounter> {
-    if needs_setup(settings) {
-        eprintln!("seamscope: the embedding model is not installed yet; running setup (once)");
-        install::install(&settings.places().data_dir, &mut |line| {
-            eprintln!("  {line}")
-        })?;
-    }
+    super::common::install_model_if_needed(settings)?;
     Ok(seamscope::session::Engine::load_tokenizer(settings)?)
 }
 

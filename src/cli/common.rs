@@ -3,18 +3,13 @@
 use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use seamscope::embed::install;
 use seamscope::index::{BuildProgress, BuildStage};
-use seamscope::session::{Engine, needs_setup};
+use seamscope::session::{Engine, install_if_needed};
 use seamscope::settings::Settings;
 
 /// Install the model if the default one is missing, then load the engine.
 pub fn start_engine(settings: Settings) -> anyhow::Result<Engine> {
-    if needs_setup(&settings) {
-        eprintln!("seamscope: the embedding model is not installed yet; running setup (once)");
-        let data_dir = settings.places().data_dir;
-        install::install(&data_dir, &mut |line| eprintln!("  {line}"))?;
-    }
+    install_model_if_needed(&settings)?;
     let engine = Engine::load(settings)?;
     if let Some(device) = engine.embedder.device()
         && device.worth_saying()
@@ -22,6 +17,16 @@ pub fn start_engine(settings: Settings) -> anyhow::Result<Engine> {
         eprintln!("seamscope: device {}", device.line());
     }
     Ok(engine)
+}
+
+/// Install the default model and runtime when they are missing, saying so on stderr.
+pub fn install_model_if_needed(settings: &Settings) -> anyhow::Result<()> {
+    install_if_needed(
+        settings,
+        || eprintln!("seamscope: the embedding model is not installed yet; running setup (once)"),
+        &mut |line| eprintln!("  {line}"),
+    )?;
+    Ok(())
 }
 
 /// A progress bar on stderr for index builds; hidden when stderr is not a terminal.

@@ -3,12 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use seamscope::embed::embed_one;
-use seamscope::eval::grid::{Embedding, GridRow, GridSettings, prepare, run_grid, save_cache};
-use seamscope::eval::questions::Question;
-use seamscope::eval::rescore::SearchedStrategy;
+use seamscope::eval::grid::{GridRow, GridSettings};
 use seamscope::eval::strategy::Strategy;
-use seamscope::session::{Engine, OpenCorpus};
 use seamscope::text::safe_name;
 
 use super::common::{BuildBar, start_engine};
@@ -146,85 +142,6 @@ fn csv(rows: &[GridRow]) -> String {
         ));
     }
     out
-}
-
-/// Seams at several margins beside chunks-only retrieval, each question searched once: the
-/// margins are scored from the kept searches (cheap: only the questions are embedded when the
-/// corpus is indexed at `k`).
-pub fn sweep_rows(
-    engine: &mut Engine,
-    open: &OpenCorpus,
-    questions: &[Question],
-    ms: &[u32],
-    grid: GridSettings,
-    k: usize,
-) -> anyhow::Result<Vec<GridRow>> {
-    let vectors = questions
-        .iter()
-        .map(|q| embed_one(&mut engine.embedder, &engine.tokenizer, &q.question))
-        .collect::<Result<Vec<_>, _>>()?;
-    let (mut cache, _) = engine.vector_cache();
-    let mut searched = Vec::new();
-    for strategy in [Strategy::NoOverlap, Strategy::Seams { k }] {
-        let mut model = Embedding::of(engine, &mut cache);
-        let prepared = prepare(&mut model, &open.corpus, &open.layout, strategy, &grid)?;
-        save_cache(&mut cache)?;
-        let kept =
-            SearchedStrategy::search(prepared, questions, &vectors, &grid, &mut |_, _| true)?
-                .ok_or_else(|| anyhow::anyhow!("the search stopped early"))?;
-        searched.push(kept);
-    }
-    let mut rows = vec![searched[0].row(&open.layout, questions, &grid)];
-    rows[0].label = "chunks only".into();
-    // Side drop gets its own rows, scored from the same searches (see DESIGN: off by default).
-    let threshold = grid
-        .side_drop
-        .unwrap_or(seamscope::retrieve::DEFAULT_SIDE_DROP);
-    for &m in ms {
-        let plain = GridSettings {
-            m,
-            side_drop: None,
-            ..grid
-        };
-        let mut row = searched[1].row(&open.layout, questions, &plain);
-        row.label = format!("Seams k={k} m={m}");
-        rows.push(row);
-        let on = GridSettings {
-            side_drop: Some(threshold),
-            ..plain
-        };
-        let mut row = searched[1].row(&open.layout, questions, &on);
-        row.label = format!("Seams k={k} m={m} + side drop {threshold:.2}");
-        rows.push(row);
-    }
-    Ok(rows)
-}
-
-/// The strategy comparison of DESIGN.md §7 under `settings`' budget: every strategy of
-/// [`Strategy::grid`] (Seams at each of `seam_k`) on every question. Strategies whose vectors
-/// are not cached yet are embedded first (minutes on a CPU the first time); `progress` hears
-/// each strategy's label as it starts.
-pub fn grid_rows(
-    engine: &mut Engine,
-    open: &OpenCorpus,
-    questions: &[Question],
-    settings: &seamscope::settings::Settings,
-    seam_k: &[usize],
-    progress: &mut dyn FnMut(&str),
-) -> anyhow::Result<Vec<GridRow>> {
-    let grid = GridSettings::from_settings(settings);
-    let strategies = Strategy::grid(settings.chunk_tokens, settings.k, seam_k);
-    let (mut cache, _) = engine.vector_cache();
-    let mut model = Embedding::of(engine, &mut cache);
-    Ok(run_grid(
-        &mut model,
-        &open.corpus,
-        &open.layout,
-        questions,
-        &strategies,
-        &grid,
-        progress,
-    )?)
 }
 
 /// With given cuts, the chunks-only row is the user's chunks, which may overlap: it is labelled
@@ -374,7 +291,11 @@ pub fn run(
         settings.m = m;
     }
     settings.validate().map_err(|e| UsageError(e.to_string()))?;
-    if !args.seam_k.iter().all(|&k| (1..=4096).contains(&k)) {
+    if !args
+        .seam_k
+        .iter()
+        .all(|k| seamscope::settings::K_RANGE.contains(k))
+    {
         return Err(UsageError("--seam-k values must be between 1 and 4096 tokens".into()).into());
     }
     if !(args.fail_over.is_finite() && args.fail_over >= 0.0) {
@@ -403,7 +324,7 @@ pub fn run(
     let qpath = args
         .questions
         .clone()
-        .unwrap_or_else(|| corpus.join("questions.jsonl"));
+        .unwrap_or_else(|| seamscope::corpus::questions_path(corpus));
     let questions = super::common::load_question_file(&qpath, &docs)?;
     let mut bar = BuildBar::for_engine(&engine);
     let open = engine.open_loaded(docs, &mut |p| bar.update(p));
@@ -419,7 +340,7 @@ pub fn run(
     );
     if let Some(ms) = &args.sweep_m {
         let grid = GridSettings::from_settings(&settings);
-        let rows = sweep_rows(&mut engine, &open, &questions, ms, grid, settings.k)?;
+        let rows = seamscope::eval::sweep(&mut engine, &open, &questions, ms, grid, settings.k)?;
         if json {
             println!("{}", serde_json::to_string_pretty(&rows)?);
         } else {
@@ -437,7 +358,7 @@ pub fn run(
         );
     }
     let started = std::time::Instant::now();
-    let rows = grid_rows(
+    let rows = seamscope::eval::compare(
         &mut engine,
         &open,
         &questions,

@@ -4,8 +4,9 @@
 
 use std::path::Path;
 
+use seamscope::calibrate::provenance::CalibrationOrigin;
 use seamscope::embed::Embedder;
-use seamscope::export::provenance::{CalibrationOrigin, MarginSource};
+use seamscope::export::provenance::MarginSource;
 use seamscope::export::{BundleLayout, write_bundle};
 
 use super::common::{BuildBar, start_engine};

@@ -21,8 +21,10 @@ use rmcp::{ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router}
 use serde::Deserialize;
 
 use seamscope::calibrate::{
-    CalibrateOptions, KeywordQuestions, PassageOptions, SampleOptions, objective, passage, sample,
+    CalibrateOptions, CalibrationSource, KeywordQuestions, PassageOptions, SampleOptions,
+    objective, passage, sample,
 };
+use seamscope::corpus::questions_path;
 use seamscope::eval::grid::GridSettings;
 use seamscope::retrieve::{QuerySettings, SeamExplanation};
 use seamscope::session::report::QueryReport;
@@ -338,12 +340,11 @@ impl Workbench {
     fn question_file(&self, named: Option<&str>) -> PathBuf {
         match named {
             Some(path) => PathBuf::from(path),
-            None if self.corpus.is_dir() => self.corpus.join("questions.jsonl"),
+            None if self.corpus.is_dir() => questions_path(&self.corpus),
             None => self
                 .corpus
                 .parent()
-                .unwrap_or(Path::new("."))
-                .join("questions.jsonl"),
+                .map_or_else(|| questions_path(Path::new(".")), questions_path),
         }
     }
 
@@ -375,7 +376,7 @@ impl Workbench {
                     ));
                 }
                 let grid = GridSettings::from_settings(&settings);
-                super::eval::sweep_rows(
+                seamscope::eval::sweep(
                     &mut self.engine,
                     &self.open,
                     &questions,
@@ -401,7 +402,7 @@ impl Workbench {
                     k: self.open.layout.k,
                     ..settings.clone()
                 };
-                super::eval::grid_rows(
+                seamscope::eval::compare(
                     &mut self.engine,
                     &self.open,
                     &questions,
@@ -430,17 +431,17 @@ impl Workbench {
             return Err("budget must be at least 1 to calibrate m".to_string());
         }
         let passages = p.passages.unwrap_or(passage::DEFAULT_PASSAGES);
-        if !super::calibrate::PASSAGES_RANGE.contains(&passages) {
+        if !passage::PASSAGES_RANGE.contains(&passages) {
             return Err(format!(
                 "passages must be {} (got {passages})",
-                super::range_text(&super::calibrate::PASSAGES_RANGE)
+                super::range_text(&passage::PASSAGES_RANGE)
             ));
         }
         let max_m = p.max_m.unwrap_or(objective::DEFAULT_MAX_M);
-        if !super::calibrate::MAX_M_RANGE.contains(&max_m) {
+        if !objective::MAX_M_RANGE.contains(&max_m) {
             return Err(format!(
                 "max_m must be {} (got {max_m})",
-                super::range_text(&super::calibrate::MAX_M_RANGE)
+                super::range_text(&objective::MAX_M_RANGE)
             ));
         }
         let samples = p.samples.unwrap_or(sample::DEFAULT_SAMPLES);
@@ -453,7 +454,7 @@ impl Workbench {
                 let path = PathBuf::from(named);
                 let questions =
                     load_question_file(&path, &self.open.corpus).map_err(|e| format!("{e:#}"))?;
-                Some((path, questions))
+                Some((path.display().to_string(), questions))
             }
             None => None,
         };
@@ -477,16 +478,19 @@ impl Workbench {
             }
             true
         };
-        let report = super::calibrate::report(
+        let mut generator = KeywordQuestions;
+        let source = match &gold {
+            Some((name, questions)) => CalibrationSource::Gold { name, questions },
+            None => CalibrationSource::Sampled(&mut generator),
+        };
+        let report = seamscope::calibrate::run(
             &mut self.engine,
             &self.open,
+            source,
             &options,
-            gold.as_ref()
-                .map(|(path, q)| (path.as_path(), q.as_slice())),
-            &mut KeywordQuestions,
             &mut progress,
         )
-        .map_err(|e| format!("{e:#}"))?;
+        .map_err(|e| format!("{:#}", anyhow::Error::from(e)))?;
         serde_json::to_string(&report).map_err(|e| e.to_string())
     }
 }

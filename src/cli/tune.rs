@@ -5,11 +5,10 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use seamscope::calibrate::objective::Evidence;
-use seamscope::calibrate::passage::{PassageOptions, sample_passages};
-use seamscope::calibrate::{KeywordQuestions, QuestionGenerator};
 use seamscope::layout::Layout;
-use seamscope::tune::{TuneGrid, TuneProgress, TuneQuestion, TuneReport, TuneRow, tune};
+use seamscope::tune::{
+    TuneGrid, TuneProgress, TuneReport, TuneRow, gold_questions, passage_questions, tune,
+};
 
 use super::common::start_engine;
 use super::{GlobalArgs, UsageError};
@@ -45,7 +44,7 @@ pub struct TuneArgs {
     chunk_sizes: Vec<usize>,
     /// How documents are cut: fixed, sentence, recursive or structure (default fixed).
     #[arg(long, value_enum, value_name = "KIND")]
-    chunker: Option<seamscope::chunk::ChunkerKind>,
+    chunker: Option<super::choices::ChunkerChoice>,
     /// Score on a question set with gold evidence (JSONL) instead of sampled passages.
     #[arg(long, value_name = "FILE")]
     questions: Option<PathBuf>,
@@ -138,45 +137,11 @@ fn check_range(
     .into())
 }
 
-/// Offline keyword questions over uniformly drawn passages of the base layout.
-fn passage_questions(
-    corpus: &seamscope::corpus::Corpus,
-    layout: &Layout,
-    count: usize,
-    seed: u64,
-) -> Vec<TuneQuestion> {
-    let drawn = sample_passages(
-        corpus,
-        layout,
-        &PassageOptions {
-            count,
-            seed,
-            ..PassageOptions::default()
-        },
-    );
-    let mut generator = KeywordQuestions;
-    drawn
-        .passages
-        .iter()
-        .filter_map(|p| {
-            let text = corpus.doc(p.doc).slice(p.span);
-            let q = generator.passage_question(text).ok()?;
-            Some(TuneQuestion {
-                text: q,
-                evidence: Evidence {
-                    doc: p.doc,
-                    spans: vec![p.span],
-                },
-            })
-        })
-        .collect()
-}
-
 /// Run the grid and print the ranked table (or JSON).
 pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> anyhow::Result<()> {
     let mut settings = global.settings()?;
     if let Some(c) = args.chunker {
-        settings.chunker = c;
+        settings.chunker = c.into();
     }
     let budgets = if args.budgets.is_empty() {
         vec![settings.budget]
@@ -188,7 +153,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
     } else {
         args.chunk_sizes.clone()
     };
-    check_range(&args.ks, "--k", 1..=4096)?;
+    check_range(&args.ks, "--k", seamscope::settings::K_RANGE)?;
     check_range(&budgets, "--budget", 1..=1000)?;
     check_range(&sizes, "--chunk-tokens", 16..=1_000_000)?;
     settings.validate().map_err(|e| UsageError(e.to_string()))?;
@@ -205,27 +170,17 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
     let (questions, source) = match &args.questions {
         Some(path) => {
             let qs = super::common::load_question_file(path, &docs)?;
-            let questions = qs.iter().map(TuneQuestion::of).collect::<Vec<_>>();
-            let source = format!(
-                "{} questions of {} with gold spans",
-                questions.len(),
-                path.display()
-            );
-            (questions, source)
+            gold_questions(&path.display().to_string(), &qs)
         }
         None => {
             let layout = Layout::for_settings(&docs, &engine.tokenizer, &settings)?;
-            let qs = passage_questions(&docs, &layout, args.passages, args.seed);
-            let source = format!(
-                "{} passages of 100-400 tokens drawn uniformly over the corpus (seed {}), each asked as an offline keyword question",
-                qs.len(),
-                args.seed
-            );
-            if !json && corpus.join("questions.jsonl").is_file() {
+            let (qs, source) = passage_questions(&docs, &layout, args.passages, args.seed);
+            let set = seamscope::corpus::questions_path(corpus);
+            if !json && set.is_file() {
                 eprintln!(
                     "tune: {} has a question set; --questions {} scores on its gold evidence instead",
                     corpus.display(),
-                    corpus.join("questions.jsonl").display()
+                    set.display()
                 );
             }
             (qs, source)

@@ -5,8 +5,8 @@
 //! strategy lives in [`prepare`](super::prepare), scoring in [`score`](super::score); this file
 //! holds the run's knobs, the model handle and the run itself.
 
-use serde::Serialize;
-
+pub use super::embedding::Embedding;
+pub use super::grid_settings::GridSettings;
 pub use super::prepare::{
     Prepared, prepare, prepare_reporting, retrieve, search_lists, side_scores,
 };
@@ -16,68 +16,10 @@ pub use super::select::{Retrieved, select};
 use super::strategy::Strategy;
 use crate::corpus::Corpus;
 use crate::embed::cache::VectorCache;
-use crate::embed::{EmbedOptions, Embedder, embed_one};
+use crate::embed::embed_one;
 use crate::layout::Layout;
 use crate::retrieve::DEFAULT_SIDE_DROP;
-use crate::session::{Engine, EngineError};
-use crate::tokens::TokenCounter;
-
-/// The knobs shared by every strategy in a run.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct GridSettings {
-    /// Units in the final context.
-    pub budget: usize,
-    /// Fire margin for Seams.
-    pub m: u32,
-    /// Results per search list.
-    pub depth: usize,
-    /// RRF constant.
-    pub rrf_c: f64,
-    /// Tokens per baseline chunk.
-    pub chunk_tokens: usize,
-    /// Side-drop threshold for Seams (`None`: off).
-    pub side_drop: Option<f32>,
-}
-
-/// The model side of an evaluation: an embedder, its tokenizer and the slice size.
-pub struct Embedding<'a> {
-    /// The embedder (the real model in the app; a test embedder in unit tests).
-    pub embedder: &'a mut dyn Embedder,
-    /// The embedder's tokenizer.
-    pub tokenizer: &'a TokenCounter,
-    /// Texts per call into the model.
-    pub options: EmbedOptions,
-    /// The vector cache every strategy shares, so no text is embedded twice.
-    pub cache: &'a mut VectorCache,
-}
-
-impl<'a> Embedding<'a> {
-    /// The engine's model and tokenizer with `cache` (see [`Engine::vector_cache`]).
-    pub fn of(engine: &'a mut Engine, cache: &'a mut VectorCache) -> Embedding<'a> {
-        Embedding {
-            embedder: &mut engine.embedder,
-            tokenizer: &engine.tokenizer,
-            options: EmbedOptions {
-                slice: engine.settings.embed_slice,
-            },
-            cache,
-        }
-    }
-}
-
-impl GridSettings {
-    /// The grid knobs of a run's settings.
-    pub fn from_settings(settings: &crate::settings::Settings) -> GridSettings {
-        GridSettings {
-            budget: settings.budget,
-            m: settings.m,
-            depth: settings.depth,
-            rrf_c: settings.rrf_c,
-            chunk_tokens: settings.chunk_tokens,
-            side_drop: settings.side_drop,
-        }
-    }
-}
+use crate::session::EngineError;
 
 /// Run every strategy on every question. `progress` hears each strategy's label as it starts.
 ///

@@ -4,7 +4,8 @@
 //! live index's.
 
 use super::collection::Collection;
-use super::grid::{Embedding, GridSettings};
+use super::embedding::Embedding;
+use super::grid_settings::GridSettings;
 use super::select::{Retrieved, ends, select};
 use super::strategy::{
     Pointer, Strategy, Unit, UnitId, extended_back, link, overlapping_spans, token_windows,

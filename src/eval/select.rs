@@ -4,7 +4,7 @@
 //! Pure: no model, no index. That is what lets a screen rescore a whole question set for a new
 //! `m` or budget from lists searched once (see [`rescore`](super::rescore)).
 
-use super::grid::GridSettings;
+use super::grid_settings::GridSettings;
 use super::strategy::{Pointer, PointerId, Strategy, Unit, UnitId};
 use crate::chunk::ChunkId;
 use crate::retrieve::{

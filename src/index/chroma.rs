@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 mod sync;
 
-pub use sync::{ChromaCollection, CollectionSync, StoreSync, check_prefix, collection_names};
+pub use sync::{ChromaCollection, CollectionSync, StoreSync, collection_names};
 
 /// Tenant and database the collections live in (Chroma's defaults).
 const TENANT: &str = "default_tenant";

@@ -60,7 +60,7 @@ pub(super) fn bench_questions(
     corpus_path: &Path,
     corpus: &Corpus,
 ) -> anyhow::Result<(Vec<String>, String)> {
-    let path = corpus_path.join("questions.jsonl");
+    let path = seamscope::corpus::questions_path(corpus_path);
     if !path.is_file() {
         eprintln!(
             "bench: no questions.jsonl in {}; timing {} built-in questions",

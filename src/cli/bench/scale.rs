@@ -268,7 +268,10 @@ fn index_child(
         }
     }
     if let Some(device) = global.device {
-        cmd.args(["--device", device.as_str()]);
+        cmd.args([
+            "--device",
+            seamscope::embed::device::Device::from(device).as_str(),
+        ]);
     }
     cmd.arg("--cache-dir")
         .arg(cache)

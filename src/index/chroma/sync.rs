@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::{ChromaClient, CollectionInfo, LAYOUT_VERSION, SPOT_CHECKS, SPOT_TOLERANCE};
 use crate::index::vectors::{DenseCollection, SearchMode};
 use crate::index::{DenseStore, IndexError, IndexSet};
+use crate::settings::check_chroma_prefix;
 
 /// One collection of vectors in Chroma, searched over HTTP.
 #[derive(Debug)]
@@ -243,30 +244,6 @@ pub fn collection_names(prefix: &str, key: &str) -> [String; 2] {
     ["chunks", "seams"].map(|kind| format!("{prefix}-{key}-{kind}"))
 }
 
-/// Check a collection name prefix against Chroma's rules (3–512 characters of letters, digits,
-/// `.`, `_`, `-`, starting with a letter or digit).
-pub fn check_prefix(prefix: &str) -> Result<(), String> {
-    let ok_chars = prefix
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-    let starts = prefix
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphanumeric());
-    let ends = prefix
-        .chars()
-        .last()
-        .is_some_and(|c| c.is_ascii_alphanumeric());
-    if ok_chars && starts && ends && (1..=400).contains(&prefix.len()) {
-        Ok(())
-    } else {
-        Err(format!(
-            "chroma_prefix {:?} must be 1 to 400 letters, digits, '.', '_' or '-', starting and ending with a letter or digit",
-            crate::text::safe_name(prefix)
-        ))
-    }
-}
-
 impl IndexSet {
     /// Move this index's dense search to Chroma: the chunk and seam vectors go into two
     /// collections named after the index folder (`prefix-key-chunks`, `prefix-key-seams`),
@@ -280,7 +257,7 @@ impl IndexSet {
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<StoreSync, IndexError> {
         let started = Instant::now();
-        check_prefix(prefix).map_err(|message| IndexError::Io {
+        check_chroma_prefix(prefix).map_err(|message| IndexError::Io {
             path: self.dir.clone(),
             message,
         })?;
@@ -336,12 +313,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn prefixes_follow_chromas_name_rules() {
-        assert!(check_prefix("seamscope").is_ok());
-        assert!(check_prefix("team.a_1").is_ok());
-        for bad in ["", "-x", "x-", "a b", "x/y", "é"] {
-            assert!(check_prefix(bad).is_err(), "{bad:?}");
-        }
+    fn collections_are_named_after_the_prefix_and_the_index() {
         assert_eq!(
             collection_names("p", "abc"),
             ["p-abc-chunks".to_string(), "p-abc-seams".to_string()]

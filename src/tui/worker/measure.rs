@@ -3,22 +3,20 @@
 //! most every 100 ms, stop when their generation is no longer the newest, and never reply when
 //! superseded.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use seamscope::calibrate::objective::DEFAULT_MAX_M;
 use seamscope::calibrate::{
-    CalibrateOptions, CalibrationReport, KeywordQuestions, calibrate, calibrate_from_questions,
+    CalibrateOptions, CalibrationReport, CalibrationSource, KeywordQuestions,
 };
-use seamscope::embed::embed_one;
-use seamscope::eval::grid::{Embedding, GridSettings, prepare, prepare_reporting, save_cache};
+use seamscope::eval::grid::GridSettings;
 use seamscope::eval::questions::{Question, load_questions};
 use seamscope::eval::rescore::SearchedStrategy;
+use seamscope::eval::run::{SearchProgress, embed_questions, search_strategies};
 use seamscope::eval::strategy::Strategy;
 use seamscope::retrieve::QuerySettings;
 use seamscope::session::OpenCorpus;
-use seamscope::tune::{TuneProgress, TuneQuestion, TuneRow, rank, tune_layout};
+use seamscope::tune::{TuneProgress, TuneRow, calibration_questions, scan_k};
 
 use super::{PROGRESS_EVERY, Worker};
 use crate::tui::action::Action;
@@ -36,42 +34,8 @@ pub struct EvalBase {
     vectors: Arc<Vec<Vec<f32>>>,
 }
 
-/// The question set of a corpus: `questions.jsonl` in its folder.
-pub fn questions_path(corpus: &Path) -> PathBuf {
-    corpus.join("questions.jsonl")
-}
-
-/// The seam half-widths a calibration scans besides the current one.
-pub const K_SCAN: [usize; 3] = [100, 150, 200];
-
-/// The questions a calibration scored, for the `k` scan: the gold set, or the passages it asked.
-fn scan_questions(
-    report: &CalibrationReport,
-    gold: Option<&[Question]>,
-    open: &OpenCorpus,
-) -> Vec<TuneQuestion> {
-    match gold {
-        Some(questions) => questions.iter().map(TuneQuestion::of).collect(),
-        None => report
-            .passage_samples
-            .iter()
-            .filter_map(|p| TuneQuestion::of_passage(p, &open.corpus))
-            .collect(),
-    }
-}
-
-/// The best row of each `k`, best first (fewest failures, then tokens, then the larger m).
-fn best_per_k(mut rows: Vec<TuneRow>) -> Vec<TuneRow> {
-    rows.retain(|r| r.k.is_some());
-    rank(&mut rows);
-    let mut seen = Vec::new();
-    rows.retain(|r| {
-        let new = !seen.contains(&r.k);
-        seen.push(r.k);
-        new
-    });
-    rows
-}
+// The screen names the corpus' question set through here; its one home is the engine.
+pub use seamscope::corpus::questions_path;
 
 /// Sends progress at most every [`PROGRESS_EVERY`], and always the last step.
 struct Progress<'a> {
@@ -180,55 +144,36 @@ impl Worker<'_> {
             k: params.k as u32,
             ..query
         };
-        let report = match &gold_questions {
-            Some(questions) => {
-                let mut search = |q: &str| Ok(engine.ask(&open, q, &query)?.0);
-                calibrate_from_questions(
-                    &open.corpus,
-                    &open.layout,
+        let name = path.display().to_string();
+        let (source, asking) = match &gold_questions {
+            Some(questions) => (
+                CalibrationSource::Gold {
+                    name: &name,
                     questions,
-                    &path.display().to_string(),
-                    &query,
-                    DEFAULT_MAX_M,
-                    &mut search,
-                    &mut |p| {
-                        progress.report("asking the gold questions", p.done, p.total);
-                        current()
-                    },
-                )
-            }
-            None => {
-                let options = CalibrateOptions {
-                    query,
-                    ..CalibrateOptions::default()
-                };
-                calibrate(engine, &open, &mut KeywordQuestions, &options, &mut |p| {
-                    progress.report("asking questions", p.done, p.total);
-                    current()
-                })
-            }
-        }
+                },
+                "asking the gold questions",
+            ),
+            None => (
+                CalibrationSource::Sampled(&mut KeywordQuestions),
+                "asking questions",
+            ),
+        };
+        let options = CalibrateOptions {
+            query,
+            ..CalibrateOptions::default()
+        };
+        let report = seamscope::calibrate::run(engine, &open, source, &options, &mut |p| {
+            progress.report(asking, p.done, p.total);
+            current()
+        })
         .map_err(|e| e.to_string())?;
-        let mut report = report;
-        report.setup.embedder = Some(engine.embedder.identity().to_string());
-        let questions = scan_questions(&report, gold_questions.as_deref(), &open);
-        let mut ks: Vec<usize> = K_SCAN.to_vec();
-        ks.push(params.k);
-        ks.sort_unstable();
-        ks.dedup();
-        let ms: Vec<u32> = (0..=DEFAULT_MAX_M).collect();
-        let scanned = tune_layout(
+        let questions = calibration_questions(&report, gold_questions.as_deref(), &open.corpus);
+        let scanned = scan_k(
             engine,
-            &open.corpus,
-            &open.layout,
-            params.chunk_tokens,
+            &open,
+            (params.chunk_tokens, params.k),
             &query,
-            &ks,
-            &ms,
-            &[query.budget],
-            &[None],
             &questions,
-            0.0,
             &mut |p| {
                 if let TuneProgress::Searching { k, done, total, .. } = p {
                     progress.report(&format!("scanning k = {k}"), done, total);
@@ -238,7 +183,7 @@ impl Worker<'_> {
         )
         .map_err(|e| e.to_string())?
         .ok_or("calibration cancelled")?;
-        Ok((Arc::new(report), best_per_k(scanned.0)))
+        Ok((Arc::new(report), scanned))
     }
 
     /// Run the comparison on the current layout's question set, keeping every search.
@@ -296,57 +241,69 @@ impl Worker<'_> {
             .engine
             .as_mut()
             .ok_or_else(|| failed(&"the model is not loaded"))?;
-        let mut vectors = Vec::with_capacity(n);
-        for q in &questions {
-            let v = embed_one(&mut engine.embedder, &engine.tokenizer, &q.question);
-            vectors.push(v.map_err(|e| failed(&e))?);
-            progress.report(
-                &format!("embedding question {} of {n}", vectors.len()),
-                vectors.len(),
-                total,
-            );
-            if !current() {
-                return Ok(None);
-            }
-        }
-        let mut cache = engine.vector_cache().0;
-        let mut searched = Vec::with_capacity(strategies.len());
-        let count = strategies.len();
-        for (i, &strategy) in strategies.iter().enumerate() {
-            let label = strategy.label(params.chunk_tokens);
-            let before = n * (i + 1);
-            let which = format!("strategy {} of {count} ({label})", i + 1);
-            progress.report(&format!("{which}: embedding its texts"), before, total);
-            let mut model = Embedding::of(engine, &mut cache);
-            let mut embedding = |part: &str, p: seamscope::embed::EmbedProgress| {
-                let what = format!(
-                    "{which}: embedding its {part}, {} of {} tokens",
-                    crate::tui::widgets::gauge::thousands(p.done_tokens),
-                    crate::tui::widgets::gauge::thousands(p.total_tokens)
-                );
-                progress.report(&what, before, total);
-            };
-            let prepared = prepare_reporting(
-                &mut model,
-                &open.corpus,
-                &open.layout,
-                strategy,
-                &grid,
-                &mut embedding,
-            );
-            let prepared = prepared.map_err(|e| failed(&e))?;
-            save_cache(&mut cache).map_err(|e| failed(&e))?;
-            let one =
-                SearchedStrategy::search(prepared, &questions, &vectors, &grid, &mut |d, _| {
-                    let what = format!("{which}: question {d} of {n}");
-                    progress.report(&what, before + d, total);
+        let embedded = embed_questions(engine, &questions, &mut |done, _| {
+            progress.report(&format!("embedding question {done} of {n}"), done, total);
+            current()
+        });
+        let Some(vectors) = embedded.map_err(|e| failed(&e))? else {
+            return Ok(None);
+        };
+        let searched = search_strategies(
+            engine,
+            &open,
+            &questions,
+            &vectors,
+            &strategies,
+            &grid,
+            &mut |p| match p {
+                SearchProgress::Preparing {
+                    index,
+                    count,
+                    label,
+                } => {
+                    let which = format!("strategy {} of {count} ({label})", index + 1);
+                    progress.report(
+                        &format!("{which}: embedding its texts"),
+                        n * (index + 1),
+                        total,
+                    );
+                    true
+                }
+                SearchProgress::Embedding {
+                    index,
+                    count,
+                    label,
+                    part,
+                    progress: p,
+                } => {
+                    let what = format!(
+                        "strategy {} of {count} ({label}): embedding its {part}, {} of {} tokens",
+                        index + 1,
+                        crate::tui::widgets::gauge::thousands(p.done_tokens),
+                        crate::tui::widgets::gauge::thousands(p.total_tokens)
+                    );
+                    progress.report(&what, n * (index + 1), total);
+                    true
+                }
+                SearchProgress::Searching {
+                    index,
+                    count,
+                    label,
+                    done,
+                    ..
+                } => {
+                    let what = format!(
+                        "strategy {} of {count} ({label}): question {done} of {n}",
+                        index + 1
+                    );
+                    progress.report(&what, n * (index + 1) + done, total);
                     current()
-                });
-            match one.map_err(|e| failed(&e))? {
-                Some(s) => searched.push(s),
-                None => return Ok(None),
-            }
-        }
+                }
+            },
+        );
+        let Some(searched) = searched.map_err(|e| failed(&e))? else {
+            return Ok(None);
+        };
         let questions = Arc::new(questions);
         self.eval_base = Some(EvalBase {
             open: Arc::clone(&open),
@@ -409,17 +366,28 @@ impl Worker<'_> {
         let engine = self.engine.as_mut().ok_or("the model is not loaded")?;
         let strategy = Strategy::Seams { k };
         let label = strategy.label(grid.chunk_tokens);
-        progress.report(&format!("{label}: embedding its seams"), 0, questions.len());
-        let mut cache = engine.vector_cache().0;
-        let mut model = Embedding::of(engine, &mut cache);
-        let prepared = prepare(&mut model, &open.corpus, &open.layout, strategy, &grid)
-            .map_err(|e| e.to_string())?;
-        save_cache(&mut cache).map_err(|e| e.to_string())?;
         let what = format!("{label}: searching");
-        SearchedStrategy::search(prepared, &questions, &vectors, &grid, &mut |d, total| {
-            progress.report(&what, d, total);
-            gens.is_current(JobKind::Eval, generation)
-        })
-        .map_err(|e| e.to_string())
+        let searched = search_strategies(
+            engine,
+            &open,
+            &questions,
+            &vectors,
+            &[strategy],
+            &grid,
+            &mut |p| match p {
+                SearchProgress::Preparing { .. } => {
+                    progress.report(&format!("{label}: embedding its seams"), 0, questions.len());
+                    true
+                }
+                SearchProgress::Embedding { .. } => true,
+                SearchProgress::Searching { done, total, .. } => {
+                    progress.report(&what, done, total);
+                    gens.is_current(JobKind::Eval, generation)
+                }
+            },
+        );
+        searched
+            .map(|s| s.and_then(|mut s| s.pop()))
+            .map_err(|e| e.to_string())
     }
 }

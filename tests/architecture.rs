@@ -1,0 +1,559 @@
+//! The layering, checked from the source: the engine (everything in `src/` outside the front
+//! ends) never reaches up into `cli/` or `tui/` nor into a terminal, argument-parsing or MCP crate;
+//! the screen never uses the CLI as a library; and the engine's top-level modules form no loop.
+//!
+//! The check reads the `.rs` files themselves, with comments, doc comments and string literals
+//! blanked out, and counts every `crate::<module>` path: in `use` lines (grouped ones included),
+//! in inline paths and in `super::` chains that climb to the crate root.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Crates only a front end may use.
+const FRONT_END_CRATES: &[&str] = &["clap", "ratatui", "crossterm", "rmcp", "indicatif"];
+
+/// Top-level modules of the binary crate: the front ends.
+const FRONT_ENDS: &[&str] = &["cli", "tui"];
+
+/// One source file: where it sits in the module tree and its code with comments and strings blanked.
+struct Source {
+    path: PathBuf,
+    module: Vec<String>,
+    code: String,
+}
+
+impl Source {
+    fn top(&self) -> &str {
+        self.module.first().map(String::as_str).unwrap_or("")
+    }
+
+    /// The file is part of the binary's front ends (or is the binary's root).
+    fn is_front_end(&self) -> bool {
+        self.path.ends_with("src/main.rs") || FRONT_ENDS.contains(&self.top())
+    }
+
+    fn rel(&self) -> String {
+        let text = self.path.to_string_lossy();
+        match text.find("src/") {
+            Some(at) => text[at..].to_string(),
+            None => text.into_owned(),
+        }
+    }
+}
+
+fn sources() -> Vec<Source> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    collect_rs(&src, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read_to_string(&path).expect("a readable source file");
+            let module = module_of(&src, &path);
+            Source {
+                path,
+                module,
+                code: blank_comments_and_strings(&text),
+            }
+        })
+        .collect()
+}
+
+fn collect_rs(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("a readable source folder") {
+        let path = entry.expect("a folder entry").path();
+        if path.is_dir() {
+            collect_rs(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `src/calibrate/report.rs` is `calibrate::report`; `lib.rs` and `main.rs` are crate roots.
+fn module_of(src: &Path, path: &Path) -> Vec<String> {
+    let rel = path
+        .strip_prefix(src)
+        .expect("a file under src/")
+        .with_extension("");
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts == ["lib"] || parts == ["main"] {
+        Vec::new()
+    } else {
+        parts
+    }
+}
+
+/// The code with every comment (line, block, doc) and every string or char literal replaced by
+/// spaces, so that a path written in prose or in a message is never counted. Line breaks stay.
+fn blank_comments_and_strings(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    let blank = |out: &mut Vec<u8>, from: &[u8]| {
+        out.extend(from.iter().map(|&b| if b == b'\n' { b'\n' } else { b' ' }));
+    };
+    let ident_before =
+        |i: usize| i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+    while i < bytes.len() {
+        let rest = &bytes[i..];
+        let end = if rest.starts_with(b"//") {
+            i + rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len())
+        } else if rest.starts_with(b"/*") {
+            let mut depth = 0;
+            let mut j = i;
+            loop {
+                if bytes[j..].starts_with(b"/*") {
+                    depth += 1;
+                    j += 2;
+                } else if bytes[j..].starts_with(b"*/") {
+                    depth -= 1;
+                    j += 2;
+                    if depth == 0 {
+                        break j;
+                    }
+                } else {
+                    j += 1;
+                }
+            }
+        } else if let Some(len) = raw_string_len(rest).filter(|_| !ident_before(i)) {
+            i + len
+        } else if rest[0] == b'"' {
+            let mut j = i + 1;
+            while bytes[j] != b'"' {
+                j += if bytes[j] == b'\\' { 2 } else { 1 };
+            }
+            j + 1
+        } else if rest[0] == b'\'' {
+            char_literal_len(rest).map_or(i, |len| i + len)
+        } else {
+            i
+        };
+        if end > i {
+            blank(&mut out, &bytes[i..end]);
+            i = end;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).expect("blanking keeps UTF-8 (only ASCII is replaced, whole)")
+}
+
+/// Length of a raw string literal (`r"…"`, `r#"…"#`, `br"…"`) at the start of `rest`.
+fn raw_string_len(rest: &[u8]) -> Option<usize> {
+    let start = if rest.starts_with(b"br") {
+        2
+    } else if rest.starts_with(b"r") {
+        1
+    } else {
+        return None;
+    };
+    let hashes = rest[start..].iter().take_while(|&&b| b == b'#').count();
+    if rest.get(start + hashes) != Some(&b'"') {
+        return None;
+    }
+    let mut close = vec![b'"'];
+    close.extend(std::iter::repeat_n(b'#', hashes));
+    let body = start + hashes + 1;
+    let at = rest[body..]
+        .windows(close.len())
+        .position(|w| w == close.as_slice())?;
+    Some(body + at + close.len())
+}
+
+/// Length of a char literal at the start of `rest` (`'a'`, `'\n'`, `'\''`, `'é'`), or `None` for
+/// a lifetime or label (`'a`, `'static`).
+fn char_literal_len(rest: &[u8]) -> Option<usize> {
+    if rest.get(1) == Some(&b'\\') {
+        let close = rest[3..].iter().position(|&b| b == b'\'')?;
+        return Some(3 + close + 1);
+    }
+    let text = std::str::from_utf8(&rest[1..rest.len().min(6)])
+        .ok()
+        .or_else(|| {
+            // A multi-byte char cut at the slice's end: retry on whole chars.
+            (2..6)
+                .rev()
+                .find_map(|n| std::str::from_utf8(rest.get(1..n)?).ok())
+        })?;
+    let ch = text.chars().next()?;
+    let after = 1 + ch.len_utf8();
+    (rest.get(after) == Some(&b'\'')).then_some(after + 1)
+}
+
+/// Every module path this file names, resolved to absolute segments (`crate::a::b`, `super::x`
+/// climbing to the root, grouped `use crate::{a, b::c}`), with the line it sits on.
+fn crate_paths(source: &Source) -> Vec<(Vec<String>, usize)> {
+    let code = &source.code;
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices("crate") {
+        if !starts_word(code, at) || !code[at + 5..].trim_start().starts_with("::") {
+            continue;
+        }
+        let after = skip_sep(code, at + 5);
+        found.extend(
+            path_or_group(code, after, &[])
+                .into_iter()
+                .map(|p| (p, line_of(code, at))),
+        );
+    }
+    for (at, _) in code.match_indices("super") {
+        if !starts_word(code, at) || (at >= 2 && code[..at].trim_end().ends_with("::")) {
+            continue;
+        }
+        let mut base = source.module.clone();
+        base.extend(inline_modules_around(code, at));
+        let mut pos = at;
+        while code[pos..].starts_with("super") && code[pos + 5..].trim_start().starts_with("::") {
+            base.pop();
+            pos = skip_sep(code, pos + 5);
+        }
+        if pos == at {
+            continue;
+        }
+        found.extend(
+            path_or_group(code, pos, &base)
+                .into_iter()
+                .map(|p| (p, line_of(code, at))),
+        );
+    }
+    found
+}
+
+/// Names of the inline modules (`mod tests { … }`) that enclose `at`, outermost first: a `super::`
+/// inside one climbs out of it before it leaves the file's module.
+fn inline_modules_around(code: &str, at: usize) -> Vec<String> {
+    let mut names = Vec::new();
+    for (start, _) in code[..at].match_indices("mod ") {
+        if start > 0
+            && code[..start]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let rest = &code[start + 4..];
+        let name: String = rest
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let after = rest.trim_start()[name.len()..].trim_start();
+        if name.is_empty() || !after.starts_with('{') {
+            continue;
+        }
+        let open = code.len() - after.len();
+        let mut depth = 0;
+        let close = code[open..].char_indices().find_map(|(i, c)| {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(open + i)
+        });
+        if close.is_none_or(|close| close > at) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+fn starts_word(code: &str, at: usize) -> bool {
+    let before = code[..at].chars().next_back();
+    let after = code[at..].chars().nth(5);
+    !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// Position just past `::` and any whitespace around it.
+fn skip_sep(code: &str, at: usize) -> usize {
+    let rest = &code[at..];
+    let trimmed = rest.trim_start();
+    let past = &trimmed[2..];
+    code.len() - past.trim_start().len()
+}
+
+/// The paths starting at `at`: one plain path, or every branch of a `{…}` group (nested too).
+fn path_or_group(code: &str, at: usize, prefix: &[String]) -> Vec<Vec<String>> {
+    let rest = &code[at..];
+    if let Some(group) = rest.strip_prefix('{') {
+        let mut paths = Vec::new();
+        let mut depth = 0;
+        let mut item_start = 0;
+        for (i, ch) in group.char_indices() {
+            match ch {
+                '{' => depth += 1,
+                '}' if depth == 0 => {
+                    paths.extend(path_or_group(code, at + 1 + item_start, prefix));
+                    break;
+                }
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    paths.extend(path_or_group(code, at + 1 + item_start, prefix));
+                    item_start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        return paths;
+    }
+    let trimmed = rest.trim_start();
+    let at = code.len() - trimmed.len();
+    let ident: String = trimmed
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    if ident.is_empty() {
+        return vec![prefix.to_vec()];
+    }
+    let mut path = prefix.to_vec();
+    if ident != "self" {
+        path.push(ident.clone());
+    }
+    let next = at + ident.len();
+    if code[next..].trim_start().starts_with("::") {
+        return path_or_group(code, skip_sep(code, next), &path);
+    }
+    vec![path]
+}
+
+fn line_of(code: &str, at: usize) -> usize {
+    code[..at].matches('\n').count() + 1
+}
+
+/// A use of an outside crate by name: `use clap::…`, `clap::Parser`, `extern crate clap`.
+fn names_crate(code: &str, name: &str) -> Option<usize> {
+    code.match_indices(name).find_map(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let after = &code[at + name.len()..];
+        let word_before = before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':');
+        let path = after.trim_start().starts_with("::");
+        let extern_crate = code[..at].trim_end().ends_with("extern crate");
+        let used =
+            code[..at].trim_end().ends_with("use") && after.trim_start().starts_with([';', ' ']);
+        (!word_before && (path || extern_crate || used)).then(|| line_of(code, at))
+    })
+}
+
+#[test]
+fn the_engine_never_reaches_up_into_a_front_end_or_its_crates() {
+    let mut problems = Vec::new();
+    for source in sources().iter().filter(|s| !s.is_front_end()) {
+        for (path, line) in crate_paths(source) {
+            if path
+                .first()
+                .is_some_and(|top| FRONT_ENDS.contains(&top.as_str()))
+            {
+                problems.push(format!(
+                    "{}:{line}: engine uses crate::{}",
+                    source.rel(),
+                    path.join("::")
+                ));
+            }
+        }
+        for name in FRONT_END_CRATES {
+            if let Some(line) = names_crate(&source.code, name) {
+                problems.push(format!(
+                    "{}:{line}: engine uses the `{name}` crate",
+                    source.rel()
+                ));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "the engine reaches up:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_screen_never_uses_the_cli_as_a_library() {
+    // `cli` → `tui` is the one arrow between the front ends: the dispatcher opens the screen and
+    // `bench` times it. The screen calls the engine, never the CLI's parsing or rendering.
+    let problems: Vec<String> = sources()
+        .iter()
+        .filter(|s| s.top() == "tui")
+        .flat_map(|source| {
+            crate_paths(source)
+                .into_iter()
+                .filter(|(path, _)| path.first().is_some_and(|top| top == "cli"))
+                .map(|(path, line)| {
+                    format!("{}:{line}: uses crate::{}", source.rel(), path.join("::"))
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "the screen uses the CLI:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// Arrows from a module to the modules it names, each with the places (`file:line`) that draw it.
+type Graph = BTreeMap<String, BTreeMap<String, Vec<String>>>;
+
+/// Arrows between the engine's top-level modules, each with the places that draw it.
+fn engine_graph() -> Graph {
+    let mut graph: Graph = BTreeMap::new();
+    for source in sources()
+        .iter()
+        .filter(|s| !s.is_front_end() && !s.module.is_empty())
+    {
+        for (path, line) in crate_paths(source) {
+            let Some(to) = path.first() else { continue };
+            if to != source.top() {
+                let places = graph.entry(source.top().to_string()).or_default();
+                places
+                    .entry(to.clone())
+                    .or_default()
+                    .push(format!("{}:{line}", source.rel()));
+            }
+        }
+    }
+    graph
+}
+
+/// The groups of modules that reach each other (strongly connected, more than one module).
+fn loops(graph: &Graph) -> Vec<BTreeSet<String>> {
+    let nodes: BTreeSet<&String> = graph
+        .keys()
+        .chain(graph.values().flat_map(|e| e.keys()))
+        .collect();
+    let reach = |from: &String| -> BTreeSet<String> {
+        let mut out = BTreeSet::new();
+        let mut todo = vec![from.clone()];
+        while let Some(n) = todo.pop() {
+            for next in graph.get(&n).into_iter().flat_map(|e| e.keys()) {
+                if out.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        out
+    };
+    let mut groups: Vec<BTreeSet<String>> = Vec::new();
+    for &start in &nodes {
+        let from_start = reach(start);
+        if !from_start.contains(start) || groups.iter().any(|g| g.contains(start)) {
+            continue;
+        }
+        let group = nodes
+            .iter()
+            .filter(|&&n| from_start.contains(n) && reach(n).contains(start));
+        groups.push(group.map(|n| n.to_string()).collect());
+    }
+    groups
+}
+
+#[test]
+fn the_engine_modules_form_no_loop() {
+    let graph = engine_graph();
+    let report: Vec<String> = loops(&graph)
+        .into_iter()
+        .map(|group| {
+            let arrows: Vec<String> = group
+                .iter()
+                .flat_map(|from| {
+                    graph[from]
+                        .iter()
+                        .map(move |(to, places)| (from, to, places))
+                })
+                .filter(|(_, to, _)| group.contains(*to))
+                .map(|(from, to, places)| {
+                    let places: BTreeSet<&String> = places.iter().collect();
+                    let places: Vec<&str> = places.into_iter().map(String::as_str).collect();
+                    format!("    {from} → {to}: {}", places.join(", "))
+                })
+                .collect();
+            let members: Vec<&str> = group.iter().map(String::as_str).collect();
+            format!(
+                "{{{}}} reach each other:\n{}",
+                members.join(", "),
+                arrows.join("\n")
+            )
+        })
+        .collect();
+    assert!(
+        report.is_empty(),
+        "module loops in the engine:\n{}",
+        report.join("\n")
+    );
+}
+
+/// Arrows between the files of one engine module (`calibrate::report` → `calibrate::verdict`),
+/// keyed by the module, each with the places that draw it.
+fn file_graphs() -> BTreeMap<String, Graph> {
+    let mut graphs: BTreeMap<String, Graph> = BTreeMap::new();
+    for source in sources()
+        .iter()
+        .filter(|s| !s.is_front_end() && s.module.len() >= 2)
+    {
+        let from = &source.module[1];
+        for (path, line) in crate_paths(source) {
+            if path.len() < 2 || path[0] != source.module[0] || &path[1] == from {
+                continue;
+            }
+            let graph = graphs.entry(source.module[0].clone()).or_default();
+            let places = graph.entry(from.clone()).or_default();
+            places
+                .entry(path[1].clone())
+                .or_default()
+                .push(format!("{}:{line}", source.rel()));
+        }
+    }
+    graphs
+}
+
+#[test]
+fn the_files_of_each_engine_module_form_no_loop() {
+    let mut report = Vec::new();
+    for (module, graph) in file_graphs() {
+        for group in loops(&graph) {
+            let members: Vec<String> = group.iter().map(|m| format!("{module}::{m}")).collect();
+            report.push(format!("{{{}}} reach each other", members.join(", ")));
+        }
+    }
+    assert!(
+        report.is_empty(),
+        "file loops in the engine:\n{}",
+        report.join("\n")
+    );
+}
+
+#[test]
+fn the_reader_sees_through_comments_strings_and_groups() {
+    let code = blank_comments_and_strings(
+        "// use crate::tui;\n/// crate::cli\n/* crate::cli /* nested */ */ let s = \"crate::cli\";\n\
+         let r = r#\"crate::cli\"#; let c = '\"'; fn f<'a>(x: &'a str) {}\n\
+         use crate::{settings::Settings, layout::{self, Layout}};\nlet x = crate::eval::grid::run();\n\
+         use super::super::index;\nmod tests { use super::helper; }\n",
+    );
+    assert!(!code.contains("cli"), "{code}");
+    let source = Source {
+        path: PathBuf::from("src/a/b.rs"),
+        module: vec!["a".into(), "b".into()],
+        code,
+    };
+    let tops: BTreeSet<String> = crate_paths(&source)
+        .into_iter()
+        .filter_map(|(p, _)| p.first().cloned())
+        .collect();
+    assert_eq!(
+        tops,
+        ["a", "eval", "index", "layout", "settings"]
+            .map(String::from)
+            .into()
+    );
+    assert_eq!(names_crate("use clap::ValueEnum;", "clap"), Some(1));
+    assert_eq!(names_crate("#[derive(clap::ValueEnum)]", "clap"), Some(1));
+    assert_eq!(names_crate("let clap_like = 1; my::clap::x", "clap"), None);
+}
