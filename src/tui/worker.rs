@@ -11,13 +11,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use seamscope::corpus::Corpus;
-use seamscope::embed::install;
 use seamscope::eval::questions::load_question_set;
 use seamscope::index::BuildProgress;
 use seamscope::index::lineage::{CorpusChanges, document_hashes};
 use seamscope::layout::Layout;
 use seamscope::retrieve::QuerySettings;
-use seamscope::session::{Engine, OpenCorpus, needs_setup};
+use seamscope::session::{Engine, OpenCorpus};
 use seamscope::settings::Settings;
 use seamscope::tokens::TokenCounter;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -251,14 +250,13 @@ impl Worker<'_> {
             return Ok(());
         }
         let settings = self.engine_settings();
-        if needs_setup(&settings) {
-            reporter.report(JobStage::Setup, 0, 0);
-            let send = self.send;
-            install::install(&settings.places().data_dir, &mut |line| {
-                send(Action::SetupLog(line.to_string()))
-            })
-            .map_err(|e| e.to_string())?;
-        }
+        let send = self.send;
+        seamscope::session::install_if_needed(
+            &settings,
+            || reporter.report(JobStage::Setup, 0, 0),
+            &mut |line| send(Action::SetupLog(line.to_string())),
+        )
+        .map_err(|e| e.to_string())?;
         self.tokenizer = Some(Engine::load_tokenizer(&settings).map_err(|e| e.to_string())?);
         Ok(())
     }
