@@ -327,6 +327,17 @@ pub fn render_curve(c: &MarginCurve) -> String {
 /// The text report: the measured curve and recommendation, then the head-start diagnostic.
 pub fn render(r: &CalibrationReport, list: bool) -> String {
     let mut out = String::new();
+    render_measured(&mut out, r);
+    render_head_starts(&mut out, r);
+    render_paper_rule(&mut out, r);
+    if list {
+        render_samples(&mut out, r);
+    }
+    out
+}
+
+/// What was measured: the setup, the failure curve per m and the recommendation.
+fn render_measured(out: &mut String, r: &CalibrationReport) {
     let s = &r.setup;
     let _ = writeln!(
         out,
@@ -382,7 +393,11 @@ pub fn render(r: &CalibrationReport, list: bool) -> String {
     if let Some(note) = &v.rule_note {
         out.push_str(&wrap(note, 96, "  "));
     }
+}
 
+/// The white paper's diagnostic: head starts of unsplit and crossing samples as a histogram.
+fn render_head_starts(out: &mut String, r: &CalibrationReport) {
+    let s = &r.setup;
     let _ = writeln!(
         out,
         "\ndiagnostic (white paper 3.2): head start = pos(chunk) - pos(seam) in the fused ranking; a seam fires when head start >= m"
@@ -438,6 +453,10 @@ pub fn render(r: &CalibrationReport, list: bool) -> String {
         let _ = writeln!(out, "  (no head starts measured)");
     }
 
+}
+
+/// The spread of head starts, the paper's rule, the working range and the warnings.
+fn render_paper_rule(out: &mut String, r: &CalibrationReport) {
     let _ = writeln!(
         out,
         "\n  {:<9} {:>12} {:>6} {:>6} {:>6} {:>6} {:>6}   absent (counted last)",
@@ -490,64 +509,65 @@ pub fn render(r: &CalibrationReport, list: bool) -> String {
         out.push_str(&wrap(&format!("warning: {}", w.text), 96, ""));
     }
 
-    if list {
+}
+
+/// Every passage and sample with its question (`--list`).
+fn render_samples(out: &mut String, r: &CalibrationReport) {
+    let _ = writeln!(
+        out,
+        "\npassages (crosses a cut?, tokens, document:byte → question)"
+    );
+    for p in &r.passage_samples {
         let _ = writeln!(
             out,
-            "\npassages (crosses a cut?, tokens, document:byte → question)"
+            "  {:<8} {:>4}  {}:{}",
+            if p.crosses_cut { "crossing" } else { "inside" },
+            p.tokens,
+            safe(&p.doc),
+            p.start
         );
-        for p in &r.passage_samples {
-            let _ = writeln!(
-                out,
-                "  {:<8} {:>4}  {}:{}",
-                if p.crosses_cut { "crossing" } else { "inside" },
-                p.tokens,
-                safe(&p.doc),
-                p.start
-            );
-            match (&p.question, &p.skipped) {
-                (Some(q), _) => {
-                    let _ = writeln!(out, "    → {}", safe(q));
-                }
-                (None, Some(why)) => {
-                    let _ = writeln!(out, "    → skipped: {why}");
-                }
-                _ => {}
+        match (&p.question, &p.skipped) {
+            (Some(q), _) => {
+                let _ = writeln!(out, "    → {}", safe(q));
             }
-        }
-        let _ = writeln!(
-            out,
-            "\nsamples (head start, seam, document, sentence → question)"
-        );
-        for rec in &r.samples {
-            let head = rec
-                .head_start
-                .map_or_else(|| "skip".to_string(), |h| h.value.to_string());
-            let absent = match rec.head_start {
-                Some(h) if h.chunk_absent => " (chunk absent)",
-                Some(h) if h.seam_absent => " (seam absent)",
-                _ => "",
-            };
-            let _ = writeln!(
-                out,
-                "  {:<8} {:>5}{absent}  seam {}|{}  {}:{}",
-                rec.kind.label(),
-                head,
-                rec.seam_chunks.0,
-                rec.seam_chunks.1,
-                safe(&rec.doc),
-                rec.start
-            );
-            let _ = writeln!(out, "      {}", safe(&rec.sentence));
-            match (&rec.question, &rec.skipped) {
-                (Some(q), _) => {
-                    let _ = writeln!(out, "    → {}", safe(q));
-                }
-                (None, Some(why)) => {
-                    let _ = writeln!(out, "    → skipped: {why}");
-                }
-                _ => {}
+            (None, Some(why)) => {
+                let _ = writeln!(out, "    → skipped: {why}");
             }
+            _ => {}
         }
     }
-    out
+    let _ = writeln!(
+        out,
+        "\nsamples (head start, seam, document, sentence → question)"
+    );
+    for rec in &r.samples {
+        let head = rec
+            .head_start
+            .map_or_else(|| "skip".to_string(), |h| h.value.to_string());
+        let absent = match rec.head_start {
+            Some(h) if h.chunk_absent => " (chunk absent)",
+            Some(h) if h.seam_absent => " (seam absent)",
+            _ => "",
+        };
+        let _ = writeln!(
+            out,
+            "  {:<8} {:>5}{absent}  seam {}|{}  {}:{}",
+            rec.kind.label(),
+            head,
+            rec.seam_chunks.0,
+            rec.seam_chunks.1,
+            safe(&rec.doc),
+            rec.start
+        );
+        let _ = writeln!(out, "      {}", safe(&rec.sentence));
+        match (&rec.question, &rec.skipped) {
+            (Some(q), _) => {
+                let _ = writeln!(out, "    → {}", safe(q));
+            }
+            (None, Some(why)) => {
+                let _ = writeln!(out, "    → skipped: {why}");
+            }
+            _ => {}
+        }
+    }
 }
