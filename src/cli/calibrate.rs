@@ -452,7 +452,6 @@ fn render_head_starts(out: &mut String, r: &CalibrationReport) {
     if r.histogram.is_empty() {
         let _ = writeln!(out, "  (no head starts measured)");
     }
-
 }
 
 /// The spread of head starts, the paper's rule, the working range and the warnings.
@@ -508,7 +507,6 @@ fn render_paper_rule(out: &mut String, r: &CalibrationReport) {
         let _ = writeln!(out);
         out.push_str(&wrap(&format!("warning: {}", w.text), 96, ""));
     }
-
 }
 
 /// Every passage and sample with its question (`--list`).

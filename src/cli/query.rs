@@ -235,6 +235,25 @@ pub fn render(
 ) -> String {
     use std::fmt::Write;
     let mut out = String::new();
+    header_lines(&mut out, open, trace, qs);
+    fused_section(&mut out, open, trace, show);
+    fire_section(&mut out, open, trace, qs.m);
+    rerank_section(&mut out, open, trace, show);
+    fill_section(&mut out, open, trace);
+    context_section(&mut out, open, trace);
+    let _ = writeln!(
+        out,
+        "\ntime      embed question {:.1} ms, search {:.1} ms, fuse to context {:.3} ms",
+        t.embed * 1e3,
+        t.search * 1e3,
+        t.stages * 1e3
+    );
+    out
+}
+
+/// The question and the settings it ran under, the reranker among them.
+fn header_lines(out: &mut String, open: &OpenCorpus, trace: &Trace, qs: &QuerySettings) {
+    use std::fmt::Write;
     let _ = writeln!(
         out,
         "question  {}",
@@ -269,6 +288,11 @@ pub fn render(
             }
         }
     );
+}
+
+/// 1. The fused ranking: each entry's rank in every list, its RRF score, seams marked.
+fn fused_section(out: &mut String, open: &OpenCorpus, trace: &Trace, show: usize) {
+    use std::fmt::Write;
     let fired: std::collections::HashMap<_, _> =
         trace.decisions.iter().map(|d| (d.seam, d.fires)).collect();
 
@@ -308,8 +332,12 @@ pub fn render(
             mark
         );
     }
+}
 
-    let _ = writeln!(out, "\n2. Fire test (m = {})", qs.m);
+/// 2. The fire test of every seam the fill reached, and the first few beyond it.
+fn fire_section(out: &mut String, open: &OpenCorpus, trace: &Trace, m: u32) {
+    use std::fmt::Write;
+    let _ = writeln!(out, "\n2. Fire test (m = {})", m);
     let reached: Vec<_> = trace.fill.steps.iter().map(|s| s.entry).collect();
     let mut shown = 0;
     for d in &trace.decisions {
@@ -345,8 +373,11 @@ pub fn render(
     if trace.decisions.is_empty() {
         let _ = writeln!(out, "  no seam in the ranking");
     }
+}
 
-    rerank_section(&mut out, open, trace, show);
+/// 3. The budget fill, step by step.
+fn fill_section(out: &mut String, open: &OpenCorpus, trace: &Trace) {
+    use std::fmt::Write;
     let _ = writeln!(out, "\n3. Budget fill ({} slots)", trace.fill.budget);
     for step in &trace.fill.steps {
         let _ = writeln!(
@@ -362,7 +393,11 @@ pub fn render(
     if trace.fill.steps.is_empty() {
         let _ = writeln!(out, "  budget 0: nothing is sent");
     }
+}
 
+/// 4. The context with Seams, and without them when a chunks-only retrieval ran.
+fn context_section(out: &mut String, open: &OpenCorpus, trace: &Trace) {
+    use std::fmt::Write;
     let _ = writeln!(out, "\n4. Context");
     let _ = writeln!(
         out,
@@ -398,14 +433,6 @@ pub fn render(
     for c in &trace.fill.chunks {
         let _ = writeln!(out, "    {}", open.chunk_label(*c));
     }
-    let _ = writeln!(
-        out,
-        "\ntime      embed question {:.1} ms, search {:.1} ms, fuse to context {:.3} ms",
-        t.embed * 1e3,
-        t.search * 1e3,
-        t.stages * 1e3
-    );
-    out
 }
 
 fn truncate(s: &str, width: usize) -> String {
