@@ -264,26 +264,28 @@ impl Default for EmbedOptions {
     }
 }
 
-/// Embed `texts`, serving what it can from `cache` and storing what it computes there.
-///
-/// `progress` is called after every slice and may return `false` to cancel.
-pub fn embed_texts(
-    embedder: &mut dyn Embedder,
+/// What [`embed_texts`] must run: cached texts served, repeats pointed at their first copy,
+/// and the windows of every other text.
+struct EmbedPlan<'a> {
+    /// Each text's vector, where the cache already has it.
+    out: Vec<Option<Vec<f32>>>,
+    /// Window texts to run: (owner text index, window text, tokens).
+    jobs: Vec<(usize, &'a str, usize)>,
+    /// Texts to embed, by key: (first index, token count).
+    pending: std::collections::HashMap<cache::TextKey, (usize, usize)>,
+    /// (repeat's index, first copy's index) of texts asked for twice.
+    duplicates: Vec<(usize, usize)>,
+}
+
+/// Serve `texts` from `cache` where it can and cut the rest into windows of `window` tokens,
+/// counting what it did in `stats`.
+fn plan_embedding<'a>(
+    cache: &VectorCache,
     tokenizer: &TokenCounter,
-    cache: &mut VectorCache,
-    texts: &[&str],
-    options: EmbedOptions,
-    progress: &mut dyn FnMut(EmbedProgress) -> bool,
-) -> Result<(Vec<Vec<f32>>, EmbedStats), EmbedError> {
-    let started = Instant::now();
-    let window = embedder
-        .max_tokens()
-        .saturating_sub(tokenizer.special_tokens())
-        .max(1);
-    let mut stats = EmbedStats {
-        texts: texts.len(),
-        ..EmbedStats::default()
-    };
+    texts: &[&'a str],
+    window: usize,
+    stats: &mut EmbedStats,
+) -> Result<EmbedPlan<'a>, EmbedError> {
     let mut out: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
     // Window texts to run: (owner text index, window text, tokens).
     let mut jobs: Vec<(usize, &str, usize)> = Vec::new();
@@ -314,6 +316,40 @@ pub fn embed_texts(
             jobs.push((i, piece, n));
         }
     }
+    Ok(EmbedPlan {
+        out,
+        jobs,
+        pending,
+        duplicates,
+    })
+}
+
+/// Embed `texts`, serving what it can from `cache` and storing what it computes there.
+///
+/// `progress` is called after every slice and may return `false` to cancel.
+pub fn embed_texts(
+    embedder: &mut dyn Embedder,
+    tokenizer: &TokenCounter,
+    cache: &mut VectorCache,
+    texts: &[&str],
+    options: EmbedOptions,
+    progress: &mut dyn FnMut(EmbedProgress) -> bool,
+) -> Result<(Vec<Vec<f32>>, EmbedStats), EmbedError> {
+    let started = Instant::now();
+    let window = embedder
+        .max_tokens()
+        .saturating_sub(tokenizer.special_tokens())
+        .max(1);
+    let mut stats = EmbedStats {
+        texts: texts.len(),
+        ..EmbedStats::default()
+    };
+    let EmbedPlan {
+        mut out,
+        jobs,
+        pending,
+        duplicates,
+    } = plan_embedding(cache, tokenizer, texts, window, &mut stats)?;
     stats.windows = jobs.len();
     let total_tokens: usize = jobs.iter().map(|j| j.2).sum();
     let mut done_tokens = 0;
