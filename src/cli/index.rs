@@ -85,7 +85,15 @@ impl IndexSummary {
     }
 
     fn print(&self) {
-        let r = &self.build;
+        self.print_layout();
+        self.print_store();
+        self.print_embedding();
+        self.print_run();
+        self.print_time_and_place();
+    }
+
+    /// Documents, tokens, chunks, seams and vectors.
+    fn print_layout(&self) {
         println!("corpus     {}", seamscope::text::safe_name(&self.corpus));
         println!(
             "documents  {} loaded, {} skipped",
@@ -109,6 +117,11 @@ impl IndexSummary {
             "vectors    {} = {:.2}x chunks alone (dense search: {})",
             self.vectors, self.vectors_vs_chunks_alone, self.dense_search
         );
+    }
+
+    /// The Chroma collections, when the vectors live there.
+    fn print_store(&self) {
+        let r = &self.build;
         if let Some(store) = &r.store {
             for c in &store.collections {
                 let what = match &c.reason {
@@ -122,6 +135,11 @@ impl IndexSummary {
                 );
             }
         }
+    }
+
+    /// What was embedded or taken from the cache, what changed on disk, and from which files.
+    fn print_embedding(&self) {
+        let r = &self.build;
         if r.reopened {
             println!("embedding  none: reopened a verified index");
         } else {
@@ -168,6 +186,11 @@ impl IndexSummary {
                 );
             }
         }
+    }
+
+    /// The embedder, where it ran, what a service was sent, and why a rebuild happened.
+    fn print_run(&self) {
+        let r = &self.build;
         println!("embedder   {}", seamscope::text::safe_name(&self.embedder));
         if let Some(device) = &self.device {
             println!("device     {}", device.line());
@@ -190,6 +213,11 @@ impl IndexSummary {
         if let Some(why) = &r.rebuilt_because {
             println!("rebuilt    the existing index was not used: {why}");
         }
+    }
+
+    /// Time per stage, sizes on disk and the index folder.
+    fn print_time_and_place(&self) {
+        let r = &self.build;
         let t = &self.layout_seconds;
         let b = &r.timings;
         println!(
