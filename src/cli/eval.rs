@@ -274,14 +274,13 @@ fn gate(
     Ok(())
 }
 
-/// Run the evaluation and print the table (or JSON / CSV).
-pub fn run(
+/// The settings `eval` runs under, with its own flags checked before any work: exit 2 for a
+/// value out of range or a file that cannot be written or read.
+fn checked_settings(
     global: &GlobalArgs,
-    corpus: &Path,
     layout: &LayoutArgs,
     args: &EvalArgs,
-    json: bool,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<seamscope::settings::Settings> {
     let mut settings = global.settings()?;
     layout.apply(&mut settings)?;
     if let Some(b) = args.budget {
@@ -318,6 +317,42 @@ pub fn run(
     {
         return Err(UsageError(format!("--compare {}: no such file", p.display())).into());
     }
+    Ok(settings)
+}
+
+/// Each strategy's failure rate per question tag, the count of each tag in its heading.
+fn print_by_tag(rows: &[GridRow]) {
+    println!("\nfailure rate by tag (questions per tag in brackets)");
+    let tags = ["boundary", "partial", "edge", "inside", "short"];
+    let count = |t: &str| {
+        rows.first()
+            .and_then(|r| r.by_tag.get(t))
+            .map_or(0, |x| x.1)
+    };
+    let w = label_width(rows);
+    print!("  {:<w$}", "strategy");
+    for t in tags {
+        print!(" {:>14}", format!("{t} ({})", count(t)));
+    }
+    println!();
+    for r in rows {
+        print!("  {:<w$}", r.label);
+        for t in tags {
+            print!(" {:>14}", tag_rate(r, &[t]));
+        }
+        println!();
+    }
+}
+
+/// Run the evaluation and print the table (or JSON / CSV).
+pub fn run(
+    global: &GlobalArgs,
+    corpus: &Path,
+    layout: &LayoutArgs,
+    args: &EvalArgs,
+    json: bool,
+) -> anyhow::Result<()> {
+    let settings = checked_settings(global, layout, args)?;
     let mut engine = start_engine(settings.clone())?;
     // The question file is checked whole before anything is indexed or embedded.
     let docs = engine.load_corpus(corpus)?;
@@ -414,26 +449,7 @@ pub fn run(
         );
     }
     print_grid(&rows);
-    println!("\nfailure rate by tag (questions per tag in brackets)");
-    let tags = ["boundary", "partial", "edge", "inside", "short"];
-    let count = |t: &str| {
-        rows.first()
-            .and_then(|r| r.by_tag.get(t))
-            .map_or(0, |x| x.1)
-    };
-    let w = label_width(&rows);
-    print!("  {:<w$}", "strategy");
-    for t in tags {
-        print!(" {:>14}", format!("{t} ({})", count(t)));
-    }
-    println!();
-    for r in &rows {
-        print!("  {:<w$}", r.label);
-        for t in tags {
-            print!(" {:>14}", tag_rate(r, &[t]));
-        }
-        println!();
-    }
+    print_by_tag(&rows);
     gate(
         engine.embedder.identity(),
         args,
