@@ -242,6 +242,107 @@ impl Default for BuildOptions {
     }
 }
 
+/// Embed one collection's texts, reporting progress as `stage`, and save the cache after it
+/// (also when it failed: the texts it finished stay), so finished work survives an interruption.
+fn embed_collection(
+    (embedder, tokenizer): (&mut dyn Embedder, &TokenCounter),
+    cache: &mut VectorCache,
+    texts: &[&str],
+    options: EmbedOptions,
+    stage: BuildStage,
+    progress: &mut dyn FnMut(BuildProgress) -> bool,
+) -> Result<(Vec<Vec<f32>>, EmbedStats), IndexError> {
+    let run = embed_texts(embedder, tokenizer, cache, texts, options, &mut |p| {
+        progress(BuildProgress {
+            stage,
+            done: p.done_tokens,
+            total: p.total_tokens,
+        })
+    });
+    let done = keep_whole_texts(cache, run)?;
+    cache.save().map_err(io_err(cache.path()))?;
+    Ok(done)
+}
+
+/// Write the vector and keyword indexes and their manifest into a staging folder beside `dir`,
+/// then rename it to `dir`: a reader never sees half an index, and a killed build leaves a
+/// staging folder whose lock nobody holds, which the next open removes.
+fn write_index_folder(
+    dir: &Path,
+    cache_dir: &Path,
+    (layout, fingerprint, documents): (&Layout, &str, std::collections::BTreeMap<String, String>),
+    embedder: &dyn Embedder,
+    vectors: (&[Vec<f32>], &[Vec<f32>]),
+    texts: (&[&str], &[&str]),
+) -> Result<(), IndexError> {
+    let parent = dir.parent().unwrap_or(cache_dir);
+    std::fs::create_dir_all(parent).map_err(io_err(parent))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".build-")
+        .tempdir_in(parent)
+        .map_err(io_err(parent))?;
+    let sdir = staging.path();
+    // Held until the folder is renamed into place: a folder whose lock nobody holds is the
+    // remains of a killed build, which the next open removes.
+    let build_lock = std::fs::File::create(sdir.join(BUILD_LOCK)).map_err(io_err(sdir))?;
+    build_lock.lock().map_err(io_err(sdir))?;
+    let dim = embedder.dim();
+    let (chunk_vecs, seam_vecs) = vectors;
+    let (chunk_texts, seam_texts) = texts;
+    VectorIndex::build(dim, chunk_vecs)?.save(&sdir.join("chunks.usearch"))?;
+    VectorIndex::build(dim, seam_vecs)?.save(&sdir.join("seams.usearch"))?;
+    for (name, texts) in [("chunks.bm25", chunk_texts), ("seams.bm25", seam_texts)] {
+        let kdir = sdir.join(name);
+        std::fs::create_dir_all(&kdir).map_err(io_err(&kdir))?;
+        KeywordIndex::build(&kdir, texts)?;
+    }
+    let mut manifest = Manifest {
+        format_version: FORMAT_VERSION,
+        corpus_fingerprint: fingerprint.to_string(),
+        chunker: layout.chunker.clone(),
+        k: layout.k,
+        model: embedder.identity().to_string(),
+        dim,
+        chunks: layout.chunks.len(),
+        seams: layout.seams.len(),
+        documents,
+        files: Default::default(),
+    };
+    manifest.record_files(sdir).map_err(io_err(sdir))?;
+    manifest.write(sdir).map_err(io_err(sdir))?;
+    let staged = staging.keep();
+    if let Err(e) = std::fs::rename(&staged, dir) {
+        let _ = std::fs::remove_dir_all(&staged);
+        // Another process may have finished the same build first; use it if it verifies.
+        if !dir.exists() {
+            return Err(io_err(dir)(e));
+        }
+    }
+    drop(build_lock);
+    Ok(())
+}
+
+/// What reopening a verified index folder did: nothing embedded, nothing written.
+fn reopened_report(dir: PathBuf, set: &IndexSet, open_seconds: f64) -> BuildReport {
+    BuildReport {
+        dir,
+        reopened: true,
+        rebuilt_because: None,
+        vector_cache: CacheOpen::NotOpened,
+        chunk_embedding: EmbedStats::default(),
+        seam_embedding: EmbedStats::default(),
+        timings: BuildTimings {
+            open: open_seconds,
+            ..BuildTimings::default()
+        },
+        bytes_on_disk: sizes(&set.manifest),
+        search_mode: set.search_mode,
+        changes: None,
+        embedded_files: Vec::new(),
+        store: None,
+    }
+}
+
 /// An embedding run's result; when it failed or was cancelled, the texts it finished whole are
 /// saved first, so the cache is what it was plus whole texts and a new run starts from there.
 fn keep_whole_texts<T>(
@@ -288,23 +389,7 @@ pub fn open_or_build(
         });
         match open_existing(&dir, &fingerprint, layout, embedder, options) {
             Ok(set) => {
-                let report = BuildReport {
-                    dir: dir.clone(),
-                    reopened: true,
-                    rebuilt_because: None,
-                    vector_cache: CacheOpen::NotOpened,
-                    chunk_embedding: EmbedStats::default(),
-                    seam_embedding: EmbedStats::default(),
-                    timings: BuildTimings {
-                        open: started.elapsed().as_secs_f64(),
-                        ..BuildTimings::default()
-                    },
-                    bytes_on_disk: sizes(&set.manifest),
-                    search_mode: set.search_mode,
-                    changes: None,
-                    embedded_files: Vec::new(),
-                    store: None,
-                };
+                let report = reopened_report(dir.clone(), &set, started.elapsed().as_secs_f64());
                 // Best effort: a read-only cache still serves the index it holds.
                 let _ = lineage::point_at(&pointer, &dir);
                 return Ok((set, report));
@@ -332,40 +417,23 @@ pub fn open_or_build(
     let chunk_texts: Vec<&str> = chunk_search.iter().map(|t| t.as_ref()).collect();
     let seam_texts: Vec<&str> = seam_search.iter().map(|t| t.as_ref()).collect();
     let embedded_files = lineage::files_to_embed(corpus, layout, &cache, &chunk_texts, &seam_texts);
-    let chunk_run = embed_texts(
-        embedder,
-        tokenizer,
+    let (chunk_vecs, chunk_stats) = embed_collection(
+        (embedder, tokenizer),
         &mut cache,
         &chunk_texts,
         options.embed,
-        &mut |p| {
-            progress(BuildProgress {
-                stage: BuildStage::EmbedChunks,
-                done: p.done_tokens,
-                total: p.total_tokens,
-            })
-        },
-    );
-    let (chunk_vecs, chunk_stats) = keep_whole_texts(&mut cache, chunk_run)?;
-    // Save after each collection so finished work survives an interruption.
-    cache.save().map_err(io_err(cache.path()))?;
+        BuildStage::EmbedChunks,
+        progress,
+    )?;
     let t1 = Instant::now();
-    let seam_run = embed_texts(
-        embedder,
-        tokenizer,
+    let (seam_vecs, seam_stats) = embed_collection(
+        (embedder, tokenizer),
         &mut cache,
         &seam_texts,
         options.embed,
-        &mut |p| {
-            progress(BuildProgress {
-                stage: BuildStage::EmbedSeams,
-                done: p.done_tokens,
-                total: p.total_tokens,
-            })
-        },
-    );
-    let (seam_vecs, seam_stats) = keep_whole_texts(&mut cache, seam_run)?;
-    cache.save().map_err(io_err(cache.path()))?;
+        BuildStage::EmbedSeams,
+        progress,
+    )?;
     let t2 = Instant::now();
 
     progress(BuildProgress {
@@ -373,48 +441,14 @@ pub fn open_or_build(
         done: 0,
         total: 1,
     });
-    let parent = dir.parent().unwrap_or(cache_dir);
-    std::fs::create_dir_all(parent).map_err(io_err(parent))?;
-    let staging = tempfile::Builder::new()
-        .prefix(".build-")
-        .tempdir_in(parent)
-        .map_err(io_err(parent))?;
-    let sdir = staging.path();
-    // Held until the folder is renamed into place: a folder whose lock nobody holds is the
-    // remains of a killed build, which the next open removes.
-    let build_lock = std::fs::File::create(sdir.join(BUILD_LOCK)).map_err(io_err(sdir))?;
-    build_lock.lock().map_err(io_err(sdir))?;
-    let dim = embedder.dim();
-    VectorIndex::build(dim, &chunk_vecs)?.save(&sdir.join("chunks.usearch"))?;
-    VectorIndex::build(dim, &seam_vecs)?.save(&sdir.join("seams.usearch"))?;
-    for (name, texts) in [("chunks.bm25", &chunk_texts), ("seams.bm25", &seam_texts)] {
-        let kdir = sdir.join(name);
-        std::fs::create_dir_all(&kdir).map_err(io_err(&kdir))?;
-        KeywordIndex::build(&kdir, texts)?;
-    }
-    let mut manifest = Manifest {
-        format_version: FORMAT_VERSION,
-        corpus_fingerprint: fingerprint.clone(),
-        chunker: layout.chunker.clone(),
-        k: layout.k,
-        model: embedder.identity().to_string(),
-        dim,
-        chunks: layout.chunks.len(),
-        seams: layout.seams.len(),
-        documents,
-        files: Default::default(),
-    };
-    manifest.record_files(sdir).map_err(io_err(sdir))?;
-    manifest.write(sdir).map_err(io_err(sdir))?;
-    let staged = staging.keep();
-    if let Err(e) = std::fs::rename(&staged, &dir) {
-        let _ = std::fs::remove_dir_all(&staged);
-        // Another process may have finished the same build first; use it if it verifies.
-        if !dir.exists() {
-            return Err(io_err(&dir)(e));
-        }
-    }
-    drop(build_lock);
+    write_index_folder(
+        &dir,
+        cache_dir,
+        (layout, &fingerprint, documents),
+        embedder,
+        (&chunk_vecs, &seam_vecs),
+        (&chunk_texts, &seam_texts),
+    )?;
     let set = open_existing(&dir, &fingerprint, layout, embedder, options).map_err(|m| {
         IndexError::Io {
             path: dir.clone(),
