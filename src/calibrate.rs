@@ -237,109 +237,17 @@ pub fn calibrate_with(
             Err(CalibrateError::Cancelled)
         }
     };
-    let generator_name = generator.name();
-    let fatal = |e: GenError, path: &str| CalibrateError::Generator {
-        generator: generator_name.clone(),
-        doc: path.to_string(),
-        source: e,
-    };
 
-    // The measured objective: one question per passage, searched once.
-    let mut searched = Vec::new();
-    let mut passage_samples = Vec::with_capacity(drawn.passages.len());
-    for p in &drawn.passages {
-        let doc = corpus.doc(p.doc);
-        let evidence = Evidence {
-            doc: p.doc,
-            spans: vec![p.span],
-        };
-        let mut record = PassageRecord {
-            doc: doc.path.clone(),
-            start: p.span.start,
-            end: p.span.end,
-            tokens: p.tokens,
-            crosses_cut: evidence.crosses_a_cut(layout),
-            question: None,
-            skipped: None,
-        };
-        match generator.passage_question(&one_line(doc.slice(p.span))) {
-            Ok(question) => {
-                let trace = search(&question)?;
-                searched.push(SearchedQuestion {
-                    input: trace.input,
-                    evidence,
-                });
-                record.question = Some(question);
-            }
-            Err(e) if e.is_fatal() => return Err(fatal(e, &doc.path)),
-            Err(e) => record.skipped = Some(e.to_string()),
-        }
-        passage_samples.push(record);
-        step(CalibrationStage::Passages, progress)?;
-    }
-
-    // The diagnostic: head starts of unsplit and crossing sentences.
-    let mut records = Vec::with_capacity(set.unsplit.len() + set.crossing.len());
-    for sampled in set.unsplit.iter().chain(&set.crossing) {
-        let doc = corpus.doc(sampled.doc);
-        let seam = layout.seam(sampled.seam);
-        // Hard-wrapped lines read as one line, for the generator and the report alike.
-        let sentence = one_line(doc.slice(sampled.span));
-        let mut record = SampleRecord {
-            kind: sampled.kind,
-            doc: doc.path.clone(),
-            start: sampled.span.start,
-            end: sampled.span.end,
-            seam: seam.id.0,
-            seam_chunks: (seam.left.0, seam.right.0),
-            holder: sampled.holder.map(|c| c.0),
-            sentence: sentence.clone(),
-            question: None,
-            head_start: None,
-            skipped: None,
-        };
-        match generator.question(&sentence, &one_line(doc.slice(sampled.context))) {
-            Ok(question) => {
-                let fused = search(&question)?.fused;
-                record.head_start = Some(match sampled.holder {
-                    Some(chunk) => head_start(&fused, seam.id, chunk),
-                    None => crossing_head_start(&fused, seam.id, seam.left, seam.right),
-                });
-                record.question = Some(question);
-            }
-            Err(e) if e.is_fatal() => return Err(fatal(e, &doc.path)),
-            Err(e) => record.skipped = Some(e.to_string()),
-        }
-        records.push(record);
-        step(CalibrationStage::HeadStarts(sampled.kind), progress)?;
-    }
+    let (searched, passage_samples) =
+        ask_passages(corpus, layout, &drawn, generator, search, &mut |stage| {
+            step(stage, progress)
+        })?;
+    let records = measure_head_starts(corpus, layout, &set, generator, search, &mut |stage| {
+        step(stage, progress)
+    })?;
 
     let curve = margin_curve(&searched, layout, &options.query, &options.candidates())?;
-    let mut lengths: Vec<usize> = drawn
-        .passages
-        .iter()
-        .zip(&passage_samples)
-        .filter(|(_, r)| r.question.is_some())
-        .map(|(p, _)| p.tokens)
-        .collect();
-    lengths.sort_unstable();
-    let passages = PassageSummary {
-        draws: options.passages.count,
-        measured: searched.len(),
-        skipped: passage_samples
-            .iter()
-            .filter(|r| r.skipped.is_some())
-            .count(),
-        repeats: drawn.repeats,
-        too_long: drawn.too_long,
-        crossing: curve.crossing,
-        tokens: (
-            lengths.first().copied().unwrap_or(0),
-            lengths.get(lengths.len() / 2).copied().unwrap_or(0),
-            lengths.last().copied().unwrap_or(0),
-        ),
-        target: (options.passages.min_tokens, options.passages.max_tokens),
-    };
+    let passages = passage_summary(&drawn, &passage_samples, &curve, options);
     let setup = CalibrationSetup {
         corpus: corpus.root.display().to_string(),
         embedder: None,
@@ -373,4 +281,142 @@ pub fn calibrate_with(
             passage_samples,
         },
     ))
+}
+
+/// A generator failure that stops the calibration (not one question's skip).
+fn fatal(generator: &dyn QuestionGenerator, e: GenError, path: &str) -> CalibrateError {
+    CalibrateError::Generator {
+        generator: generator.name(),
+        doc: path.to_string(),
+        source: e,
+    }
+}
+
+/// The measured objective: one question per drawn passage, searched once.
+fn ask_passages(
+    corpus: &Corpus,
+    layout: &Layout,
+    drawn: &PassageSet,
+    generator: &mut dyn QuestionGenerator,
+    search: &mut dyn FnMut(&str) -> Result<Trace, EngineError>,
+    step: &mut dyn FnMut(CalibrationStage) -> Result<(), CalibrateError>,
+) -> Result<(Vec<SearchedQuestion>, Vec<PassageRecord>), CalibrateError> {
+    // The measured objective: one question per passage, searched once.
+    let mut searched = Vec::new();
+    let mut passage_samples = Vec::with_capacity(drawn.passages.len());
+    for p in &drawn.passages {
+        let doc = corpus.doc(p.doc);
+        let evidence = Evidence {
+            doc: p.doc,
+            spans: vec![p.span],
+        };
+        let mut record = PassageRecord {
+            doc: doc.path.clone(),
+            start: p.span.start,
+            end: p.span.end,
+            tokens: p.tokens,
+            crosses_cut: evidence.crosses_a_cut(layout),
+            question: None,
+            skipped: None,
+        };
+        match generator.passage_question(&one_line(doc.slice(p.span))) {
+            Ok(question) => {
+                let trace = search(&question)?;
+                searched.push(SearchedQuestion {
+                    input: trace.input,
+                    evidence,
+                });
+                record.question = Some(question);
+            }
+            Err(e) if e.is_fatal() => return Err(fatal(generator, e, &doc.path)),
+            Err(e) => record.skipped = Some(e.to_string()),
+        }
+        passage_samples.push(record);
+        step(CalibrationStage::Passages)?;
+    }
+    Ok((searched, passage_samples))
+}
+
+/// The diagnostic: the head start of every unsplit and crossing sentence's seam.
+fn measure_head_starts(
+    corpus: &Corpus,
+    layout: &Layout,
+    set: &SampleSet,
+    generator: &mut dyn QuestionGenerator,
+    search: &mut dyn FnMut(&str) -> Result<Trace, EngineError>,
+    step: &mut dyn FnMut(CalibrationStage) -> Result<(), CalibrateError>,
+) -> Result<Vec<SampleRecord>, CalibrateError> {
+    // The diagnostic: head starts of unsplit and crossing sentences.
+    let mut records = Vec::with_capacity(set.unsplit.len() + set.crossing.len());
+    for sampled in set.unsplit.iter().chain(&set.crossing) {
+        let doc = corpus.doc(sampled.doc);
+        let seam = layout.seam(sampled.seam);
+        // Hard-wrapped lines read as one line, for the generator and the report alike.
+        let sentence = one_line(doc.slice(sampled.span));
+        let mut record = SampleRecord {
+            kind: sampled.kind,
+            doc: doc.path.clone(),
+            start: sampled.span.start,
+            end: sampled.span.end,
+            seam: seam.id.0,
+            seam_chunks: (seam.left.0, seam.right.0),
+            holder: sampled.holder.map(|c| c.0),
+            sentence: sentence.clone(),
+            question: None,
+            head_start: None,
+            skipped: None,
+        };
+        match generator.question(&sentence, &one_line(doc.slice(sampled.context))) {
+            Ok(question) => {
+                let fused = search(&question)?.fused;
+                record.head_start = Some(match sampled.holder {
+                    Some(chunk) => head_start(&fused, seam.id, chunk),
+                    None => crossing_head_start(&fused, seam.id, seam.left, seam.right),
+                });
+                record.question = Some(question);
+            }
+            Err(e) if e.is_fatal() => return Err(fatal(generator, e, &doc.path)),
+            Err(e) => record.skipped = Some(e.to_string()),
+        }
+        records.push(record);
+        step(CalibrationStage::HeadStarts(sampled.kind))?;
+    }
+    Ok(records)
+}
+
+/// What the passage draw gave: how many were scored, skipped or repeated, and their lengths.
+fn passage_summary(
+    drawn: &PassageSet,
+    passage_samples: &[PassageRecord],
+    curve: &MarginCurve,
+    options: &CalibrateOptions,
+) -> PassageSummary {
+    let mut lengths: Vec<usize> = drawn
+        .passages
+        .iter()
+        .zip(passage_samples)
+        .filter(|(_, r)| r.question.is_some())
+        .map(|(p, _)| p.tokens)
+        .collect();
+    lengths.sort_unstable();
+    PassageSummary {
+        draws: options.passages.count,
+        measured: passage_samples
+            .iter()
+            .filter(|r| r.question.is_some())
+            .count(),
+        skipped: passage_samples
+            .iter()
+            .filter(|r| r.skipped.is_some())
+            .count(),
+        repeats: drawn.repeats,
+        too_long: drawn.too_long,
+        crossing: curve.crossing,
+        tokens: (
+            lengths.first().copied().unwrap_or(0),
+            lengths.get(lengths.len() / 2).copied().unwrap_or(0),
+            lengths.last().copied().unwrap_or(0),
+        ),
+        target: (options.passages.min_tokens, options.passages.max_tokens),
+    }
 }
