@@ -9,8 +9,10 @@ use serde::{Deserialize, Serialize};
 pub const CHUNK_TOKENS_RANGE: RangeInclusive<usize> = 16..=65_536;
 /// Allowed `k`: tokens per side of a seam.
 pub const K_RANGE: RangeInclusive<usize> = 1..=4096;
+/// A fire margin: places in the fused ranking (the type of `m` everywhere).
+pub type Margin = u32;
 /// Allowed `m`: places in the fused ranking.
-pub const M_RANGE: RangeInclusive<u32> = 0..=10_000;
+pub const M_RANGE: RangeInclusive<Margin> = 0..=10_000;
 /// Allowed `budget`: chunks in the final context.
 pub const BUDGET_RANGE: RangeInclusive<usize> = 0..=10_000;
 /// Allowed `depth`: results per search list.
@@ -33,7 +35,7 @@ pub struct Settings {
     /// Seam half-width: tokens taken from each side of a cut.
     pub k: usize,
     /// Fire margin: a seam fires only when it outranks both chunks by at least this many places.
-    pub m: u32,
+    pub m: Margin,
     /// Chunks sent to the model.
     pub budget: usize,
     /// How many results each search list keeps.

@@ -33,11 +33,11 @@ use crate::retrieve::{
 };
 
 /// The largest margin scored by default (the candidates are `0..=DEFAULT_MAX_M`).
-pub const DEFAULT_MAX_M: u32 = 30;
+pub const DEFAULT_MAX_M: crate::settings::Margin = 30;
 
 /// The largest candidate margin a calibration may be asked to score: a part of the margins
 /// settings accept ([`crate::settings::M_RANGE`]).
-pub const MAX_M_RANGE: std::ops::RangeInclusive<u32> = 1..=1000;
+pub const MAX_M_RANGE: std::ops::RangeInclusive<crate::settings::Margin> = 1..=1000;
 
 /// The default candidate margins: every `m` from 0 to [`DEFAULT_MAX_M`].
 pub fn default_candidates() -> Vec<u32> {

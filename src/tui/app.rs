@@ -205,7 +205,7 @@ impl App {
         let k = self.shown.as_ref().map_or(self.sliders.k, |s| s.params.k);
         QuerySettings {
             k: k as u32,
-            m: self.sliders.m as u32,
+            m: self.sliders.m,
             budget: self.sliders.budget,
             ..self.base_query
         }

@@ -38,7 +38,7 @@ impl App {
         let base = self.evaluation.run.as_ref().map(|r| r.settings);
         GridSettings {
             budget: self.sliders.budget,
-            m: self.sliders.m as u32,
+            m: self.sliders.m,
             depth: base.map_or(self.base_query.depth, |s| s.depth),
             rrf_c: base.map_or(self.base_query.rrf_c, |s| s.rrf_c),
             chunk_tokens: base.map_or(self.sliders.chunk_tokens, |s| s.chunk_tokens),

@@ -53,7 +53,7 @@ impl App {
             seamscope_view: VIEW_VERSION,
             corpus,
             settings: ViewSettings {
-                m: self.sliders.m as u32,
+                m: self.sliders.m,
                 budget: self.sliders.budget,
                 k: self.sliders.k,
                 chunk_tokens: self.sliders.chunk_tokens,

@@ -29,13 +29,17 @@ impl SliderSpec {
     }
 }
 
+/// The margins the `m` slider spans: the screen's part of [`seamscope::settings::M_RANGE`]
+/// (a margin past 30 places is rarely worth a demo; `--m` and settings reach the rest).
+pub const M_SLIDER: std::ops::RangeInclusive<seamscope::settings::Margin> = 0..=30;
+
 impl Slider {
     /// Range, step and name.
     pub fn spec(self) -> SliderSpec {
         match self {
             Slider::M => SliderSpec {
-                min: 0,
-                max: 30,
+                min: *M_SLIDER.start() as usize,
+                max: *M_SLIDER.end() as usize,
                 step: 1,
                 label: "m",
             },
@@ -66,7 +70,7 @@ impl Slider {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SliderValues {
     /// Fire margin.
-    pub m: usize,
+    pub m: seamscope::settings::Margin,
     /// Final budget in chunks.
     pub budget: usize,
     /// Seam half-width.
@@ -85,7 +89,7 @@ impl SliderValues {
     /// The values settings start from.
     pub fn from_settings(settings: &Settings) -> SliderValues {
         SliderValues {
-            m: settings.m as usize,
+            m: settings.m,
             budget: settings.budget,
             k: settings.k,
             chunk_tokens: settings.chunk_tokens,
@@ -113,7 +117,7 @@ impl SliderValues {
     /// One slider's value.
     pub fn get(&self, slider: Slider) -> usize {
         match slider {
-            Slider::M => self.m,
+            Slider::M => self.m as usize,
             Slider::Budget => self.budget,
             Slider::K => self.k,
             Slider::ChunkTokens => self.chunk_tokens,
@@ -124,14 +128,14 @@ impl SliderValues {
     pub fn set(&mut self, slider: Slider, value: usize) -> bool {
         let spec = slider.spec();
         let value = value.clamp(spec.min, spec.max);
-        let slot = match slider {
-            Slider::M => &mut self.m,
-            Slider::Budget => &mut self.budget,
-            Slider::K => &mut self.k,
-            Slider::ChunkTokens => &mut self.chunk_tokens,
-        };
-        let changed = *slot != value;
-        *slot = value;
+        let changed = self.get(slider) != value;
+        match slider {
+            // Within M_SLIDER, so it fits a margin.
+            Slider::M => self.m = value as seamscope::settings::Margin,
+            Slider::Budget => self.budget = value,
+            Slider::K => self.k = value,
+            Slider::ChunkTokens => self.chunk_tokens = value,
+        }
         changed
     }
 
@@ -169,6 +173,12 @@ impl SliderValues {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_m_slider_lies_inside_the_settings_range() {
+        use seamscope::settings::M_RANGE;
+        assert!(M_RANGE.contains(M_SLIDER.start()) && M_RANGE.contains(M_SLIDER.end()));
+    }
 
     #[test]
     fn sliders_clamp_step_and_snap() {

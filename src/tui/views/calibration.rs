@@ -136,7 +136,7 @@ fn draw_curve(app: &App, c: &MarginCurve, frame: &mut Frame, area: Rect) {
         .map(|p| point(p.m, p.failure_rate))
         .into_iter()
         .collect();
-    let now = app.sliders.m.min(max_m as usize) as f64;
+    let now = app.sliders.m.min(max_m) as f64;
     let slider = vec![(now, 0.0), (now, top)];
     let mut datasets = vec![
         Dataset::default()
@@ -528,7 +528,7 @@ fn numbers<'a>(app: &App, r: &CalibrationReport) -> Vec<Line<'a>> {
 /// Where the `m` slider stands against the recommendation and the working range.
 fn where_m_stands<'a>(app: &App, r: &CalibrationReport) -> Line<'a> {
     let t = &app.theme;
-    let (k, m) = (app.sliders.k, app.sliders.m as u32);
+    let (k, m) = (app.sliders.k, app.sliders.m);
     let Some((rec_k, rec_m)) = app.calibration.recommended() else {
         return Line::styled(format!("now: k {k}, m {m}"), t.text);
     };
