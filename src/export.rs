@@ -26,6 +26,7 @@ use crate::embed::cache::{VectorCache, text_key};
 use crate::layout::Layout;
 use crate::retrieve::QuerySettings;
 use crate::session::OpenCorpus;
+use crate::session::report::{ChunkInfo, SeamRecord};
 
 /// The bundle format this build writes (2 added `documents.jsonl` and the chunking settings
 /// `chunker_kind`, `chunk_tokens`, `heading_prefix`, so a bundle can be opened again on its own).
@@ -108,27 +109,16 @@ struct DocumentRecord<'a> {
 
 #[derive(Serialize)]
 struct ChunkRecord<'a> {
-    id: u32,
-    doc: &'a str,
-    ordinal: u32,
-    start: usize,
-    end: usize,
-    tokens: u32,
+    #[serde(flatten)]
+    chunk: ChunkInfo,
     text: &'a str,
     search_text: &'a str,
 }
 
 #[derive(Serialize)]
-struct SeamRecord<'a> {
-    id: u32,
-    doc: &'a str,
-    left: u32,
-    right: u32,
-    cut: usize,
-    start: usize,
-    end: usize,
-    left_tokens: u32,
-    right_tokens: u32,
+struct SeamLine<'a> {
+    #[serde(flatten)]
+    seam: SeamRecord,
     text: &'a str,
     search_text: &'a str,
 }
@@ -258,12 +248,7 @@ pub fn write_bundle(
     for (c, search) in layout.chunks.iter().zip(&chunk_search) {
         let doc = corpus.doc(c.doc);
         let record = ChunkRecord {
-            id: c.id.0,
-            doc: &doc.path,
-            ordinal: c.ordinal,
-            start: c.span.start,
-            end: c.span.end,
-            tokens: c.tokens,
+            chunk: ChunkInfo::of(c, corpus),
             text: doc.slice(c.span),
             search_text: search,
         };
@@ -275,16 +260,8 @@ pub fn write_bundle(
     let mut seam_vectors = Vec::with_capacity(layout.seams.len());
     for (s, search) in layout.seams.iter().zip(&seam_search) {
         let doc = corpus.doc(s.doc);
-        let record = SeamRecord {
-            id: s.id.0,
-            doc: &doc.path,
-            left: s.left.0,
-            right: s.right.0,
-            cut: s.cut,
-            start: s.span.start,
-            end: s.span.end,
-            left_tokens: s.left_tokens,
-            right_tokens: s.right_tokens,
+        let record = SeamLine {
+            seam: SeamRecord::of(s, corpus),
             text: doc.slice(s.span),
             search_text: search,
         };

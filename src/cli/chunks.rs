@@ -8,6 +8,7 @@ use serde::Serialize;
 use seamscope::chunk::context::SearchContext;
 use seamscope::corpus::Corpus;
 use seamscope::layout::Layout;
+use seamscope::session::report::{ChunkInfo, SeamRecord};
 use seamscope::settings::Settings;
 use seamscope::text::safe_name as safe;
 use seamscope::tokens::TokenCounter;
@@ -39,12 +40,8 @@ struct DocumentRow {
 
 #[derive(Serialize)]
 struct ChunkRow {
-    id: u32,
-    doc: String,
-    ordinal: u32,
-    start: usize,
-    end: usize,
-    tokens: u32,
+    #[serde(flatten)]
+    chunk: ChunkInfo,
     /// Text put in front of the span for search only (heading path, repeated table header).
     #[serde(skip_serializing_if = "String::is_empty")]
     search_prefix: String,
@@ -52,15 +49,8 @@ struct ChunkRow {
 
 #[derive(Serialize)]
 struct SeamRow {
-    id: u32,
-    doc: String,
-    left: u32,
-    right: u32,
-    cut: usize,
-    start: usize,
-    end: usize,
-    left_tokens: u32,
-    right_tokens: u32,
+    #[serde(flatten)]
+    seam: SeamRecord,
     /// Bytes the two chunks share (given cuts that overlap); the cut is in their middle.
     #[serde(skip_serializing_if = "is_zero")]
     overlap_bytes: usize,
@@ -94,7 +84,6 @@ struct ChunkListing {
 impl ChunkListing {
     fn new(corpus: &Corpus, layout: &Layout, chunk_tokens: usize) -> Self {
         let (chunk_prefixes, seam_prefixes) = layout.search_prefixes(corpus);
-        let path = |d: seamscope::corpus::DocId| corpus.doc(d).path.clone();
         ChunkListing {
             corpus: corpus.root.display().to_string(),
             chunker: layout.chunker.clone(),
@@ -119,12 +108,7 @@ impl ChunkListing {
                 .iter()
                 .zip(chunk_prefixes)
                 .map(|(c, search_prefix)| ChunkRow {
-                    id: c.id.0,
-                    doc: path(c.doc),
-                    ordinal: c.ordinal,
-                    start: c.span.start,
-                    end: c.span.end,
-                    tokens: c.tokens,
+                    chunk: ChunkInfo::of(c, corpus),
                     search_prefix,
                 })
                 .collect(),
@@ -135,15 +119,7 @@ impl ChunkListing {
                 .map(|(s, search_prefix)| {
                     let (l, r) = (layout.chunk(s.left).span, layout.chunk(s.right).span);
                     SeamRow {
-                        id: s.id.0,
-                        doc: path(s.doc),
-                        left: s.left.0,
-                        right: s.right.0,
-                        cut: s.cut,
-                        start: s.span.start,
-                        end: s.span.end,
-                        left_tokens: s.left_tokens,
-                        right_tokens: s.right_tokens,
+                        seam: SeamRecord::of(s, corpus),
                         overlap_bytes: l.end.saturating_sub(r.start),
                         gap_bytes: r.start.saturating_sub(l.end),
                         search_prefix,
@@ -184,9 +160,10 @@ impl ChunkListing {
             "  {:>6}  {:<40} {:>9} {:>9} {:>6}",
             "chunk", "document#ordinal", "start", "end", "tokens"
         );
-        for c in &self.chunks {
+        for row in &self.chunks {
+            let c = &row.chunk;
             let key = format!("{}#{}", safe(&c.doc), c.ordinal);
-            let mark = if c.search_prefix.is_empty() {
+            let mark = if row.search_prefix.is_empty() {
                 ""
             } else {
                 "  +context"
@@ -200,11 +177,12 @@ impl ChunkListing {
             "  {:>6}  {:<40} {:>9} {:>9} {:>6}",
             "seam", "left|right", "start", "end", "tokens"
         );
-        for s in &self.seams {
+        for row in &self.seams {
+            let s = &row.seam;
             println!(
                 "  {:>6}  {:<40} {:>9} {:>9} {:>6}",
                 s.id,
-                match (s.overlap_bytes, s.gap_bytes) {
+                match (row.overlap_bytes, row.gap_bytes) {
                     (0, 0) => format!("{}|{} (cut at {})", s.left, s.right, s.cut),
                     (o, 0) => format!(
                         "{}|{} (cut at {}, mid-overlap of {o} B)",

@@ -12,6 +12,7 @@ use crate::corpus::Corpus;
 use crate::embed::Embedder;
 use crate::index::{BuildReport, IndexSet};
 use crate::layout::Layout;
+use crate::session::report::{ChunkInfo, SeamRecord};
 use crate::session::{Engine, EngineError, OpenCorpus};
 use crate::settings::Settings;
 
@@ -112,16 +113,9 @@ struct DocumentLine {
 /// the spans).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct ChunkLine {
-    /// Its id (its line number, from 0).
-    pub id: u32,
-    /// Its document's path.
-    pub doc: String,
-    /// First byte in the document.
-    pub start: usize,
-    /// One past the last byte.
-    pub end: usize,
-    /// Its token count.
-    pub tokens: u32,
+    /// The chunk's record, as every listing writes it.
+    #[serde(flatten)]
+    pub chunk: ChunkInfo,
     /// What was embedded and keyword-indexed.
     pub search_text: String,
 }
@@ -129,20 +123,9 @@ pub struct ChunkLine {
 /// One line of `seams.jsonl`, as read back.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct SeamLine {
-    /// Its id (its line number, from 0).
-    pub id: u32,
-    /// Its document's path.
-    pub doc: String,
-    /// The chunk that ends at the cut.
-    pub left: u32,
-    /// The chunk that starts at the cut.
-    pub right: u32,
-    /// The byte where `right` starts.
-    pub cut: usize,
-    /// First byte of the window.
-    pub start: usize,
-    /// One past the window's last byte.
-    pub end: usize,
+    /// The seam's record, as every listing writes it.
+    #[serde(flatten)]
+    pub seam: SeamRecord,
     /// What was embedded and keyword-indexed.
     pub search_text: String,
 }
@@ -405,54 +388,22 @@ impl Bundle {
         }
         let (chunk_search, seam_search) = layout.search_texts(&self.corpus);
         for ((c, line), search) in layout.chunks.iter().zip(&self.chunks).zip(&chunk_search) {
-            let again = (
-                c.id.0,
-                self.corpus.doc(c.doc).path.as_str(),
-                c.span.start,
-                c.span.end,
-                c.tokens,
-                search.as_ref(),
-            );
-            let bundled = (
-                line.id,
-                line.doc.as_str(),
-                line.start,
-                line.end,
-                line.tokens,
-                line.search_text.as_str(),
-            );
-            if again != bundled {
+            let again = ChunkInfo::of(c, &self.corpus);
+            if again != line.chunk || search.as_ref() != line.search_text {
+                let l = &line.chunk;
                 return fail(format!(
                     "chunk {} differs (bytes {}..{} of {} in the bundle, {}..{} of {} cut again)",
-                    line.id, line.start, line.end, line.doc, again.2, again.3, again.1
+                    l.id, l.start, l.end, l.doc, again.start, again.end, again.doc
                 ));
             }
         }
         for ((s, line), search) in layout.seams.iter().zip(&self.seams).zip(&seam_search) {
-            let again = (
-                s.id.0,
-                self.corpus.doc(s.doc).path.as_str(),
-                s.left.0,
-                s.right.0,
-                s.cut,
-                s.span.start,
-                s.span.end,
-                search.as_ref(),
-            );
-            let bundled = (
-                line.id,
-                line.doc.as_str(),
-                line.left,
-                line.right,
-                line.cut,
-                line.start,
-                line.end,
-                line.search_text.as_str(),
-            );
-            if again != bundled {
+            let again = SeamRecord::of(s, &self.corpus);
+            if again != line.seam || search.as_ref() != line.search_text {
+                let l = &line.seam;
                 return fail(format!(
                     "seam {}|{} differs (cut at byte {} of {} in the bundle, {} cut again)",
-                    line.left, line.right, line.cut, line.doc, again.4
+                    l.left, l.right, l.cut, l.doc, again.cut
                 ));
             }
         }

@@ -1,14 +1,19 @@
 //! The JSON record of one query (`seamscope query --json`, and the screen's `e`): the trace plus
 //! the chunks and seams it names, so the file stands alone.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{OpenCorpus, QueryTimings};
+use crate::chunk::Chunk;
+use crate::corpus::Corpus;
 use crate::index::vectors::SearchMode;
 use crate::retrieve::Trace;
+use crate::seam::Seam;
 
-/// One chunk as the report lists it.
-#[derive(Debug, Clone, Serialize)]
+/// One chunk as every listing writes it: the query report, `seamscope chunks --json` and a
+/// bundle's `chunks.jsonl` (the last two add their own fields beside it, and the bundle reader
+/// reads it back).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChunkInfo {
     /// Its id.
     pub id: u32,
@@ -24,7 +29,76 @@ pub struct ChunkInfo {
     pub tokens: u32,
 }
 
-/// One seam as the report lists it.
+impl ChunkInfo {
+    /// The record of `chunk`, a chunk of `corpus`.
+    pub fn of(chunk: &Chunk, corpus: &Corpus) -> ChunkInfo {
+        ChunkInfo {
+            id: chunk.id.0,
+            doc: corpus.doc(chunk.doc).path.clone(),
+            ordinal: chunk.ordinal,
+            start: chunk.span.start,
+            end: chunk.span.end,
+            tokens: chunk.tokens,
+        }
+    }
+}
+
+/// One seam as the layout listings write it: `seamscope chunks --json` and a bundle's
+/// `seams.jsonl` (each adds its own fields beside it, and the bundle reader reads it back).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeamRecord {
+    /// Its id.
+    pub id: u32,
+    /// Its document's path.
+    pub doc: String,
+    /// The chunk before the cut.
+    pub left: u32,
+    /// The chunk after the cut.
+    pub right: u32,
+    /// The cut's byte offset.
+    pub cut: usize,
+    /// First byte of the window.
+    pub start: usize,
+    /// One past the window's last byte.
+    pub end: usize,
+    /// Window tokens in the left chunk.
+    pub left_tokens: u32,
+    /// Window tokens in the right chunk.
+    pub right_tokens: u32,
+}
+
+impl SeamRecord {
+    /// The record of `seam`, a seam of `corpus`.
+    pub fn of(seam: &Seam, corpus: &Corpus) -> SeamRecord {
+        SeamRecord {
+            id: seam.id.0,
+            doc: corpus.doc(seam.doc).path.clone(),
+            left: seam.left.0,
+            right: seam.right.0,
+            cut: seam.cut,
+            start: seam.span.start,
+            end: seam.span.end,
+            left_tokens: seam.left_tokens,
+            right_tokens: seam.right_tokens,
+        }
+    }
+
+    /// The query report's shorter view of it (the report names no document or cut: its JSON
+    /// shape is kept as scripts read it).
+    pub fn brief(&self) -> SeamInfo {
+        SeamInfo {
+            id: self.id,
+            left: self.left,
+            right: self.right,
+            start: self.start,
+            end: self.end,
+            left_tokens: self.left_tokens,
+            right_tokens: self.right_tokens,
+        }
+    }
+}
+
+/// One seam as the query report lists it: [`SeamRecord::brief`].
 #[derive(Debug, Clone, Serialize)]
 pub struct SeamInfo {
     /// Its id.
@@ -77,28 +151,13 @@ impl<'a> QueryReport<'a> {
                 .layout
                 .chunks
                 .iter()
-                .map(|c| ChunkInfo {
-                    id: c.id.0,
-                    doc: open.corpus.doc(c.doc).path.clone(),
-                    ordinal: c.ordinal,
-                    start: c.span.start,
-                    end: c.span.end,
-                    tokens: c.tokens,
-                })
+                .map(|c| ChunkInfo::of(c, &open.corpus))
                 .collect(),
             seams: open
                 .layout
                 .seams
                 .iter()
-                .map(|s| SeamInfo {
-                    id: s.id.0,
-                    left: s.left.0,
-                    right: s.right.0,
-                    start: s.span.start,
-                    end: s.span.end,
-                    left_tokens: s.left_tokens,
-                    right_tokens: s.right_tokens,
-                })
+                .map(|s| SeamRecord::of(s, &open.corpus).brief())
                 .collect(),
             question_vector: None,
         }
