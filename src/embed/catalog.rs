@@ -150,7 +150,8 @@ pub struct CatalogEntry {
 pub enum CatalogError {
     /// No model of this kind answers to the name.
     #[error(
-        "fastembed's catalog has no {kind} named `{name}`{}; `seamscope models` lists them all",
+        "fastembed's catalog has no {kind} named `{}`{}; `seamscope models` lists them all",
+        crate::text::safe_name(name),
         suggestion_text(suggestions)
     )]
     UnknownName {
@@ -166,8 +167,10 @@ pub enum CatalogError {
     NotCached(Box<NotCached>),
     /// The hub was reached but would not give a file.
     #[error(
-        "fetching fastembed:{name} from the hub repository {repo}{} failed: {message}",
-        file.as_ref().map(|f| format!(" (file {f})")).unwrap_or_default()
+        "fetching fastembed:{} from the hub repository {repo}{} failed: {}",
+        crate::text::safe_name(name),
+        file.as_ref().map(|f| format!(" (file {f})")).unwrap_or_default(),
+        crate::text::safe_name(message)
     )]
     Fetch {
         /// The short name.

@@ -42,7 +42,8 @@ pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
 pub enum ServiceError {
     /// The key's environment variable is not set (or empty).
     #[error(
-        "the environment variable {variable} named by {setting} is not set: export the service's key in it (seamscope reads it from there and never prints or stores it)"
+        "the environment variable {} named by {setting} is not set: export the service's key in it (seamscope reads it from there and never prints or stores it)",
+        crate::text::safe_name(.variable)
     )]
     KeyMissing {
         /// The variable.

@@ -69,6 +69,11 @@ impl EmbedderSpec {
     /// Parse a name as typed (`fastembed:bge-small-en-v1.5`, `openai:http://127.0.0.1:8080/v1`,
     /// `onnx:/models/e5`); `default` (or nothing) is the pinned model.
     pub fn parse(text: &str) -> Result<EmbedderSpec, String> {
+        // The name came from a flag, a variable or a settings file: shown safely.
+        Self::parse_raw(text).map_err(|e| crate::text::safe_name(&e))
+    }
+
+    fn parse_raw(text: &str) -> Result<EmbedderSpec, String> {
         if text.trim().is_empty() || text.trim() == "default" {
             return Ok(EmbedderSpec::Default);
         }
@@ -121,6 +126,11 @@ impl RerankerSpec {
     /// Parse a name as typed (`fastembed:bge-reranker-base`, `rerank:http://127.0.0.1:8081`,
     /// `onnx:/models/ce`); `none` (or nothing) means no reranker beyond `reranker_dir`.
     pub fn parse(text: &str) -> Result<RerankerSpec, String> {
+        // The name came from a flag, a variable or a settings file: shown safely.
+        Self::parse_raw(text).map_err(|e| crate::text::safe_name(&e))
+    }
+
+    fn parse_raw(text: &str) -> Result<RerankerSpec, String> {
         if text.trim().is_empty() || text.trim() == "none" {
             return Ok(RerankerSpec::Default);
         }
@@ -190,6 +200,20 @@ mod tests {
                 .unwrap(),
             "onnx:e5-base"
         );
+    }
+
+    #[test]
+    fn a_name_with_escape_sequences_is_shown_safely() {
+        for bad in [
+            "\u{1b}[2Jevil",
+            "x\u{1b}]52;c;Y3VybA==\u{7}:y",
+            "openai:\u{1b}[31m",
+        ] {
+            let e = EmbedderSpec::parse(bad).unwrap_err();
+            assert!(!e.contains('\u{1b}') && !e.contains('\u{7}'), "{e:?}");
+            let e = RerankerSpec::parse(bad).unwrap_err();
+            assert!(!e.contains('\u{1b}') && !e.contains('\u{7}'), "{e:?}");
+        }
     }
 
     #[test]

@@ -229,7 +229,9 @@ pub enum CutsProblem {
 
 /// A cuts file that cannot be used: the file, the record when one is to blame, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("cuts file {}{}: {problem}", crate::text::safe_name(&.file.display().to_string()), .at.map(|a| format!(", {a}")).unwrap_or_default())]
+// Everything a problem names (document names from the file, corpus paths) goes through
+// safe_name here, once, so no cuts file can write to the terminal.
+#[error("cuts file {}{}: {}", crate::text::safe_name(&.file.display().to_string()), .at.map(|a| format!(", {a}")).unwrap_or_default(), crate::text::safe_name(&.problem.to_string()))]
 pub struct CutsError {
     /// The file.
     pub file: PathBuf,

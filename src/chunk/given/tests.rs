@@ -199,3 +199,12 @@ fn the_name_follows_the_placed_spans_not_the_file_text() {
     assert_eq!(a.name(), b.name());
     assert_ne!(a.name(), c.name());
 }
+
+#[test]
+fn a_document_name_with_escape_sequences_cannot_reach_the_terminal() {
+    let e = place(r#"{"doc": "evil\u001b]0;title\u0007\u001b[2J.md", "start": 0, "end": 3}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no document of the corpus is"), "{e}");
+    assert!(!e.chars().any(|c| c == '\u{1b}' || c == '\u{7}'), "{e:?}");
+}
