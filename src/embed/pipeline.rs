@@ -33,15 +33,12 @@ pub struct PipelineEmbedder {
     /// Tokens the longer prefix takes, kept free in every window.
     prefix_tokens: usize,
     identity: String,
-    /// How the user named it (`openai:http://…`, `fastembed:bge-small-en-v1.5`, `default`).
-    name: String,
 }
 
 impl PipelineEmbedder {
-    /// Wrap a loaded embedder with the prefixes; `name` is how the user named it.
+    /// Wrap a loaded embedder with the prefixes.
     pub fn new(
         inner: EmbedderKind,
-        name: String,
         query_prefix: &str,
         document_prefix: &str,
         tokenizer: &TokenCounter,
@@ -68,40 +65,13 @@ impl PipelineEmbedder {
             document_prefix: document_prefix.to_string(),
             prefix_tokens,
             identity,
-            name,
         })
-    }
-
-    /// A plain local model with no prefixes (tests and benches).
-    pub fn local(model: ModelEmbedder) -> PipelineEmbedder {
-        let identity = model.identity().to_string();
-        PipelineEmbedder {
-            inner: EmbedderKind::Local(Box::new(model)),
-            query_prefix: String::new(),
-            document_prefix: String::new(),
-            prefix_tokens: 0,
-            identity,
-            name: "default".to_string(),
-        }
-    }
-
-    /// The loaded model or client.
-    pub fn kind(&self) -> &EmbedderKind {
-        &self.inner
     }
 
     /// The local ONNX model, when it is one.
     pub fn local_model(&self) -> Option<&ModelEmbedder> {
         match &self.inner {
             EmbedderKind::Local(m) => Some(m.as_ref()),
-            _ => None,
-        }
-    }
-
-    /// The local ONNX model, mutably, when it is one.
-    pub fn local_model_mut(&mut self) -> Option<&mut ModelEmbedder> {
-        match &mut self.inner {
-            EmbedderKind::Local(m) => Some(m.as_mut()),
             _ => None,
         }
     }
@@ -115,11 +85,6 @@ impl PipelineEmbedder {
     /// same as [`Embedder::identity`], callable without the trait in scope).
     pub fn identity(&self) -> &str {
         &self.identity
-    }
-
-    /// How the user named the embedder.
-    pub fn name(&self) -> &str {
-        &self.name
     }
 
     /// The query prefix in force ("" for none).

@@ -122,16 +122,6 @@ impl RerankService {
         })
     }
 
-    /// The protocol spoken.
-    pub fn protocol(&self) -> RerankProtocol {
-        self.protocol
-    }
-
-    /// The counters of this client.
-    pub fn meter(&self) -> &Arc<ServiceMeter> {
-        self.endpoint.meter()
-    }
-
     /// Scores in input order from an answer of either protocol.
     fn read_answer(&self, answer: &Value, expected: usize) -> Result<Vec<f32>, ServiceError> {
         let bad = |what: String| self.endpoint.malformed(what);
@@ -218,8 +208,8 @@ impl Reranker for RerankService {
         };
         let answer = self.endpoint.post(&body, &never, &hint).map_err(fail)?;
         let scores = self.read_answer(&answer, texts.len()).map_err(fail)?;
-        let tokens = texts.iter().map(|t| t.len() / 4).sum::<usize>();
-        self.endpoint.meter().answered(texts.len(), tokens, 0);
+        // Requests and texts are counted; tokens are not (nothing here counts them honestly).
+        self.endpoint.meter().answered(texts.len(), 0, 0);
         Ok(scores)
     }
 }

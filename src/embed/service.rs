@@ -134,16 +134,6 @@ impl ServiceEmbedder {
         self.endpoint.shown()
     }
 
-    /// The model name sent.
-    pub fn model(&self) -> &str {
-        &self.options.model
-    }
-
-    /// The counters of this client (requests, retries, tokens), shared with progress displays.
-    pub fn meter(&self) -> &Arc<ServiceMeter> {
-        self.endpoint.meter()
-    }
-
     /// Each text as it is sent: a window cut from a longer text can tokenize to a token or two
     /// more on its own (a word piece at its start becomes a word); such a text loses its last
     /// tokens, exactly as the local model's truncation drops them, so a strict service never

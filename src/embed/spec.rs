@@ -110,16 +110,6 @@ impl EmbedderSpec {
             }
         }
     }
-
-    /// The kind's short name, for headers.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            EmbedderSpec::Default => "default",
-            EmbedderSpec::Onnx(_) => "onnx",
-            EmbedderSpec::Catalog(_) => "fastembed",
-            EmbedderSpec::OpenAi(_) => "openai",
-        }
-    }
 }
 
 impl RerankerSpec {

@@ -93,14 +93,8 @@ pub(super) fn load_embedder(
             )
         }
     };
-    let name = settings
-        .embedder
-        .clone()
-        .filter(|e| !e.trim().is_empty())
-        .unwrap_or_else(|| "default".to_string());
     let embedder = PipelineEmbedder::new(
         kind,
-        name,
         &settings.query_prefix,
         &settings.document_prefix,
         tokenizer,
