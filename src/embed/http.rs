@@ -67,7 +67,7 @@ pub enum ServiceError {
     },
     /// Every try failed with a retryable failure.
     #[error(
-        "{service} at {url} failed {tries} times in a row (last: {last}); nothing more was sent: check the service, or raise {retries_setting} / {timeout_setting}"
+        "{service} at {url} failed {tries} times in a row (last: {last}); nothing more was sent: check the service, or raise embed_retries / embed_timeout_secs (both services use them)"
     )]
     GaveUp {
         /// What kind of service.
@@ -78,10 +78,6 @@ pub enum ServiceError {
         tries: u32,
         /// The last failure.
         last: String,
-        /// The setting that bounds the retries.
-        retries_setting: &'static str,
-        /// The setting that bounds one request.
-        timeout_setting: &'static str,
     },
     /// The service asked to wait longer than seamscope waits.
     #[error(
@@ -223,10 +219,6 @@ pub struct Endpoint {
     auth: Option<(&'static str, String)>,
     agent: ureq::Agent,
     reliability: Reliability,
-    /// Settings named in messages.
-    pub retries_setting: &'static str,
-    /// Settings named in messages.
-    pub timeout_setting: &'static str,
     meter: Arc<ServiceMeter>,
 }
 
@@ -300,8 +292,6 @@ impl Endpoint {
             auth,
             agent,
             reliability,
-            retries_setting: "embed_retries",
-            timeout_setting: "embed_timeout_secs",
             meter,
         }
     }
@@ -351,8 +341,6 @@ impl Endpoint {
                     url: self.shown.clone(),
                     tries,
                     last: why,
-                    retries_setting: self.retries_setting,
-                    timeout_setting: self.timeout_setting,
                 });
             }
             let wait = match wait {

@@ -70,15 +70,13 @@ impl RerankService {
         reliability: Reliability,
     ) -> Result<RerankService, ServiceError> {
         let key = read_key(key_env, "rerank_key_env")?;
-        let mut endpoint = Endpoint::new(
+        let endpoint = Endpoint::new(
             "the rerank service",
             rerank_url(url),
             key,
             reliability,
             Arc::new(ServiceMeter::default()),
         );
-        endpoint.retries_setting = "embed_retries";
-        endpoint.timeout_setting = "embed_timeout_secs";
         let protocol = if model.is_some() {
             RerankProtocol::Cohere
         } else {
