@@ -3,6 +3,7 @@
 mod args;
 mod atoms;
 mod bench;
+mod board;
 mod calibrate;
 mod choices;
 mod chunks;

@@ -46,6 +46,7 @@
 // "The engine never prints": enforced here rather than in Cargo.toml, because the binary's CLI must.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod board;
 pub mod calibrate;
 pub mod chunk;
 pub mod corpus;

@@ -16,24 +16,19 @@ use super::{GlobalArgs, UsageError};
 /// Options of `tune`.
 #[derive(Debug, clap::Args, Clone)]
 pub struct TuneArgs {
-    /// Seam half-widths to try, comma-separated.
-    #[arg(
-        long = "k",
-        value_delimiter = ',',
-        default_value = "100,150,200",
-        value_name = "K,K,..."
-    )]
-    ks: Vec<usize>,
+    /// Seam half-widths to try, comma-separated (default 100,150,200; the map: the settings' k).
+    #[arg(long = "k", value_delimiter = ',', value_name = "K,K,...")]
+    pub(super) ks: Vec<usize>,
     /// Fire margins to try: a list with ranges, e.g. `0-30` or `1,2,3,5,8`.
     #[arg(long = "m", default_value = "0-30", value_name = "LIST", value_parser = parse_margins)]
-    ms: std::vec::Vec<u32>,
+    pub(super) ms: std::vec::Vec<u32>,
     /// Final budgets to try, in chunks, comma-separated (default from settings, 5).
     #[arg(long = "budget", value_delimiter = ',', value_name = "CHUNKS,...")]
-    budgets: Vec<usize>,
+    pub(super) budgets: Vec<usize>,
     /// Side drop to try: `off` and/or cosine thresholds, e.g. `off,0.25` (side drop is a row of
     /// its own, not a default).
     #[arg(long = "side-drop", default_value = "off,0.25", value_name = "LIST", value_parser = parse_side_drops)]
-    side_drops: std::vec::Vec<Option<f32>>,
+    pub(super) side_drops: std::vec::Vec<Option<f32>>,
     /// Chunk sizes to try, in tokens, comma-separated (default from settings, 1024). Each size
     /// embeds its chunks once, ever (vector cache).
     #[arg(
@@ -41,22 +36,70 @@ pub struct TuneArgs {
         value_delimiter = ',',
         value_name = "TOKENS,..."
     )]
-    chunk_sizes: Vec<usize>,
+    pub(super) chunk_sizes: Vec<usize>,
     /// How documents are cut: fixed, sentence, recursive or structure (default fixed).
     #[arg(long, value_enum, value_name = "KIND")]
-    chunker: Option<super::choices::ChunkerChoice>,
+    pub(super) chunker: Option<super::choices::ChunkerChoice>,
     /// Score on a question set with gold evidence (JSONL) instead of sampled passages.
     #[arg(long, value_name = "FILE")]
-    questions: Option<PathBuf>,
+    pub(super) questions: Option<PathBuf>,
     /// Passages drawn when no question set is given (offline keyword questions).
     #[arg(long, default_value_t = seamscope::calibrate::passage::DEFAULT_PASSAGES, value_name = "N", value_parser = super::usize_in(1..=100_000))]
-    passages: usize,
+    pub(super) passages: usize,
     /// Seed of the passage draw.
     #[arg(long, default_value_t = 0)]
-    seed: u64,
+    pub(super) seed: u64,
     /// Rows printed (every row is in --json).
     #[arg(long, default_value_t = 15, value_name = "N")]
-    top: usize,
+    pub(super) top: usize,
+    /// Score every boundary strategy on one board instead of Seams' own grid: `all`, or
+    /// families from none, overlap, windows, neighbour, scar, seams, overlap+seams. Rows get
+    /// 95% intervals, tokens, vectors and build time; the verdict names a winner only when its
+    /// family wins at least 90% of paired bootstrap resamples (tuning inside each).
+    #[arg(long, value_name = "all|FAMILY,...", value_parser = super::board::parse_families, conflicts_with = "map")]
+    pub(super) strategies: Option<std::vec::Vec<seamscope::board::Family>>,
+    /// Draw the evidence-length map: passages at several lengths (no gold needed), every
+    /// strategy family scored per band; with --questions the gold set's evidence lengths are
+    /// placed beside it.
+    #[arg(long)]
+    pub(super) map: bool,
+    /// The map's length bands in tokens.
+    #[arg(long, value_name = "MIN-MAX,...", value_parser = parse_bands_list, requires = "map")]
+    pub(super) bands: Option<std::vec::Vec<(usize, usize)>>,
+    /// Passages drawn per band of the map.
+    #[arg(long, default_value_t = seamscope::board::map::DEFAULT_PER_BAND, value_name = "N", value_parser = super::usize_in(5..=100_000))]
+    pub(super) per_band: usize,
+    /// Bootstrap resamples behind a verdict (board default 10000, map 2000 per band).
+    #[arg(long, value_name = "N", value_parser = super::usize_in(100..=1_000_000))]
+    pub(super) resamples: Option<usize>,
+    /// Overlap fractions for the board, in percent of a chunk (default 10,15,20,25).
+    #[arg(long, value_delimiter = ',', value_name = "PERCENT,...", value_parser = clap::value_parser!(u32).range(1..=50))]
+    pub(super) overlaps: Option<Vec<u32>>,
+    /// Window shapes for the board, width/stride in tokens (default 256/128,128/64).
+    #[arg(long, value_name = "W/S,...", value_parser = parse_windows_list)]
+    pub(super) windows: Option<std::vec::Vec<(usize, usize)>>,
+    /// SCAR relative thresholds τ to tune over (default 0.5,0.6,0.7,0.8,0.9,1.0).
+    #[arg(long = "tau", value_name = "LIST", value_parser = parse_taus)]
+    pub(super) taus: Option<std::vec::Vec<f32>>,
+    /// SCAR continuity-penalty weights to tune over (default 0,0.5,1).
+    #[arg(long = "penalty", value_name = "LIST", value_parser = parse_penalties)]
+    pub(super) penalties: Option<std::vec::Vec<f32>>,
+}
+
+fn parse_bands_list(text: &str) -> Result<Vec<(usize, usize)>, String> {
+    super::board::parse_bands(text)
+}
+
+fn parse_windows_list(text: &str) -> Result<Vec<(usize, usize)>, String> {
+    super::board::parse_windows(text)
+}
+
+fn parse_taus(text: &str) -> Result<Vec<f32>, String> {
+    super::board::parse_f32s(text, 0.0..=2.0)
+}
+
+fn parse_penalties(text: &str) -> Result<Vec<f32>, String> {
+    super::board::parse_f32s(text, 0.0..=10.0)
 }
 
 /// Parse `off,0.25` into side-drop settings (`None` = off), in the order given, without repeats.
@@ -137,12 +180,51 @@ fn check_range(
     .into())
 }
 
-/// Run the grid and print the ranked table (or JSON).
-pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> anyhow::Result<()> {
+/// The settings a `tune` run measures under: the global ones with `--chunker` applied, checked.
+pub fn checked_settings(
+    global: &GlobalArgs,
+    args: &TuneArgs,
+) -> anyhow::Result<seamscope::settings::Settings> {
     let mut settings = global.settings()?;
     if let Some(c) = args.chunker {
         settings.chunker = c.into();
     }
+    if let [size] = args.chunk_sizes.as_slice() {
+        settings.chunk_tokens = *size;
+    }
+    if let [budget] = args.budgets.as_slice() {
+        settings.budget = *budget;
+    }
+    check_range(&args.ks, "--k", seamscope::settings::K_RANGE)?;
+    settings.validate().map_err(|e| UsageError(e.to_string()))?;
+    Ok(settings)
+}
+
+/// Run the grid and print the ranked table (or JSON); `--strategies` and `--map` run the board
+/// and the evidence-length map instead.
+pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> anyhow::Result<()> {
+    if args.strategies.is_some() || args.map {
+        if args.chunk_sizes.len() > 1 || args.budgets.len() > 1 {
+            return Err(UsageError(
+                "--strategies and --map score one chunk size at one budget: give at most one --chunk-tokens and one --budget".into(),
+            )
+            .into());
+        }
+        return if args.map {
+            super::board::run_map(global, corpus, args, json)
+        } else {
+            super::board::run_board(global, corpus, args, json)
+        };
+    }
+    let mut settings = global.settings()?;
+    if let Some(c) = args.chunker {
+        settings.chunker = c.into();
+    }
+    let ks = if args.ks.is_empty() {
+        vec![100, 150, 200]
+    } else {
+        args.ks.clone()
+    };
     let budgets = if args.budgets.is_empty() {
         vec![settings.budget]
     } else {
@@ -153,13 +235,13 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
     } else {
         args.chunk_sizes.clone()
     };
-    check_range(&args.ks, "--k", seamscope::settings::K_RANGE)?;
+    check_range(&ks, "--k", seamscope::settings::K_RANGE)?;
     check_range(&budgets, "--budget", 1..=1000)?;
     check_range(&sizes, "--chunk-tokens", 16..=1_000_000)?;
     settings.validate().map_err(|e| UsageError(e.to_string()))?;
     let grid = TuneGrid {
         chunk_tokens: dedup(sizes),
-        ks: dedup(args.ks.clone()),
+        ks: dedup(ks),
         ms: args.ms.clone(),
         budgets: dedup(budgets),
         side_drops: args.side_drops.clone(),

@@ -37,6 +37,11 @@ impl Collection {
         self.vectors.is_empty()
     }
 
+    /// Entry `i`'s vector.
+    pub fn vector(&self, i: usize) -> Option<&[f32]> {
+        self.vectors.get(i).map(Vec::as_slice)
+    }
+
     /// The `depth` entries nearest to `query` by cosine, exactly; ties by entry number.
     pub fn dense(&self, query: &[f32], depth: usize) -> Vec<(u32, f32)> {
         let mut hits: Vec<(u32, f32)> = self

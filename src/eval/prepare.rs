@@ -37,6 +37,13 @@ pub struct Prepared {
     pub embedding: EmbedStats,
 }
 
+impl Prepared {
+    /// Unit `i`'s search vector.
+    pub fn unit_vector(&self, i: usize) -> Option<&[f32]> {
+        self.unit_search.vector(i)
+    }
+}
+
 fn base_units(layout: &Layout) -> Vec<Unit> {
     layout
         .chunks
@@ -76,7 +83,7 @@ pub fn prepare_reporting(
         Strategy::NoOverlap | Strategy::NeighbourExpansion => {}
         // Fixed chunks: token windows at a stride of chunk − overlap, each the chunk size. Any
         // other chunker: its own chunks, each reaching back `tokens` into its predecessor.
-        Strategy::Overlap { tokens } => {
+        Strategy::Overlap { tokens } | Strategy::OverlapSeams { tokens, .. } => {
             let fixed = layout.chunker.starts_with("fixed");
             units = corpus
                 .documents
@@ -132,6 +139,9 @@ pub fn prepare_reporting(
                 .collect();
         }
     }
+    if let Strategy::OverlapSeams { k, .. } = strategy {
+        pointers = overlap_seams(corpus, layout, &units, k);
+    }
     let text = |doc: crate::corpus::DocId, span: crate::corpus::Span| corpus.doc(doc).slice(span);
     // Search texts as the live index builds them (heading paths, repeated table headers), so a
     // strategy is scored on what a query would really search.
@@ -167,7 +177,10 @@ pub fn prepare_reporting(
     )?;
     stats.add(&pstats);
     let mut halves = Vec::new();
-    if let Strategy::Seams { .. } = strategy {
+    if matches!(
+        strategy,
+        Strategy::Seams { .. } | Strategy::OverlapSeams { .. }
+    ) {
         let mut texts: Vec<&str> = Vec::with_capacity(pointers.len() * 2);
         for p in &pointers {
             let cut = p.cut.unwrap_or(units[ends(p).1.index()].span.start);
@@ -208,6 +221,31 @@ pub fn prepare_reporting(
         halves,
         embedding: stats,
     })
+}
+
+/// Seams over overlapping units: one per pair of neighbours in a document, centred on the
+/// middle of their overlap ([`crate::seam::cut_between`]), linked to both.
+fn overlap_seams(corpus: &Corpus, layout: &Layout, units: &[Unit], k: usize) -> Vec<Pointer> {
+    let chunks: Vec<crate::chunk::Chunk> = units
+        .iter()
+        .enumerate()
+        .map(|(i, u)| crate::chunk::Chunk {
+            id: crate::chunk::ChunkId(i as u32),
+            doc: u.doc,
+            ordinal: i as u32,
+            span: u.span,
+            tokens: u.tokens,
+        })
+        .collect();
+    build_seams(corpus, &layout.offsets, &chunks, k)
+        .iter()
+        .map(|s| Pointer {
+            doc: s.doc,
+            span: s.span,
+            links: vec![UnitId(s.left.0), UnitId(s.right.0)],
+            cut: Some(s.cut),
+        })
+        .collect()
 }
 
 /// Half scores of the Seams pointers near the top of the fused lists, for side drop (empty for

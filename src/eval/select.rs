@@ -70,7 +70,9 @@ pub fn select(
         dropped: Vec::new(),
     };
     let plan = match strategy {
-        Strategy::Seams { .. } => return seams_fill(&fused, pointers, sides, s),
+        Strategy::Seams { .. } | Strategy::OverlapSeams { .. } => {
+            return seams_fill(&fused, pointers, sides, s);
+        }
         Strategy::Windows { .. } | Strategy::ChunkStrideWindows { .. } => {
             return plain(window_fill(&fused, pointers, s.budget));
         }

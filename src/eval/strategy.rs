@@ -11,6 +11,7 @@
 //! - **Neighbour expansion**: chunks-only retrieval where each returned chunk also brings a
 //!   neighbour that itself ranks within the first `2 × budget` places (adaptive, no extra vectors).
 //! - **Seams**: the baseline chunks plus one seam per cut, with the fire test.
+//! - **Overlap + Seams**: the overlapping chunks plus one seam centred on each overlap.
 
 use serde::{Deserialize, Serialize};
 
@@ -48,6 +49,14 @@ pub enum Strategy {
         /// Seam half-width.
         k: usize,
     },
+    /// Chunks overlapping by `tokens`, plus a seam of half-width `k` centred on the middle of
+    /// each overlap, with the fire test: both repairs at once.
+    OverlapSeams {
+        /// Tokens shared by neighbours.
+        tokens: usize,
+        /// Seam half-width.
+        k: usize,
+    },
 }
 
 impl Strategy {
@@ -63,6 +72,10 @@ impl Strategy {
             Strategy::ChunkStrideWindows { width } => format!("windows {width}/chunk"),
             Strategy::NeighbourExpansion => "neighbour expansion".into(),
             Strategy::Seams { k } => format!("Seams k={k}"),
+            Strategy::OverlapSeams { tokens, k } => format!(
+                "overlap {tokens} ({:.1}%) + Seams k={k}",
+                tokens as f64 * 100.0 / chunk_tokens as f64
+            ),
         }
     }
 

@@ -1,0 +1,839 @@
+//! Which strategy should I deploy? Every boundary strategy on one board, on the same questions,
+//! at the same budget: chunks only, overlap at several fractions, windows, neighbour expansion
+//! (static ±1 and SCAR-style adaptive, tuned), Seams over its `k` × `m` (± side drop) and overlap
+//! with Seams. Each row has its failure rate with a 95% interval, the tokens it sends, the
+//! vectors it stores and what building it took; the Pareto rows are marked, and the verdict
+//! ([`verdict`]) names a winner only when the data says so.
+//!
+//! Each strategy is prepared and every question searched on it once (the eval machinery:
+//! [`crate::eval::prepare`]); every setting of a strategy (`m`, side drop, SCAR's τ and penalty)
+//! is then scored from the kept searches by the pure stages. The evidence-length map ([`map`])
+//! runs the same board on passages drawn at several lengths, no gold needed.
+
+pub mod expand;
+pub mod map;
+pub mod verdict;
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::calibrate::interval::{Interval, wilson};
+use crate::embed::cosine;
+use crate::eval::embedding::Embedding;
+use crate::eval::grid::{GridSettings, Retrieved, prepare_reporting, save_cache, score};
+use crate::eval::grid::{search_lists, select, side_scores};
+use crate::eval::questions::Question;
+use crate::eval::run::{SearchProgress, embed_questions};
+use crate::eval::strategy::{Pointer, Strategy, Unit};
+use crate::retrieve::{RankedList, SideScores, fuse};
+use crate::session::{Engine, EngineError, OpenCorpus};
+use expand::{Expansion, Relevance, expand_fill};
+pub use verdict::{Candidate, Contender, Verdict};
+
+/// A strategy family: the rows of one family are tuned against each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub enum Family {
+    /// Chunks only.
+    #[serde(rename = "none")]
+    None,
+    /// Overlapping chunks.
+    #[serde(rename = "overlap")]
+    Overlap,
+    /// Sliding windows linked to their chunks.
+    #[serde(rename = "windows")]
+    Windows,
+    /// Static ±1 neighbour expansion.
+    #[serde(rename = "neighbour")]
+    Neighbour,
+    /// SCAR-style adaptive neighbour expansion.
+    #[serde(rename = "scar")]
+    Scar,
+    /// Seams.
+    #[serde(rename = "seams")]
+    Seams,
+    /// Overlapping chunks with Seams.
+    #[serde(rename = "overlap+seams")]
+    OverlapSeams,
+}
+
+impl Family {
+    /// Its name in JSON and on the screen.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::None => "none",
+            Family::Overlap => "overlap",
+            Family::Windows => "windows",
+            Family::Neighbour => "neighbour",
+            Family::Scar => "scar",
+            Family::Seams => "seams",
+            Family::OverlapSeams => "overlap+seams",
+        }
+    }
+
+    /// The family named `name` (`none`, `overlap`, `windows`, `neighbour`, `scar`, `seams`,
+    /// `overlap+seams`).
+    pub fn parse(name: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Every family, in board order.
+    pub const ALL: [Family; 7] = [
+        Family::None,
+        Family::Overlap,
+        Family::Windows,
+        Family::Neighbour,
+        Family::Scar,
+        Family::Seams,
+        Family::OverlapSeams,
+    ];
+}
+
+/// One row's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RowSettings {
+    /// Chunks only.
+    ChunksOnly,
+    /// Overlap of `percent` of a chunk (`tokens` tokens).
+    Overlap {
+        /// Share of a chunk repeated in the next, in percent.
+        percent: u32,
+        /// The same in tokens.
+        tokens: usize,
+    },
+    /// Windows of `width` tokens every `stride`.
+    Windows {
+        /// Window length.
+        width: usize,
+        /// Tokens between window starts.
+        stride: usize,
+    },
+    /// Every retrieved chunk brings both neighbours.
+    Neighbour,
+    /// SCAR's gate.
+    Scar {
+        /// Relative threshold.
+        tau: f32,
+        /// Continuity penalty weight.
+        penalty: f32,
+    },
+    /// Seams.
+    Seams {
+        /// Seam half-width.
+        k: usize,
+        /// Fire margin.
+        m: u32,
+        /// Side-drop threshold (`None`: off).
+        side_drop: Option<f32>,
+    },
+    /// Overlap with Seams.
+    OverlapSeams {
+        /// Overlap in percent of a chunk.
+        percent: u32,
+        /// The same in tokens.
+        tokens: usize,
+        /// Seam half-width.
+        k: usize,
+        /// Fire margin.
+        m: u32,
+    },
+}
+
+impl RowSettings {
+    /// The row's family.
+    pub fn family(&self) -> Family {
+        match self {
+            RowSettings::ChunksOnly => Family::None,
+            RowSettings::Overlap { .. } => Family::Overlap,
+            RowSettings::Windows { .. } => Family::Windows,
+            RowSettings::Neighbour => Family::Neighbour,
+            RowSettings::Scar { .. } => Family::Scar,
+            RowSettings::Seams { .. } => Family::Seams,
+            RowSettings::OverlapSeams { .. } => Family::OverlapSeams,
+        }
+    }
+
+    /// A short label, e.g. `overlap 15%`, `windows 256/128`, `SCAR τ 0.8 λ 0.5`,
+    /// `Seams k 150 m 1 + side drop 0.25`.
+    pub fn label(&self) -> String {
+        match *self {
+            RowSettings::ChunksOnly => "chunks only".into(),
+            RowSettings::Overlap { percent, .. } => format!("overlap {percent}%"),
+            RowSettings::Windows { width, stride } => format!("windows {width}/{stride}"),
+            RowSettings::Neighbour => "neighbours ±1".into(),
+            RowSettings::Scar { tau, penalty } => format!("SCAR τ {tau:.2} λ {penalty:.2}"),
+            RowSettings::Seams { k, m, side_drop } => format!(
+                "Seams k {k} m {m}{}",
+                side_drop
+                    .map(|t| format!(" + side drop {t:.2}"))
+                    .unwrap_or_default()
+            ),
+            RowSettings::OverlapSeams { percent, k, m, .. } => {
+                format!("overlap {percent}% + Seams k {k} m {m}")
+            }
+        }
+    }
+
+    /// How to set this row up in one's own pipeline, in words (the settings another tool takes).
+    pub fn deploy_hint(&self, chunk_tokens: usize) -> String {
+        match *self {
+            RowSettings::ChunksOnly => format!(
+                "disjoint chunks of {chunk_tokens} tokens (LangChain: chunk_size={chunk_tokens}, chunk_overlap=0, counting tokens)"
+            ),
+            RowSettings::Overlap { tokens, .. } => format!(
+                "chunks of {chunk_tokens} tokens overlapping by {tokens} (LangChain: chunk_size={chunk_tokens}, chunk_overlap={tokens}, counting tokens)"
+            ),
+            RowSettings::Windows { width, stride } => format!(
+                "index windows of {width} tokens every {stride} tokens, each returning the chunks it overlaps (a multi-vector retriever: window size {width}, stride {stride})"
+            ),
+            RowSettings::Neighbour => {
+                "after retrieval, add each retrieved chunk's neighbours on both sides within the budget".into()
+            }
+            RowSettings::Scar { tau, penalty } => format!(
+                "after retrieval, add a neighbour n of retrieved chunk c when cos(q,n) − {penalty:.2}·(1 − cos(c,n)) ≥ {tau:.2}·cos(q,c) (SCAR's τ = {tau:.2}, penalty weight {penalty:.2})"
+            ),
+            RowSettings::Seams { k, m, side_drop } => format!(
+                "seamscope export with k {k}, m {m}{} (seamscope export --from-tune FILE)",
+                side_drop
+                    .map(|t| format!(", side drop {t:.2}"))
+                    .unwrap_or_default()
+            ),
+            RowSettings::OverlapSeams { tokens, k, m, .. } => format!(
+                "chunks of {chunk_tokens} tokens overlapping by {tokens}, plus a seam of half-width {k} over each overlap fired at margin {m}"
+            ),
+        }
+    }
+}
+
+/// One row of the board.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BoardRow {
+    /// Its label.
+    pub label: String,
+    /// Its family.
+    pub family: Family,
+    /// Its settings.
+    pub settings: RowSettings,
+    /// Questions whose context missed part of the evidence.
+    pub failures: usize,
+    /// `failures / questions`.
+    pub failure_rate: f64,
+    /// 95% Wilson interval of the failure rate.
+    pub interval: Interval,
+    /// Mean tokens sent per question.
+    pub tokens: f64,
+    /// Vectors stored (units and pointers).
+    pub vectors: usize,
+    /// Vectors relative to the chunks alone.
+    pub vectors_vs_chunks: f64,
+    /// Seconds to build its indexes here (embedding what the vector cache lacked, then the
+    /// in-memory collections).
+    pub build_seconds: f64,
+    /// Texts embedded for it (the rest came from the vector cache).
+    pub embedded_texts: usize,
+    /// Mean fires per question (Seams rows).
+    pub fires_per_question: f64,
+    /// No other row is as good on failures, tokens and vectors and better on one.
+    pub pareto: bool,
+    /// For each family's best row: the share of resamples its family won.
+    pub p_best: Option<f64>,
+    /// Per question: failed or not (question order).
+    #[serde(skip)]
+    pub failed: Vec<bool>,
+    /// Per question: tokens sent.
+    #[serde(skip)]
+    pub tokens_sent: Vec<u64>,
+}
+
+/// What each knob of the board takes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BoardOptions {
+    /// Overlap fractions, in percent of a chunk.
+    pub overlaps: Vec<u32>,
+    /// Window (width, stride) pairs.
+    pub windows: Vec<(usize, usize)>,
+    /// Seam half-widths.
+    pub ks: Vec<usize>,
+    /// Fire margins.
+    pub ms: Vec<u32>,
+    /// Side drop for Seams rows (`None`: off).
+    pub side_drops: Vec<Option<f32>>,
+    /// SCAR thresholds.
+    pub taus: Vec<f32>,
+    /// SCAR penalty weights.
+    pub penalties: Vec<f32>,
+    /// Overlap fractions combined with Seams (at each `k` of `ks`).
+    pub overlap_seams: Vec<u32>,
+    /// The families on the board (chunks only is always scored: it is the baseline).
+    pub families: Vec<Family>,
+    /// Bootstrap resamples for the verdict (0: no verdict).
+    pub resamples: usize,
+    /// Seed of the resampling.
+    pub seed: u64,
+}
+
+impl Default for BoardOptions {
+    fn default() -> Self {
+        BoardOptions {
+            overlaps: vec![10, 15, 20, 25],
+            windows: vec![(256, 128), (128, 64)],
+            ks: vec![100, 150, 200],
+            ms: (0..=30).collect(),
+            side_drops: vec![None, Some(crate::retrieve::DEFAULT_SIDE_DROP)],
+            taus: vec![0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
+            penalties: vec![0.0, 0.5, 1.0],
+            overlap_seams: vec![15],
+            families: Family::ALL.to_vec(),
+            resamples: verdict::DEFAULT_RESAMPLES,
+            seed: 0,
+        }
+    }
+}
+
+/// What one prepared strategy cost.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StrategyCost {
+    /// The strategy's label.
+    pub label: String,
+    /// Vectors stored.
+    pub vectors: usize,
+    /// Texts embedded (the rest came from the vector cache).
+    pub embedded_texts: usize,
+    /// Seconds to prepare it (embed, build the collections).
+    pub build_seconds: f64,
+    /// Seconds to search every question on it.
+    pub search_seconds: f64,
+}
+
+/// The whole board.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Board {
+    /// Questions scored on every row.
+    pub questions: usize,
+    /// Where they came from, in words.
+    pub source: String,
+    /// The embedder whose rankings were measured (its identity).
+    pub embedder: String,
+    /// Tokens per chunk of the base layout.
+    pub chunk_tokens: usize,
+    /// Chunks of the base layout.
+    pub chunks: usize,
+    /// The final budget, in chunks, for every row.
+    pub budget: usize,
+    /// Every row, best first: failures, then tokens, then vectors.
+    pub rows: Vec<BoardRow>,
+    /// The verdict (`None` when resampling was off).
+    pub verdict: Option<Verdict>,
+    /// The knobs.
+    pub options: BoardOptions,
+    /// What each strategy cost.
+    pub strategies: Vec<StrategyCost>,
+    /// Seconds for the whole run.
+    pub seconds: f64,
+}
+
+impl Board {
+    /// The row with this label.
+    pub fn row(&self, label: &str) -> Option<&BoardRow> {
+        self.rows.iter().find(|r| r.label == label)
+    }
+
+    /// Each family's best row (fewest failures, then fewest tokens), in board family order.
+    pub fn family_best(&self) -> Vec<&BoardRow> {
+        Family::ALL
+            .iter()
+            .filter_map(|f| self.rows.iter().find(|r| r.family == *f))
+            .collect()
+    }
+}
+
+/// A strategy searched on every question, with what the expansion gate needs.
+struct Searched {
+    strategy: Strategy,
+    units: Vec<Unit>,
+    pointers: Vec<Pointer>,
+    lists: Vec<Vec<RankedList>>,
+    sides: Vec<Vec<SideScores>>,
+    /// Chunks only: per question, `(unit, cos(q, unit))` near the top and their neighbours.
+    relevance: Vec<Vec<(u32, f32)>>,
+    /// Chunks only: cos(unit i, unit i + 1).
+    continuity: Vec<f32>,
+    cost: StrategyCost,
+}
+
+/// The strategies the options call for, on chunks of `chunk_tokens` at seam width `k`.
+fn strategies(options: &BoardOptions, chunk_tokens: usize) -> Vec<Strategy> {
+    let tokens = |p: u32| {
+        (chunk_tokens * p as usize)
+            .div_ceil(100)
+            .min(chunk_tokens / 2)
+    };
+    let on = |f: Family| options.families.contains(&f);
+    let mut out = vec![Strategy::NoOverlap];
+    if on(Family::Overlap) {
+        out.extend(
+            options
+                .overlaps
+                .iter()
+                .map(|&p| Strategy::Overlap { tokens: tokens(p) }),
+        );
+    }
+    if on(Family::Windows) {
+        out.extend(
+            options
+                .windows
+                .iter()
+                .map(|&(width, stride)| Strategy::Windows { width, stride }),
+        );
+    }
+    if on(Family::Seams) {
+        out.extend(options.ks.iter().map(|&k| Strategy::Seams { k }));
+    }
+    if on(Family::OverlapSeams) {
+        for &p in &options.overlap_seams {
+            out.extend(options.ks.iter().map(|&k| Strategy::OverlapSeams {
+                tokens: tokens(p),
+                k,
+            }));
+        }
+    }
+    let mut seen = Vec::new();
+    out.retain(|s| {
+        let fresh = !seen.contains(s);
+        seen.push(*s);
+        fresh
+    });
+    out
+}
+
+fn percent_of(tokens: usize, chunk_tokens: usize, options: &BoardOptions) -> u32 {
+    options
+        .overlaps
+        .iter()
+        .chain(&options.overlap_seams)
+        .copied()
+        .find(|&p| {
+            (chunk_tokens * p as usize)
+                .div_ceil(100)
+                .min(chunk_tokens / 2)
+                == tokens
+        })
+        .unwrap_or((tokens * 100 / chunk_tokens.max(1)) as u32)
+}
+
+/// Every setting of one searched strategy.
+fn settings_of(s: &Searched, options: &BoardOptions, chunk_tokens: usize) -> Vec<RowSettings> {
+    match s.strategy {
+        Strategy::NoOverlap => {
+            let mut v = vec![RowSettings::ChunksOnly];
+            if options.families.contains(&Family::Neighbour) {
+                v.push(RowSettings::Neighbour);
+            }
+            if options.families.contains(&Family::Scar) {
+                for &tau in &options.taus {
+                    for &penalty in &options.penalties {
+                        v.push(RowSettings::Scar { tau, penalty });
+                    }
+                }
+            }
+            v
+        }
+        Strategy::Overlap { tokens } => vec![RowSettings::Overlap {
+            percent: percent_of(tokens, chunk_tokens, options),
+            tokens,
+        }],
+        Strategy::Windows { width, stride } => vec![RowSettings::Windows { width, stride }],
+        Strategy::Seams { k } => options
+            .ms
+            .iter()
+            .flat_map(|&m| {
+                options
+                    .side_drops
+                    .iter()
+                    .map(move |&side_drop| RowSettings::Seams { k, m, side_drop })
+            })
+            .collect(),
+        Strategy::OverlapSeams { tokens, k } => options
+            .ms
+            .iter()
+            .map(|&m| RowSettings::OverlapSeams {
+                percent: percent_of(tokens, chunk_tokens, options),
+                tokens,
+                k,
+                m,
+            })
+            .collect(),
+        Strategy::ChunkStrideWindows { .. } | Strategy::NeighbourExpansion => Vec::new(),
+    }
+}
+
+/// What one question's units are under `settings`.
+fn retrieve_one(s: &Searched, q: usize, settings: &RowSettings, grid: &GridSettings) -> Retrieved {
+    let plain = |units| Retrieved {
+        units,
+        fired: Vec::new(),
+        dropped: Vec::new(),
+    };
+    let expand = |expansion| {
+        let fused = fuse(&s.lists[q], grid.rrf_c);
+        let rel = Relevance {
+            to_question: &s.relevance[q],
+            continuity: &s.continuity,
+        };
+        plain(expand_fill(&s.units, &fused, grid.budget, expansion, &rel))
+    };
+    match *settings {
+        RowSettings::Neighbour => expand(Expansion::Static),
+        RowSettings::Scar { tau, penalty } => expand(Expansion::Scar { tau, penalty }),
+        RowSettings::Seams { m, side_drop, .. } => {
+            let g = GridSettings {
+                m,
+                side_drop,
+                ..*grid
+            };
+            select(
+                s.strategy,
+                &s.units,
+                &s.pointers,
+                &s.lists[q],
+                &s.sides[q],
+                &g,
+            )
+        }
+        RowSettings::OverlapSeams { m, .. } => {
+            let g = GridSettings {
+                m,
+                side_drop: None,
+                ..*grid
+            };
+            select(
+                s.strategy,
+                &s.units,
+                &s.pointers,
+                &s.lists[q],
+                &s.sides[q],
+                &g,
+            )
+        }
+        _ => select(
+            s.strategy,
+            &s.units,
+            &s.pointers,
+            &s.lists[q],
+            &s.sides[q],
+            grid,
+        ),
+    }
+}
+
+/// The cosines the SCAR gate needs for one question: the first `depth` units of the fused
+/// ranking and their neighbours.
+fn relevance_of(
+    prepared: &crate::eval::prepare::Prepared,
+    vector: &[f32],
+    lists: &[RankedList],
+    grid: &GridSettings,
+) -> Vec<(u32, f32)> {
+    let mut wanted: Vec<u32> = fuse(lists, grid.rrf_c)
+        .iter()
+        .filter_map(|e| match e.entry {
+            crate::retrieve::EntryRef::Chunk(c) => Some(c.0),
+            _ => None,
+        })
+        .take(grid.depth)
+        .flat_map(|c| [c.checked_sub(1), Some(c), c.checked_add(1)])
+        .flatten()
+        .filter(|&u| (u as usize) < prepared.units.len())
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    wanted
+        .into_iter()
+        .filter_map(|u| Some((u, cosine(vector, prepared.unit_vector(u as usize)?))))
+        .collect()
+}
+
+/// Prepare `strategy` and search every question on it.
+fn search_one(
+    model: &mut Embedding<'_>,
+    open: &OpenCorpus,
+    (questions, vectors): (&[Question], &[Vec<f32>]),
+    strategy: Strategy,
+    (index, count): (usize, usize),
+    grid: &GridSettings,
+    progress: &mut dyn FnMut(SearchProgress<'_>) -> bool,
+) -> Result<Option<Searched>, EngineError> {
+    let label = strategy.label(grid.chunk_tokens);
+    let label = label.as_str();
+    if !progress(SearchProgress::Preparing {
+        index,
+        count,
+        label,
+    }) {
+        return Ok(None);
+    }
+    let t0 = Instant::now();
+    let prepared = prepare_reporting(
+        model,
+        &open.corpus,
+        &open.layout,
+        strategy,
+        grid,
+        &mut |part, p| {
+            progress(SearchProgress::Embedding {
+                index,
+                count,
+                label,
+                part,
+                progress: p,
+            });
+        },
+    )?;
+    save_cache(model.cache)?;
+    let build_seconds = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let chunks_only = strategy == Strategy::NoOverlap;
+    let mut lists = Vec::with_capacity(questions.len());
+    let mut sides = Vec::with_capacity(questions.len());
+    let mut relevance = Vec::with_capacity(questions.len());
+    for (i, (q, v)) in questions.iter().zip(vectors).enumerate() {
+        let found = search_lists(&prepared, v, &q.question, grid)?;
+        sides.push(side_scores(&prepared, v, &found, grid));
+        if chunks_only {
+            relevance.push(relevance_of(&prepared, v, &found, grid));
+        } else {
+            relevance.push(Vec::new());
+        }
+        lists.push(found);
+        let go = progress(SearchProgress::Searching {
+            index,
+            count,
+            label,
+            done: i + 1,
+            total: questions.len(),
+        });
+        if !go {
+            return Ok(None);
+        }
+    }
+    let continuity: Vec<f32> = if chunks_only {
+        (0..prepared.units.len())
+            .map(|i| {
+                let same = prepared
+                    .units
+                    .get(i + 1)
+                    .is_some_and(|n| n.doc == prepared.units[i].doc);
+                match (same, prepared.unit_vector(i), prepared.unit_vector(i + 1)) {
+                    (true, Some(a), Some(b)) => cosine(a, b),
+                    _ => f32::NAN,
+                }
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let cost = StrategyCost {
+        label: label.to_string(),
+        vectors: prepared.units.len() + prepared.pointers.len(),
+        embedded_texts: prepared.embedding.cache_misses,
+        build_seconds,
+        search_seconds: t1.elapsed().as_secs_f64(),
+    };
+    Ok(Some(Searched {
+        strategy,
+        units: prepared.units,
+        pointers: prepared.pointers,
+        lists,
+        sides,
+        relevance,
+        continuity,
+        cost,
+    }))
+}
+
+/// Mark the rows no other row dominates on (failure rate, tokens, vectors).
+fn mark_pareto(rows: &mut [BoardRow]) {
+    let keys: Vec<(usize, f64, usize)> = rows
+        .iter()
+        .map(|r| (r.failures, r.tokens, r.vectors))
+        .collect();
+    for (i, row) in rows.iter_mut().enumerate() {
+        let a = keys[i];
+        row.pareto = !keys.iter().any(|b| {
+            b.0 <= a.0 && b.1 <= a.1 && b.2 <= a.2 && (b.0 < a.0 || b.1 < a.1 || b.2 < a.2)
+        });
+    }
+}
+
+/// Score every setting of every strategy the options call for on `questions`, at the engine's
+/// budget, depth and RRF constant, on `open`'s layout; then the verdict. `progress` returns
+/// whether to go on; `Ok(None)` means it was stopped.
+pub fn board(
+    engine: &mut Engine,
+    open: &OpenCorpus,
+    questions: &[Question],
+    source: &str,
+    options: &BoardOptions,
+    progress: &mut dyn FnMut(SearchProgress<'_>) -> bool,
+) -> Result<Option<Board>, EngineError> {
+    let started = Instant::now();
+    let Some(vectors) = embed_questions(engine, questions, &mut |_, _| true)? else {
+        return Ok(None);
+    };
+    let grid = GridSettings {
+        side_drop: None,
+        ..GridSettings::from_settings(&engine.settings)
+    };
+    let chunk_tokens = grid.chunk_tokens;
+    let list = strategies(options, chunk_tokens);
+    let (mut cache, _) = engine.vector_cache();
+    let mut searched = Vec::with_capacity(list.len());
+    {
+        let mut model = Embedding::of(engine, &mut cache);
+        for (i, &strategy) in list.iter().enumerate() {
+            let one = search_one(
+                &mut model,
+                open,
+                (questions, &vectors),
+                strategy,
+                (i, list.len()),
+                &grid,
+                progress,
+            )?;
+            match one {
+                Some(s) => searched.push(s),
+                None => return Ok(None),
+            }
+        }
+    }
+    let chunks = open.layout.chunks.len();
+    let n = questions.len();
+    let mut rows = Vec::new();
+    for s in &searched {
+        for settings in settings_of(s, options, chunk_tokens) {
+            let mut failed = Vec::with_capacity(n);
+            let mut tokens_sent = Vec::with_capacity(n);
+            let mut fires = 0usize;
+            for (qi, q) in questions.iter().enumerate() {
+                let r = retrieve_one(s, qi, &settings, &grid);
+                let scored = score(&s.units, &s.pointers, &open.layout, q, &r);
+                failed.push(!scored.answered);
+                tokens_sent.push(scored.tokens_sent);
+                fires += scored.fires;
+            }
+            let failures = failed.iter().filter(|f| **f).count();
+            let vectors = s.cost.vectors;
+            rows.push(BoardRow {
+                label: settings.label(),
+                family: settings.family(),
+                settings,
+                failures,
+                failure_rate: failures as f64 / n.max(1) as f64,
+                interval: wilson(failures, n),
+                tokens: tokens_sent.iter().sum::<u64>() as f64 / n.max(1) as f64,
+                vectors,
+                vectors_vs_chunks: vectors as f64 / chunks.max(1) as f64,
+                build_seconds: s.cost.build_seconds,
+                embedded_texts: s.cost.embedded_texts,
+                fires_per_question: fires as f64 / n.max(1) as f64,
+                pareto: false,
+                p_best: None,
+                failed,
+                tokens_sent,
+            });
+        }
+    }
+    mark_pareto(&mut rows);
+    rows.sort_by(|a, b| {
+        a.failures
+            .cmp(&b.failures)
+            .then(a.tokens.total_cmp(&b.tokens))
+            .then(a.vectors.cmp(&b.vectors))
+    });
+    let verdict = (options.resamples > 0).then(|| judge(&mut rows, options));
+    Ok(Some(Board {
+        questions: n,
+        source: source.to_string(),
+        embedder: engine.embedder.identity().to_string(),
+        chunk_tokens,
+        chunks,
+        budget: grid.budget,
+        rows,
+        verdict,
+        options: options.clone(),
+        strategies: searched.into_iter().map(|s| s.cost).collect(),
+        seconds: started.elapsed().as_secs_f64(),
+    }))
+}
+
+/// The bootstrap verdict over `rows` (families tuned inside each resample); each family's best
+/// row gets its family's share.
+pub fn judge(rows: &mut [BoardRow], options: &BoardOptions) -> Verdict {
+    let candidates: Vec<Candidate<'_>> = rows
+        .iter()
+        .map(|r| Candidate {
+            label: &r.label,
+            family: r.family.name(),
+            failed: &r.failed,
+            mean_tokens: r.tokens,
+        })
+        .collect();
+    let v = verdict::verdict(&candidates, options.resamples, options.seed);
+    drop(candidates);
+    for c in &v.contenders {
+        if let Some(r) = rows.iter_mut().find(|r| r.label == c.label) {
+            r.p_best = Some(c.p_best);
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_and_families_follow_the_settings() {
+        let s = RowSettings::Seams {
+            k: 150,
+            m: 1,
+            side_drop: Some(0.25),
+        };
+        assert_eq!(s.label(), "Seams k 150 m 1 + side drop 0.25");
+        assert_eq!(s.family().name(), "seams");
+        let o = RowSettings::OverlapSeams {
+            percent: 15,
+            tokens: 154,
+            k: 150,
+            m: 2,
+        };
+        assert_eq!(o.family().name(), "overlap+seams");
+        assert!(o.deploy_hint(1024).contains("overlapping by 154"));
+        let j = serde_json::to_value(Family::OverlapSeams).unwrap();
+        assert_eq!(j, "overlap+seams");
+        let o = RowSettings::Overlap {
+            percent: 15,
+            tokens: 154,
+        };
+        assert!(o.deploy_hint(1024).contains("chunk_overlap=154"));
+    }
+
+    #[test]
+    fn the_default_board_has_every_family() {
+        let opts = BoardOptions::default();
+        let list = strategies(&opts, 1024);
+        assert!(list.contains(&Strategy::NoOverlap));
+        assert!(list.contains(&Strategy::Overlap { tokens: 154 }));
+        assert!(list.contains(&Strategy::Windows {
+            width: 256,
+            stride: 128
+        }));
+        assert!(list.contains(&Strategy::Seams { k: 150 }));
+        assert!(list.contains(&Strategy::OverlapSeams {
+            tokens: 154,
+            k: 150
+        }));
+        assert_eq!(percent_of(154, 1024, &opts), 15);
+    }
+}

@@ -1,0 +1,509 @@
+//! `seamscope tune --strategies` (every boundary strategy on one board, with a verdict) and
+//! `seamscope tune --map` (the evidence-length map): run through the engine's [`board`] and
+//! [`evidence_map`], rendered here as text or JSON.
+
+use std::fmt::Write;
+use std::path::Path;
+use std::time::Instant;
+
+use seamscope::board::map::{EvidenceMap, MapOptions, evidence_map};
+use seamscope::board::{Board, BoardOptions, BoardRow, Family, board};
+use seamscope::eval::questions::Question;
+use seamscope::eval::run::SearchProgress;
+use seamscope::text::safe_name;
+
+use super::GlobalArgs;
+use super::common::{BuildBar, start_engine};
+use super::tune::TuneArgs;
+
+/// Parse `all` or a comma-separated list of family names.
+pub fn parse_families(text: &str) -> Result<Vec<Family>, String> {
+    if text.trim().eq_ignore_ascii_case("all") {
+        return Ok(Family::ALL.to_vec());
+    }
+    let mut out = vec![Family::None];
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let f = Family::parse(&part.to_ascii_lowercase()).ok_or_else(|| {
+            format!(
+                "{part:?} is not a strategy family (all, {})",
+                Family::ALL.map(Family::name).join(", ")
+            )
+        })?;
+        if !out.contains(&f) {
+            out.push(f);
+        }
+    }
+    Ok(out)
+}
+
+/// Parse `50-100,100-200` into length bands.
+pub fn parse_bands(text: &str) -> Result<Vec<(usize, usize)>, String> {
+    let mut out = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (a, b) = part
+            .split_once('-')
+            .ok_or_else(|| format!("{part:?} is not a band like 100-200"))?;
+        let n = |s: &str| {
+            s.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("{s:?} in {part:?} is not a token count"))
+        };
+        let (a, b) = (n(a)?, n(b)?);
+        if a == 0 || a >= b || b > 100_000 {
+            return Err(format!(
+                "band {part} must run from 1 token up to at most 100000, shortest first"
+            ));
+        }
+        out.push((a, b));
+    }
+    if out.is_empty() {
+        return Err("give at least one band, e.g. 50-100,100-200".to_string());
+    }
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// Parse `256/128,128/64` into window shapes.
+pub fn parse_windows(text: &str) -> Result<Vec<(usize, usize)>, String> {
+    let mut out = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (w, s) = part
+            .split_once('/')
+            .ok_or_else(|| format!("{part:?} is not a window like 256/128 (width/stride)"))?;
+        let (w, s): (usize, usize) = (
+            w.trim()
+                .parse()
+                .map_err(|_| format!("bad width in {part:?}"))?,
+            s.trim()
+                .parse()
+                .map_err(|_| format!("bad stride in {part:?}"))?,
+        );
+        if w < 8 || s == 0 || s > w || w > 100_000 {
+            return Err(format!(
+                "window {part}: width 8–100000 tokens, stride from 1 up to the width"
+            ));
+        }
+        out.push((w, s));
+    }
+    Ok(out)
+}
+
+/// Parse a comma-separated list of numbers in `range`.
+pub fn parse_f32s(text: &str, range: std::ops::RangeInclusive<f32>) -> Result<Vec<f32>, String> {
+    let mut out = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let v: f32 = part
+            .parse()
+            .map_err(|_| format!("{part:?} is not a number"))?;
+        if !range.contains(&v) {
+            return Err(format!("{v} is outside {}–{}", range.start(), range.end()));
+        }
+        out.push(v);
+    }
+    if out.is_empty() {
+        return Err("give at least one value".to_string());
+    }
+    Ok(out)
+}
+
+/// The board's knobs from `tune`'s flags.
+fn board_options(args: &TuneArgs, base: BoardOptions) -> BoardOptions {
+    BoardOptions {
+        families: args
+            .strategies
+            .clone()
+            .unwrap_or_else(|| base.families.clone()),
+        ks: if args.ks.is_empty() {
+            base.ks.clone()
+        } else {
+            args.ks.clone()
+        },
+        ms: args.ms.clone(),
+        side_drops: args.side_drops.clone(),
+        overlaps: args.overlaps.clone().unwrap_or(base.overlaps),
+        windows: args.windows.clone().unwrap_or(base.windows),
+        taus: args.taus.clone().unwrap_or(base.taus),
+        penalties: args.penalties.clone().unwrap_or(base.penalties),
+        resamples: args.resamples.unwrap_or(base.resamples),
+        seed: args.seed,
+        ..base
+    }
+}
+
+fn progress_printer(json: bool) -> impl FnMut(SearchProgress<'_>) -> bool {
+    let mut last = Instant::now();
+    move |p| {
+        if json {
+            return true;
+        }
+        match p {
+            SearchProgress::Preparing {
+                index,
+                count,
+                label,
+            } => eprintln!("tune: strategy {}/{count}: {}", index + 1, safe_name(label)),
+            SearchProgress::Embedding {
+                label,
+                part,
+                progress,
+                ..
+            } if last.elapsed().as_millis() >= 2000 => {
+                last = Instant::now();
+                eprintln!(
+                    "tune: {}: embedding {part}, {} of {} tokens",
+                    safe_name(label),
+                    progress.done_tokens,
+                    progress.total_tokens
+                );
+            }
+            SearchProgress::Searching {
+                label, done, total, ..
+            } if last.elapsed().as_millis() >= 2000 => {
+                last = Instant::now();
+                eprintln!(
+                    "tune: {}: searched {done} of {total} questions",
+                    safe_name(label)
+                );
+            }
+            _ => {}
+        }
+        true
+    }
+}
+
+/// `tune --strategies`: the board on gold questions or sampled passages.
+pub fn run_board(
+    global: &GlobalArgs,
+    corpus: &Path,
+    args: &TuneArgs,
+    json: bool,
+) -> anyhow::Result<()> {
+    let settings = super::tune::checked_settings(global, args)?;
+    let mut engine = start_engine(settings.clone())?;
+    let docs = engine.load_corpus(corpus)?;
+    let (questions, source) = board_questions(&mut engine, &docs, corpus, args, json)?;
+    let mut bar = BuildBar::for_engine(&engine);
+    let open = engine.open_loaded(docs, &mut |p| json || bar.update(p));
+    bar.finish();
+    let open = open?;
+    let options = board_options(args, BoardOptions::default());
+    let result = board(
+        &mut engine,
+        &open,
+        &questions,
+        &source,
+        &options,
+        &mut progress_printer(json),
+    )?
+    .ok_or_else(|| anyhow::anyhow!("the board stopped early"))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        print!("{}", render_board(&result, args.top));
+    }
+    Ok(())
+}
+
+fn board_questions(
+    engine: &mut seamscope::session::Engine,
+    docs: &seamscope::corpus::Corpus,
+    corpus: &Path,
+    args: &TuneArgs,
+    json: bool,
+) -> anyhow::Result<(Vec<Question>, String)> {
+    if let Some(path) = &args.questions {
+        let qs = super::common::load_question_file(path, docs)?;
+        let source = format!(
+            "{} questions of {} with gold spans",
+            qs.len(),
+            safe_name(&path.display().to_string())
+        );
+        return Ok((qs, source));
+    }
+    let layout =
+        seamscope::layout::Layout::for_settings(docs, &engine.tokenizer, &engine.settings)?;
+    let (qs, source) = seamscope::tune::passage_questions(docs, &layout, args.passages, args.seed);
+    let set = seamscope::corpus::questions_path(corpus);
+    if !json && set.is_file() {
+        eprintln!(
+            "tune: {} has a question set; --questions {} scores on its gold evidence instead",
+            safe_name(&corpus.display().to_string()),
+            safe_name(&set.display().to_string())
+        );
+    }
+    let questions: Vec<Question> = qs
+        .into_iter()
+        .enumerate()
+        .map(|(i, q)| Question {
+            id: format!("passage-{i}"),
+            question: q.text,
+            doc: q.evidence.doc,
+            spans: q.evidence.spans,
+            tags: Vec::new(),
+        })
+        .collect();
+    anyhow::ensure!(
+        !questions.is_empty(),
+        "no question to score (the corpus gave no passages)"
+    );
+    Ok((questions, source))
+}
+
+fn board_line(r: &BoardRow) -> String {
+    format!(
+        "  {:<34} {:<13} {:>6.1}% [{:>4.1}–{:>4.1}] {:>7.0} {:>7} {:>5.1}× {:>7.1}s {:>6}  {}",
+        safe_name(&r.label),
+        r.family.name(),
+        r.failure_rate * 100.0,
+        r.interval.low * 100.0,
+        r.interval.high * 100.0,
+        r.tokens,
+        r.vectors,
+        r.vectors_vs_chunks,
+        r.build_seconds,
+        r.p_best
+            .map_or_else(String::new, |p| format!("{:.0}%", p * 100.0)),
+        if r.pareto { "◆" } else { "" }
+    )
+    .trim_end()
+    .to_string()
+}
+
+/// The board as text: each family's best row, the Pareto rows, the top rows, the verdict and how
+/// to deploy the leader.
+pub fn render_board(b: &Board, top: usize) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "strategy board on {}: {} rows, budget {} chunks, chunks of {} tokens ({} chunks), in {:.1}s",
+        b.source,
+        b.rows.len(),
+        b.budget,
+        b.chunk_tokens,
+        b.chunks,
+        b.seconds
+    );
+    let _ = writeln!(out, "embedder: {}", safe_name(&b.embedder));
+    let header = format!(
+        "  {:<34} {:<13} {:>7} {:<11} {:>7} {:>7} {:>6} {:>8} {:>6}",
+        "row", "family", "fail", "95% int.", "tokens", "vectors", "×chunk", "build", "p_best"
+    );
+    let _ = writeln!(
+        out,
+        "\neach family at its best setting (p_best: share of resamples its family won, tuning included)"
+    );
+    let _ = writeln!(out, "{header}");
+    for r in b.family_best() {
+        let _ = writeln!(out, "{}", board_line(r));
+    }
+    let _ = writeln!(
+        out,
+        "\nthe {} best rows of {}",
+        top.min(b.rows.len()),
+        b.rows.len()
+    );
+    let _ = writeln!(out, "{header}");
+    for r in b.rows.iter().take(top) {
+        let _ = writeln!(out, "{}", board_line(r));
+    }
+    let more: Vec<&BoardRow> = b.rows.iter().skip(top).filter(|r| r.pareto).collect();
+    if !more.is_empty() {
+        let _ = writeln!(out, "  … Pareto rows further down:");
+        for r in more {
+            let _ = writeln!(out, "{}", board_line(r));
+        }
+    }
+    let _ = writeln!(
+        out,
+        "◆ Pareto: no other row is as good on failures, tokens and vectors and better on one"
+    );
+    if let Some(v) = &b.verdict {
+        let _ = writeln!(out, "\nverdict: {}", safe_name(&v.sentence()));
+        let lead = v
+            .winner
+            .as_deref()
+            .or_else(|| v.contenders.first().map(|c| c.label.as_str()));
+        if let Some(row) = lead.and_then(|l| b.row(l)) {
+            let _ = writeln!(
+                out,
+                "to deploy {}: {}",
+                safe_name(&row.label),
+                row.settings.deploy_hint(b.chunk_tokens)
+            );
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nstrategies (each prepared once; every setting scored from its kept searches)"
+    );
+    for s in &b.strategies {
+        let _ = writeln!(
+            out,
+            "  {:<40} {:>7} vectors, {:>6} texts embedded, build {:.1}s, search {:.1}s",
+            safe_name(&s.label),
+            s.vectors,
+            s.embedded_texts,
+            s.build_seconds,
+            s.search_seconds
+        );
+    }
+    out
+}
+
+/// `tune --map`: the evidence-length map (with the gold set's lengths beside it when given).
+pub fn run_map(
+    global: &GlobalArgs,
+    corpus: &Path,
+    args: &TuneArgs,
+    json: bool,
+) -> anyhow::Result<()> {
+    let settings = super::tune::checked_settings(global, args)?;
+    let mut engine = start_engine(settings.clone())?;
+    let docs = engine.load_corpus(corpus)?;
+    let gold = match &args.questions {
+        Some(path) => Some(super::common::load_question_file(path, &docs)?),
+        None => None,
+    };
+    let mut bar = BuildBar::for_engine(&engine);
+    let open = engine.open_loaded(docs, &mut |p| json || bar.update(p));
+    bar.finish();
+    let open = open?;
+    let base = MapOptions::for_k(settings.k);
+    let mut options = MapOptions {
+        bands: args.bands.clone().unwrap_or(base.bands),
+        per_band: args.per_band,
+        seed: args.seed,
+        board: board_options(args, base.board.clone()),
+    };
+    if args.resamples.is_none() {
+        options.board.resamples = base.board.resamples;
+    }
+    let map = evidence_map(
+        &mut engine,
+        &open,
+        &options,
+        gold.as_deref(),
+        &mut progress_printer(json),
+    )?
+    .ok_or_else(|| anyhow::anyhow!("the map stopped early"))?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({ "map": map }))?
+        );
+    } else {
+        print!("{}", render_map(&map));
+    }
+    Ok(())
+}
+
+/// The map as text: per band, each family's best row over all passages and over split ones,
+/// then the verdict (both kinds of question when they disagree).
+pub fn render_map(m: &EvidenceMap) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "evidence-length map: {} passages per band drawn uniformly over the corpus (seed {}), each asked with content words from across the passage; budget {} chunks, chunks of {} tokens, in {:.1}s",
+        m.options.per_band, m.options.seed, m.budget, m.chunk_tokens, m.seconds
+    );
+    let _ = writeln!(out, "embedder: {}", safe_name(&m.embedder));
+    for b in &m.bands {
+        let _ = writeln!(
+            out,
+            "\n{}–{} tokens: {} passages (mean {:.0} tokens), {} split by a cut{}",
+            b.min_tokens,
+            b.max_tokens,
+            b.questions,
+            b.mean_evidence_tokens,
+            b.split_questions,
+            if b.gold_questions > 0 {
+                format!("; {} gold questions", b.gold_questions)
+            } else {
+                String::new()
+            }
+        );
+        let _ = writeln!(
+            out,
+            "  {:<34} {:<13} {:>7} {:>7} {:>7} {:>6} {:>7}{}",
+            "best row of each family",
+            "family",
+            "fail",
+            "split",
+            "tokens",
+            "×chunk",
+            "p_best",
+            if b.gold.is_some() { "    gold" } else { "" }
+        );
+        for r in &b.whole.rows {
+            let gold = b
+                .gold
+                .as_ref()
+                .and_then(|g| g.rows.iter().find(|x| x.family == r.family))
+                .map_or_else(String::new, |g| {
+                    format!(" {:>6.1}%", g.failure_rate * 100.0)
+                });
+            let _ = writeln!(
+                out,
+                "  {:<34} {:<13} {:>6.1}% {:>7} {:>7.0} {:>5.1}× {:>6.0}%{gold}",
+                safe_name(&r.label),
+                r.family.name(),
+                r.failure_rate * 100.0,
+                r.split_failure_rate
+                    .map_or_else(|| "-".to_string(), |s| format!("{:.1}%", s * 100.0)),
+                r.tokens,
+                r.vectors_vs_chunks,
+                r.p_best * 100.0
+            );
+        }
+        let _ = writeln!(out, "  verdict: {}", safe_name(&b.whole.verdict.sentence()));
+    }
+    let _ = writeln!(out, "\nmap verdict: {}", safe_name(&m.verdict));
+    if m.kinds_disagree {
+        let _ = writeln!(
+            out,
+            "asked with their opening words instead (calibrate's kind), the passages say: {}\n(the two kinds disagree: opening-word questions never match a seam's far half, so they favour overlap; the whole-passage kind agreed with gold questions where measured)",
+            safe_name(&m.opening_verdict)
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "opening-word questions (calibrate's kind) name the same leaders"
+        );
+    }
+    if let Some(g) = &m.gold_verdict {
+        let _ = writeln!(out, "{}", safe_name(g));
+    }
+    let _ = writeln!(
+        out,
+        "split: failure rate over the passages a cut splits (strategies differ only there)"
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_parse_and_refuse_nonsense() {
+        assert_eq!(parse_families("all").unwrap().len(), 7);
+        assert_eq!(
+            parse_families("seams,overlap").unwrap(),
+            vec![Family::None, Family::Seams, Family::Overlap]
+        );
+        assert!(
+            parse_families("semas")
+                .unwrap_err()
+                .contains("not a strategy family")
+        );
+        assert_eq!(
+            parse_bands("100-200,50-100").unwrap(),
+            vec![(50, 100), (100, 200)]
+        );
+        assert!(parse_bands("200-100").is_err());
+        assert!(parse_bands("x").is_err());
+        assert_eq!(parse_windows("256/128").unwrap(), vec![(256, 128)]);
+        assert!(parse_windows("128/256").is_err());
+        assert!(parse_f32s("0.5,2", 0.0..=1.5).is_err());
+    }
+}

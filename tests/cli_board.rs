@@ -1,0 +1,236 @@
+//! `seamscope tune --strategies` and `tune --map` as a user runs them, with the real model: the
+//! JSON contract scripts read (rows with label, family, settings, failure rate, interval, tokens
+//! and vectors; a verdict with winner, tied_with and each contender's p_best), rows that
+//! reproduce `eval`'s numbers for the strategies both score, tuned SCAR rows, and the map's
+//! bands and verdict.
+
+mod common;
+
+use std::path::Path;
+
+use common::{json_of, operations_corpus, seamscope};
+use serde_json::Value;
+
+/// A question set over `operations.md`: each question quotes two or three sentences in a row, so
+/// some evidence crosses a cut of 64-token chunks.
+fn with_questions(dir: &Path) -> String {
+    let text = std::fs::read_to_string(dir.join("operations.md")).unwrap();
+    let sentences: Vec<(usize, usize)> = {
+        let mut out = Vec::new();
+        let mut start = 0;
+        for (i, _) in text.match_indices(". ") {
+            out.push((start, i + 1));
+            start = i + 2;
+        }
+        out
+    };
+    let mut lines = Vec::new();
+    for (n, i) in (0..sentences.len() - 3).step_by(4).enumerate() {
+        let take = 2 + n % 2;
+        let (start, end) = (sentences[i].0, sentences[i + take - 1].1);
+        let quote = &text[start..end];
+        let words: Vec<&str> = quote.split_whitespace().collect();
+        let question = format!(
+            "{} {} {}",
+            words[1..4].join(" "),
+            words[words.len() / 2],
+            words[words.len() - 1]
+        );
+        lines.push(
+            serde_json::json!({
+                "id": format!("q{n}"),
+                "question": question,
+                "doc": "operations.md",
+                "spans": [{"start": start, "end": end, "text": quote}],
+            })
+            .to_string(),
+        );
+    }
+    let path = dir.join("questions.jsonl");
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    path.display().to_string()
+}
+
+fn rate(rows: &[Value], label: &str) -> f64 {
+    rows.iter()
+        .find(|r| r["label"] == label)
+        .unwrap_or_else(|| panic!("no row {label}"))["failure_rate"]
+        .as_f64()
+        .unwrap()
+}
+
+#[test]
+fn the_board_scores_every_family_reproduces_eval_and_gives_an_honest_verdict() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = operations_corpus();
+    let questions = with_questions(corpus.path());
+    let common_args = ["--chunk-tokens", "64", "--budget", "3"];
+    let board = json_of(
+        seamscope(cache.path())
+            .args(["tune"])
+            .arg(corpus.path())
+            .args(common_args)
+            .args(["--strategies", "all", "--questions", &questions])
+            .args(["--k", "24", "--m", "0-3", "--overlaps", "15"])
+            .args(["--windows", "256/128", "--resamples", "2000", "--json"]),
+    );
+    let rows = board["rows"].as_array().unwrap();
+    // Every family is on the board, each row with the contract's fields.
+    for family in [
+        "none",
+        "overlap",
+        "windows",
+        "neighbour",
+        "scar",
+        "seams",
+        "overlap+seams",
+    ] {
+        assert!(
+            rows.iter().any(|r| r["family"] == family),
+            "no {family} row"
+        );
+    }
+    for r in rows {
+        for field in [
+            "label",
+            "family",
+            "settings",
+            "failure_rate",
+            "interval",
+            "tokens",
+            "vectors",
+        ] {
+            assert!(!r[field].is_null(), "row {r} lacks {field}");
+        }
+        let (lo, hi) = (
+            r["interval"]["low"].as_f64().unwrap(),
+            r["interval"]["high"].as_f64().unwrap(),
+        );
+        let f = r["failure_rate"].as_f64().unwrap();
+        assert!(lo <= f && f <= hi, "{r}");
+    }
+    // SCAR is tuned: one row per τ × penalty (6 × 3 by default).
+    let scar: Vec<&Value> = rows.iter().filter(|r| r["family"] == "scar").collect();
+    assert_eq!(scar.len(), 18);
+    assert!(scar.iter().all(|r| r["settings"]["tau"].is_number()));
+    // Seams: 4 margins × side drop off and on.
+    assert_eq!(rows.iter().filter(|r| r["family"] == "seams").count(), 8);
+    // Rows sorted best first.
+    let rates: Vec<f64> = rows
+        .iter()
+        .map(|r| r["failure_rate"].as_f64().unwrap())
+        .collect();
+    assert!(rates.windows(2).all(|w| w[0] <= w[1]));
+    // The verdict: a winner or a tie, shares that add up, contenders named by row label.
+    let v = &board["verdict"];
+    let contenders = v["contenders"].as_array().unwrap();
+    assert!(!contenders.is_empty());
+    let shares: f64 = contenders
+        .iter()
+        .map(|c| c["p_best"].as_f64().unwrap())
+        .sum();
+    assert!(shares <= 1.0 + 1e-9);
+    match v["winner"].as_str() {
+        Some(w) => {
+            assert!(contenders[0]["p_best"].as_f64().unwrap() >= 0.9);
+            assert_eq!(contenders[0]["label"], w);
+            assert!(v["tied_with"].as_array().unwrap().is_empty());
+        }
+        None => {
+            assert!(contenders[0]["p_best"].as_f64().unwrap() < 0.9);
+            assert_eq!(v["tied_with"].as_array().unwrap().len(), contenders.len());
+        }
+    }
+    for c in contenders {
+        assert!(
+            rows.iter()
+                .any(|r| r["label"] == c["label"] && r["p_best"].is_number())
+        );
+    }
+
+    // `eval` on the same questions and settings gives the same failure rates for the strategies
+    // both score.
+    let eval = json_of(
+        seamscope(cache.path())
+            .args(["eval"])
+            .arg(corpus.path())
+            .args(common_args)
+            .args([
+                "--k",
+                "24",
+                "--m",
+                "2",
+                "--seam-k",
+                "24",
+                "--questions",
+                &questions,
+                "--json",
+            ]),
+    );
+    let eval_rows = eval.as_array().unwrap();
+    let eval_rate = |label: &str| rate(eval_rows, label);
+    assert_eq!(rate(rows, "chunks only"), eval_rate("no overlap"));
+    assert_eq!(rate(rows, "Seams k 24 m 2"), eval_rate("Seams k=24"));
+    assert_eq!(rate(rows, "windows 256/128"), eval_rate("windows 256/128"));
+    let overlap = eval_rows
+        .iter()
+        .find(|r| r["label"].as_str().unwrap().starts_with("overlap"))
+        .unwrap();
+    assert_eq!(
+        rate(rows, "overlap 15%"),
+        overlap["failure_rate"].as_f64().unwrap()
+    );
+}
+
+#[test]
+fn the_map_scores_each_band_and_says_who_wins_where() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = operations_corpus();
+    let map = json_of(
+        seamscope(cache.path())
+            .args(["tune"])
+            .arg(corpus.path())
+            .args([
+                "--chunk-tokens",
+                "64",
+                "--budget",
+                "3",
+                "--k",
+                "24",
+                "--map",
+            ])
+            .args([
+                "--bands",
+                "15-40,40-90",
+                "--per-band",
+                "20",
+                "--resamples",
+                "200",
+            ])
+            .args(["--m", "0-3", "--json"]),
+    );
+    let bands = map["map"]["bands"].as_array().unwrap();
+    assert_eq!(bands.len(), 2);
+    assert_eq!(bands[0]["min_tokens"], 15);
+    assert_eq!(bands[1]["max_tokens"], 90);
+    for b in bands {
+        let questions = b["questions"].as_u64().unwrap();
+        assert!(questions >= 10, "{b}");
+        assert!(b["split_questions"].as_u64().unwrap() <= questions);
+        let rows = b["rows"].as_array().unwrap();
+        // One row per family: its best setting in this band.
+        assert_eq!(rows.len(), 7, "{b}");
+        for r in rows {
+            assert!(r["label"].is_string() && r["family"].is_string());
+            let f = r["failure_rate"].as_f64().unwrap();
+            assert!((0.0..=1.0).contains(&f));
+        }
+    }
+    // Longer evidence is split more often by 64-token chunks.
+    let split_share =
+        |b: &Value| b["split_questions"].as_f64().unwrap() / b["questions"].as_f64().unwrap();
+    assert!(split_share(&bands[1]) > split_share(&bands[0]), "{bands:?}");
+    let verdict = map["map"]["verdict"].as_str().unwrap();
+    assert!(verdict.contains("for evidence"), "{verdict}");
+    assert!(map["map"]["opening_verdict"].is_string());
+}
