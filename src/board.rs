@@ -12,6 +12,7 @@
 
 pub mod expand;
 pub mod map;
+pub mod origin;
 pub mod verdict;
 
 use std::time::Instant;
@@ -315,6 +316,8 @@ pub struct Board {
     pub source: String,
     /// The embedder whose rankings were measured (its identity).
     pub embedder: String,
+    /// The base layout (`fixed-1024`, …).
+    pub chunker: String,
     /// Tokens per chunk of the base layout.
     pub chunk_tokens: usize,
     /// Chunks of the base layout.
@@ -756,6 +759,7 @@ pub fn board(
         questions: n,
         source: source.to_string(),
         embedder: engine.embedder.identity().to_string(),
+        chunker: open.layout.chunker.clone(),
         chunk_tokens,
         chunks,
         budget: grid.budget,

@@ -94,6 +94,15 @@ enum Command {
         /// this layout and recorded in settings.json; `--m` / `--budget` still win.
         #[arg(long, value_name = "FILE", value_parser = non_empty_path)]
         calibration: Option<PathBuf>,
+        /// A `seamscope tune --strategies --json` board to take a Seams row's k, m, side drop,
+        /// chunk size and budget from (its winner when that is a Seams row, else its best Seams
+        /// row, or --row), checked against this embedder and layout and recorded in
+        /// settings.json; flags still win.
+        #[arg(long, value_name = "FILE", value_parser = non_empty_path, conflicts_with = "calibration")]
+        from_tune: Option<PathBuf>,
+        /// The board row to export, by its label (e.g. "Seams k 150 m 1").
+        #[arg(long, value_name = "LABEL", requires = "from_tune")]
+        row: Option<String>,
         /// Print what was written as JSON.
         #[arg(long)]
         json: bool,
@@ -338,13 +347,19 @@ pub fn run() -> ExitCode {
             layout,
             query,
             calibration,
+            from_tune,
+            row,
             json,
         }) => export::run(
             &cli.global,
             &corpus,
             &out,
             (&layout, &query),
-            calibration.as_deref(),
+            export::Origins {
+                calibration: calibration.as_deref(),
+                tune: from_tune.as_deref(),
+                row: row.as_deref(),
+            },
             json,
         ),
         Some(Command::Import { bundle, json }) => export::import(&cli.global, &bundle, json),

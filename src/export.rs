@@ -92,6 +92,9 @@ pub struct BundleSettings {
     /// The calibration report `m` came from or was checked against, when one was given.
     #[serde(default)]
     pub calibration: Option<crate::calibrate::provenance::CalibrationOrigin>,
+    /// The strategy-board row `k`, `m` and side drop came from (`export --from-tune`).
+    #[serde(default)]
+    pub tune: Option<crate::board::origin::TuneOrigin>,
     /// What questions get in front before they are embedded ("" for nothing): a store that
     /// serves the bundle must embed questions the same way.
     #[serde(default)]
@@ -184,6 +187,8 @@ pub struct BundleLayout {
     pub m_source: provenance::MarginSource,
     /// The calibration behind it, when one was given.
     pub calibration: Option<crate::calibrate::provenance::CalibrationOrigin>,
+    /// The strategy-board row behind it, when one was given.
+    pub tune: Option<crate::board::origin::TuneOrigin>,
     /// The embedder's query and document prefixes.
     pub prefixes: (String, String),
 }
@@ -287,6 +292,7 @@ pub fn write_bundle(
         seams: layout.seams.len(),
         m_source: Some(cut.m_source),
         calibration: cut.calibration.clone(),
+        tune: cut.tune.clone(),
         query_prefix: cut.prefixes.0.clone(),
         document_prefix: cut.prefixes.1.clone(),
     };

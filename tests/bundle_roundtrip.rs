@@ -32,6 +32,7 @@ fn export(engine: &Engine, open: &OpenCorpus, out: &Path) {
         heading_prefix: s.heading_prefix,
         m_source: seamscope::export::provenance::MarginSource::Settings,
         calibration: None,
+        tune: None,
     };
     write_bundle(
         open,

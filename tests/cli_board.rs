@@ -180,6 +180,50 @@ fn the_board_scores_every_family_reproduces_eval_and_gives_an_honest_verdict() {
         rate(rows, "overlap 15%"),
         overlap["failure_rate"].as_f64().unwrap()
     );
+
+    // A Seams row goes into a bundle with its settings, recorded as the bundle's provenance.
+    let report = cache.path().join("board.json");
+    std::fs::write(&report, board.to_string()).unwrap();
+    let out = cache.path().join("bundle");
+    let label = "Seams k 24 m 3 + side drop 0.25";
+    seamscope(cache.path())
+        .args(["export"])
+        .arg(corpus.path())
+        .arg("--out")
+        .arg(&out)
+        .arg("--from-tune")
+        .arg(&report)
+        .args(["--row", label])
+        .assert()
+        .success();
+    let settings: Value =
+        serde_json::from_slice(&std::fs::read(out.join("settings.json")).unwrap()).unwrap();
+    assert_eq!(settings["k"], 24);
+    assert_eq!(settings["m"], 3);
+    assert_eq!(settings["budget"], 3);
+    assert_eq!(settings["chunk_tokens"], 64, "{settings}");
+    assert!((settings["side_drop"].as_f64().unwrap() - 0.25).abs() < 1e-6);
+    assert_eq!(settings["m_source"], "tune");
+    assert_eq!(settings["tune"]["row"], label);
+    assert_eq!(settings["tune"]["questions"], board["questions"]);
+    // Another family's row cannot be a bundle: the error says how to deploy it elsewhere.
+    let refused = seamscope(cache.path())
+        .args(["export"])
+        .arg(corpus.path())
+        .arg("--out")
+        .arg(cache.path().join("bundle2"))
+        .arg("--from-tune")
+        .arg(&report)
+        .args(["--row", "overlap 15%"])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("belongs to the overlap family") && err.contains("chunk_overlap=10"),
+        "{err}"
+    );
+    assert!(!cache.path().join("bundle2").join("settings.json").exists());
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use seamscope::board::origin::TuneOrigin;
 use seamscope::calibrate::provenance::CalibrationOrigin;
 use seamscope::embed::Embedder;
 use seamscope::export::provenance::MarginSource;
@@ -13,20 +14,44 @@ use super::common::{BuildBar, start_engine};
 use super::query::QueryArgs;
 use super::{GlobalArgs, LayoutArgs};
 
+/// The reports an export may take its settings from.
+pub struct Origins<'a> {
+    /// `--calibration FILE`.
+    pub calibration: Option<&'a Path>,
+    /// `--from-tune FILE`.
+    pub tune: Option<&'a Path>,
+    /// `--row LABEL`.
+    pub row: Option<&'a str>,
+}
+
 /// Index the corpus if needed, then write its bundle into `out`, with `m` (and the budget) from
-/// the calibration report `calibration` unless the flags give them.
+/// the calibration report or the board row of `origins` unless the flags give them.
 pub fn run(
     global: &GlobalArgs,
     corpus: &Path,
     out: &Path,
     (layout, query): (&LayoutArgs, &QueryArgs),
-    calibration: Option<&Path>,
+    origins: Origins<'_>,
     json: bool,
 ) -> anyhow::Result<()> {
     let mut settings = global.settings()?;
+    // Read and check the reports before anything is indexed.
+    let tune = origins
+        .tune
+        .map(|p| TuneOrigin::read(p, origins.row))
+        .transpose()?;
+    if let Some(t) = &tune {
+        settings.k = t.k;
+        settings.chunk_tokens = t.chunk_tokens;
+        settings.budget = t.budget;
+        settings.m = t.m;
+        settings.side_drop = t.side_drop;
+    }
     layout.apply(&mut settings)?;
-    // Read and check the report before anything is indexed.
-    let calibration = calibration.map(CalibrationOrigin::read).transpose()?;
+    let calibration = origins
+        .calibration
+        .map(CalibrationOrigin::read)
+        .transpose()?;
     if let Some(c) = &calibration {
         if query.budget_given().is_none() {
             settings.budget = c.budget;
@@ -41,6 +66,7 @@ pub fn run(
     let m_source = match (&calibration, query.m_given()) {
         (_, Some(_)) => MarginSource::Flag,
         (Some(c), None) if c.recommended_m.is_some() => MarginSource::Calibration,
+        _ if tune.is_some() => MarginSource::Tune,
         _ => MarginSource::Settings,
     };
     let mut engine = start_engine(settings.clone())?;
@@ -53,6 +79,9 @@ pub fn run(
             (settings.budget, settings.depth, settings.rrf_c),
             m_source == MarginSource::Calibration,
         )?;
+    }
+    if let Some(t) = &tune {
+        t.check(engine.embedder.identity(), &cut_layout.chunker)?;
     }
     let mut bar = BuildBar::for_engine(&engine);
     let open = engine.index_layout(docs, cut_layout, &mut |p| bar.update(p));
@@ -67,6 +96,7 @@ pub fn run(
         heading_prefix: settings.heading_prefix,
         m_source,
         calibration,
+        tune,
         prefixes: (
             engine.embedder.query_prefix().to_string(),
             engine.embedder.document_prefix().to_string(),
@@ -175,6 +205,7 @@ fn margin_line(s: &seamscope::export::BundleSettings) -> String {
     let source = match s.m_source {
         Some(MarginSource::Calibration) => "from the calibration",
         Some(MarginSource::Flag) => "from --m",
+        Some(MarginSource::Tune) => "from the strategy board",
         Some(MarginSource::Settings) => "from the settings (no calibration given)",
         None => "source not recorded (an older bundle)",
     };
@@ -192,6 +223,19 @@ fn margin_line(s: &seamscope::export::BundleSettings) -> String {
             rate(c.off_failure_rate),
             safe(&c.objective_source),
             c.seed
+        ));
+    }
+    if let Some(t) = &s.tune {
+        line.push_str(&format!(
+            " · board {} (blake3 {}): row {} fails {:.1}% [{:.1}–{:.1}] on {}; {}",
+            safe(&t.file),
+            &t.blake3[..16],
+            safe(&t.row),
+            t.failure_rate * 100.0,
+            t.interval_low * 100.0,
+            t.interval_high * 100.0,
+            safe(&t.source),
+            safe(t.verdict.as_deref().unwrap_or("no verdict"))
         ));
     }
     line

@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 pub enum MarginSource {
     /// The recommendation of the calibration recorded beside it.
     Calibration,
+    /// A row of the strategy board recorded beside it (`export --from-tune`).
+    Tune,
     /// `--m` on the command line.
     Flag,
     /// The settings file, or the default.

@@ -1,0 +1,255 @@
+//! A board row behind an export: `seamscope export --from-tune FILE [--row LABEL]` takes a Seams
+//! row of a `tune --strategies --json` report, applies its `k`, `m`, side drop, chunk size and
+//! budget, and records where they came from in the bundle's `settings.json`.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The board row a bundle's settings came from, as `settings.json` records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TuneOrigin {
+    /// The report file, as given to `export --from-tune`.
+    pub file: String,
+    /// blake3 of the report file.
+    pub blake3: String,
+    /// The row chosen.
+    pub row: String,
+    /// Where the board's questions came from.
+    pub source: String,
+    /// Questions behind it.
+    pub questions: usize,
+    /// The embedder whose rankings were measured.
+    pub embedder: String,
+    /// The layout measured (`fixed-1024`, …).
+    pub chunker: String,
+    /// Tokens per chunk.
+    pub chunk_tokens: usize,
+    /// Seam half-width.
+    pub k: usize,
+    /// Fire margin.
+    pub m: u32,
+    /// Side-drop threshold (`None`: off).
+    pub side_drop: Option<f32>,
+    /// The budget measured.
+    pub budget: usize,
+    /// The row's failure rate and its 95% interval.
+    pub failure_rate: f64,
+    /// Low end of the interval.
+    pub interval_low: f64,
+    /// High end of the interval.
+    pub interval_high: f64,
+    /// The board's verdict in words, when it had one.
+    pub verdict: Option<String>,
+}
+
+/// Why a board report cannot back an export.
+#[derive(Debug, thiserror::Error)]
+pub enum TuneOriginError {
+    /// The file cannot be read.
+    #[error("cannot read the tune report {}: {source}", crate::text::safe_name(&.path.display().to_string()))]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Not a `tune --strategies --json` report.
+    #[error(
+        "{} is not a strategy board ({why}): write one with `seamscope tune <folder> --strategies all --json > FILE`",
+        crate::text::safe_name(&.path.display().to_string())
+    )]
+    NotABoard {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        why: String,
+    },
+    /// The row asked for is not on the board.
+    #[error("the board has no row {}: Seams rows are named like \"Seams k 150 m 1\" (see `tune --strategies` output)", crate::text::safe_name(.0))]
+    NoRow(String),
+    /// The row is not a Seams row: a bundle holds a Seams layout.
+    #[error(
+        "row {} belongs to the {family} family: a seamscope bundle holds chunks and seams, so only a Seams row can be exported; to deploy this row in your own pipeline: {hint}",
+        crate::text::safe_name(.row)
+    )]
+    NotSeams {
+        /// The row.
+        row: String,
+        /// Its family.
+        family: String,
+        /// How to set it up elsewhere.
+        hint: String,
+    },
+    /// The board measured other rankings than this export would build.
+    #[error("{0}")]
+    Mismatch(String),
+}
+
+/// The parts of a board report an export reads.
+#[derive(Deserialize)]
+struct BoardFile {
+    source: String,
+    questions: usize,
+    embedder: String,
+    #[serde(default)]
+    chunker: Option<String>,
+    chunk_tokens: usize,
+    budget: usize,
+    rows: Vec<RowFile>,
+    #[serde(default)]
+    verdict: Option<VerdictFile>,
+}
+
+#[derive(Deserialize)]
+struct RowFile {
+    label: String,
+    family: String,
+    settings: serde_json::Value,
+    failure_rate: f64,
+    interval: crate::calibrate::interval::Interval,
+}
+
+#[derive(Deserialize)]
+struct VerdictFile {
+    winner: Option<String>,
+    #[serde(default)]
+    tied_with: Vec<String>,
+    #[serde(default)]
+    resamples: usize,
+}
+
+impl TuneOrigin {
+    /// Read `path` and take row `row` (or, without one, the verdict's winner when it is a Seams
+    /// row, else the board's best Seams row).
+    pub fn read(path: &Path, row: Option<&str>) -> Result<TuneOrigin, TuneOriginError> {
+        let bytes = std::fs::read(path).map_err(|source| TuneOriginError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let board: BoardFile =
+            serde_json::from_slice(&bytes).map_err(|e| TuneOriginError::NotABoard {
+                path: path.to_path_buf(),
+                why: e.to_string(),
+            })?;
+        let winner = board.verdict.as_ref().and_then(|v| v.winner.clone());
+        let chosen = match row {
+            Some(label) => board
+                .rows
+                .iter()
+                .find(|r| r.label == label)
+                .ok_or_else(|| TuneOriginError::NoRow(label.to_string()))?,
+            None => winner
+                .as_deref()
+                .and_then(|w| {
+                    board
+                        .rows
+                        .iter()
+                        .find(|r| r.label == w && r.family == "seams")
+                })
+                .or_else(|| board.rows.iter().find(|r| r.family == "seams"))
+                .ok_or_else(|| TuneOriginError::NotABoard {
+                    path: path.to_path_buf(),
+                    why: "it has no Seams row".into(),
+                })?,
+        };
+        if chosen.family != "seams" {
+            return Err(TuneOriginError::NotSeams {
+                row: chosen.label.clone(),
+                family: chosen.family.clone(),
+                hint: deploy_hint(&chosen.settings, board.chunk_tokens),
+            });
+        }
+        let field = |name: &str| chosen.settings.get(name).cloned();
+        let k = field("k")
+            .and_then(|v| v.as_u64())
+            .ok_or_else(|| TuneOriginError::NotABoard {
+                path: path.to_path_buf(),
+                why: format!("row {} has no k", chosen.label),
+            })? as usize;
+        let m = field("m")
+            .and_then(|v| v.as_u64())
+            .ok_or_else(|| TuneOriginError::NotABoard {
+                path: path.to_path_buf(),
+                why: format!("row {} has no m", chosen.label),
+            })? as u32;
+        let side_drop = field("side_drop")
+            .and_then(|v| v.as_f64())
+            .map(|t| t as f32);
+        let verdict = board.verdict.as_ref().map(|v| match &v.winner {
+            Some(w) => format!("winner {w} ({} resamples)", v.resamples),
+            None => format!(
+                "tied among {} ({} resamples)",
+                v.tied_with.join(", "),
+                v.resamples
+            ),
+        });
+        Ok(TuneOrigin {
+            file: path.display().to_string(),
+            blake3: blake3::hash(&bytes).to_hex().to_string(),
+            row: chosen.label.clone(),
+            source: board.source,
+            questions: board.questions,
+            embedder: board.embedder,
+            chunker: board.chunker.unwrap_or_default(),
+            chunk_tokens: board.chunk_tokens,
+            k,
+            m,
+            side_drop,
+            budget: board.budget,
+            failure_rate: chosen.failure_rate,
+            interval_low: chosen.interval.low,
+            interval_high: chosen.interval.high,
+            verdict,
+        })
+    }
+
+    /// Refuse an export whose embedder or layout differs from what the board measured.
+    pub fn check(&self, embedder: &str, chunker: &str) -> Result<(), TuneOriginError> {
+        if self.embedder != embedder {
+            return Err(TuneOriginError::Mismatch(format!(
+                "the board measured embedder {} but this export embeds with {}: its failure rates do not carry over; run tune again with this embedder",
+                crate::text::safe_name(&self.embedder),
+                crate::text::safe_name(embedder)
+            )));
+        }
+        if !self.chunker.is_empty() && self.chunker != chunker {
+            return Err(TuneOriginError::Mismatch(format!(
+                "the board measured layout {} but this export cuts {}: give the same --chunker / --chunk-tokens, or run tune again",
+                crate::text::safe_name(&self.chunker),
+                crate::text::safe_name(chunker)
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// The deploy hint of a row read back from JSON.
+fn deploy_hint(settings: &serde_json::Value, chunk_tokens: usize) -> String {
+    let num = |n: &str| settings.get(n).and_then(serde_json::Value::as_f64);
+    let int = |n: &str| num(n).map_or(0, |v| v as usize);
+    let row = match settings.get("kind").and_then(|k| k.as_str()) {
+        Some("chunks_only") => super::RowSettings::ChunksOnly,
+        Some("overlap") => super::RowSettings::Overlap {
+            percent: int("percent") as u32,
+            tokens: int("tokens"),
+        },
+        Some("windows") => super::RowSettings::Windows {
+            width: int("width"),
+            stride: int("stride"),
+        },
+        Some("neighbour") => super::RowSettings::Neighbour,
+        Some("scar") => super::RowSettings::Scar {
+            tau: num("tau").unwrap_or(0.0) as f32,
+            penalty: num("penalty").unwrap_or(0.0) as f32,
+        },
+        Some("overlap_seams") => super::RowSettings::OverlapSeams {
+            percent: int("percent") as u32,
+            tokens: int("tokens"),
+            k: int("k"),
+            m: int("m") as u32,
+        },
+        _ => return "see the row's settings in the report".into(),
+    };
+    row.deploy_hint(chunk_tokens)
+}
