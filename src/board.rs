@@ -13,12 +13,12 @@
 pub mod expand;
 pub mod map;
 pub mod origin;
-pub mod verdict;
 
 use std::time::Instant;
 
 use serde::Serialize;
 
+pub use crate::calibrate::bootstrap as verdict;
 use crate::calibrate::interval::{Interval, wilson};
 use crate::embed::cosine;
 use crate::eval::embedding::Embedding;

@@ -23,6 +23,7 @@
 //! The engine never prints: progress goes through a callback, and the result is a
 //! [`CalibrationReport`] for the CLI, `--json` and the TUI alike.
 
+pub mod bootstrap;
 pub mod generate;
 pub mod gold;
 pub mod interval;

@@ -36,6 +36,7 @@ fn no_curve() -> Measured {
             recommended_m: None,
             indistinguishable: Vec::new(),
             benefit: Benefit::Unknown,
+            selection: None,
             answered: Vec::new(),
         },
         passages: None,

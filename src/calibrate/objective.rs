@@ -322,6 +322,12 @@ pub struct MarginCurve {
     pub indistinguishable: Vec<u32>,
     /// Whether Seams helps here, and how sure that is.
     pub benefit: Benefit,
+    /// Seams (its margin chosen inside each resample, judged on the questions the resample left
+    /// out) against Seams off, by paired bootstrap: "helps" needs Seams to win at least 90% of
+    /// the resamples as well as the sign test, so picking the best of many margins cannot pass
+    /// for a benefit. `None` without a chunks-only run.
+    #[serde(default)]
+    pub selection: Option<super::bootstrap::Verdict>,
     /// Each question's answered flag per point (`points` order, then "Seams off" last when it
     /// was run): what the summary rows are computed from.
     #[serde(skip)]
@@ -342,7 +348,23 @@ impl MarginCurve {
 
     /// The benefit verdict in one sentence.
     pub fn benefit_sentence(&self) -> String {
-        self.benefit.sentence(self.best(), self.off.as_ref())
+        let mut s = self.benefit.sentence(self.best(), self.off.as_ref());
+        if let Some(v) = &self.selection {
+            let seams = v
+                .contenders
+                .iter()
+                .find(|c| c.family == "seams")
+                .map_or(0.0, |c| c.p_best);
+            s.push_str(&format!(
+                " Resampled with the margin chosen inside each of {} resamples and judged on the \
+                 questions left out, Seams beats Seams off in {:.0}% of them (a clear benefit needs \
+                 {:.0}%).",
+                v.resamples,
+                seams * 100.0,
+                v.win_share * 100.0
+            ));
+        }
+        s
     }
 }
 
@@ -418,6 +440,38 @@ pub fn margin_curve(
             o.vs_best = Some(PairedDiff::of(&answered[answered.len() - 1], &best));
         }
     }
+    let selection = off_point.as_ref().map(|_| {
+        let failed: Vec<Vec<bool>> = answered
+            .iter()
+            .map(|a| a.iter().map(|x| !x).collect())
+            .collect();
+        let labels: Vec<String> = points
+            .iter()
+            .map(CurvePoint::label)
+            .chain(std::iter::once("Seams off".to_string()))
+            .collect();
+        let tokens: Vec<f64> = points
+            .iter()
+            .chain(off_point.as_ref())
+            .map(|p| p.mean_tokens)
+            .collect();
+        let candidates: Vec<super::bootstrap::Candidate<'_>> = failed
+            .iter()
+            .zip(&labels)
+            .zip(&tokens)
+            .enumerate()
+            .map(|(i, ((f, l), t))| super::bootstrap::Candidate {
+                label: l,
+                family: if i < points.len() { "seams" } else { "none" },
+                failed: f,
+                mean_tokens: *t,
+            })
+            .collect();
+        super::bootstrap::verdict(&candidates, super::bootstrap::DEFAULT_RESAMPLES, 0)
+    });
+    let seams_clear = selection.as_ref().is_some_and(|v| {
+        v.winner.is_some() && v.contenders.first().is_some_and(|c| c.family == "seams")
+    });
     let benefit = match (best_index, off_point.as_ref()) {
         (Some(b), Some(o)) => {
             let best = &points[b];
@@ -429,7 +483,7 @@ pub fn margin_curve(
                     diff,
                 }
             } else {
-                if diff.noise {
+                if diff.noise || !seams_clear {
                     Benefit::WithinNoise { diff }
                 } else {
                     Benefit::Helps { diff }
@@ -450,6 +504,7 @@ pub fn margin_curve(
         recommended_m,
         indistinguishable,
         benefit,
+        selection,
         answered,
     })
 }

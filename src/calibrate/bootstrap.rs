@@ -1,5 +1,6 @@
 //! A winner only beyond noise: a paired bootstrap over the questions, with each family's tuning
-//! done inside every resample.
+//! done inside every resample. Used by the strategy board ([`crate::board`]), its map, and
+//! calibration's verdict on whether Seams helps (Seams tuned over `m` against Seams off).
 //!
 //! Picking the best of many rows is a selection, not a test: the top of many noisy rows is biased
 //! upward, and a family with 186 settings would "win" by having more tries. So each resample
@@ -11,7 +12,7 @@
 //! [`WIN_SHARE`] of the resamples; otherwise the verdict is a tie among every family with a
 //! real share, with a rough count of the questions that would settle it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Share of resamples a family must win to be named the winner.
 pub const WIN_SHARE: f64 = 0.9;
@@ -34,7 +35,7 @@ pub struct Candidate<'a> {
 }
 
 /// One family's standing in the verdict.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Contender {
     /// The family's best row on all the questions.
     pub label: String,
@@ -49,7 +50,7 @@ pub struct Contender {
 }
 
 /// What the resampling says.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
     /// The winning family's best row, when one family won at least [`WIN_SHARE`] of resamples.
     pub winner: Option<String>,
