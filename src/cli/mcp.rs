@@ -57,7 +57,7 @@ pub fn run(
     // What fails at once (settings, the model, an unreadable corpus) fails before serving.
     let engine = start_engine(settings)?;
     let docs = engine.load_corpus(corpus)?;
-    eprintln!(
+    errln!(
         "seamscope mcp: serving MCP on stdio; opening {} ({} documents)",
         corpus.display(),
         docs.documents.len()
@@ -286,7 +286,7 @@ impl Workbench {
         let mut settings = self.engine.settings.clone();
         settings.k = k;
         settings.validate().map_err(|e| e.to_string())?;
-        eprintln!(
+        errln!(
             "seamscope mcp: k {} → {k}: rebuilding the seams",
             self.open.layout.k
         );
@@ -408,7 +408,7 @@ impl Workbench {
                     &questions,
                     &settings,
                     &seam_k,
-                    &mut |label| eprintln!("seamscope mcp: eval {label}"),
+                    &mut |label| errln!("seamscope mcp: eval {label}"),
                 )
             }
         }
@@ -474,7 +474,7 @@ impl Workbench {
         };
         let mut progress = |p: seamscope::calibrate::CalibrationProgress| {
             if p.done.is_multiple_of(50) || p.done == p.total {
-                eprintln!("seamscope mcp: calibrate asked {} of {}", p.done, p.total);
+                errln!("seamscope mcp: calibrate asked {} of {}", p.done, p.total);
             }
             true
         };

@@ -30,7 +30,7 @@ impl ProgressLines {
     pub(super) fn update(&mut self, p: BuildProgress) -> bool {
         let new_stage = self.stage != Some(p.stage);
         if new_stage || self.last.elapsed() >= Duration::from_secs(5) {
-            eprintln!(
+            errln!(
                 "seamscope mcp: {} {}/{}",
                 p.stage.describe(),
                 p.done,
@@ -117,7 +117,7 @@ pub(super) fn open_in_background(
         });
         let state = match opened {
             Ok(open) => {
-                eprintln!(
+                errln!(
                     "seamscope mcp: {} open ({} documents, {} chunks, {} seams, k = {})",
                     corpus_path.display(),
                     open.corpus.documents.len(),
@@ -136,7 +136,7 @@ pub(super) fn open_in_background(
                     "opening {} failed: {e:#}",
                     seamscope::text::safe_name(&corpus_path.display().to_string())
                 );
-                eprintln!("seamscope mcp: {message}");
+                errln!("seamscope mcp: {message}");
                 BenchState::Failed(message)
             }
         };
