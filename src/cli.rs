@@ -170,6 +170,10 @@ enum Command {
         /// how far indexing has come, 0 to 600 seconds.
         #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = usize_in(0..=600))]
         open_wait: usize,
+        /// A folder the tools may read question files from, besides the corpus folder
+        /// (repeatable); no other file is read.
+        #[arg(long = "allow-dir", value_name = "DIR", value_parser = non_empty_path)]
+        allow_dir: Vec<PathBuf>,
     },
     /// Score a question set: Seams at several margins against chunks-only retrieval.
     Eval {
@@ -389,11 +393,13 @@ pub fn run() -> ExitCode {
             corpus,
             layout,
             open_wait,
+            allow_dir,
         }) => mcp::run(
             &cli.global,
             &corpus,
             &layout,
             Duration::from_secs(open_wait as u64),
+            &allow_dir,
         ),
         Some(Command::Eval {
             corpus,

@@ -11,6 +11,7 @@ use seamscope::index::{BuildProgress, BuildStage};
 use seamscope::session::Engine;
 
 use super::Workbench;
+use super::files::AllowedFolders;
 
 /// Index progress as plain lines on stderr (an MCP client logs stderr; it is no terminal): one
 /// when a stage starts and one every few seconds within it.
@@ -98,6 +99,7 @@ pub(super) fn open_in_background(
     mut engine: Engine,
     docs: Corpus,
     corpus_path: PathBuf,
+    allowed: AllowedFolders,
 ) -> Arc<Shared> {
     let shared = Arc::new(Shared {
         state: Mutex::new(BenchState::Opening {
@@ -128,7 +130,7 @@ pub(super) fn open_in_background(
                 BenchState::Ready(Box::new(Workbench {
                     engine,
                     open,
-                    corpus: corpus_path,
+                    allowed,
                 }))
             }
             Err(e) => {
