@@ -220,3 +220,45 @@ fn an_os_error_is_said_once() {
     );
     assert_eq!(stderr.matches("os error 2").count(), 1, "{stderr}");
 }
+
+#[test]
+fn corpus_text_with_c1_controls_leaves_json_escaped_and_text_pictured() {
+    // serde_json escapes ESC and BEL but writes C1 controls (U+009B is CSI to some terminals)
+    // and bidi overrides raw: the JSON on stdout carries them as \u escapes instead.
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = tempfile::tempdir().unwrap();
+    let hostile = "Clause one.\u{9b}2J \u{1b}]0;title\u{7} \u{202e}reversed\u{202c} text.\n";
+    std::fs::write(corpus.path().join("terms\u{9b}2J.md"), hostile.repeat(40)).unwrap();
+    let out = common::seamscope(cache.path())
+        .args(["chunks", "--json"])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !stdout.chars().any(acts_on_terminal),
+        "a control character on stdout: {stdout:?}"
+    );
+    let listing: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let text = listing.to_string();
+    assert!(
+        text.contains("\u{9b}2J") || text.contains("\\u009b2J"),
+        "the document's name survives, escaped: {text:.400}"
+    );
+    let plain = common::seamscope(cache.path())
+        .arg("chunks")
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&plain.stdout);
+    assert!(plain.status.success());
+    assert!(
+        !text.chars().any(acts_on_terminal),
+        "a control character on stdout: {text:?}"
+    );
+}
