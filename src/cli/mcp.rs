@@ -1,6 +1,6 @@
 //! `seamscope mcp`: a Model Context Protocol server over stdio, so a coding agent can debug
-//! retrieval with the engine: `query` (the trace as JSON), `explain` (why a seam fired or not, in
-//! words), `eval` and `calibrate`.
+//! retrieval with the engine: `query` (the context and fired seams, compact; the whole trace with
+//! `detail: "full"`), `explain` (why a seam fired or not, in words), `eval` and `calibrate`.
 //!
 //! The model loads and the corpus is read before the server starts; the corpus is then indexed
 //! (embedded when needed) on a thread of its own while the server already answers, so a client's
@@ -8,7 +8,8 @@
 //! `--open-wait`, then answers with how far indexing has come; once open, the engine and the
 //! corpus serve every call. stdout carries the protocol and nothing else; progress and warnings go
 //! to stderr. Calls run one at a time on a blocking thread (the engine owns one model), so a long
-//! `eval` makes later calls wait, never fail.
+//! `eval` makes later calls wait, never fail. Every line from stdin is checked before rmcp reads
+//! it (`wire.rs`), and a call reads question files only where `files.rs` allows.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
