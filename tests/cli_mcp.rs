@@ -26,6 +26,8 @@ struct Client {
     lines: Receiver<String>,
     stderr: std::thread::JoinHandle<String>,
     next_id: u64,
+    /// The last line read from stdout, as it came.
+    last_line: String,
 }
 
 impl Client {
@@ -67,6 +69,7 @@ impl Client {
             lines,
             stderr,
             next_id: 1,
+            last_line: String::new(),
         }
     }
 
@@ -103,6 +106,7 @@ impl Client {
         let message: Value = serde_json::from_str(&line)
             .unwrap_or_else(|e| panic!("stdout carried a line that is not JSON ({e}): {line}"));
         assert_eq!(message["jsonrpc"], "2.0", "{line}");
+        self.last_line = line;
         message
     }
 
@@ -652,6 +656,30 @@ fn hostile_lines_and_paths_get_errors_and_the_server_carries_on() {
         let reply = text(&client.call(tool, json!({"questions": path})), true);
         assert!(reply.contains(said), "{tool} {path}: {reply}");
     }
+    // A question file whose id and document hold escape sequences: named in the tool error,
+    // with C1 controls and bidi overrides as \u escapes on the wire (ESC and BEL are escaped by
+    // JSON itself).
+    std::fs::copy(
+        "tests/fixtures/hostile/questions.jsonl",
+        allowed.path().join("hostile.jsonl"),
+    )
+    .unwrap();
+    let reply = client.call(
+        "eval",
+        json!({"questions": allowed.path().join("hostile.jsonl")}),
+    );
+    assert!(
+        text(&reply, true).contains("is not in the corpus"),
+        "{reply}"
+    );
+    assert!(
+        !client.last_line.chars().any(
+            |c| matches!(c, '\u{1b}' | '\u{7}' | '\u{80}'..='\u{9f}' | '\u{202a}'..='\u{202e}')
+        ),
+        "a raw control character on the wire: {:?}",
+        client.last_line
+    );
+
     // A question file in the allowed folder is read.
     std::fs::copy(
         "sample-corpus/questions.jsonl",

@@ -65,7 +65,7 @@ pub fn release() -> Result<(), StdoutError> {
 /// controls, DEL, bidirectional overrides) written as `\uXXXX` escapes: the same document to a
 /// parser, inert on a screen. (serde_json already escapes C0 controls, ESC included; these
 /// characters can only occur inside strings, where an escape means the same.)
-fn json_safe(bytes: &[u8]) -> String {
+pub fn json_safe(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(bytes);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {

@@ -5,7 +5,8 @@
 //! are `-32700` parse errors with `id: null`; JSON that is not a JSON-RPC message is `-32600`
 //! with its id when one can be read; `tools/call` whose `arguments` is not an object is
 //! `-32602`. What passes goes to rmcp through an in-memory pipe; rmcp's answers and these errors
-//! reach stdout through one writer, a whole line at a time.
+//! reach stdout through one writer, a whole line at a time, with C1 controls and bidi overrides
+//! written as `\u` escapes.
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
@@ -52,7 +53,10 @@ pub fn start(arguments: ArgumentCheck) -> ((DuplexStream, DuplexStream), JoinHan
             match from_server.read_until(b'\n', &mut line).await {
                 Ok(0) | Err(_) => break,
                 Ok(_) => {
-                    if answers.send(line.clone()).is_err() {
+                    // C1 controls and bidi overrides as \u escapes, as for every JSON document
+                    // seamscope prints: the same message to a parser, inert if a client shows it.
+                    let safe = crate::cli::out::json_safe(&line).into_bytes();
+                    if answers.send(safe).is_err() {
                         break;
                     }
                 }
