@@ -1,5 +1,8 @@
 //! The command line: parse arguments into one resolved configuration and dispatch.
 
+#[macro_use]
+mod out;
+
 mod args;
 mod atoms;
 mod bench;
@@ -177,6 +180,10 @@ enum Command {
         /// how far indexing has come, 0 to 600 seconds.
         #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = usize_in(0..=600))]
         open_wait: usize,
+        /// A folder the tools may read question files from, besides the corpus folder
+        /// (repeatable); no other file is read.
+        #[arg(long = "allow-dir", value_name = "DIR", value_parser = non_empty_path)]
+        allow_dir: Vec<PathBuf>,
     },
     /// Score a question set: Seams at several margins against chunks-only retrieval.
     Eval {
@@ -296,13 +303,26 @@ fn skipped_files(error: &anyhow::Error) -> Option<&[seamscope::corpus::SkippedFi
 /// be loaded, so a script sees why without parsing stderr.
 fn error_json(error: &anyhow::Error) -> serde_json::Value {
     let mut v = serde_json::json!({
-        "error": format!("{error:#}"),
+        "error": {
+            "message": error_text(error),
+            "kind": error_kind(error),
+        },
         "exit_code": exit_code(error),
     });
     if let Some(skipped) = skipped_files(error) {
         v["skipped"] = serde_json::to_value(skipped).unwrap_or_default();
     }
     v
+}
+
+/// What kind of failure an error is, for scripts: `usage` (the command line was wrong; exit 2)
+/// or `failed` (the run failed; exit 1).
+fn error_kind(error: &anyhow::Error) -> &'static str {
+    if exit_code(error) == 2 {
+        "usage"
+    } else {
+        "failed"
+    }
 }
 
 /// The exit code for an error: 2 when the command line was wrong, 1 when the run failed.
@@ -318,7 +338,7 @@ fn exit_code(error: &anyhow::Error) -> u8 {
 /// flag clap rejects, a value out of its range, an empty question), 1 for a run that failed.
 pub fn run() -> ExitCode {
     if let Some((name, holds)) = empty_place_variable() {
-        eprintln!(
+        errln!(
             "error: the environment variable {name} is set but empty: unset it to use the default, or set it to {holds}"
         );
         return ExitCode::from(2);
@@ -332,12 +352,15 @@ pub fn run() -> ExitCode {
             || cli.open.is_some()
             || cli.bundle.is_some())
     {
-        eprintln!(
+        errln!(
             "error: a corpus or --theme before a command opens the screen; give the corpus after the command (`seamscope index <CORPUS>`), or leave the command out to open the screen"
         );
         return ExitCode::from(2);
     }
     let json = cli.command.as_ref().is_some_and(Command::json);
+    if json {
+        out::hold();
+    }
     let result = match cli.command {
         Some(Command::Setup { gpu, dry_run, json }) => setup::run(&cli.global, gpu, dry_run, json),
         Some(Command::Models { fetch, json }) => models::run(&cli.global, fetch.as_deref(), json),
@@ -386,11 +409,13 @@ pub fn run() -> ExitCode {
             corpus,
             layout,
             open_wait,
+            allow_dir,
         }) => mcp::run(
             &cli.global,
             &corpus,
             &layout,
             Duration::from_secs(open_wait as u64),
+            &allow_dir,
         ),
         Some(Command::Eval {
             corpus,
@@ -449,26 +474,60 @@ pub fn run() -> ExitCode {
                 })
             }),
             None => {
-                eprintln!(
-                    "usage: seamscope <CORPUS> | seamscope <COMMAND> (see `seamscope --help`)"
-                );
+                errln!("usage: seamscope <CORPUS> | seamscope <COMMAND> (see `seamscope --help`)");
                 return ExitCode::from(2);
             }
         },
     };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            if json {
-                println!(
-                    "{}",
-                    serde_json::to_string_pretty(&error_json(&e)).unwrap_or_default()
-                );
-            }
-            eprintln!("error: {e:#}");
-            ExitCode::from(exit_code(&e))
+    finish(
+        result.and_then(|()| out::release().map_err(anyhow::Error::from)),
+        json,
+    )
+}
+
+/// End a run: on success nothing more; on failure the error once on stderr (terminal-safe,
+/// each cause said once) and, under `--json`, one error document on stdout in place of
+/// whatever the command had written. A reader that went away ends the run quietly.
+fn finish(result: anyhow::Result<()>, json: bool) -> ExitCode {
+    let Err(e) = result else {
+        return ExitCode::SUCCESS;
+    };
+    let stdout_failed = e.chain().find_map(|c| c.downcast_ref::<out::StdoutError>());
+    if stdout_failed.is_some_and(out::StdoutError::is_closed_pipe) {
+        return ExitCode::SUCCESS;
+    }
+    let held = out::take_held();
+    if json && stdout_failed.is_none() {
+        let mut document = error_json(&e);
+        if let Some(partial) =
+            held.and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        {
+            document["output"] = partial;
+        }
+        let text = serde_json::to_string_pretty(&document).unwrap_or_default();
+        if let Err(write) = outln!("{text}").and_then(|()| out::release()) {
+            errln!("error: {write}");
         }
     }
+    errln!("error: {}", error_text(&e));
+    ExitCode::from(exit_code(&e))
+}
+
+/// An error and its causes on one line, `outer: cause: root`, leaving out a cause whose words
+/// the text already holds (an OS error a message quoted and also carries as its source).
+fn error_text(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let part = cause.to_string();
+        if text.contains(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    seamscope::text::safe(&text)
 }
 
 /// Read and place the cuts file of chunker `given` before the screen starts, so a bad file is an
@@ -578,7 +637,7 @@ fn screenshots(
         bundle: false,
     };
     for shot in crate::tui::screenshots::run(options, &shots)? {
-        println!("{}", shot.path.display());
+        outln!("{}", shot.path.display())?;
     }
     Ok(())
 }

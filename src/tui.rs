@@ -146,7 +146,10 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     if let Ok(mut panic) = WORKER_PANIC.lock()
         && let Some(message) = panic.take()
     {
-        eprintln!("seamscope: the background worker failed: {message}");
+        eprintln!(
+            "seamscope: the background worker failed: {}",
+            seamscope::text::safe(&message)
+        );
     }
     result
 }

@@ -16,6 +16,8 @@ use serde_json::{Value, json};
 /// Generous: the machine is slow and shared, and a fresh cache embeds the corpus first.
 const STARTUP: Duration = Duration::from_secs(900);
 const CALL: Duration = Duration::from_secs(600);
+/// A line that is no message is answered at once, by the wire, before any tool runs.
+const LINE_REPLY: Duration = Duration::from_secs(60);
 
 /// A client speaking newline-delimited JSON-RPC to the server's stdin and stdout.
 struct Client {
@@ -24,6 +26,8 @@ struct Client {
     lines: Receiver<String>,
     stderr: std::thread::JoinHandle<String>,
     next_id: u64,
+    /// The last line read from stdout, as it came.
+    last_line: String,
 }
 
 impl Client {
@@ -65,6 +69,25 @@ impl Client {
             lines,
             stderr,
             next_id: 1,
+            last_line: String::new(),
+        }
+    }
+
+    /// Write raw bytes and a newline: a line that may be no message at all.
+    fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("the server reads stdin");
+        stdin.write_all(b"\n").expect("newline");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next response (skipping notifications), whatever its id.
+    fn next_response(&mut self) -> Value {
+        loop {
+            let message = self.receive(LINE_REPLY);
+            if message.get("id").is_some() {
+                return message;
+            }
         }
     }
 
@@ -83,6 +106,7 @@ impl Client {
         let message: Value = serde_json::from_str(&line)
             .unwrap_or_else(|e| panic!("stdout carried a line that is not JSON ({e}): {line}"));
         assert_eq!(message["jsonrpc"], "2.0", "{line}");
+        self.last_line = line;
         message
     }
 
@@ -222,10 +246,21 @@ fn an_agent_lists_the_tools_gets_the_worked_example_trace_and_a_seam_explained()
             .map(|t| t["inputSchema"].clone())
             .expect("the tool is listed")
     };
+    for tool in ["query", "calibrate"] {
+        let description = tools
+            .iter()
+            .find(|t| t["name"] == tool)
+            .and_then(|t| t["description"].as_str())
+            .unwrap_or_default();
+        assert!(
+            description.contains("compact") && description.contains("detail \"full\""),
+            "{tool}: {description}"
+        );
+    }
     for (tool, inputs, required) in [
         (
             "query",
-            &["question", "k", "m", "budget", "depth"][..],
+            &["question", "k", "m", "budget", "depth", "detail"][..],
             &["question"][..],
         ),
         (
@@ -240,7 +275,7 @@ fn an_agent_lists_the_tools_gets_the_worked_example_trace_and_a_seam_explained()
         ),
         (
             "calibrate",
-            &["budget", "passages", "max_m", "questions"],
+            &["budget", "passages", "max_m", "questions", "detail"],
             &[],
         ),
     ] {
@@ -260,9 +295,9 @@ fn an_agent_lists_the_tools_gets_the_worked_example_trace_and_a_seam_explained()
         assert_eq!(listed, required, "{tool} requires: {s}");
     }
 
-    // query: the worked example's trace, the same fill as `seamscope query --json`.
+    // query, detail full: the worked example's trace, the same fill as `seamscope query --json`.
     let report: Value = serde_json::from_str(&text(
-        &client.call("query", json!({"question": question})),
+        &client.call("query", json!({"question": question, "detail": "full"})),
         false,
     ))
     .expect("query returns JSON");
@@ -375,13 +410,66 @@ fn an_agent_lists_the_tools_gets_the_worked_example_trace_and_a_seam_explained()
 
     // The server still answers, with the settings asked for.
     let small: Value = serde_json::from_str(&text(
-        &client.call("query", json!({"question": question, "m": 0, "budget": 3})),
+        &client.call(
+            "query",
+            json!({"question": question, "m": 0, "budget": 3, "detail": "full"}),
+        ),
         false,
     ))
     .unwrap();
     assert_eq!(small["trace"]["settings"]["m"], 0);
     assert_eq!(small["trace"]["settings"]["budget"], 3);
     assert!(small["trace"]["fill"]["chunks"].as_array().unwrap().len() <= 3);
+
+    // By default query answers compactly: the same context, the fired seam with its
+    // arithmetic, tokens sent and the context without Seams, in a few KB.
+    let compact_text = text(&client.call("query", json!({"question": question})), false);
+    assert!(
+        compact_text.len() < 8 * 1024,
+        "{} bytes: {compact_text}",
+        compact_text.len()
+    );
+    let compact: Value = serde_json::from_str(&compact_text).unwrap();
+    assert_eq!(compact["detail"], "compact");
+    let context: Vec<&Value> = compact["context"].as_array().unwrap().iter().collect();
+    assert_eq!(
+        context
+            .iter()
+            .map(|c| c["chunk"].clone())
+            .collect::<Vec<_>>(),
+        report["trace"]["fill"]["chunks"]
+            .as_array()
+            .unwrap()
+            .clone()
+    );
+    assert!(context.iter().all(|c| c["doc"].is_string()
+        && c["first_line"].is_string()
+        && c["tokens"].as_u64().is_some_and(|t| t > 0)));
+    assert_eq!(compact["tokens_sent"], report["trace"]["tokens_sent"]);
+    let fired = compact["fired_seams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["pair"] == format!("{left}|{right}"))
+        .expect("the seam that decides the worked example is listed")
+        .clone();
+    assert_eq!(fired["seam_rank"], decision["seam_position"]);
+    assert_eq!(fired["left_rank"], decision["left"]["fused_position"]);
+    assert_eq!(fired["right_rank"], decision["right"]["fused_position"]);
+    assert!(
+        fired["test"].as_str().unwrap().ends_with(": fires"),
+        "{fired}"
+    );
+    assert_eq!(
+        compact["without_seams"]["context"]
+            .as_array()
+            .unwrap()
+            .len(),
+        report["trace"]["without_seams"]["retrieval"]["comparison"]["without_seams"]
+            .as_array()
+            .unwrap()
+            .len()
+    );
 
     // eval (the cheap sweep) and a small calibration run end to end.
     let eval: Value = serde_json::from_str(&text(
@@ -457,12 +545,10 @@ fn the_server_answers_while_a_new_corpus_is_still_being_embedded() {
         std::thread::sleep(Duration::from_secs(2));
         waited += Duration::from_secs(2);
     };
-    let report: Value = serde_json::from_str(&trace).expect("the trace is JSON");
+    let report: Value = serde_json::from_str(&trace).expect("the answer is JSON");
     assert!(
-        !report["trace"]["fill"]["chunks"]
-            .as_array()
-            .unwrap()
-            .is_empty()
+        !report["context"].as_array().unwrap().is_empty(),
+        "{report}"
     );
     let stderr = client.finish();
     assert!(stderr.contains("embedding chunks"), "{stderr}");
@@ -482,4 +568,152 @@ fn a_corpus_that_cannot_be_read_stops_the_server_before_it_serves() {
     assert!(out.stdout.is_empty(), "nothing on the protocol channel");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no-such-folder"), "{err}");
+}
+
+#[test]
+fn hostile_lines_and_paths_get_errors_and_the_server_carries_on() {
+    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sample-cache");
+    let allowed = tempfile::tempdir().unwrap();
+    let mut client = Client::start_with(&cache, &["--allow-dir", allowed.path().to_str().unwrap()]);
+    client.initialize();
+    client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    // Lines that are no message: each answered, with the id when one can be read.
+    let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    let mut long =
+        br#"{"jsonrpc": "2.0", "id": 999, "method": "ping", "params": {"pad": ""#.to_vec();
+    long.extend(std::iter::repeat_n(b'x', 5 * 1024 * 1024));
+    long.extend_from_slice(br#""}}"#);
+    let cases: Vec<(&str, Vec<u8>, i64, Value)> = vec![
+        ("garbage", b"this is not json".to_vec(), -32700, Value::Null),
+        ("invalid UTF-8", b"{\"jsonrpc\": \"2.0\xff\xfe\"}".to_vec(), -32700, Value::Null),
+        ("nesting past 128", deep.into_bytes(), -32700, Value::Null),
+        ("a 5 MB line", long, -32700, Value::Null),
+        ("a batch", b"[1, 2]".to_vec(), -32600, Value::Null),
+        (
+            "a method that is a number",
+            br#"{"jsonrpc": "2.0", "id": 41, "method": 5}"#.to_vec(),
+            -32600,
+            json!(41),
+        ),
+        (
+            "arguments that is not an object",
+            br#"{"jsonrpc": "2.0", "id": 42, "method": "tools/call", "params": {"name": "query", "arguments": "why?"}}"#.to_vec(),
+            -32602,
+            json!(42),
+        ),
+        (
+            "an argument of the wrong type",
+            br#"{"jsonrpc": "2.0", "id": 43, "method": "tools/call", "params": {"name": "query", "arguments": {"question": "why?", "budget": "five"}}}"#.to_vec(),
+            -32602,
+            json!(43),
+        ),
+    ];
+    for (case, line, code, id) in cases {
+        client.send_raw(&line);
+        let reply = client.next_response();
+        assert_eq!(reply["error"]["code"], code, "{case}: {reply}");
+        assert_eq!(reply["id"], id, "{case}: {reply}");
+        assert!(reply["error"]["message"].is_string(), "{case}: {reply}");
+    }
+
+    // Question files: only regular files inside the corpus folder or an --allow-dir folder,
+    // at most 16 MiB; /dev/stdin would read the protocol itself, a FIFO would block.
+    let fifo = allowed.path().join("questions.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let big = allowed.path().join("big.jsonl");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(17 * 1024 * 1024)
+        .unwrap();
+    let link = allowed.path().join("passwd.jsonl");
+    std::os::unix::fs::symlink("/etc/passwd", &link).unwrap();
+    for (tool, path, said) in [
+        ("eval", "/dev/stdin".to_string(), "outside the folders"),
+        (
+            "calibrate",
+            "/etc/passwd".to_string(),
+            "outside the folders",
+        ),
+        ("eval", link.display().to_string(), "outside the folders"),
+        ("eval", fifo.display().to_string(), "not a regular file"),
+        (
+            "calibrate",
+            fifo.display().to_string(),
+            "not a regular file",
+        ),
+        (
+            "eval",
+            big.display().to_string(),
+            "more than the 16777216 (16 MiB)",
+        ),
+        ("eval", "/dev/zero".to_string(), "outside the folders"),
+    ] {
+        let reply = text(&client.call(tool, json!({"questions": path})), true);
+        assert!(reply.contains(said), "{tool} {path}: {reply}");
+    }
+    // A question file whose id and document hold escape sequences: named in the tool error,
+    // with C1 controls and bidi overrides as \u escapes on the wire (ESC and BEL are escaped by
+    // JSON itself).
+    std::fs::copy(
+        "tests/fixtures/hostile/questions.jsonl",
+        allowed.path().join("hostile.jsonl"),
+    )
+    .unwrap();
+    let reply = client.call(
+        "eval",
+        json!({"questions": allowed.path().join("hostile.jsonl")}),
+    );
+    assert!(
+        text(&reply, true).contains("is not in the corpus"),
+        "{reply}"
+    );
+    assert!(
+        !client.last_line.chars().any(
+            |c| matches!(c, '\u{1b}' | '\u{7}' | '\u{80}'..='\u{9f}' | '\u{202a}'..='\u{202e}')
+        ),
+        "a raw control character on the wire: {:?}",
+        client.last_line
+    );
+
+    // A question file in the allowed folder is read.
+    std::fs::copy(
+        "sample-corpus/questions.jsonl",
+        allowed.path().join("gold.jsonl"),
+    )
+    .unwrap();
+    let eval: Value = serde_json::from_str(&text(
+        &client.call(
+            "eval",
+            json!({"questions": allowed.path().join("gold.jsonl"), "margins": [1]}),
+        ),
+        false,
+    ))
+    .unwrap();
+    assert_eq!(eval["questions"], 130, "{eval}");
+
+    // Still serving, compactly: calibrate at its defaults answers in under 8 KB.
+    let calibration = text(&client.call("calibrate", json!({})), false);
+    assert!(
+        calibration.len() < 8 * 1024,
+        "{} bytes: {calibration}",
+        calibration.len()
+    );
+    let calibration: Value = serde_json::from_str(&calibration).unwrap();
+    assert_eq!(calibration["detail"], "compact");
+    assert!(
+        calibration["verdict"]["summary"].is_string(),
+        "{calibration}"
+    );
+    assert_eq!(
+        calibration["curve"]["points"].as_array().map(Vec::len),
+        Some(31),
+        "m from 0 to 30: {calibration}"
+    );
+    let stderr = client.finish();
+    assert!(stderr.contains("serving MCP on stdio"), "{stderr}");
 }

@@ -115,9 +115,9 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &AtomsArgs, json: bool) -> 
         retrieval,
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        outln!("{}", serde_json::to_string_pretty(&out)?)?;
     } else {
-        print(&out);
+        print(&out)?;
     }
     Ok(())
 }
@@ -140,7 +140,7 @@ fn retrieval(
         bar.finish();
         let open = open?;
         if !quiet {
-            eprintln!(
+            errln!(
                 "atoms: asking {} questions under {}",
                 set.len(),
                 open.layout.chunker
@@ -177,23 +177,29 @@ fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
-fn print(out: &AtomsOutput) {
+fn print(out: &AtomsOutput) -> Result<(), crate::cli::out::StdoutError> {
     let r = &out.report;
-    println!(
+    outln!(
         "{}: {} documents ({} Markdown), {} tokens; chunk budget {} tokens",
         safe(&out.corpus),
         r.documents,
         r.markdown_documents,
         r.tokens,
         r.budget
-    );
-    println!();
-    println!(
+    )?;
+    outln!()?;
+    outln!(
         "  {:<16} {:>6} {:>7} {:>7} {:>7} {:>6} {:>12}",
-        "atom (tokens)", "count", "p50", "p90", "p99", "max", "over budget"
-    );
+        "atom (tokens)",
+        "count",
+        "p50",
+        "p90",
+        "p99",
+        "max",
+        "over budget"
+    )?;
     for l in &r.lengths {
-        println!(
+        outln!(
             "  {:<16} {:>6} {:>7.0} {:>7.0} {:>7.0} {:>6} {:>12}",
             l.class.label(),
             l.count,
@@ -202,20 +208,27 @@ fn print(out: &AtomsOutput) {
             l.p99,
             l.max,
             l.over_budget
-        );
+        )?;
     }
     if r.unterminated_fences > 0 {
-        println!(
+        outln!(
             "  ({} fenced block(s) never closed: each runs to the end of its document)",
             r.unterminated_fences
-        );
+        )?;
     }
-    println!();
-    println!("kept whole (one chunk's span holds the whole atom):");
-    println!(
+    outln!()?;
+    outln!("kept whole (one chunk's span holds the whole atom):")?;
+    outln!(
         "  {:<24} {:>6} {:>6} {:>8} {:>7} {:>7} {:>8} {:>16}",
-        "chunker", "chunks", "mean", "fenced", "table", "row", "figure", "rows w/o header"
-    );
+        "chunker",
+        "chunks",
+        "mean",
+        "fenced",
+        "table",
+        "row",
+        "figure",
+        "rows w/o header"
+    )?;
     for c in &r.chunkers {
         let share = |i: usize| c.classes.get(i).map_or(String::new(), |s| pct(s.share()));
         let headerless = if c.header_repeated && c.rows_without_header > 0 {
@@ -223,7 +236,7 @@ fn print(out: &AtomsOutput) {
         } else {
             c.rows_without_header.to_string()
         };
-        println!(
+        outln!(
             "  {:<24} {:>6} {:>6.0} {:>8} {:>7} {:>7} {:>8} {:>16}",
             c.chunker,
             c.chunks,
@@ -233,30 +246,35 @@ fn print(out: &AtomsOutput) {
             share(2),
             share(3),
             headerless
-        );
+        )?;
     }
     let over: usize = r.lengths.iter().map(|l| l.over_budget).sum();
     if over > 0 {
-        println!(
+        outln!(
             "  {over} atom(s) are longer than the budget, so no chunker can keep them whole \
              (the JSON has shares over fitting atoms only)"
-        );
+        )?;
     }
     if let Some(section) = &out.retrieval {
-        println!();
-        println!(
+        outln!()?;
+        outln!(
             "retrieval failures ({}, context of {} chunks): cut = a returned chunk overlaps the \
              missing evidence; rank miss = no returned chunk touches it",
             safe(&section.questions),
             section.context_chunks
-        );
-        println!(
+        )?;
+        outln!(
             "  {:<24} {:<12} {:>9} {:>8} {:>6} {:>10}",
-            "chunker", "retrieval", "answered", "failed", "cut", "rank miss"
-        );
+            "chunker",
+            "retrieval",
+            "answered",
+            "failed",
+            "cut",
+            "rank miss"
+        )?;
         for row in &section.rows {
             let t = &row.tally;
-            println!(
+            outln!(
                 "  {:<24} {:<12} {:>9} {:>8} {:>6} {:>10}",
                 row.chunker,
                 row.retrieval,
@@ -264,7 +282,8 @@ fn print(out: &AtomsOutput) {
                 t.failed(),
                 t.cut,
                 t.rank_miss
-            );
+            )?;
         }
     }
+    Ok(())
 }

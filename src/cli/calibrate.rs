@@ -150,7 +150,7 @@ pub fn run(
     };
     let mut progress = |p: CalibrationProgress| {
         if !json && (p.done.is_multiple_of(50) || p.done == p.total) {
-            eprintln!("calibrate: asked {} of {} questions", p.done, p.total);
+            errln!("calibrate: asked {} of {} questions", p.done, p.total);
         }
         true
     };
@@ -161,9 +161,9 @@ pub fn run(
     };
     let report = seamscope::calibrate::run(&mut engine, &open, source, &options, &mut progress)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", render(&report, args.list));
+        out!("{}", render(&report, args.list))?;
     }
     Ok(())
 }

@@ -129,8 +129,8 @@ impl ChunkListing {
         }
     }
 
-    fn print(&self) {
-        println!(
+    fn print(&self) -> Result<(), crate::cli::out::StdoutError> {
+        outln!(
             "{}: {} documents, {} chunks ({}), {} seams (k = {})",
             safe(&self.corpus),
             self.documents.len(),
@@ -138,7 +138,7 @@ impl ChunkListing {
             self.chunker,
             self.seams.len(),
             self.k
-        );
+        )?;
         if let Some(g) = &self.given {
             let uncovered: usize = self
                 .documents
@@ -146,7 +146,7 @@ impl ChunkListing {
                 .flat_map(|d| &d.uncovered)
                 .map(|s| s.len())
                 .sum();
-            println!(
+            outln!(
                 "  given: {} read as {} ({} records over {} of {} documents); {} bytes no chunk holds",
                 safe(&g.file.display().to_string()),
                 g.format,
@@ -154,12 +154,16 @@ impl ChunkListing {
                 g.documents,
                 self.documents.len(),
                 uncovered
-            );
+            )?;
         }
-        println!(
+        outln!(
             "  {:>6}  {:<40} {:>9} {:>9} {:>6}",
-            "chunk", "document#ordinal", "start", "end", "tokens"
-        );
+            "chunk",
+            "document#ordinal",
+            "start",
+            "end",
+            "tokens"
+        )?;
         for row in &self.chunks {
             let c = &row.chunk;
             let key = format!("{}#{}", safe(&c.doc), c.ordinal);
@@ -168,18 +172,26 @@ impl ChunkListing {
             } else {
                 "  +context"
             };
-            println!(
+            outln!(
                 "  {:>6}  {:<40} {:>9} {:>9} {:>6}{mark}",
-                c.id, key, c.start, c.end, c.tokens
-            );
+                c.id,
+                key,
+                c.start,
+                c.end,
+                c.tokens
+            )?;
         }
-        println!(
+        outln!(
             "  {:>6}  {:<40} {:>9} {:>9} {:>6}",
-            "seam", "left|right", "start", "end", "tokens"
-        );
+            "seam",
+            "left|right",
+            "start",
+            "end",
+            "tokens"
+        )?;
         for row in &self.seams {
             let s = &row.seam;
-            println!(
+            outln!(
                 "  {:>6}  {:<40} {:>9} {:>9} {:>6}",
                 s.id,
                 match (row.overlap_bytes, row.gap_bytes) {
@@ -196,8 +208,9 @@ impl ChunkListing {
                 s.start,
                 s.end,
                 s.left_tokens + s.right_tokens
-            );
+            )?;
         }
+        Ok(())
     }
 }
 
@@ -215,9 +228,9 @@ pub fn run(
     let layout = Layout::for_settings(&corpus, &tokenizer, &settings)?;
     let listing = ChunkListing::new(&corpus, &layout, settings.chunk_tokens);
     if json {
-        println!("{}", serde_json::to_string_pretty(&listing)?);
+        outln!("{}", serde_json::to_string_pretty(&listing)?)?;
     } else {
-        listing.print();
+        listing.print()?;
     }
     Ok(())
 }

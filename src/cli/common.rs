@@ -14,7 +14,7 @@ pub fn start_engine(settings: Settings) -> anyhow::Result<Engine> {
     if let Some(device) = engine.embedder.device()
         && device.worth_saying()
     {
-        eprintln!("seamscope: device {}", device.line());
+        errln!("seamscope: device {}", device.line());
     }
     Ok(engine)
 }
@@ -23,8 +23,8 @@ pub fn start_engine(settings: Settings) -> anyhow::Result<Engine> {
 pub fn install_model_if_needed(settings: &Settings) -> anyhow::Result<()> {
     install_if_needed(
         settings,
-        || eprintln!("seamscope: the embedding model is not installed yet; running setup (once)"),
-        &mut |line| eprintln!("  {line}"),
+        || errln!("seamscope: the embedding model is not installed yet; running setup (once)"),
+        &mut |line| errln!("  {line}"),
     )?;
     Ok(())
 }
@@ -129,7 +129,7 @@ pub fn load_question_file(
             )
         })?;
     for u in &unknown {
-        eprintln!("{}: {}", path.display(), u.warning());
+        errln!("{}: {}", path.display(), u.warning());
     }
     anyhow::ensure!(
         !questions.is_empty(),

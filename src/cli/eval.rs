@@ -73,9 +73,9 @@ fn label_width(rows: &[GridRow]) -> usize {
         .max(22)
 }
 
-fn print_grid(rows: &[GridRow]) {
+fn print_grid(rows: &[GridRow]) -> Result<(), crate::cli::out::StdoutError> {
     let w = label_width(rows);
-    println!(
+    outln!(
         "  {:<w$} {:>7} {:>7} {:>9} {:>7} {:>7} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
         "strategy",
         "vectors",
@@ -90,11 +90,11 @@ fn print_grid(rows: &[GridRow]) {
         "recall",
         "prec",
         "IoU"
-    );
+    )?;
     for r in rows {
         let seams = matches!(r.strategy, Strategy::Seams { .. });
         let or_dash = |s: String| if seams { s } else { "-".into() };
-        println!(
+        outln!(
             "  {:<w$} {:>6.2}x {:>7} {:>9} {:>7} {:>7.0} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}",
             r.label,
             r.vectors_vs_chunks,
@@ -109,8 +109,9 @@ fn print_grid(rows: &[GridRow]) {
             pct(r.span_recall),
             format!("{:.2}%", r.span_precision * 100.0),
             format!("{:.2}%", r.span_iou * 100.0),
-        );
+        )?;
     }
+    Ok(())
 }
 
 fn csv(rows: &[GridRow]) -> String {
@@ -206,7 +207,7 @@ fn gate(
         std::fs::write(path, serde_json::to_string_pretty(&b)?)
             .map_err(|e| anyhow::anyhow!("cannot write baseline {}: {e}", path.display()))?;
         if !json {
-            eprintln!("eval: baseline saved to {}", path.display());
+            errln!("eval: baseline saved to {}", path.display());
         }
     }
     let Some(path) = &args.compare else {
@@ -254,9 +255,9 @@ fn gate(
         out.push_str(&format!("  {l:<24} new in this run\n"));
     }
     if json {
-        eprint!("{out}");
+        err!("{out}");
     } else {
-        print!("{out}");
+        out!("{out}")?;
     }
     let regressed: Vec<&str> = cmp
         .changes
@@ -321,8 +322,8 @@ fn checked_settings(
 }
 
 /// Each strategy's failure rate per question tag, the count of each tag in its heading.
-fn print_by_tag(rows: &[GridRow]) {
-    println!("\nfailure rate by tag (questions per tag in brackets)");
+fn print_by_tag(rows: &[GridRow]) -> Result<(), crate::cli::out::StdoutError> {
+    outln!("\nfailure rate by tag (questions per tag in brackets)")?;
     let tags = ["boundary", "partial", "edge", "inside", "short"];
     let count = |t: &str| {
         rows.first()
@@ -330,18 +331,19 @@ fn print_by_tag(rows: &[GridRow]) {
             .map_or(0, |x| x.1)
     };
     let w = label_width(rows);
-    print!("  {:<w$}", "strategy");
+    out!("  {:<w$}", "strategy")?;
     for t in tags {
-        print!(" {:>14}", format!("{t} ({})", count(t)));
+        out!(" {:>14}", format!("{t} ({})", count(t)))?;
     }
-    println!();
+    outln!()?;
     for r in rows {
-        print!("  {:<w$}", r.label);
+        out!("  {:<w$}", r.label)?;
         for t in tags {
-            print!(" {:>14}", tag_rate(r, &[t]));
+            out!(" {:>14}", tag_rate(r, &[t]))?;
         }
-        println!();
+        outln!()?;
     }
+    Ok(())
 }
 
 /// Run the evaluation and print the table (or JSON / CSV).
@@ -377,9 +379,9 @@ pub fn run(
         let grid = GridSettings::from_settings(&settings);
         let rows = seamscope::eval::sweep(&mut engine, &open, &questions, ms, grid, settings.k)?;
         if json {
-            println!("{}", serde_json::to_string_pretty(&rows)?);
+            outln!("{}", serde_json::to_string_pretty(&rows)?)?;
         } else {
-            print_grid(&rows);
+            print_grid(&rows)?;
         }
         write_csv(args, &rows)?;
         return gate(
@@ -401,7 +403,7 @@ pub fn run(
         &args.seam_k,
         &mut |label| {
             if !json {
-                eprintln!("eval: {label}");
+                errln!("eval: {label}");
             }
         },
     )?;
@@ -409,7 +411,7 @@ pub fn run(
     let rows = name_given_base(rows, &open.layout);
     write_csv(args, &rows)?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?)?;
         return gate(
             engine.embedder.identity(),
             args,
@@ -429,7 +431,7 @@ pub fn run(
         ),
         None => format!("{}-token chunks", settings.chunk_tokens),
     };
-    println!(
+    outln!(
         "{} questions on {}: budget {} chunks, {chunks}, m = {}; {} strategies in {:.1}s ({} texts embedded, the rest from the cache)",
         questions.len(),
         corpus.display(),
@@ -438,18 +440,18 @@ pub fn run(
         rows.len(),
         secs,
         rows.iter().map(|r| r.embedded_texts).sum::<usize>()
-    );
-    println!(
+    )?;
+    outln!(
         "embedder: {}",
         seamscope::text::safe_name(&engine.embedder.describe())
-    );
+    )?;
     if open.layout.given.is_some() {
-        println!(
+        outln!(
             "base: the given chunks (row `given chunks`, and Seams over their cuts); overlap, windows and neighbour expansion are built on them"
-        );
+        )?;
     }
-    print_grid(&rows);
-    print_by_tag(&rows);
+    print_grid(&rows)?;
+    print_by_tag(&rows)?;
     gate(
         engine.embedder.identity(),
         args,

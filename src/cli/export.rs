@@ -112,10 +112,10 @@ pub fn run(
         out,
     )?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
         return Ok(());
     }
-    println!(
+    outln!(
         "bundle written to {}: {} chunks, {} seams, {}-d vectors ({}), k {} · m {} · budget {}",
         out.display(),
         report.settings.chunks,
@@ -125,15 +125,15 @@ pub fn run(
         report.settings.k,
         report.settings.m,
         report.settings.budget
-    );
-    println!("  {}", margin_line(&report.settings));
+    )?;
+    outln!("  {}", margin_line(&report.settings))?;
     for f in &report.files {
-        println!(
+        outln!(
             "  {:<20} {:>10} bytes  blake3 {}",
             f.name,
             f.bytes,
             &f.blake3[..16]
-        );
+        )?;
     }
     Ok(())
 }
@@ -166,11 +166,11 @@ pub fn import(global: &GlobalArgs, folder: &Path, json: bool) -> anyhow::Result<
         dense_search: open.indexes.search_mode,
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
         return Ok(());
     }
     let s = &report.settings;
-    println!(
+    outln!(
         "bundle {} checked: {} documents, {} chunks, {} seams, {} tokens ({}), every file matches its manifest and the layout cuts again the same",
         folder.display(),
         report.documents,
@@ -178,8 +178,8 @@ pub fn import(global: &GlobalArgs, folder: &Path, json: bool) -> anyhow::Result<
         report.seams,
         report.tokens,
         s.chunker
-    );
-    println!(
+    )?;
+    outln!(
         "settings: k {} · m {} · budget {} · depth {} · RRF c {} · side drop {} · {} dense search",
         s.k,
         s.m,
@@ -189,13 +189,13 @@ pub fn import(global: &GlobalArgs, folder: &Path, json: bool) -> anyhow::Result<
         s.side_drop
             .map_or_else(|| "off".to_string(), |t| format!("{t:.2}")),
         report.dense_search.describe()
-    );
-    println!("{}", margin_line(s));
-    println!("model: {}", seamscope::text::safe_name(&s.model));
-    println!(
+    )?;
+    outln!("{}", margin_line(s))?;
+    outln!("model: {}", seamscope::text::safe_name(&s.model))?;
+    outln!(
         "see it on the screen: seamscope --bundle {}",
         folder.display()
-    );
+    )?;
     Ok(())
 }
 

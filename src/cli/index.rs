@@ -84,43 +84,48 @@ impl IndexSummary {
         }
     }
 
-    fn print(&self) {
-        self.print_layout();
-        self.print_store();
-        self.print_embedding();
-        self.print_run();
-        self.print_time_and_place();
+    fn print(&self) -> Result<(), crate::cli::out::StdoutError> {
+        self.print_layout()?;
+        self.print_store()?;
+        self.print_embedding()?;
+        self.print_run()?;
+        self.print_time_and_place()
     }
 
     /// Documents, tokens, chunks, seams and vectors.
-    fn print_layout(&self) {
-        println!("corpus     {}", seamscope::text::safe_name(&self.corpus));
-        println!(
+    fn print_layout(&self) -> Result<(), crate::cli::out::StdoutError> {
+        outln!("corpus     {}", seamscope::text::safe_name(&self.corpus))?;
+        outln!(
             "documents  {} loaded, {} skipped",
             self.documents,
             self.skipped.len()
-        );
+        )?;
         for s in &self.skipped {
-            println!(
+            outln!(
                 "           skipped {}: {}",
                 seamscope::text::safe_name(&s.path),
                 s.reason
-            );
+            )?;
         }
-        println!("tokens     {}", self.tokens);
-        println!("chunks     {} ({})", self.chunks, self.chunker);
-        println!(
+        outln!("tokens     {}", self.tokens)?;
+        outln!("chunks     {} ({})", self.chunks, self.chunker)?;
+        outln!(
             "seams      {} (k = {}, mean window {:.0} tokens)",
-            self.seams, self.k, self.mean_seam_tokens
-        );
-        println!(
+            self.seams,
+            self.k,
+            self.mean_seam_tokens
+        )?;
+        outln!(
             "vectors    {} = {:.2}x chunks alone (dense search: {})",
-            self.vectors, self.vectors_vs_chunks_alone, self.dense_search
-        );
+            self.vectors,
+            self.vectors_vs_chunks_alone,
+            self.dense_search
+        )?;
+        Ok(())
     }
 
     /// The Chroma collections, when the vectors live there.
-    fn print_store(&self) {
+    fn print_store(&self) -> Result<(), crate::cli::out::StdoutError> {
         let r = &self.build;
         if let Some(store) = &r.store {
             for c in &store.collections {
@@ -128,29 +133,31 @@ impl IndexSummary {
                     Some(reason) => format!("uploaded ({})", seamscope::text::safe_name(reason)),
                     None => "reused: it already held exactly these vectors".to_string(),
                 };
-                println!(
+                outln!(
                     "chroma     {} · {} vectors · {what}",
                     seamscope::text::safe_name(&c.name),
                     c.vectors
-                );
+                )?;
             }
         }
+        Ok(())
     }
 
     /// What was embedded or taken from the cache, what changed on disk, and from which files.
-    fn print_embedding(&self) {
+    fn print_embedding(&self) -> Result<(), crate::cli::out::StdoutError> {
         let r = &self.build;
         if r.reopened {
-            println!("embedding  none: reopened a verified index");
+            outln!("embedding  none: reopened a verified index")?;
         } else {
             let c = &r.chunk_embedding;
             let s = &r.seam_embedding;
-            println!(
+            outln!(
                 "embedding  {} tokens embedded, {} served from cache",
-                self.tokens_embedded, self.tokens_from_cache
-            );
-            println!("           chunks: {}", embedded_line(c));
-            println!("           seams:  {}", embedded_line(s));
+                self.tokens_embedded,
+                self.tokens_from_cache
+            )?;
+            outln!("           chunks: {}", embedded_line(c))?;
+            outln!("           seams:  {}", embedded_line(s))?;
         }
         if let Some(c) = &r.changes {
             let names = |v: &[String]| {
@@ -159,44 +166,45 @@ impl IndexSummary {
                     .collect::<Vec<_>>()
                     .join(", ")
             };
-            println!(
+            outln!(
                 "changes    since the last index of this folder: {} added, {} modified, {} removed, {} unchanged",
                 c.added.len(),
                 c.modified.len(),
                 c.removed.len(),
                 c.unchanged
-            );
+            )?;
             for (what, files) in [
                 ("added", &c.added),
                 ("modified", &c.modified),
                 ("removed", &c.removed),
             ] {
                 if !files.is_empty() {
-                    println!("           {what}: {}", names(files));
+                    outln!("           {what}: {}", names(files))?;
                 }
             }
         }
         if !r.reopened && r.embedded_files.len() < self.documents {
             for f in &r.embedded_files {
-                println!(
+                outln!(
                     "           embedded from {}: {} chunk texts, {} seam texts",
                     seamscope::text::safe_name(&f.path),
                     f.chunks,
                     f.seams
-                );
+                )?;
             }
         }
+        Ok(())
     }
 
     /// The embedder, where it ran, what a service was sent, and why a rebuild happened.
-    fn print_run(&self) {
+    fn print_run(&self) -> Result<(), crate::cli::out::StdoutError> {
         let r = &self.build;
-        println!("embedder   {}", seamscope::text::safe_name(&self.embedder));
+        outln!("embedder   {}", seamscope::text::safe_name(&self.embedder))?;
         if let Some(device) = &self.device {
-            println!("device     {}", device.line());
+            outln!("device     {}", device.line())?;
         }
         if let Some(s) = &self.service {
-            println!(
+            outln!(
                 "service    {} requests ({} retried) · {} texts · {} tokens sent{} · {:.1} requests/s",
                 s.requests,
                 s.retries,
@@ -208,39 +216,47 @@ impl IndexSummary {
                     String::new()
                 },
                 s.requests_per_second()
-            );
+            )?;
         }
         if let Some(why) = &r.rebuilt_because {
-            println!("rebuilt    the existing index was not used: {why}");
+            outln!("rebuilt    the existing index was not used: {why}")?;
         }
+        Ok(())
     }
 
     /// Time per stage, sizes on disk and the index folder.
-    fn print_time_and_place(&self) {
+    fn print_time_and_place(&self) -> Result<(), crate::cli::out::StdoutError> {
         let r = &self.build;
         let t = &self.layout_seconds;
         let b = &r.timings;
-        println!(
+        outln!(
             "time       tokenize {:.2}s, chunk {:.3}s, seams {:.3}s, open {:.2}s, embed chunks {:.2}s, embed seams {:.2}s, write {:.2}s",
-            t.tokenize, t.chunk, t.seams, b.open, b.embed_chunks, b.embed_seams, b.write_indexes
-        );
+            t.tokenize,
+            t.chunk,
+            t.seams,
+            b.open,
+            b.embed_chunks,
+            b.embed_seams,
+            b.write_indexes
+        )?;
         let IndexSizes {
             chunk_vectors,
             seam_vectors,
             chunk_keywords,
             seam_keywords,
         } = r.bytes_on_disk;
-        println!(
+        outln!(
             "on disk    vectors: chunks {}, seams {}; keywords: chunks {}, seams {}",
             kib(chunk_vectors),
             kib(seam_vectors),
             kib(chunk_keywords),
             kib(seam_keywords)
-        );
-        println!(
+        )?;
+        outln!(
             "index      {}",
             seamscope::text::safe_name(&r.dir.display().to_string())
-        );
+        )?;
+        Ok(())
     }
 }
 
@@ -264,9 +280,9 @@ pub fn run(
     let open = open?;
     let summary = IndexSummary::new(&open, engine.embedder.describe(), engine.embedder.device());
     if json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        outln!("{}", serde_json::to_string_pretty(&summary)?)?;
     } else {
-        summary.print();
+        summary.print()?;
     }
     Ok(())
 }

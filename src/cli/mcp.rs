@@ -1,6 +1,6 @@
 //! `seamscope mcp`: a Model Context Protocol server over stdio, so a coding agent can debug
-//! retrieval with the engine: `query` (the trace as JSON), `explain` (why a seam fired or not, in
-//! words), `eval` and `calibrate`.
+//! retrieval with the engine: `query` (the context and fired seams, compact; the whole trace with
+//! `detail: "full"`), `explain` (why a seam fired or not, in words), `eval` and `calibrate`.
 //!
 //! The model loads and the corpus is read before the server starts; the corpus is then indexed
 //! (embedded when needed) on a thread of its own while the server already answers, so a client's
@@ -8,7 +8,8 @@
 //! `--open-wait`, then answers with how far indexing has come; once open, the engine and the
 //! corpus serve every call. stdout carries the protocol and nothing else; progress and warnings go
 //! to stderr. Calls run one at a time on a blocking thread (the engine owns one model), so a long
-//! `eval` makes later calls wait, never fail.
+//! `eval` makes later calls wait, never fail. Every line from stdin is checked before rmcp reads
+//! it (`wire.rs`), and a call reads question files only where `files.rs` allows.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -31,7 +32,10 @@ use seamscope::session::report::QueryReport;
 use seamscope::session::{Engine, OpenCorpus};
 use seamscope::settings::Settings;
 
+mod compact;
+mod files;
 mod opening;
+mod wire;
 
 use opening::{ProgressLines, Shared};
 
@@ -51,32 +55,38 @@ pub fn run(
     corpus: &Path,
     layout: &LayoutArgs,
     open_wait: Duration,
+    allow_dirs: &[PathBuf],
 ) -> anyhow::Result<()> {
     let mut settings = global.settings()?;
     layout.apply(&mut settings)?;
+    let allowed = files::AllowedFolders::new(corpus, allow_dirs)?;
     // What fails at once (settings, the model, an unreadable corpus) fails before serving.
     let engine = start_engine(settings)?;
     let docs = engine.load_corpus(corpus)?;
-    eprintln!(
+    errln!(
         "seamscope mcp: serving MCP on stdio; opening {} ({} documents)",
         corpus.display(),
         docs.documents.len()
     );
-    let shared = opening::open_in_background(engine, docs, corpus.to_path_buf());
+    let shared = opening::open_in_background(engine, docs, corpus.to_path_buf(), allowed);
     let server = SeamscopeServer::new(shared, open_wait);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
     runtime.block_on(async move {
+        // Every line is checked on the wire before rmcp reads it (see wire.rs).
+        let (transport, stdout_writer) = wire::start(tool_arguments);
         let service = server
-            .serve(rmcp::transport::stdio())
+            .serve(transport)
             .await
             .map_err(|e| anyhow::anyhow!("the MCP session did not start: {e}"))?;
         service
             .waiting()
             .await
             .map_err(|e| anyhow::anyhow!("the MCP session ended with an error: {e}"))?;
+        // The last answers are out before the process ends.
+        let _ = tokio::time::timeout(Duration::from_secs(5), stdout_writer).await;
         anyhow::Ok(())
     })?;
     // stdin may still have a blocking read pending (see rmcp's `stdio`): do not wait for it.
@@ -84,11 +94,29 @@ pub fn run(
     Ok(())
 }
 
+/// Whether `arguments` has the shape `tool` reads: the wire answers `-32602` when not (rmcp
+/// would answer a tool error, and a client could not tell a bad call from a failed one).
+fn tool_arguments(tool: &str, arguments: &serde_json::Value) -> Result<(), String> {
+    fn shape<T: serde::de::DeserializeOwned>(arguments: &serde_json::Value) -> Result<(), String> {
+        T::deserialize(arguments)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+    match tool {
+        "query" => shape::<QueryParams>(arguments),
+        "explain" => shape::<ExplainParams>(arguments),
+        "eval" => shape::<EvalParams>(arguments),
+        "calibrate" => shape::<CalibrateParams>(arguments),
+        _ => Ok(()),
+    }
+}
+
 /// The engine and the corpus it opened, kept for every call.
 struct Workbench {
     engine: Engine,
     open: OpenCorpus,
-    corpus: PathBuf,
+    /// The folders question files may be read from.
+    allowed: files::AllowedFolders,
 }
 
 /// Input of `query`.
@@ -107,6 +135,9 @@ struct QueryParams {
     budget: Option<usize>,
     /// Results kept per search list, 1 to 100000.
     depth: Option<usize>,
+    /// `compact` (default, a few KB: the context, the fired seams with their arithmetic,
+    /// tokens sent, the context without Seams) or `full` (the whole trace, about 100 KB).
+    detail: Option<compact::Detail>,
 }
 
 /// Input of `explain`.
@@ -143,7 +174,8 @@ enum EvalMode {
 #[serde(deny_unknown_fields)]
 struct EvalParams {
     /// Question file (JSONL with gold spans); default: questions.jsonl in the corpus folder.
-    /// A relative path is read from the server's working folder.
+    /// A relative path is read from the server's working folder; the file must lie in the
+    /// corpus folder or a folder the server was started with (`--allow-dir`).
     questions: Option<String>,
     /// `sweep` (default, seconds) or `grid` (minutes the first time).
     mode: Option<EvalMode>,
@@ -173,8 +205,12 @@ struct CalibrateParams {
     max_m: Option<u32>,
     /// Seed of the draw: the same seed draws the same passages.
     seed: Option<u64>,
-    /// Calibrate on this gold question file instead of drawn passages.
+    /// Calibrate on this gold question file instead of drawn passages (inside the corpus
+    /// folder or a folder the server was started with `--allow-dir`).
     questions: Option<String>,
+    /// `compact` (default, a few KB: setup, verdict, the failure-vs-m curve, the paper's rule,
+    /// warnings) or `full` (the whole report with every sample, about 120 KB).
+    detail: Option<compact::Detail>,
 }
 
 /// The server: the tools, over a shared workbench.
@@ -210,7 +246,7 @@ impl SeamscopeServer {
     }
 
     #[tool(
-        description = "Run one question through search, rank fusion, the fire test and the budget fill; returns the whole trace as JSON, the same document as `seamscope query --json`: trace.fused (the ranking), trace.decisions (each seam's fire test), trace.fill (the budget fill, step by step), trace.context and trace.without_seams (a real chunks-only retrieval), plus every chunk and seam of the layout (about 100 KB on the sample corpus; `explain` answers for one seam in a few lines)."
+        description = "Run one question through search, rank fusion, the fire test and the budget fill. By default (detail \"compact\", about 3 KB on the sample corpus) it returns the context sent (each chunk's id, document, first line and tokens, and the seam that brought it), the fired seams the fill reached with their arithmetic (seam rank + m against the left and right chunks' ranks), tokens sent, and the context without Seams beside it. detail \"full\" returns the whole trace, the document of `seamscope query --json` (fused ranking, every fire test, the fill step by step, every chunk and seam of the layout: about 100 KB). `explain` answers for one seam in a few lines."
     )]
     async fn query(&self, Parameters(p): Parameters<QueryParams>) -> Result<String, String> {
         self.with_bench(move |b| b.query(&p)).await
@@ -231,7 +267,7 @@ impl SeamscopeServer {
     }
 
     #[tool(
-        description = "Calibrate the fire margin m on the open corpus: the failure rate at the budget for every m from 0 to max_m (with 95% intervals) on passages drawn over the corpus (offline keyword questions) or on a gold question file, the recommended m (verdict.recommended_m) and the white paper's head-start rule as a diagnostic (paper_rule). About 15 s on 2 CPU cores for the sample corpus at the defaults. Returns the JSON of `seamscope calibrate --json`."
+        description = "Calibrate the fire margin m on the open corpus: the failure rate at the budget for every m from 0 to max_m (with 95% intervals) on passages drawn over the corpus (offline keyword questions) or on a gold question file, the recommended m (verdict.recommended_m) and the white paper's head-start rule as a diagnostic (paper_rule). About 15 s on 2 CPU cores for the sample corpus at the defaults. By default (detail \"compact\", about 5 KB) it returns the setup, the verdict, the curve, the paper's rule and the warnings; detail \"full\" returns the whole JSON of `seamscope calibrate --json` with every sampled sentence and passage (about 120 KB)."
     )]
     async fn calibrate(
         &self,
@@ -248,7 +284,8 @@ impl ServerHandler for SeamscopeServer {
             .with_server_info(Implementation::new("seamscope", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "seamscope debugs chunk boundaries in retrieval (Seams). One corpus is served. \
-                 `query` returns a question's whole trace as JSON; `explain` says in words why a \
+                 `query` returns a question's context and fired seams as compact JSON (detail \
+                 \"full\" for the whole trace); `explain` says in words why a \
                  seam (`40|41`) fired or not; `eval` scores a gold question set; `calibrate` \
                  recommends the fire margin m. Right after start the corpus may still be \
                  indexing: a call then says how far it is; call again shortly.",
@@ -286,7 +323,7 @@ impl Workbench {
         let mut settings = self.engine.settings.clone();
         settings.k = k;
         settings.validate().map_err(|e| e.to_string())?;
-        eprintln!(
+        errln!(
             "seamscope mcp: k {} → {k}: rebuilding the seams",
             self.open.layout.k
         );
@@ -315,8 +352,11 @@ impl Workbench {
             .engine
             .ask(&self.open, &p.question, &qs)
             .map_err(|e| e.to_string())?;
-        let report = QueryReport::new(&self.open, &trace, timings);
-        serde_json::to_string(&report).map_err(|e| e.to_string())
+        if p.detail.unwrap_or_default() == compact::Detail::Full {
+            let report = QueryReport::new(&self.open, &trace, timings);
+            return serde_json::to_string(&report).map_err(|e| e.to_string());
+        }
+        Ok(compact::query(&self.open, &trace).to_string())
     }
 
     fn explain(&mut self, p: &ExplainParams) -> Result<String, String> {
@@ -336,21 +376,25 @@ impl Workbench {
         Ok(explanation.words(&|c| self.open.chunk_label(c)))
     }
 
-    /// The question file a call names, or the corpus' own.
-    fn question_file(&self, named: Option<&str>) -> PathBuf {
-        match named {
+    /// The question file a call names, or the corpus' own, if a call may read it.
+    fn question_file(&self, named: Option<&str>) -> Result<PathBuf, String> {
+        let path = match named {
             Some(path) => PathBuf::from(path),
-            None if self.corpus.is_dir() => questions_path(&self.corpus),
-            None => self
-                .corpus
-                .parent()
-                .map_or_else(|| questions_path(Path::new(".")), questions_path),
-        }
+            None => {
+                let root = &self.open.corpus.root;
+                match root.parent() {
+                    _ if root.is_dir() => questions_path(root),
+                    Some(folder) if !folder.as_os_str().is_empty() => questions_path(folder),
+                    _ => questions_path(Path::new(".")),
+                }
+            }
+        };
+        self.allowed.check(&path)
     }
 
     fn eval(&mut self, p: &EvalParams) -> Result<String, String> {
         let settings = self.settings_with(p.m, p.budget, None)?;
-        let path = self.question_file(p.questions.as_deref());
+        let path = self.question_file(p.questions.as_deref())?;
         let questions =
             load_question_file(&path, &self.open.corpus).map_err(|e| format!("{e:#}"))?;
         let mode = p.mode.unwrap_or_default();
@@ -408,7 +452,7 @@ impl Workbench {
                     &questions,
                     &settings,
                     &seam_k,
-                    &mut |label| eprintln!("seamscope mcp: eval {label}"),
+                    &mut |label| errln!("seamscope mcp: eval {label}"),
                 )
             }
         }
@@ -451,7 +495,7 @@ impl Workbench {
         let seed = p.seed.unwrap_or(sample::DEFAULT_SEED);
         let gold = match &p.questions {
             Some(named) => {
-                let path = PathBuf::from(named);
+                let path = self.question_file(Some(named))?;
                 let questions =
                     load_question_file(&path, &self.open.corpus).map_err(|e| format!("{e:#}"))?;
                 Some((path.display().to_string(), questions))
@@ -474,7 +518,7 @@ impl Workbench {
         };
         let mut progress = |p: seamscope::calibrate::CalibrationProgress| {
             if p.done.is_multiple_of(50) || p.done == p.total {
-                eprintln!("seamscope mcp: calibrate asked {} of {}", p.done, p.total);
+                errln!("seamscope mcp: calibrate asked {} of {}", p.done, p.total);
             }
             true
         };
@@ -491,6 +535,9 @@ impl Workbench {
             &mut progress,
         )
         .map_err(|e| format!("{:#}", anyhow::Error::from(e)))?;
-        serde_json::to_string(&report).map_err(|e| e.to_string())
+        if p.detail.unwrap_or_default() == compact::Detail::Full {
+            return serde_json::to_string(&report).map_err(|e| e.to_string());
+        }
+        Ok(compact::calibrate(&report)?.to_string())
     }
 }

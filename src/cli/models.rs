@@ -45,9 +45,9 @@ pub fn run(global: &GlobalArgs, fetch: Option<&str>, json: bool) -> anyhow::Resu
         catalog: catalog::catalog(&places.data_dir),
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&listing)?);
+        outln!("{}", serde_json::to_string_pretty(&listing)?)?;
     } else {
-        print!("{}", table(&listing));
+        out!("{}", table(&listing))?;
     }
     Ok(())
 }
@@ -184,14 +184,14 @@ fn fetch_one(data_dir: &Path, name: &str, json: bool) -> anyhow::Result<()> {
     let mut progress = |p: catalog::FetchProgress| {
         let percent = (p.done * 100).checked_div(p.total).unwrap_or(0);
         if !json && last_percent != Some((p.file.clone(), percent / 10)) {
-            eprintln!("{}: {percent}% of {}", p.file, size_text(Some(p.total)));
+            errln!("{}: {percent}% of {}", p.file, size_text(Some(p.total)));
             last_percent = Some((p.file.clone(), percent / 10));
         }
     };
     let paths =
         catalog::hub::ensure_files(model, data_dir, &HubAccess::from_env(false), &mut progress)?;
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({
                 "name": model.name,
@@ -200,14 +200,14 @@ fn fetch_one(data_dir: &Path, name: &str, json: bool) -> anyhow::Result<()> {
                 "folder": model.folder(data_dir),
                 "files": paths,
             }))?
-        );
+        )?;
     } else {
-        println!(
+        outln!(
             "{} {} is in {}",
             model.kind,
             model.name,
             model.folder(data_dir).display()
-        );
+        )?;
     }
     Ok(())
 }

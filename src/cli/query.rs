@@ -132,7 +132,7 @@ pub fn run(
     bar.finish();
     let open = open?;
     if !open.report.reopened && !json {
-        eprintln!(
+        errln!(
             "seamscope: indexed {} first ({} chunks, {} seams)",
             corpus.display(),
             open.layout.chunks.len(),
@@ -148,9 +148,9 @@ pub fn run(
             // through the same model gives the same vector, and the engine's API stays as it is.
             report = report.with_question_vector(engine.embed_question(question)?);
         }
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", render(&open, &trace, &qs, args.show, timings));
+        out!("{}", render(&open, &trace, &qs, args.show, timings))?;
     }
     Ok(())
 }

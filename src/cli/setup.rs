@@ -15,7 +15,7 @@ pub fn run(global: &GlobalArgs, gpu: bool, dry_run: bool, json: bool) -> anyhow:
     }
     let mut log = |line: &str| {
         if !json {
-            eprintln!("{line}");
+            errln!("{line}");
         }
     };
     let report = install::install(&places.data_dir, &mut log)?;
@@ -29,18 +29,18 @@ pub fn run(global: &GlobalArgs, gpu: bool, dry_run: bool, json: bool) -> anyhow:
         if let Some(plan) = &gpu_plan {
             v["gpu"] = serde_json::to_value(plan)?;
         }
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?)?;
     } else {
-        println!("model:   {}", report.model_dir.display());
-        println!("runtime: {}", report.runtime_path.display());
+        outln!("model:   {}", report.model_dir.display())?;
+        outln!("runtime: {}", report.runtime_path.display())?;
         if let Some(plan) = &gpu_plan {
-            println!(
+            outln!(
                 "gpu:     {} (use --device cuda, or auto)",
                 plan.runtime_path.display()
-            );
+            )?;
         }
         for note in &report.notes {
-            println!("note:    {note}");
+            outln!("note:    {note}")?;
         }
     }
     Ok(())
@@ -60,7 +60,7 @@ fn print_plan(places: &seamscope::settings::Places, gpu: bool, json: bool) -> an
         if let Some(plan) = &plan {
             v["gpu"] = serde_json::to_value(plan)?;
         }
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        outln!("{}", serde_json::to_string_pretty(&v)?)?;
         return Ok(());
     }
     let state = |installed: bool| {
@@ -70,25 +70,25 @@ fn print_plan(places: &seamscope::settings::Places, gpu: bool, json: bool) -> an
             "would be fetched"
         }
     };
-    println!("dry run: nothing is fetched");
-    println!(
+    outln!("dry run: nothing is fetched")?;
+    outln!(
         "model    {} ({})",
         places.model_dir.display(),
         state(install::model_installed(&places.model_dir))
-    );
-    println!(
+    )?;
+    outln!(
         "runtime  {} ({})",
         places.runtime_path.display(),
         state(install::runtime_installed(&places.runtime_path))
-    );
+    )?;
     if let Some(plan) = &plan {
-        print_gpu_plan(plan);
+        print_gpu_plan(plan)?;
     }
     Ok(())
 }
 
-fn print_gpu_plan(plan: &GpuPlan) {
-    println!(
+fn print_gpu_plan(plan: &GpuPlan) -> Result<(), crate::cli::out::StdoutError> {
+    outln!(
         "gpu      {} ({})",
         plan.runtime_path.display(),
         if plan.installed {
@@ -96,24 +96,25 @@ fn print_gpu_plan(plan: &GpuPlan) {
         } else {
             "would be installed"
         }
-    );
+    )?;
     if let Some(why) = &plan.unsupported {
-        println!("         not on this platform: {why}");
-        return;
+        outln!("         not on this platform: {why}")?;
+        return Ok(());
     }
     for w in &plan.wheels {
-        println!(
+        outln!(
             "  {:<20} {:<11} {:>7.1} MB  {}",
             w.package,
             w.version,
             w.bytes as f64 / 1e6,
             w.why
-        );
-        println!("  {:<20} {} sha256 {}", "", w.wheel, w.sha256);
+        )?;
+        outln!("  {:<20} {} sha256 {}", "", w.wheel, w.sha256)?;
     }
-    println!(
+    outln!(
         "  {:.2} GB fetched with `python3 -m pip download --no-deps`, each wheel checked by sha256; its shared libraries go into {}",
         plan.download_bytes as f64 / 1e9,
         plan.target_dir.display()
-    );
+    )?;
+    Ok(())
 }

@@ -259,7 +259,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
             let (qs, source) = passage_questions(&docs, &layout, args.passages, args.seed);
             let set = seamscope::corpus::questions_path(corpus);
             if !json && set.is_file() {
-                eprintln!(
+                errln!(
                     "tune: {} has a question set; --questions {} scores on its gold evidence instead",
                     corpus.display(),
                     set.display()
@@ -282,7 +282,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
                     k,
                     build,
                 } => {
-                    eprintln!("tune: chunk {chunk_tokens}, k {k}: indexing ({build:?})")
+                    errln!("tune: chunk {chunk_tokens}, k {k}: indexing ({build:?})")
                 }
                 TuneProgress::Searching {
                     chunk_tokens,
@@ -290,7 +290,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
                     done,
                     total,
                 } => {
-                    eprintln!(
+                    errln!(
                         "tune: chunk {chunk_tokens}, k {k}: searched {done} of {total} questions"
                     )
                 }
@@ -300,12 +300,12 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
     })?
     .ok_or_else(|| anyhow::anyhow!("tuning stopped early"))?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!(
+        out!(
             "{}",
             render(&report, args.top, started.elapsed().as_secs_f64())
-        );
+        )?;
     }
     Ok(())
 }

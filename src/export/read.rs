@@ -208,6 +208,12 @@ pub fn read_bundle(folder: &Path) -> Result<Bundle, BundleError> {
             .map_err(|_| damaged("manifest.json", "files missing".into()))?;
     let settings: BundleSettings =
         serde_json::from_slice(&settings).map_err(|e| damaged("settings.json", e.to_string()))?;
+    if settings.dim == 0 {
+        return Err(damaged(
+            "settings.json",
+            "dim is 0: a vector has at least one dimension".into(),
+        ));
+    }
     let documents: Vec<DocumentLine> = lines(folder, "documents.jsonl", &documents)?;
     let mut corpus = Corpus::from_texts(documents.into_iter().map(|d| (d.path, d.text)));
     corpus.root = folder.to_path_buf();
@@ -310,6 +316,11 @@ pub fn read_npy(bytes: &[u8], dim: usize) -> Result<Vec<Vec<f32>>, String> {
     let [rows, cols] = dims[..] else {
         return Err(format!("expected two dimensions, the shape is ({shape})"));
     };
+    if cols == 0 {
+        return Err(format!(
+            "shape ({shape}) has no columns: a vector has at least one"
+        ));
+    }
     if cols != dim {
         return Err(format!("{cols} columns, settings.json says dim {dim}"));
     }
@@ -512,5 +523,13 @@ mod tests {
         let at = f8.windows(3).position(|w| w == b"<f4").unwrap_or(0);
         f8[at + 2] = b'8';
         assert!(read_npy(&f8, 3).unwrap_err().contains("float32"));
+        // Shape (83, 0) under dim 0: no columns, refused (once a panic in chunks_exact(0)).
+        let mut no_columns = npy_bytes(&[], 0);
+        let at = no_columns
+            .windows(6)
+            .position(|w| w == b"(0, 0)")
+            .unwrap_or(0);
+        no_columns[at..at + 6].copy_from_slice(b"(83,0)");
+        assert!(read_npy(&no_columns, 0).unwrap_err().contains("no columns"));
     }
 }

@@ -52,10 +52,10 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
         })
         .collect();
     if json {
-        println!("{}", serde_json::to_string_pretty(&times)?);
+        outln!("{}", serde_json::to_string_pretty(&times)?)?;
         return Ok(());
     }
-    println!(
+    outln!(
         "draw time per frame at 200 x 60 on {} ({FRAMES} frames per screen, {} build)",
         corpus.display(),
         if cfg!(debug_assertions) {
@@ -63,16 +63,22 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
         } else {
             "release"
         }
-    );
-    println!(
+    )?;
+    outln!(
         "  {:<34} {:>8} {:>8} {:>8}",
-        "screen", "min ms", "median", "max"
-    );
+        "screen",
+        "min ms",
+        "median",
+        "max"
+    )?;
     for t in &times {
-        println!(
+        outln!(
             "  {:<34} {:>8.3} {:>8.3} {:>8.3}",
-            t.screen, t.ms.min, t.ms.median, t.ms.max
-        );
+            t.screen,
+            t.ms.min,
+            t.ms.median,
+            t.ms.max
+        )?;
     }
     Ok(())
 }

@@ -141,7 +141,7 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
             pieces.push(text[span.start..span.end].to_string());
         }
     }
-    eprintln!(
+    errln!(
         "bench: {} documents, {} chunks, {} seams, {} distinct texts, {} model windows ({} tokens)",
         corpus.documents.len(),
         layout.chunks.len(),
@@ -161,26 +161,26 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
         let direct_first = round % 2 == 1;
         for run_direct in [direct_first, !direct_first] {
             if run_direct {
-                eprintln!("bench: round {round} of {ROUNDS}: direct model calls ...");
+                errln!("bench: round {round} of {ROUNDS}: direct model calls ...");
                 let t0 = Instant::now();
                 for slice in pieces.chunks(settings.embed_slice) {
                     engine.embedder.embed(slice)?;
                 }
                 direct.push(t0.elapsed().as_secs_f64());
-                eprintln!(
+                errln!(
                     "bench: round {round}: direct {:.2} s",
                     t0.elapsed().as_secs_f64()
                 );
                 continue;
             }
-            eprintln!("bench: round {round} of {ROUNDS}: full pipeline with an empty cache ...");
+            errln!("bench: round {round} of {ROUNDS}: full pipeline with an empty cache ...");
             let scratch = tempfile::tempdir()?;
             engine.places.cache_dir = scratch.path().to_path_buf();
             let t1 = Instant::now();
             let layout = Layout::for_settings(&corpus, &engine.tokenizer, &settings)?;
             let open = engine.index_layout(corpus.clone(), layout, &mut |_| true)?;
             pipeline.push(t1.elapsed().as_secs_f64());
-            eprintln!(
+            errln!(
                 "bench: round {round}: pipeline {:.2} s",
                 t1.elapsed().as_secs_f64()
             );
@@ -197,7 +197,7 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
     let open = last.ok_or_else(|| anyhow::anyhow!("no benchmark round ran"))?;
     let device = engine.embedder.device().cloned();
     let gpu_check = if device.as_ref().is_some_and(|d| d.used == Device::Cuda) {
-        eprintln!("bench: embedding the first windows on the CPU too, to compare ...");
+        errln!("bench: embedding the first windows on the CPU too, to compare ...");
         Some(gpu_vs_cpu(&mut engine, &pieces, settings.embed_slice)?)
     } else {
         None
@@ -227,7 +227,7 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
         gpu_vs_cpu: gpu_check,
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
         return Ok(());
     }
     let seconds = |s: &Spread| {
@@ -236,41 +236,49 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
             s.median, s.min, s.max
         )
     };
-    println!(
+    outln!(
         "corpus              {} ({} documents, {} tokens)",
-        report.corpus, report.documents, corpus_tokens
-    );
-    println!(
+        report.corpus,
+        report.documents,
+        corpus_tokens
+    )?;
+    outln!(
         "model work          {} distinct texts, {} windows, {} tokens; {} rounds, alternating which run goes first",
-        report.distinct_texts, report.model_windows, model_tokens, ROUNDS
-    );
-    println!(
+        report.distinct_texts,
+        report.model_windows,
+        model_tokens,
+        ROUNDS
+    )?;
+    outln!(
         "direct model calls  {}  ({:.0} tokens/s at the median)",
         seconds(&direct),
         report.direct_tokens_per_second
-    );
-    println!(
+    )?;
+    outln!(
         "full pipeline       {}  ({:.0} model tokens/s, {:.0} corpus tokens/s at the median)",
         seconds(&pipeline),
         report.pipeline_tokens_per_second,
         report.corpus_tokens_per_second
-    );
-    println!(
+    )?;
+    outln!(
         "pipeline overhead   {:+.1}% at the median, {:+.1}% best against best (target <= 10%)",
-        report.overhead_percent, report.overhead_percent_best
-    );
-    println!(
+        report.overhead_percent,
+        report.overhead_percent_best
+    )?;
+    outln!(
         "embedder            {}",
         seamscope::text::safe_name(&report.embedder)
-    );
+    )?;
     if let Some(device) = &report.device {
-        println!("device              {}", device.line());
+        outln!("device              {}", device.line())?;
     }
     if let Some(g) = &report.gpu_vs_cpu {
-        println!(
+        outln!(
             "gpu vs cpu          {} windows: cosine min {:.5}, mean {:.5} (target >= 0.999)",
-            g.windows, g.min_cosine, g.mean_cosine
-        );
+            g.windows,
+            g.min_cosine,
+            g.mean_cosine
+        )?;
     }
     Ok(())
 }

@@ -67,7 +67,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
         let c = open_once(&options, true)?;
         let w = open_once(&options, false)?;
         if !json {
-            println!(
+            outln!(
                 "round {round}: cold documents {:.3} s, keyword answer {}, vectors {:.1} s; warm documents {:.3} s, vectors {:.3} s",
                 c.documents,
                 c.keyword_answer
@@ -75,7 +75,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
                 c.vectors,
                 w.documents,
                 w.vectors
-            );
+            )?;
         }
         cold.push(c);
         warm.push(w);
@@ -98,23 +98,26 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
         warm,
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
         return Ok(());
     }
-    println!(
+    outln!(
         "time to the screen on {} ({} build, {ROUNDS} rounds; seconds: min / median / max)",
-        report.corpus, report.build
-    );
+        report.corpus,
+        report.build
+    )?;
     for (what, s) in [
         ("cold: documents pane", report.cold_documents),
         ("cold: vectors in", report.cold_vectors),
         ("warm: documents pane", report.warm_documents),
         ("warm: vectors in", report.warm_vectors),
     ] {
-        println!(
+        outln!(
             "  {what:<22} {:>8.3} {:>8.3} {:>8.3}",
-            s.min, s.median, s.max
-        );
+            s.min,
+            s.median,
+            s.max
+        )?;
     }
     Ok(())
 }

@@ -62,7 +62,7 @@ pub(super) fn bench_questions(
 ) -> anyhow::Result<(Vec<String>, String)> {
     let path = seamscope::corpus::questions_path(corpus_path);
     if !path.is_file() {
-        eprintln!(
+        errln!(
             "bench: no questions.jsonl in {}; timing {} built-in questions",
             corpus_path.display(),
             BUILT_IN_QUESTIONS.len()
@@ -188,18 +188,18 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
         stages_mean_ms: stages / n * 1e3,
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
         return Ok(());
     }
-    println!(
+    outln!(
         "replan inputs              {} questions ({}): fused rankings of {:.0} entries with seams, {:.0} chunks only",
         report.questions,
         report.questions_from,
         report.fused_entries_mean,
         report.chunks_only_entries_mean
-    );
+    )?;
     for r in &report.replan {
-        println!(
+        outln!(
             "replan after a {:<7} move median {:.1} µs, mean {:.1} µs, min {:.1} µs, max {:.1} µs over {} runs (target < 1 ms)",
             format!("{} ", r.change),
             r.median_us,
@@ -207,19 +207,19 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
             r.min_us,
             r.max_us,
             r.runs
-        );
+        )?;
     }
-    println!(
+    outln!(
         "full query                 {:.2} ms mean over {} questions (embed {:.2} ms, search {:.2} ms, stages {:.3} ms)",
         report.query_mean_ms,
         report.questions,
         report.embed_mean_ms,
         report.search_mean_ms,
         report.stages_mean_ms
-    );
-    println!(
+    )?;
+    outln!(
         "query / embedding alone    {:.2}x (target <= 2x)",
         report.query_to_embed_ratio
-    );
+    )?;
     Ok(())
 }

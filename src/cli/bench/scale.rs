@@ -92,7 +92,7 @@ pub fn run(
         let dir = scratch.path().join(format!("corpus-{copies}x"));
         let cache = scratch.path().join(format!("cache-{copies}x"));
         let corpus_bytes = write_copies(&corpus, copies, &dir)?;
-        eprintln!(
+        errln!(
             "bench scale: {copies}x: {} documents, {:.1} MB; indexing from cold ...",
             corpus.documents.len() * copies,
             corpus_bytes as f64 / 1e6
@@ -104,7 +104,7 @@ pub fn run(
             .unwrap_or(0.0)
             + s["build"]["timings"]["embed_seams"].as_f64().unwrap_or(0.0);
         let tokens_embedded = count(s, "tokens_embedded");
-        eprintln!(
+        errln!(
             "bench scale: {copies}x: cold {:.1} s; reopening, then k + 10 ...",
             cold.seconds
         );
@@ -175,9 +175,9 @@ pub fn run(
         rows,
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print_table(&report);
+        print_table(&report)?;
     }
     Ok(())
 }
@@ -204,9 +204,9 @@ fn mb(bytes: Option<u64>) -> String {
     bytes.map_or("-".into(), |b| format!("{:.0}", b as f64 / 1048576.0))
 }
 
-fn print_table(report: &ScaleReport) {
-    println!("base corpus  {}", report.base_corpus);
-    println!(
+fn print_table(report: &ScaleReport) -> Result<(), crate::cli::out::StdoutError> {
+    outln!("base corpus  {}", report.base_corpus)?;
+    outln!(
         "{:>5} {:>5} {:>9} {:>7} {:>9} {:>8} {:>8} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}",
         "size",
         "docs",
@@ -222,9 +222,9 @@ fn print_table(report: &ScaleReport) {
         "q p50ms",
         "q p95ms",
         "hnsw r@20"
-    );
+    )?;
     for r in &report.rows {
-        println!(
+        outln!(
             "{:>4}x {:>5} {:>9} {:>7.1} {:>9.0} {:>8} {:>8.1} {:>7.2} {:>8.2} {:>8} {:>8.1} {:>8.1} {:>8.1} {:>8.0}%",
             r.copies,
             r.documents,
@@ -240,12 +240,13 @@ fn print_table(report: &ScaleReport) {
             r.query_ms.median,
             r.query_p95_ms,
             r.hnsw_recall_at_20 * 100.0
-        );
+        )?;
     }
-    println!(
+    outln!(
         "cold/warm/k: wall time of a child `index` process (model load included); peak MB: its peak resident memory; q: one question through the whole pipeline ({} questions); hnsw r@20: share of the exact top 20 (chunks, seams) that approximate search also finds, measured whether or not this size is past exact_search_limit",
         report.rows.first().map_or(0, |r| r.questions)
-    );
+    )?;
+    Ok(())
 }
 
 /// Run `index --json` on `corpus` with `cache` as a child of this binary, passing the global

@@ -250,47 +250,50 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
         chroma_latency: latency(&dense_c, &search_c),
     };
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
         return Ok(());
     }
-    print(&report);
+    print(&report)?;
     Ok(())
 }
 
-fn print(r: &StoreBench) {
+fn print(r: &StoreBench) -> Result<(), crate::cli::out::StdoutError> {
     let safe = seamscope::text::safe_name;
-    println!(
+    outln!(
         "corpus       {} · {} chunks, {} seams · {} questions ({})",
         safe(&r.corpus),
         r.chunks,
         r.seams,
         r.questions,
         safe(&r.questions_from)
-    );
+    )?;
     for c in &r.chroma.collections {
-        println!(
+        outln!(
             "chroma       {} · {} vectors · {}",
             safe(&c.name),
             c.vectors,
             if c.uploaded { "uploaded" } else { "reused" }
-        );
+        )?;
     }
-    println!(
+    outln!(
         "agreement    {} identical · {} differ only where dense scores tie (within {TIE:e}) · {} differ",
-        r.identical, r.differs_only_in_ties, r.differs
-    );
-    println!(
+        r.identical,
+        r.differs_only_in_ties,
+        r.differs
+    )?;
+    outln!(
         "fills        {} of {} questions fill the same context with and without Seams on both stores",
-        r.same_fills, r.questions
-    );
-    println!(
+        r.same_fills,
+        r.questions
+    )?;
+    outln!(
         "scores       largest cosine difference for the same entry: {:.2e}",
         r.max_score_difference
-    );
+    )?;
     for q in &r.differing_questions {
-        println!("differs      {}", safe(q));
+        outln!("differs      {}", safe(q))?;
     }
-    println!("latency per query (ms)       median     mean      p95      max");
+    outln!("latency per query (ms)       median     mean      p95      max")?;
     let rows = [
         (
             "embedded dense (usearch)",
@@ -314,9 +317,13 @@ fn print(r: &StoreBench) {
         ),
     ];
     for (name, spread, p95) in rows {
-        println!(
+        outln!(
             "  {name:<26} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
-            spread.median, spread.mean, p95, spread.max
-        );
+            spread.median,
+            spread.mean,
+            p95,
+            spread.max
+        )?;
     }
+    Ok(())
 }

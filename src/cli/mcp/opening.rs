@@ -11,6 +11,7 @@ use seamscope::index::{BuildProgress, BuildStage};
 use seamscope::session::Engine;
 
 use super::Workbench;
+use super::files::AllowedFolders;
 
 /// Index progress as plain lines on stderr (an MCP client logs stderr; it is no terminal): one
 /// when a stage starts and one every few seconds within it.
@@ -30,7 +31,7 @@ impl ProgressLines {
     pub(super) fn update(&mut self, p: BuildProgress) -> bool {
         let new_stage = self.stage != Some(p.stage);
         if new_stage || self.last.elapsed() >= Duration::from_secs(5) {
-            eprintln!(
+            errln!(
                 "seamscope mcp: {} {}/{}",
                 p.stage.describe(),
                 p.done,
@@ -98,6 +99,7 @@ pub(super) fn open_in_background(
     mut engine: Engine,
     docs: Corpus,
     corpus_path: PathBuf,
+    allowed: AllowedFolders,
 ) -> Arc<Shared> {
     let shared = Arc::new(Shared {
         state: Mutex::new(BenchState::Opening {
@@ -117,7 +119,7 @@ pub(super) fn open_in_background(
         });
         let state = match opened {
             Ok(open) => {
-                eprintln!(
+                errln!(
                     "seamscope mcp: {} open ({} documents, {} chunks, {} seams, k = {})",
                     corpus_path.display(),
                     open.corpus.documents.len(),
@@ -128,7 +130,7 @@ pub(super) fn open_in_background(
                 BenchState::Ready(Box::new(Workbench {
                     engine,
                     open,
-                    corpus: corpus_path,
+                    allowed,
                 }))
             }
             Err(e) => {
@@ -136,7 +138,7 @@ pub(super) fn open_in_background(
                     "opening {} failed: {e:#}",
                     seamscope::text::safe_name(&corpus_path.display().to_string())
                 );
-                eprintln!("seamscope mcp: {message}");
+                errln!("seamscope mcp: {message}");
                 BenchState::Failed(message)
             }
         };
