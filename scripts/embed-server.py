@@ -576,13 +576,25 @@ class Handler(BaseHTTPRequestHandler):
         except (ValueError, UnicodeDecodeError) as e:
             request = e
         plan = app.stats.arrive(scenario, request_inputs(request), terms)
-        status, embedded, tokens = None, 0, 0
+        # Counted before the answer is written: a client that reads the stats right after its
+        # last answer must see that request counted (a threaded server would otherwise race it).
+        left = False
+
+        def answer(status, body, headers=None, embedded=0, tokens=0):
+            nonlocal left
+            if not left:
+                left = True
+                app.stats.leave(scenario, status, embedded, tokens)
+            self.send_json(status, body, headers)
+
         try:
             if plan.delay:
                 time.sleep(plan.delay)
             if plan.drop:
                 # The body is read: close without a byte of response, as a connection lost
                 # mid-request looks to the client.
+                left = True
+                app.stats.leave(scenario, None, 0, 0)
                 self.close_connection = True
                 try:
                     self.connection.shutdown(socket.SHUT_RDWR)
@@ -598,21 +610,22 @@ class Handler(BaseHTTPRequestHandler):
                 if not isinstance(request, dict):
                     raise bad_request("the body must be a JSON object")
                 if endpoint in EMBED_PATHS:
-                    answer, embedded, tokens = app.embeddings(request, plan.dim)
+                    body, embedded, tokens = app.embeddings(request, plan.dim)
                 elif endpoint in TEI_RERANK_PATHS:
-                    answer, embedded, tokens = app.tei_rerank(request)
+                    body, embedded, tokens = app.tei_rerank(request)
                 else:
-                    answer, embedded, tokens = app.cohere_rerank(request)
-                status = 200
-                self.send_json(200, answer)
+                    body, embedded, tokens = app.cohere_rerank(request)
+                answer(200, body, embedded=embedded, tokens=tokens)
             except ApiError as e:
-                status = e.status
-                self.send_json(e.status, e.body(), plan.headers if e is plan.error else None)
+                answer(e.status, e.body(), plan.headers if e is plan.error else None)
         except Exception as e:  # never let one request take the server down
-            status = 500
-            self.send_json(500, ApiError(500, f"internal error: {e!r}", "server_error").body())
+            if left:  # the answer was counted and (partly) written: nothing more to send
+                self.log_error("after the answer: %r", e)
+                return
+            answer(500, ApiError(500, f"internal error: {e!r}", "server_error").body())
         finally:
-            app.stats.leave(scenario, status, embedded, tokens)
+            if not left:
+                app.stats.leave(scenario, None, 0, 0)
 
     def check_key(self):
         if self.app.key is None:

@@ -141,7 +141,7 @@ fn progress_printer(json: bool) -> impl FnMut(SearchProgress<'_>) -> bool {
                 index,
                 count,
                 label,
-            } => eprintln!("tune: strategy {}/{count}: {}", index + 1, safe_name(label)),
+            } => errln!("tune: strategy {}/{count}: {}", index + 1, safe_name(label)),
             SearchProgress::Embedding {
                 label,
                 part,
@@ -149,7 +149,7 @@ fn progress_printer(json: bool) -> impl FnMut(SearchProgress<'_>) -> bool {
                 ..
             } if last.elapsed().as_millis() >= 2000 => {
                 last = Instant::now();
-                eprintln!(
+                errln!(
                     "tune: {}: embedding {part}, {} of {} tokens",
                     safe_name(label),
                     progress.done_tokens,
@@ -160,7 +160,7 @@ fn progress_printer(json: bool) -> impl FnMut(SearchProgress<'_>) -> bool {
                 label, done, total, ..
             } if last.elapsed().as_millis() >= 2000 => {
                 last = Instant::now();
-                eprintln!(
+                errln!(
                     "tune: {}: searched {done} of {total} questions",
                     safe_name(label)
                 );
@@ -197,9 +197,9 @@ pub fn run_board(
     )?
     .ok_or_else(|| anyhow::anyhow!("the board stopped early"))?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
+        outln!("{}", serde_json::to_string_pretty(&result)?)?;
     } else {
-        print!("{}", render_board(&result, args.top));
+        out!("{}", render_board(&result, args.top))?;
     }
     Ok(())
 }
@@ -225,7 +225,7 @@ fn board_questions(
     let (qs, source) = seamscope::tune::passage_questions(docs, &layout, args.passages, args.seed);
     let set = seamscope::corpus::questions_path(corpus);
     if !json && set.is_file() {
-        eprintln!(
+        errln!(
             "tune: {} has a question set; --questions {} scores on its gold evidence instead",
             safe_name(&corpus.display().to_string()),
             safe_name(&set.display().to_string())
@@ -387,12 +387,12 @@ pub fn run_map(
     )?
     .ok_or_else(|| anyhow::anyhow!("the map stopped early"))?;
     if json {
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(&serde_json::json!({ "map": map }))?
-        );
+        )?;
     } else {
-        print!("{}", render_map(&map));
+        out!("{}", render_map(&map))?;
     }
     Ok(())
 }
