@@ -137,6 +137,10 @@ pub struct GridRow {
     pub span_iou: f64,
     /// Texts embedded for this strategy (the rest came from the cache).
     pub embedded_texts: usize,
+    /// Per question, in the question set's order: whether the context missed part of the
+    /// evidence (what a paired bootstrap resamples; not part of the JSON row).
+    #[serde(skip)]
+    pub failed: Vec<bool>,
 }
 
 fn ratio(a: f64, b: f64) -> f64 {
@@ -227,5 +231,6 @@ pub fn summarise(
         span_precision: ratio(i as f64, r as f64),
         span_iou: ratio(i as f64, (e + r - i) as f64),
         embedded_texts: facts.embedded_texts,
+        failed: scores.iter().map(|s| !s.answered).collect(),
     }
 }

@@ -2,7 +2,7 @@
 
 mod calibration;
 mod documents;
-mod evaluation;
+pub(crate) mod evaluation;
 mod fire;
 mod header;
 mod help;

@@ -2,6 +2,7 @@
 //! table rows scored again whenever `m` or the budget moves (pure, no search). Moving `k`
 //! prepares and searches Seams again in the background; the other strategies do not use `k`.
 
+use seamscope::calibrate::bootstrap::{self, Candidate, Verdict};
 use seamscope::eval::grid::{GridRow, GridSettings};
 use seamscope::eval::strategy::Strategy;
 
@@ -20,6 +21,31 @@ pub struct EvalState {
     pub problem: Option<EvalProblem>,
     /// Rows pinned with `P`, shown beside the live ones.
     pub pinned: Option<super::PinnedRows>,
+    /// Whether the best row is beyond noise: the paired bootstrap over the questions (each row
+    /// one contender), scored again with the rows.
+    pub verdict: Option<Verdict>,
+}
+
+/// Resamples behind the page's verdict (the board's default, seeded as the board is).
+pub const VERDICT_RESAMPLES: usize = bootstrap::DEFAULT_RESAMPLES;
+
+/// The bootstrap verdict over the page's rows: each row is its own contender (a row is one
+/// fixed setting, so there is no tuning to price in), judged on the questions each resample
+/// leaves out; a winner only when one row wins 90% of the resamples.
+pub fn rows_verdict(rows: &[GridRow]) -> Option<Verdict> {
+    if rows.is_empty() || rows.iter().any(|r| r.failed.len() != rows[0].failed.len()) {
+        return None;
+    }
+    let candidates: Vec<Candidate<'_>> = rows
+        .iter()
+        .map(|r| Candidate {
+            label: &r.label,
+            family: &r.label,
+            failed: &r.failed,
+            mean_tokens: r.mean_tokens,
+        })
+        .collect();
+    Some(bootstrap::verdict(&candidates, VERDICT_RESAMPLES, 0))
 }
 
 /// Which rows to score again.
@@ -130,6 +156,7 @@ impl App {
                 None => rows.push(row),
             }
         }
+        self.evaluation.verdict = rows_verdict(&self.evaluation.rows);
     }
 
     /// `k` moved: Seams are prepared again at the new `k` (or a running comparison restarts).

@@ -347,3 +347,58 @@ fn tui_a_chunker_change_rebuilds_with_the_chosen_chunker() {
     });
     assert!(!f.app.sliders.heading_prefix, "the choice goes back");
 }
+
+/// Rows standing for `failed` lists, cloned from the fixture's first row.
+fn rows_failing(f: &Fixture, failed: &[Vec<bool>]) -> Vec<GridRow> {
+    let Some(template) = f.app.evaluation.rows.first() else {
+        panic!("the fixture has rows");
+    };
+    failed
+        .iter()
+        .enumerate()
+        .map(|(i, fails)| GridRow {
+            label: format!("row {i}"),
+            failed: fails.clone(),
+            ..template.clone()
+        })
+        .collect()
+}
+
+#[test]
+fn the_evaluation_page_names_a_winner_only_beyond_noise() {
+    let f = Fixture::evaluated();
+    assert!(
+        f.app.evaluation.verdict.is_some(),
+        "an evaluation run comes with its verdict"
+    );
+    // 200 questions: one row fails 10, the other 120 of them: beyond noise.
+    let clear = rows_failing(
+        &f,
+        &[
+            (0..200).map(|q| q < 10).collect(),
+            (0..200).map(|q| q < 120).collect(),
+        ],
+    );
+    let Some(v) = super::evaluation::rows_verdict(&clear) else {
+        panic!("rows with failures have a verdict");
+    };
+    assert_eq!(v.winner.as_deref(), Some("row 0"), "{v:?}");
+    // 20 questions, 3 failures against 4: the best row is not beyond noise.
+    let close = rows_failing(
+        &f,
+        &[
+            (0..20).map(|q| q < 3).collect(),
+            (0..20).map(|q| q >= 16).collect(),
+        ],
+    );
+    let Some(v) = super::evaluation::rows_verdict(&close) else {
+        panic!("rows with failures have a verdict");
+    };
+    assert_eq!(v.winner, None, "{v:?}");
+    assert_eq!(v.tied_with.len(), 2, "{v:?}");
+    let words = crate::tui::views::evaluation::verdict_words(&v);
+    assert!(
+        words.starts_with("no winner beyond noise (20 questions): tied among row 0"),
+        "{words}"
+    );
+}

@@ -313,8 +313,22 @@ fn chart<'a>(app: &App, width: usize) -> Vec<Line<'a>> {
         ));
         Line::from(spans)
     };
+    let verdict = app.evaluation.verdict.as_ref();
+    let winner = verdict.and_then(|v| v.winner.as_deref());
     for (i, row) in rows.iter().enumerate() {
-        lines.push(line_of(row, if best == Some(i) { "★" } else { "" }, false));
+        let mark =
+            match verdict {
+                // Beyond noise: the resampled winner. Otherwise the fewest failures here, and ≈ on
+                // the other rows the resampling cannot tell from it.
+                Some(_) if winner == Some(row.label.as_str()) => "★",
+                Some(v) if winner.is_none() && v.tied_with.contains(&row.label) => {
+                    if best == Some(i) { "☆" } else { "≈" }
+                }
+                Some(_) => "",
+                None if best == Some(i) => "☆",
+                None => "",
+            };
+        lines.push(line_of(row, mark, false));
     }
     if let Some(p) = &app.evaluation.pinned {
         lines.push(Line::styled(
@@ -330,12 +344,46 @@ fn chart<'a>(app: &App, width: usize) -> Vec<Line<'a>> {
             lines.push(line_of(row, "", true));
         }
     }
+    if let Some(v) = verdict {
+        lines.push(Line::styled(format!("  {}", verdict_words(v)), t.notice));
+    }
     lines.push(Line::styled(
-        "  ★ best: fewest failures, then fewest tokens, then fewest vectors · vectors = the \
-         strategy's index size against chunks alone",
+        "  ★ winner beyond noise (wins ≥ 90% of 10,000 paired resamples of the questions) · ☆ \
+         fewest failures, then tokens, then vectors, not beyond noise · ≈ tied with it · vectors \
+         = the strategy's index size against chunks alone",
         t.muted,
     ));
     lines
+}
+
+/// The page's verdict in words: a winner with its share of resamples, or the tie with each
+/// contender's share and how many questions would settle it.
+pub fn verdict_words(v: &seamscope::calibrate::bootstrap::Verdict) -> String {
+    if let Some(w) = &v.winner {
+        let p = v.contenders.first().map_or(1.0, |c| c.p_best);
+        return format!(
+            "winner beyond noise: {w}, best in {:.0}% of {} resamples of the {} questions",
+            p * 100.0,
+            v.resamples,
+            v.questions
+        );
+    }
+    let shares: Vec<String> = v
+        .contenders
+        .iter()
+        .map(|c| format!("{} {:.0}%", c.label, c.p_best * 100.0))
+        .collect();
+    let settle = match v.contenders.iter().filter_map(|c| c.questions_needed).min() {
+        Some(n) if n > v.questions => {
+            format!("; about {n} questions of this kind would separate the top two")
+        }
+        _ => String::new(),
+    };
+    format!(
+        "no winner beyond noise ({} questions): tied among {}{settle}",
+        v.questions,
+        shares.join(", ")
+    )
 }
 
 /// Fire, false-fire and waste rates of a Seams row, as bars on a 0–100% scale.

@@ -179,7 +179,14 @@ fn tui_snapshot_evaluation_page() {
     let terminal = f.draw(200, 60);
     let screen = terminal.backend().to_string();
     assert!(screen.contains("boundary ("), "a column per tag: {screen}");
-    assert!(screen.contains("★ "), "the best row is marked: {screen}");
+    assert!(
+        screen.contains("★ ") || screen.contains("☆ "),
+        "the best row is marked: {screen}"
+    );
+    assert!(
+        screen.contains("winner beyond noise"),
+        "the verdict says whether the best row is beyond noise: {screen}"
+    );
     assert!(screen.contains("vectors"), "{screen}");
     assert!(screen.contains("Seams k=8 at m = 2"), "{screen}");
     assert_snapshot!(terminal.backend());
