@@ -1,7 +1,9 @@
 //! A bundle opened again: every file checked against the manifest (size and blake3), the
 //! documents read back, the layout cut again from them and compared record by record with the
-//! bundle's chunks and seams, and the vectors read from the `.npy` files. What comes back is
-//! exactly what was deployed, or an error that names the file and what is wrong with it.
+//! bundle's chunks and seams, and the vectors read from the `.npy` files ([`super::npy`]). Only
+//! regular files are read, never through a link and never past a limit ([`crate::files`]), so a
+//! bundle cannot hang the reader on a FIFO or fill memory from `/dev/zero`. What comes back is
+//! exactly what was deployed, or an error that names the bundle, the file and what is wrong.
 
 use std::path::{Path, PathBuf};
 
