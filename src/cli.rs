@@ -19,6 +19,7 @@ mod models;
 mod query;
 mod setup;
 mod tune;
+mod view;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -48,6 +49,10 @@ pub struct Cli {
     /// Open the screen as a view file saved with `w` left it: corpus, settings, question, step.
     #[arg(long, value_name = "FILE", value_parser = non_empty_path, conflicts_with = "corpus")]
     open: Option<PathBuf>,
+    /// With --open: embed the view file's corpus without asking, however many tokens it holds
+    /// (past 200,000 the screen otherwise asks first, and a run without a terminal refuses).
+    #[arg(long, requires = "open")]
+    yes: bool,
     /// Open a bundle written by `seamscope export` on the screen, read-only: exactly what was
     /// deployed (its documents, chunks, seams, vectors and settings).
     #[arg(long, value_name = "DIR", value_parser = non_empty_path, conflicts_with_all = ["corpus", "open"])]
@@ -456,7 +461,9 @@ pub fn run() -> ExitCode {
                 bench::scale::run(&cli.global, &corpus, &sizes, questions, json)
             }
         },
-        None if cli.open.is_some() => open_view(&cli.global, cli.open.as_deref(), cli.theme),
+        None if cli.open.is_some() => {
+            view::open(&cli.global, cli.open.as_deref(), cli.theme, cli.yes)
+        }
         None if cli.bundle.is_some() => open_bundle(&cli.global, cli.bundle, cli.theme),
         None => match cli.corpus {
             Some(corpus) => cli.global.settings().and_then(|mut settings| {
@@ -559,35 +566,13 @@ fn open_bundle(
 ) -> anyhow::Result<()> {
     let bundle = bundle.ok_or_else(|| UsageError("--bundle needs a bundle folder".into()))?;
     let mut settings = global.settings()?;
-    seamscope::export::read::read_settings(&bundle)?.apply(&mut settings);
-    settings.validate()?;
+    seamscope::export::read::read_settings(&bundle)?.apply(&bundle, &mut settings)?;
     crate::tui::run(crate::tui::Options {
         corpus: bundle,
         settings,
         theme,
         view: None,
         bundle: true,
-    })
-}
-
-/// `seamscope --open FILE`: the screen as a saved view left it.
-fn open_view(
-    global: &GlobalArgs,
-    file: Option<&std::path::Path>,
-    theme: Option<String>,
-) -> anyhow::Result<()> {
-    let file = file.ok_or_else(|| UsageError("--open needs a view file".into()))?;
-    let view = crate::tui::share::ViewFile::read(file).map_err(|e| UsageError(format!("{e:#}")))?;
-    let mut settings = global.settings()?;
-    view.settings
-        .apply(&mut settings)
-        .map_err(|e| UsageError(format!("{}: {e:#}", file.display())))?;
-    crate::tui::run(crate::tui::Options {
-        corpus: view.corpus.clone(),
-        settings,
-        theme,
-        view: Some(view),
-        bundle: false,
     })
 }
 

@@ -12,8 +12,11 @@
 //! [`read`] opens a bundle again, checked file by file, so the screen and the query pipeline run on
 //! exactly what was deployed.
 
+pub mod npy;
 pub mod provenance;
 pub mod read;
+
+pub use npy::npy_bytes;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -148,31 +151,6 @@ pub struct BundleReport {
     pub files: Vec<BundleFile>,
 }
 
-/// `rows` vectors of `dim` floats as a NumPy `.npy` file (version 1.0, little-endian float32,
-/// C order), the format `numpy.load` reads.
-pub fn npy_bytes(rows: &[&[f32]], dim: usize) -> Vec<u8> {
-    let header = format!(
-        "{{'descr': '<f4', 'fortran_order': False, 'shape': ({}, {dim}), }}",
-        rows.len()
-    );
-    // Magic (6) + version (2) + header length (2) + header + padding + newline, to a multiple of 64.
-    let unpadded = 10 + header.len() + 1;
-    let padding = (64 - unpadded % 64) % 64;
-    let header_len = header.len() + padding + 1;
-    let mut out = Vec::with_capacity(10 + header_len + rows.len() * dim * 4);
-    out.extend_from_slice(b"\x93NUMPY\x01\x00");
-    out.extend_from_slice(&(header_len as u16).to_le_bytes());
-    out.extend_from_slice(header.as_bytes());
-    out.extend(std::iter::repeat_n(b' ', padding));
-    out.push(b'\n');
-    for row in rows {
-        for v in row.iter().take(dim) {
-            out.extend_from_slice(&v.to_le_bytes());
-        }
-    }
-    out
-}
-
 /// How the layout of a bundle was cut (the query settings travel separately), and where its
 /// fire margin came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -193,9 +171,12 @@ pub struct BundleLayout {
     pub prefixes: (String, String),
 }
 
-/// Write the bundle of `open` (cut as `cut` says) under `settings` into `folder` (created; it
-/// must be new or empty), with vectors from `cache` (the model's vector cache, which indexing
-/// filled).
+/// Write the bundle of `open` (cut as `cut` says) under `settings` into `folder` (it must be
+/// new or empty), with vectors from `cache` (the model's vector cache, which indexing filled).
+///
+/// The files are written into a staging folder beside it, `FOLDER.tmp-<pid>`, which is renamed
+/// into place once the manifest is in: a failed export (a full disk, a missing vector) removes
+/// the staging folder and leaves nothing a later export would refuse.
 #[allow(clippy::too_many_arguments)]
 pub fn write_bundle(
     open: &OpenCorpus,
@@ -216,7 +197,70 @@ pub fn write_bundle(
             return Err(ExportError::NotEmpty(folder.to_path_buf()));
         }
     }
-    std::fs::create_dir_all(folder).map_err(write_err(folder))?;
+    // `.` or `..` have no name to put a sibling beside: name them by where they are.
+    let target = match folder.file_name() {
+        Some(_) => folder.to_path_buf(),
+        None => folder.canonicalize().map_err(write_err(folder))?,
+    };
+    let staging = staging_folder(&target);
+    if let Some(parent) = staging.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(write_err(parent))?;
+    }
+    // A staging folder of this process id is left from an export killed before it cleaned up.
+    if std::fs::symlink_metadata(&staging).is_ok() {
+        remove_staging(&staging).map_err(write_err(&staging))?;
+    }
+    std::fs::create_dir(&staging).map_err(write_err(&staging))?;
+    let written = write_files(open, cut, settings, (cache, model, dim), &staging).and_then(
+        |(settings, files)| {
+            std::fs::rename(&staging, &target).map_err(write_err(folder))?;
+            Ok((settings, files))
+        },
+    );
+    match written {
+        Ok((settings, files)) => Ok(BundleReport {
+            folder: folder.to_path_buf(),
+            settings,
+            files,
+        }),
+        Err(e) => {
+            // Best effort: the error that stopped the export is the one to report.
+            let _ = remove_staging(&staging);
+            Err(e)
+        }
+    }
+}
+
+/// The staging folder an export into `folder` writes first: `FOLDER.tmp-<pid>` beside it.
+fn staging_folder(folder: &Path) -> PathBuf {
+    let mut name = folder.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".tmp-{}", std::process::id()));
+    folder.with_file_name(name)
+}
+
+/// Remove a staging folder (or whatever else holds its name, without following a link).
+fn remove_staging(staging: &Path) -> std::io::Result<()> {
+    match std::fs::symlink_metadata(staging) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(staging),
+        Ok(_) => std::fs::remove_file(staging),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Write every file of the bundle and its manifest into `folder`, each as soon as it is made,
+/// so only one file's bytes are held at a time; returns the settings and the files.
+fn write_files(
+    open: &OpenCorpus,
+    cut: BundleLayout,
+    settings: &QuerySettings,
+    (cache, model, dim): (&VectorCache, &str, usize),
+    folder: &Path,
+) -> Result<(BundleSettings, Vec<BundleFile>), ExportError> {
+    let write_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ExportError::Write { path, source }
+    };
     let layout: &Layout = &open.layout;
     let corpus = &open.corpus;
     let (chunk_search, seam_search) = layout.search_texts(corpus);
@@ -229,8 +273,9 @@ pub fn write_bundle(
     let mut files = Vec::new();
     let mut put = |name: &str, bytes: Vec<u8>| -> Result<(), ExportError> {
         let path = folder.join(name);
-        let mut file = std::fs::File::create(&path).map_err(write_err(&path))?;
+        let mut file = std::fs::File::create_new(&path).map_err(write_err(&path))?;
         file.write_all(&bytes).map_err(write_err(&path))?;
+        file.sync_all().map_err(write_err(&path))?;
         files.push(BundleFile {
             name: name.to_string(),
             bytes: bytes.len() as u64,
@@ -239,41 +284,6 @@ pub fn write_bundle(
         Ok(())
     };
 
-    let mut document_lines = Vec::new();
-    for doc in &corpus.documents {
-        let record = DocumentRecord {
-            path: &doc.path,
-            text: &doc.text,
-        };
-        document_lines.extend(serde_json::to_vec(&record).unwrap_or_default());
-        document_lines.push(b'\n');
-    }
-    let mut chunk_lines = Vec::new();
-    let mut chunk_vectors = Vec::with_capacity(layout.chunks.len());
-    for (c, search) in layout.chunks.iter().zip(&chunk_search) {
-        let doc = corpus.doc(c.doc);
-        let record = ChunkRecord {
-            chunk: ChunkInfo::of(c, corpus),
-            text: doc.slice(c.span),
-            search_text: search,
-        };
-        chunk_lines.extend(serde_json::to_vec(&record).unwrap_or_default());
-        chunk_lines.push(b'\n');
-        chunk_vectors.push(vector(format!("chunk {}", c.id.0), search)?);
-    }
-    let mut seam_lines = Vec::new();
-    let mut seam_vectors = Vec::with_capacity(layout.seams.len());
-    for (s, search) in layout.seams.iter().zip(&seam_search) {
-        let doc = corpus.doc(s.doc);
-        let record = SeamLine {
-            seam: SeamRecord::of(s, corpus),
-            text: doc.slice(s.span),
-            search_text: search,
-        };
-        seam_lines.extend(serde_json::to_vec(&record).unwrap_or_default());
-        seam_lines.push(b'\n');
-        seam_vectors.push(vector(format!("seam {}|{}", s.left.0, s.right.0), search)?);
-    }
     let bundle_settings = BundleSettings {
         bundle_version: BUNDLE_VERSION,
         model: model.to_string(),
@@ -300,10 +310,54 @@ pub fn write_bundle(
         "settings.json",
         serde_json::to_vec_pretty(&bundle_settings).unwrap_or_default(),
     )?;
+
+    let mut document_lines = Vec::new();
+    for doc in &corpus.documents {
+        let record = DocumentRecord {
+            path: &doc.path,
+            text: &doc.text,
+        };
+        document_lines.extend(serde_json::to_vec(&record).unwrap_or_default());
+        document_lines.push(b'\n');
+    }
     put("documents.jsonl", document_lines)?;
+    let mut chunk_lines = Vec::new();
+    for (c, search) in layout.chunks.iter().zip(&chunk_search) {
+        let doc = corpus.doc(c.doc);
+        let record = ChunkRecord {
+            chunk: ChunkInfo::of(c, corpus),
+            text: doc.slice(c.span),
+            search_text: search,
+        };
+        chunk_lines.extend(serde_json::to_vec(&record).unwrap_or_default());
+        chunk_lines.push(b'\n');
+    }
     put("chunks.jsonl", chunk_lines)?;
+    let mut seam_lines = Vec::new();
+    for (s, search) in layout.seams.iter().zip(&seam_search) {
+        let doc = corpus.doc(s.doc);
+        let record = SeamLine {
+            seam: SeamRecord::of(s, corpus),
+            text: doc.slice(s.span),
+            search_text: search,
+        };
+        seam_lines.extend(serde_json::to_vec(&record).unwrap_or_default());
+        seam_lines.push(b'\n');
+    }
     put("seams.jsonl", seam_lines)?;
+    let chunk_vectors = layout
+        .chunks
+        .iter()
+        .zip(&chunk_search)
+        .map(|(c, search)| vector(format!("chunk {}", c.id.0), search))
+        .collect::<Result<Vec<_>, _>>()?;
     put("chunk_vectors.npy", npy_bytes(&chunk_vectors, dim))?;
+    let seam_vectors = layout
+        .seams
+        .iter()
+        .zip(&seam_search)
+        .map(|(s, search)| vector(format!("seam {}|{}", s.left.0, s.right.0), search))
+        .collect::<Result<Vec<_>, _>>()?;
     put("seam_vectors.npy", npy_bytes(&seam_vectors, dim))?;
     let manifest = serde_json::json!({
         "bundle_version": BUNDLE_VERSION,
@@ -311,37 +365,117 @@ pub fn write_bundle(
         "files": files,
     });
     let path = folder.join("manifest.json");
-    std::fs::write(
-        &path,
-        serde_json::to_vec_pretty(&manifest).unwrap_or_default(),
-    )
-    .map_err(write_err(&path))?;
-    Ok(BundleReport {
-        folder: folder.to_path_buf(),
-        settings: bundle_settings,
-        files,
-    })
+    let mut file = std::fs::File::create_new(&path).map_err(write_err(&path))?;
+    file.write_all(&serde_json::to_vec_pretty(&manifest).unwrap_or_default())
+        .and_then(|()| file.sync_all())
+        .map_err(write_err(&path))?;
+    Ok((bundle_settings, files))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::corpus::Corpus;
+    use crate::settings::Settings;
+    use crate::tokens::TokenCounter;
+
+    /// A small corpus laid out in 16-token chunks, with a vector cache holding every chunk's and
+    /// seam's vector but `leave_out` (a seam's index).
+    fn fixture(dir: &Path, leave_out: Option<usize>) -> (OpenCorpus, VectorCache, Settings) {
+        let text: String = (0..12)
+            .map(|i| format!("Dashboard {i} is checked on day {i} by team {i}. "))
+            .collect();
+        let corpus = Corpus::from_texts([("a.md", text)]);
+        let settings = Settings {
+            chunk_tokens: 16,
+            k: 4,
+            ..Settings::default()
+        };
+        let layout =
+            Layout::for_settings(&corpus, &TokenCounter::whitespace_for_tests(), &settings)
+                .unwrap_or_else(|e| panic!("{e}"));
+        let (chunks, seams) = layout.search_texts(&corpus);
+        let (mut cache, _) = VectorCache::open(dir.join("cache.bin"), 2);
+        for text in &chunks {
+            cache.insert(text_key(text), vec![1.0, 0.5], 3);
+        }
+        for (i, text) in seams.iter().enumerate() {
+            if Some(i) != leave_out {
+                cache.insert(text_key(text), vec![0.5, 1.0], 3);
+            }
+        }
+        let open = OpenCorpus::keywords_only(corpus, layout).unwrap_or_else(|e| panic!("{e}"));
+        (open, cache, settings)
+    }
+
+    fn export(
+        open: &OpenCorpus,
+        cache: &VectorCache,
+        s: &Settings,
+        out: &Path,
+    ) -> Result<BundleReport, ExportError> {
+        let cut = BundleLayout {
+            chunker: s.chunker,
+            chunk_tokens: s.chunk_tokens,
+            heading_prefix: s.heading_prefix,
+            m_source: provenance::MarginSource::Settings,
+            calibration: None,
+            tune: None,
+            prefixes: Default::default(),
+        };
+        write_bundle(open, cut, &s.query_settings(), cache, "test-model", 2, out)
+    }
 
     #[test]
-    fn npy_has_numpys_header_and_little_endian_rows() {
-        let a = [1.0f32, 2.0];
-        let b = [3.0f32, -0.5];
-        let bytes = npy_bytes(&[&a, &b], 2);
-        assert_eq!(&bytes[..8], b"\x93NUMPY\x01\x00");
-        let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-        assert_eq!((10 + header_len) % 64, 0, "the data starts 64-aligned");
-        let header = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap_or_default();
+    fn a_failed_export_leaves_nothing_and_the_next_one_succeeds() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let out = dir.path().join("bundle");
+        // A seam's vector is missing: found after four files are written.
+        let (open, cache, settings) = fixture(dir.path(), Some(0));
+        assert!(open.layout.seams.len() > 1);
+        let failed = export(&open, &cache, &settings, &out);
         assert!(
-            header.contains("'shape': (2, 2)") && header.ends_with('\n'),
-            "{header}"
+            matches!(failed, Err(ExportError::MissingVector(_))),
+            "{failed:?}"
         );
-        let data = &bytes[10 + header_len..];
-        assert_eq!(data.len(), 16);
-        assert_eq!(&data[12..16], &(-0.5f32).to_le_bytes());
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap_or_else(|e| panic!("{e}"))
+            .flatten()
+            .map(|e| e.file_name())
+            .filter(|n| n != "cache.bin")
+            .collect();
+        assert!(left.is_empty(), "a failed export left {left:?}");
+
+        let (open, cache, settings) = fixture(dir.path(), None);
+        let report = export(&open, &cache, &settings, &out).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(report.files.len(), 6);
+        let bundle = read::read_bundle(&out).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(bundle.seam_vectors.len(), open.layout.seams.len());
+        assert!(
+            !staging_folder(&out).exists(),
+            "the staging folder was renamed"
+        );
+        // An export into an empty folder the user made is renamed over it.
+        let empty = dir.path().join("empty");
+        std::fs::create_dir(&empty).unwrap_or_else(|e| panic!("{e}"));
+        export(&open, &cache, &settings, &empty).unwrap_or_else(|e| panic!("{e}"));
+        assert!(empty.join("manifest.json").exists());
+        assert!(matches!(
+            export(&open, &cache, &settings, &out),
+            Err(ExportError::NotEmpty(_))
+        ));
+    }
+
+    #[test]
+    fn a_staging_folder_left_by_a_killed_export_is_cleared() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let (open, cache, settings) = fixture(dir.path(), None);
+        let out = dir.path().join("bundle");
+        let stale = staging_folder(&out);
+        std::fs::create_dir(&stale).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(stale.join("chunks.jsonl"), b"half").unwrap_or_else(|e| panic!("{e}"));
+        export(&open, &cache, &settings, &out).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!stale.exists());
+        assert!(read::read_bundle(&out).is_ok());
     }
 }

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from typing import (
     TYPE_CHECKING,
@@ -464,22 +465,41 @@ def _read_jsonl(path: str) -> List[Dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+def _regular(folder: str, name: str) -> str:
+    """The path of the bundle file ``name``, unless it is not a regular file: a symbolic link, a
+    FIFO (which would hang the reader), a device (``/dev/zero`` would fill memory) or a folder
+    raises :class:`BundleError`, before anything opens it."""
+    path = os.path.join(folder, name)
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        raise BundleError(f"{path} is missing") from None
+    if stat.S_ISLNK(mode):
+        raise BundleError(f"{path} is a symbolic link: a bundle holds only regular files")
+    if not stat.S_ISREG(mode):
+        raise BundleError(f"{path} is not a regular file (a FIFO, a device or a folder)")
+    return path
+
+
 def load_bundle(path: Union[str, "os.PathLike[str]"], verify: bool = True) -> Bundle:
     """Read the bundle ``seamscope export`` wrote into the folder ``path``.
 
     With ``verify`` (the default) every file ``manifest.json`` lists must exist with its recorded
     size and blake3 hash (computed by the Rust ``blake3`` crate), the records must be in id order,
-    and the vectors must have one row per record and the recorded dimension; any mismatch raises
-    :class:`BundleError` naming the file. Needs numpy.
+    and the vectors must have one row per record and the recorded dimension, with no NaN, no
+    infinity and no all-zero row; any mismatch raises :class:`BundleError` naming the file. With
+    or without ``verify``, only regular files are read: a symbolic link, a FIFO or a device in the
+    bundle is refused. Needs numpy.
     """
     import numpy as np
 
     folder = os.fspath(path)
     manifest_path = os.path.join(folder, "manifest.json")
-    if not os.path.isfile(manifest_path):
+    if not os.path.lexists(manifest_path):
         raise BundleError(
             f"{manifest_path} is missing: is {folder} a folder `seamscope export` wrote?"
         )
+    _regular(folder, "manifest.json")
     with open(manifest_path, encoding="utf-8") as f:
         manifest = json.load(f)
     version = manifest.get("bundle_version")
@@ -502,9 +522,7 @@ def load_bundle(path: Union[str, "os.PathLike[str]"], verify: bool = True) -> Bu
             raise BundleError(f"{manifest_path} does not list {name}")
     if verify:
         for name, entry in listed.items():
-            file = os.path.join(folder, name)
-            if not os.path.isfile(file):
-                raise BundleError(f"{file} is missing")
+            file = _regular(folder, name)
             size = os.path.getsize(file)
             if size != entry["bytes"]:
                 raise BundleError(f"{file} has {size} bytes, the manifest says {entry['bytes']}")
@@ -513,18 +531,18 @@ def load_bundle(path: Union[str, "os.PathLike[str]"], verify: bool = True) -> Bu
                 raise BundleError(
                     f"{file} has blake3 {digest}, the manifest says {entry['blake3']}"
                 )
-    with open(os.path.join(folder, "settings.json"), encoding="utf-8") as f:
+    with open(_regular(folder, "settings.json"), encoding="utf-8") as f:
         settings = json.load(f)
     if settings.get("bundle_version") != version:
         raise BundleError(
             f"settings.json says bundle version {settings.get('bundle_version')!r}, "
             f"the manifest {version}"
         )
-    documents = _read_jsonl(os.path.join(folder, "documents.jsonl")) if version >= 2 else []
-    chunks = _read_jsonl(os.path.join(folder, "chunks.jsonl"))
-    seams = _read_jsonl(os.path.join(folder, "seams.jsonl"))
-    chunk_vectors = np.load(os.path.join(folder, "chunk_vectors.npy"), allow_pickle=False)
-    seam_vectors = np.load(os.path.join(folder, "seam_vectors.npy"), allow_pickle=False)
+    documents = _read_jsonl(_regular(folder, "documents.jsonl")) if version >= 2 else []
+    chunks = _read_jsonl(_regular(folder, "chunks.jsonl"))
+    seams = _read_jsonl(_regular(folder, "seams.jsonl"))
+    chunk_vectors = np.load(_regular(folder, "chunk_vectors.npy"), allow_pickle=False)
+    seam_vectors = np.load(_regular(folder, "seam_vectors.npy"), allow_pickle=False)
     if verify:
         dim = settings["dim"]
         for name, records, vectors in (
@@ -541,6 +559,13 @@ def load_bundle(path: Union[str, "os.PathLike[str]"], verify: bool = True) -> Bu
                 raise BundleError(
                     f"{name[:-1]}_vectors.npy is {vectors.dtype} {vectors.shape}, "
                     f"expected float32 ({len(records)}, {dim})"
+                )
+            unusable = ~np.isfinite(vectors).all(axis=1) | ~vectors.any(axis=1)
+            if unusable.any():
+                row = int(np.flatnonzero(unusable)[0])
+                raise BundleError(
+                    f"{name[:-1]}_vectors.npy row {row} is not a usable vector "
+                    "(it holds NaN or an infinity, or is all zeros)"
                 )
     return Bundle(
         path=folder,

@@ -229,6 +229,8 @@ fn note_unknown(unknown: &mut Vec<UnknownField>, name: String, line: usize) {
 /// Parse a question file's text, checking each line on its own (ids, an empty question, no
 /// spans) and noting unknown fields.
 pub fn parse_file(text: &str) -> ParsedFile {
+    // A byte-order mark (Windows editors write one) is not part of the first line's JSON.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut file = ParsedFile::default();
     let mut seen = std::collections::HashSet::new();
     for (i, line) in text.lines().enumerate() {

@@ -1,15 +1,18 @@
 //! A bundle opened again: every file checked against the manifest (size and blake3), the
 //! documents read back, the layout cut again from them and compared record by record with the
-//! bundle's chunks and seams, and the vectors read from the `.npy` files. What comes back is
-//! exactly what was deployed, or an error that names the file and what is wrong with it.
+//! bundle's chunks and seams, and the vectors read from the `.npy` files ([`super::npy`]). Only
+//! regular files are read, never through a link and never past a limit ([`crate::files`]), so a
+//! bundle cannot hang the reader on a FIFO or fill memory from `/dev/zero`. What comes back is
+//! exactly what was deployed, or an error that names the bundle, the file and what is wrong.
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::{BUNDLE_VERSION, BundleFile, BundleSettings};
+use super::{BUNDLE_VERSION, BundleFile, BundleSettings, npy};
 use crate::corpus::Corpus;
 use crate::embed::Embedder;
+use crate::files::{JSON_LIMIT, ReadFileError, read_regular};
 use crate::index::{BuildReport, IndexSet};
 use crate::layout::Layout;
 use crate::session::report::{ChunkInfo, SeamRecord};
@@ -70,6 +73,14 @@ pub enum BundleError {
         folder: PathBuf,
         /// What differs.
         what: String,
+    },
+    /// A setting of the bundle is out of range or unusable.
+    #[error("bundle {}: settings.json: {why}", .folder.display())]
+    Settings {
+        /// The bundle folder.
+        folder: PathBuf,
+        /// What is wrong, as the settings check says it.
+        why: String,
     },
     /// The bundle's vectors came from another model than the one loaded.
     #[error(
@@ -149,46 +160,46 @@ pub struct Bundle {
     pub seam_vectors: Vec<Vec<f32>>,
 }
 
-/// The files every bundle holds besides `manifest.json`.
-const FILES: [&str; 6] = [
-    "settings.json",
-    "documents.jsonl",
-    "chunks.jsonl",
-    "seams.jsonl",
-    "chunk_vectors.npy",
-    "seam_vectors.npy",
-];
+/// At most this many bytes of a record file (`documents.jsonl`, `chunks.jsonl`,
+/// `seams.jsonl`): they hold the whole corpus, so the cap is generous, but a file is never read
+/// without one.
+const RECORDS_LIMIT: u64 = 4 * 1024 * 1024 * 1024;
 
-/// Read the bundle in `folder`, checking every file against its manifest.
+/// Read the bundle in `folder`, checking every file against its manifest. Only regular files
+/// are read, never through a symbolic link and never past a limit: the JSON files' fixed one,
+/// the vectors' from the rows and dimension settings.json gives.
 pub fn read_bundle(folder: &Path) -> Result<Bundle, BundleError> {
-    let read = |name: &str| {
-        std::fs::read(folder.join(name)).map_err(|e| BundleError::Read {
-            folder: folder.to_path_buf(),
-            name: name.to_string(),
-            message: e.to_string(),
-        })
-    };
     let damaged = |name: &str, why: String| BundleError::Damaged {
         folder: folder.to_path_buf(),
         name: name.to_string(),
         why,
     };
-    let manifest: ManifestFile = serde_json::from_slice(&read("manifest.json")?)
-        .map_err(|e| damaged("manifest.json", e.to_string()))?;
+    let manifest: ManifestFile =
+        serde_json::from_slice(&read_file(folder, "manifest.json", JSON_LIMIT)?)
+            .map_err(|e| damaged("manifest.json", e.to_string()))?;
     if manifest.bundle_version != BUNDLE_VERSION {
         return Err(BundleError::Version {
             folder: folder.to_path_buf(),
             found: manifest.bundle_version,
         });
     }
-    let mut contents = Vec::with_capacity(FILES.len());
-    for name in FILES {
+    // Each file as the manifest records it: its size is checked before its bytes are read.
+    let listed = |name: &str, limit: u64| -> Result<Vec<u8>, BundleError> {
         let entry = manifest
             .files
             .iter()
             .find(|f| f.name == name)
             .ok_or_else(|| damaged(name, "the manifest does not list it".into()))?;
-        let bytes = read(name)?;
+        let bytes = match read_regular(&folder.join(name), limit.min(entry.bytes)) {
+            Ok(bytes) => bytes,
+            Err(ReadFileError::TooLarge { bytes, .. }) if entry.bytes <= limit => {
+                return Err(damaged(
+                    name,
+                    format!("{bytes} bytes, the manifest says {}", entry.bytes),
+                ));
+            }
+            Err(e) => return Err(read_error(folder, name, &e)),
+        };
         if bytes.len() as u64 != entry.bytes {
             return Err(damaged(
                 name,
@@ -201,49 +212,71 @@ pub fn read_bundle(folder: &Path) -> Result<Bundle, BundleError> {
                 "its blake3 differs from the manifest's".into(),
             ));
         }
-        contents.push(bytes);
-    }
-    let [settings, documents, chunks, seams, chunk_npy, seam_npy] =
-        <[Vec<u8>; 6]>::try_from(contents)
-            .map_err(|_| damaged("manifest.json", "files missing".into()))?;
-    let settings: BundleSettings =
-        serde_json::from_slice(&settings).map_err(|e| damaged("settings.json", e.to_string()))?;
+        Ok(bytes)
+    };
+    let settings: BundleSettings = serde_json::from_slice(&listed("settings.json", JSON_LIMIT)?)
+        .map_err(|e| damaged("settings.json", e.to_string()))?;
     if settings.dim == 0 {
         return Err(damaged(
             "settings.json",
             "dim is 0: a vector has at least one dimension".into(),
         ));
     }
-    let documents: Vec<DocumentLine> = lines(folder, "documents.jsonl", &documents)?;
+    let npy_limit = |rows: usize, what: &str| {
+        npy::npy_limit(rows, settings.dim).ok_or_else(|| {
+            damaged(
+                "settings.json",
+                format!(
+                    "{rows} {what} of {} dimensions cannot be held",
+                    settings.dim
+                ),
+            )
+        })
+    };
+    let (chunk_limit, seam_limit) = (
+        npy_limit(settings.chunks, "chunks")?,
+        npy_limit(settings.seams, "seams")?,
+    );
+    let documents: Vec<DocumentLine> = lines(
+        folder,
+        "documents.jsonl",
+        &listed("documents.jsonl", RECORDS_LIMIT)?,
+    )?;
     let mut corpus = Corpus::from_texts(documents.into_iter().map(|d| (d.path, d.text)));
     corpus.root = folder.to_path_buf();
-    let chunks: Vec<ChunkLine> = lines(folder, "chunks.jsonl", &chunks)?;
-    let seams: Vec<SeamLine> = lines(folder, "seams.jsonl", &seams)?;
-    let chunk_vectors =
-        read_npy(&chunk_npy, settings.dim).map_err(|why| damaged("chunk_vectors.npy", why))?;
-    let seam_vectors =
-        read_npy(&seam_npy, settings.dim).map_err(|why| damaged("seam_vectors.npy", why))?;
-    for (name, rows, records, expected) in [
-        (
-            "chunk_vectors.npy",
-            chunk_vectors.len(),
-            chunks.len(),
-            settings.chunks,
-        ),
-        (
-            "seam_vectors.npy",
-            seam_vectors.len(),
-            seams.len(),
-            settings.seams,
-        ),
+    let chunks: Vec<ChunkLine> = lines(
+        folder,
+        "chunks.jsonl",
+        &listed("chunks.jsonl", RECORDS_LIMIT)?,
+    )?;
+    let seams: Vec<SeamLine> = lines(
+        folder,
+        "seams.jsonl",
+        &listed("seams.jsonl", RECORDS_LIMIT)?,
+    )?;
+    for (name, records, expected) in [
+        ("chunks.jsonl", chunks.len(), settings.chunks),
+        ("seams.jsonl", seams.len(), settings.seams),
     ] {
-        if rows != records || records != expected {
+        if records != expected {
             return Err(damaged(
                 name,
-                format!("{rows} vectors for {records} records; settings.json says {expected}"),
+                format!("{records} records; settings.json says {expected}"),
             ));
         }
     }
+    let chunk_vectors = npy::read_npy(
+        &listed("chunk_vectors.npy", chunk_limit)?,
+        settings.chunks,
+        settings.dim,
+    )
+    .map_err(|why| damaged("chunk_vectors.npy", why))?;
+    let seam_vectors = npy::read_npy(
+        &listed("seam_vectors.npy", seam_limit)?,
+        settings.seams,
+        settings.dim,
+    )
+    .map_err(|why| damaged("seam_vectors.npy", why))?;
     Ok(Bundle {
         folder: folder.to_path_buf(),
         settings,
@@ -253,6 +286,19 @@ pub fn read_bundle(folder: &Path) -> Result<Bundle, BundleError> {
         chunk_vectors,
         seam_vectors,
     })
+}
+
+/// The regular file `name` of the bundle in `folder`, at most `limit` bytes.
+fn read_file(folder: &Path, name: &str, limit: u64) -> Result<Vec<u8>, BundleError> {
+    read_regular(&folder.join(name), limit).map_err(|e| read_error(folder, name, &e))
+}
+
+fn read_error(folder: &Path, name: &str, error: &ReadFileError) -> BundleError {
+    BundleError::Read {
+        folder: folder.to_path_buf(),
+        name: name.to_string(),
+        message: error.to_string(),
+    }
 }
 
 /// Parse a JSON Lines file, naming the line that does not parse.
@@ -275,75 +321,11 @@ fn lines<T: for<'de> Deserialize<'de>>(
         .collect()
 }
 
-/// The rows of a float32 `.npy` file (version 1 or 2, little-endian, C order, two dimensions
-/// with `dim` columns), or why it is not one.
-pub fn read_npy(bytes: &[u8], dim: usize) -> Result<Vec<Vec<f32>>, String> {
-    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
-        return Err("not a .npy file".into());
-    }
-    let (header_len, start) = match bytes[6] {
-        1 => (usize::from(u16::from_le_bytes([bytes[8], bytes[9]])), 10),
-        2 | 3 if bytes.len() >= 12 => (
-            u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize,
-            12,
-        ),
-        v => return Err(format!(".npy version {v} is not read")),
-    };
-    let header = bytes
-        .get(start..start + header_len)
-        .and_then(|h| std::str::from_utf8(h).ok())
-        .ok_or("the .npy header is cut short")?;
-    let compact: String = header.chars().filter(|c| !c.is_whitespace()).collect();
-    if !compact.contains("'descr':'<f4'") || !compact.contains("'fortran_order':False") {
-        return Err(format!(
-            "expected little-endian float32 in C order, the header says {}",
-            header.trim()
-        ));
-    }
-    let shape = compact
-        .split("'shape':(")
-        .nth(1)
-        .and_then(|s| s.split(')').next())
-        .ok_or("the .npy header has no shape")?;
-    let dims: Vec<usize> = shape
-        .split(',')
-        .filter(|s| !s.is_empty())
-        .map(|s| {
-            s.parse::<usize>()
-                .map_err(|e| format!("shape {shape}: {e}"))
-        })
-        .collect::<Result<_, _>>()?;
-    let [rows, cols] = dims[..] else {
-        return Err(format!("expected two dimensions, the shape is ({shape})"));
-    };
-    if cols == 0 {
-        return Err(format!(
-            "shape ({shape}) has no columns: a vector has at least one"
-        ));
-    }
-    if cols != dim {
-        return Err(format!("{cols} columns, settings.json says dim {dim}"));
-    }
-    let data = &bytes[start + header_len..];
-    if data.len() != rows * cols * 4 {
-        return Err(format!(
-            "{} bytes of data for shape ({rows}, {cols})",
-            data.len()
-        ));
-    }
-    Ok(data
-        .chunks_exact(cols * 4)
-        .map(|row| {
-            row.chunks_exact(4)
-                .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                .collect()
-        })
-        .collect())
-}
-
 impl BundleSettings {
-    /// Put the bundle's chunking and query settings into `settings` (everything else stays).
-    pub fn apply(&self, settings: &mut Settings) {
+    /// Put the bundle's chunking and query settings into `settings` (everything else stays)
+    /// and check them against their ranges: a value out of range is an error naming the bundle
+    /// in `folder`. A bundle of given cuts takes them from its own `chunks.jsonl`.
+    pub fn apply(&self, folder: &Path, settings: &mut Settings) -> Result<(), BundleError> {
         settings.chunker = self.chunker_kind;
         settings.chunk_tokens = self.chunk_tokens;
         settings.heading_prefix = self.heading_prefix;
@@ -353,18 +335,23 @@ impl BundleSettings {
         settings.depth = self.depth;
         settings.rrf_c = self.rrf_c;
         settings.side_drop = self.side_drop;
+        if settings.chunker == crate::chunk::ChunkerKind::Given {
+            // Given cuts travel in the bundle: its chunks.jsonl is a plain cuts file.
+            settings.cuts_file = Some(folder.join("chunks.jsonl"));
+        }
+        settings.validate().map_err(|e| BundleError::Settings {
+            folder: folder.to_path_buf(),
+            why: e.to_string(),
+        })
     }
 }
 
-/// Only the settings of the bundle in `folder` (unchecked: [`read_bundle`] checks everything),
-/// for a front end to set itself up before the bundle opens.
+/// Only the settings of the bundle in `folder` (unchecked against the manifest:
+/// [`read_bundle`] checks everything), for a front end to set itself up before the bundle
+/// opens.
 pub fn read_settings(folder: &Path) -> Result<BundleSettings, BundleError> {
     let name = "settings.json";
-    let bytes = std::fs::read(folder.join(name)).map_err(|e| BundleError::Read {
-        folder: folder.to_path_buf(),
-        name: name.to_string(),
-        message: e.to_string(),
-    })?;
+    let bytes = read_file(folder, name, JSON_LIMIT)?;
     serde_json::from_slice(&bytes).map_err(|e| BundleError::Damaged {
         folder: folder.to_path_buf(),
         name: name.to_string(),
@@ -465,12 +452,7 @@ impl Engine {
             .into());
         }
         let mut settings = self.settings.clone();
-        bundle.settings.apply(&mut settings);
-        if settings.chunker == crate::chunk::ChunkerKind::Given {
-            // Given cuts travel in the bundle: its chunks.jsonl is a plain cuts file.
-            settings.cuts_file = Some(folder.join("chunks.jsonl"));
-        }
-        settings.validate().map_err(EngineError::from)?;
+        bundle.settings.apply(folder, &mut settings)?;
         let layout = Layout::for_settings(&bundle.corpus, &self.tokenizer, &settings)
             .map_err(EngineError::from)?;
         bundle.check_layout(&layout)?;
@@ -494,42 +476,5 @@ impl Engine {
             indexes,
             report,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::export::npy_bytes;
-
-    #[test]
-    fn npy_round_trips_and_bad_headers_are_named() {
-        let a = [1.0f32, -2.5, 3.25];
-        let b = [0.0f32, 0.5, -0.125];
-        let bytes = npy_bytes(&[&a, &b], 3);
-        assert_eq!(read_npy(&bytes, 3), Ok(vec![a.to_vec(), b.to_vec()]));
-        assert!(read_npy(&bytes, 4).unwrap_err().contains("3 columns"));
-        assert!(
-            read_npy(&bytes[..bytes.len() - 4], 3)
-                .unwrap_err()
-                .contains("bytes of data")
-        );
-        assert!(
-            read_npy(b"PK\x03\x04 not numpy", 3)
-                .unwrap_err()
-                .contains("not a .npy")
-        );
-        let mut f8 = bytes.clone();
-        let at = f8.windows(3).position(|w| w == b"<f4").unwrap_or(0);
-        f8[at + 2] = b'8';
-        assert!(read_npy(&f8, 3).unwrap_err().contains("float32"));
-        // Shape (83, 0) under dim 0: no columns, refused (once a panic in chunks_exact(0)).
-        let mut no_columns = npy_bytes(&[], 0);
-        let at = no_columns
-            .windows(6)
-            .position(|w| w == b"(0, 0)")
-            .unwrap_or(0);
-        no_columns[at..at + 6].copy_from_slice(b"(83,0)");
-        assert!(read_npy(&no_columns, 0).unwrap_err().contains("no columns"));
     }
 }

@@ -74,11 +74,15 @@ impl ViewSettings {
 }
 
 impl ViewFile {
-    /// Read a view file, resolving a relative corpus path against the file's folder.
+    /// Read a view file (a regular file of at most [`seamscope::files::JSON_LIMIT`] bytes, a
+    /// leading byte-order mark skipped), resolving a relative corpus path against the file's
+    /// folder.
     pub fn read(path: &Path) -> anyhow::Result<ViewFile> {
-        let text = std::fs::read_to_string(path)
+        let bytes = seamscope::files::read_regular(path, seamscope::files::JSON_LIMIT)
             .with_context(|| format!("cannot read the view file {}", path.display()))?;
-        let mut view: ViewFile = serde_json::from_str(&text).with_context(|| {
+        let text = String::from_utf8_lossy(&bytes);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        let mut view: ViewFile = serde_json::from_str(text).with_context(|| {
             format!(
                 "{} is not a seamscope view file (written by `w` in the screen)",
                 path.display()
@@ -120,13 +124,31 @@ pub enum Effect {
     },
 }
 
-/// A file name in the working directory, unique per second: `seamscope-trace-1764614400.json`.
+/// A file name in the working directory, by the second: `seamscope-trace-1764614400.json`. Two
+/// saves in one second name the same file; [`perform`] then writes the second beside the first
+/// (`seamscope-trace-1764614400-2.json`), never over it.
 pub fn file_name(kind: &str, extension: &str) -> PathBuf {
     let seconds = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     PathBuf::from(format!("seamscope-{kind}-{seconds}.{extension}"))
 }
+
+/// The `n`th name to try for `path`: `path` itself first, then `NAME-2.EXT`, `NAME-3.EXT`, …
+pub fn numbered(path: &Path, n: usize) -> PathBuf {
+    if n <= 1 {
+        return path.to_path_buf();
+    }
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}-{n}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{n}"),
+    };
+    path.with_file_name(name)
+}
+
+/// How many numbered names a save tries before it gives up.
+const MAX_NUMBERED: usize = 1000;
 
 /// Carry out an effect; returns the notice to show (and whether it reports a failure).
 pub fn perform<W: std::io::Write>(effect: &Effect, terminal_out: &mut W) -> (String, bool) {
@@ -136,7 +158,7 @@ pub fn perform<W: std::io::Write>(effect: &Effect, terminal_out: &mut W) -> (Str
             contents,
             what,
         } => match write_new(path, contents) {
-            Ok(()) => (format!("{what} written to {}", shown(path)), false),
+            Ok(written) => (format!("{what} written to {}", shown(&written)), false),
             Err(e) => (format!("could not write the {what}: {e:#}"), true),
         },
         Effect::Copy { text, fallback } => {
@@ -146,18 +168,18 @@ pub fn perform<W: std::io::Write>(effect: &Effect, terminal_out: &mut W) -> (Str
             );
             let saved = write_new(fallback, text);
             match (copied, saved) {
-                (Ok(()), Ok(())) => (
+                (Ok(()), Ok(written)) => (
                     format!(
                         "context copied to the clipboard (OSC 52; if your terminal ignores it, \
                          the text is in {})",
-                        shown(fallback)
+                        shown(&written)
                     ),
                     false,
                 ),
-                (Err(_), Ok(())) => (
+                (Err(_), Ok(written)) => (
                     format!(
                         "the terminal refused the copy; the context is in {}",
-                        shown(fallback)
+                        shown(&written)
                     ),
                     false,
                 ),
@@ -167,8 +189,11 @@ pub fn perform<W: std::io::Write>(effect: &Effect, terminal_out: &mut W) -> (Str
     }
 }
 
-/// Write a file through a temporary one in the same folder, so a reader never sees half of it.
-fn write_new(path: &Path, contents: &str) -> anyhow::Result<()> {
+/// Write a file through a temporary one in the same folder, so a reader never sees half of it,
+/// and never over an existing file: the temporary file is moved to the first free name of
+/// [`numbered`] with an exclusive rename (it fails, rather than replaces, when the name is
+/// taken). Returns the path written.
+fn write_new(path: &Path, contents: &str) -> anyhow::Result<PathBuf> {
     let folder = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -176,9 +201,21 @@ fn write_new(path: &Path, contents: &str) -> anyhow::Result<()> {
     let mut file = tempfile::NamedTempFile::new_in(&folder)
         .with_context(|| format!("cannot write in {}", folder.display()))?;
     std::io::Write::write_all(&mut file, contents.as_bytes())?;
-    file.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    for n in 1..=MAX_NUMBERED {
+        let candidate = numbered(path, n);
+        match file.persist_noclobber(&candidate) {
+            Ok(_) => return Ok(candidate),
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => file = e.file,
+            Err(e) => {
+                return Err(e.error)
+                    .with_context(|| format!("cannot write {}", candidate.display()));
+            }
+        }
+    }
+    anyhow::bail!(
+        "{} and {MAX_NUMBERED} numbered names beside it are taken",
+        path.display()
+    )
 }
 
 fn shown(path: &Path) -> String {
@@ -255,6 +292,42 @@ mod tests {
             "m = 100000 is out of range"
         );
         assert!(ViewFile::read(&dir.path().join("missing.json")).is_err());
+    }
+
+    #[test]
+    fn two_saves_in_the_same_second_keep_both_files() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        // Every save within one second is handed this one name.
+        let first = dir.path().join(file_name("trace", "json"));
+        let save = |contents: &str| {
+            perform(
+                &Effect::WriteFile {
+                    path: first.clone(),
+                    contents: contents.into(),
+                    what: "trace",
+                },
+                &mut Vec::new(),
+            )
+        };
+        let (notice_one, error_one) = save("one");
+        let (notice_two, error_two) = save("two");
+        let (notice_three, _) = save("three");
+        assert!(!error_one && !error_two, "{notice_one} / {notice_two}");
+        let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+        assert_eq!(read(&first), "one", "the first save is kept");
+        let numbered_two = numbered(&first, 2);
+        assert_eq!(read(&numbered_two), "two");
+        assert_eq!(read(&numbered(&first, 3)), "three");
+        assert!(notice_two.contains(&shown(&numbered_two)), "{notice_two}");
+        assert!(notice_three.ends_with("-3.json"), "{notice_three}");
+        assert_eq!(
+            numbered(Path::new("seamscope-trace-17.json"), 2),
+            PathBuf::from("seamscope-trace-17-2.json")
+        );
+        assert_eq!(
+            numbered(Path::new("dir/seamscope-view-17.json"), 1),
+            PathBuf::from("dir/seamscope-view-17.json")
+        );
     }
 
     #[test]
