@@ -155,3 +155,69 @@ fn a_60_kb_base64_word_is_many_tokens_and_many_bounded_chunks() {
         assert!(alone <= c.tokens as usize + 20, "{alone} vs {}", c.tokens);
     }
 }
+
+/// An embedder that checks every window it is handed against the model's window, as the model
+/// would (counting with special tokens), and records the largest.
+struct WindowChecker {
+    tokenizer: seamscope::tokens::TokenCounter,
+    largest: usize,
+    windows: usize,
+}
+
+impl seamscope::embed::Embedder for WindowChecker {
+    fn identity(&self) -> &str {
+        "window-checker"
+    }
+    fn dim(&self) -> usize {
+        2
+    }
+    fn max_tokens(&self) -> usize {
+        256
+    }
+    fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, seamscope::embed::EmbedError> {
+        for t in texts {
+            let n = self.tokenizer.count(t).unwrap() + self.tokenizer.special_tokens();
+            self.largest = self.largest.max(n);
+            self.windows += 1;
+        }
+        Ok(texts.iter().map(|_| vec![1.0, 0.0]).collect())
+    }
+}
+
+#[test]
+fn every_window_of_a_long_word_fits_the_model_when_read_alone() {
+    // Windows are cut at token starts inside the word; read alone, a window starts its
+    // 100-character pieces where it starts and can hold a few more tokens than it did inside
+    // the text. The embedder re-counts and narrows them, so the model never truncates one.
+    const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let tokenizer = common::tokenizer();
+    let text = format!("Before the key. {} After the key.", blob(12_000, ALNUM));
+    let dir = tempfile::tempdir().unwrap();
+    let (mut cache, _) = seamscope::embed::cache::VectorCache::open(dir.path().join("v.bin"), 2);
+    let mut checker = WindowChecker {
+        tokenizer: tokenizer.clone(),
+        largest: 0,
+        windows: 0,
+    };
+    let (_, stats) = seamscope::embed::embed_texts(
+        &mut checker,
+        &tokenizer,
+        &mut cache,
+        &[text.as_str()],
+        seamscope::embed::EmbedOptions::default(),
+        &mut |_| true,
+    )
+    .unwrap();
+    assert_eq!(stats.tokens_embedded, tokenizer.count(&text).unwrap());
+    let plain = stats.tokens_embedded.div_ceil(254);
+    println!(
+        "{} tokens: {} windows (at least {plain}), the largest {} tokens with [CLS] and [SEP]",
+        stats.tokens_embedded, checker.windows, checker.largest
+    );
+    assert!(checker.windows >= plain, "{} windows", checker.windows);
+    assert!(
+        checker.largest <= 256,
+        "a window of {} tokens",
+        checker.largest
+    );
+}
