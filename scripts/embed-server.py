@@ -3,7 +3,8 @@
 `rerank:URL` reranker clients, serving the pinned all-MiniLM-L6-v2 int8 model through ONNX Runtime.
 
 It computes what seamscope's own embedder computes: tokenizer.json with its built-in truncation and
-padding switched off, the model's `last_hidden_state` mean-pooled over the attention mask, then
+padding switched off and words over 100 characters cut into pieces WordPiece reads (as
+seamscope's tokens::bound_long_words does), the model's `last_hidden_state` mean-pooled over the attention mask, then
 L2-normalised. A text over the window (256 tokens unless --window) is refused with 400, as a
 real service refuses it; it is never cut.
 
@@ -127,13 +128,36 @@ class TooLong(Exception):
         )
 
 
+def bound_long_words(tokenizer_json: str) -> str:
+    """What seamscope's tokens::bound_long_words does: a WordPiece model turns a word over
+    max_input_chars_per_word (100) into one [UNK], so a last pre-tokenization step cuts every
+    word into pieces of at most that many characters; shorter words are untouched."""
+    value = json.loads(tokenizer_json)
+    model = value.get("model") or {}
+    if model.get("type") != "WordPiece":
+        return tokenizer_json
+    limit = max(1, min(int(model.get("max_input_chars_per_word") or 100), 100_000))
+    split = {"type": "Split", "pattern": {"Regex": "[\\s\\S]{1,%d}" % limit},
+             "behavior": "Isolated", "invert": False}
+    pre = value.get("pre_tokenizer")
+    if pre is None:
+        value["pre_tokenizer"] = split
+    elif pre.get("type") == "Sequence":
+        pre["pretokenizers"].append(split)
+    else:
+        value["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [pre, split]}
+    return json.dumps(value)
+
+
 class Model:
     """The tokenizer and the ONNX session; `embed` runs one request at a time (a lock), which on
     a small machine is faster than letting requests fight over the cores."""
 
     def __init__(self, model_dir: Path, threads: int, window: int):
         self.window = window
-        self.tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        self.tokenizer = Tokenizer.from_str(
+            bound_long_words((model_dir / "tokenizer.json").read_text(encoding="utf-8"))
+        )
         # tokenizer.json ships with truncation and padding at 128 switched on: both off, so a
         # count is the true count and a long text is refused instead of cut.
         self.tokenizer.no_truncation()

@@ -193,6 +193,34 @@ pub fn plan_windows(offsets: &TokenOffsets, text_len: usize, window: usize) -> V
         .collect()
 }
 
+/// [`plan_windows`] checked against the tokenizer: a window cut inside a word can tokenize into
+/// a few more tokens on its own than it held inside the whole text (WordPiece reads a word from
+/// where the window starts, and an over-long word is cut into pieces from there), and the model
+/// would silently truncate what does not fit. Each window of a text that needs several is
+/// counted again, and the windows are planned narrower until every one fits.
+fn windows_that_fit(
+    tokenizer: &TokenCounter,
+    offsets: &TokenOffsets,
+    text: &str,
+    window: usize,
+) -> Result<Vec<Span>, EmbedError> {
+    let mut planned = window.max(1);
+    loop {
+        let spans = plan_windows(offsets, text.len(), planned);
+        if spans.len() == 1 || planned == 1 {
+            return Ok(spans);
+        }
+        let mut longest = 0;
+        for span in &spans {
+            longest = longest.max(tokenizer.count(&text[span.start..span.end])?);
+        }
+        if longest <= window {
+            return Ok(spans);
+        }
+        planned = planned.saturating_sub(longest - window).max(1);
+    }
+}
+
 /// What one embedding run did: cache hits, misses and time.
 ///
 /// Every text asked for is counted once: `texts = cache_hits + cache_misses + duplicates_in_batch`.
@@ -310,7 +338,7 @@ fn plan_embedding<'a>(
         let offsets = tokenizer.offsets(text)?;
         pending.insert(key, (i, offsets.len()));
         stats.tokens_embedded += offsets.len();
-        for span in plan_windows(&offsets, text.len(), window) {
+        for span in windows_that_fit(tokenizer, &offsets, text, window)? {
             let piece = &text[span.start..span.end];
             let n = offsets.count_in(span.start, span.end);
             jobs.push((i, piece, n));
@@ -437,7 +465,7 @@ pub fn embed_one(
         .saturating_sub(tokenizer.special_tokens())
         .max(1);
     let offsets = tokenizer.offsets(text)?;
-    let pieces: Vec<&str> = plan_windows(&offsets, text.len(), window)
+    let pieces: Vec<&str> = windows_that_fit(tokenizer, &offsets, text, window)?
         .into_iter()
         .map(|s| &text[s.start..s.end])
         .collect();

@@ -17,4 +17,4 @@ pub mod select;
 pub mod strategy;
 pub mod survival;
 
-pub use run::{compare, search_strategies, sweep};
+pub use run::{CompareProgress, compare, search_strategies, sweep};

@@ -39,12 +39,12 @@ pub const BUNDLE_VERSION: u32 = 2;
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     /// A file of the bundle could not be written.
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}: {error}")]
     Write {
         /// The file.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (quoted in the message, so not a `source`: a report of the whole chain says it once).
+        error: std::io::Error,
     },
     /// The output folder exists and is not empty (a bundle never mixes with other files).
     #[error("{0} exists and is not empty: export into a new or empty folder")]
@@ -189,7 +189,7 @@ pub fn write_bundle(
 ) -> Result<BundleReport, ExportError> {
     let write_err = |path: &Path| {
         let path = path.to_path_buf();
-        move |source| ExportError::Write { path, source }
+        move |error| ExportError::Write { path, error }
     };
     if folder.exists() {
         let mut entries = std::fs::read_dir(folder).map_err(write_err(folder))?;

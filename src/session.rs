@@ -463,7 +463,8 @@ impl Engine {
         if let Some((_, client)) = self.chroma.as_ref().filter(|(given, _)| given == url) {
             return Ok(Arc::clone(client));
         }
-        let client = Arc::new(ChromaClient::connect(url).map_err(IndexError::from)?);
+        let timeout = std::time::Duration::from_secs(self.settings.chroma_timeout_secs);
+        let client = Arc::new(ChromaClient::connect(url, timeout).map_err(IndexError::from)?);
         self.chroma = Some((url.to_string(), Arc::clone(&client)));
         Ok(client)
     }

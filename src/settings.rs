@@ -81,6 +81,9 @@ pub struct Settings {
     /// The start of the collection names on the Chroma server (`PREFIX-<index key>-chunks` and
     /// `-seams`), so teams or test runs sharing a server keep apart.
     pub chroma_prefix: String,
+    /// Seconds the Chroma server has to accept a connection and to send each part of a reply;
+    /// a stalled server fails after this instead of hanging.
+    pub chroma_timeout_secs: u64,
     /// Which embedder makes the vectors, as `KIND:VALUE` (`fastembed:NAME`, `openai:URL`,
     /// `onnx:DIR`); none: the pinned model (or `model_dir`).
     pub embedder: Option<String>,
@@ -148,6 +151,7 @@ impl Default for Settings {
             side_drop: None,
             chroma_url: None,
             chroma_prefix: "seamscope".to_string(),
+            chroma_timeout_secs: DEFAULT_CHROMA_TIMEOUT_SECS,
             embedder: None,
             embed_model: None,
             embed_key_env: None,
@@ -295,8 +299,19 @@ impl Settings {
                 u.starts_with("http://") || u.starts_with("https://")
             }),
             "chroma_url",
-            format!("{:?}", self.chroma_url),
+            format!(
+                "{:?}",
+                self.chroma_url
+                    .as_deref()
+                    .map(crate::text::mask_credentials)
+            ),
             "an http:// or https:// address of a Chroma server, or absent (embedded store)",
+        )?;
+        check(
+            (1..=3600).contains(&self.chroma_timeout_secs),
+            "chroma_timeout_secs",
+            self.chroma_timeout_secs,
+            "1 to 3600 seconds",
         )?;
         check(
             check_chroma_prefix(&self.chroma_prefix).is_ok(),
@@ -501,6 +516,9 @@ pub struct Places {
     /// it is used on every device.
     pub user_runtime: bool,
 }
+
+/// Seconds a Chroma server has to connect and to send each part of a reply, by default.
+pub const DEFAULT_CHROMA_TIMEOUT_SECS: u64 = 30;
 
 /// Check the `chroma_prefix` setting against Chroma's collection name rules, kept short enough
 /// for the key and kind the index appends: 1 to 400 letters, digits, `.`, `_` or `-`, starting

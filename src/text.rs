@@ -36,9 +36,43 @@ pub fn safe_name(name: &str) -> String {
         .replace('\t', "\u{2409}")
 }
 
+/// A server address with its password hidden, for every message and report that shows it:
+/// `http://user:pass@host:8000` becomes `http://user:***@host:8000`, and a bare token before the
+/// `@` (`http://token@host`) becomes `***`. Addresses without credentials come back unchanged.
+pub fn mask_credentials(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+        return url.to_string();
+    };
+    let rest = &url[scheme_end..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else {
+        return url.to_string();
+    };
+    let masked = match rest[..at].split_once(':') {
+        Some((user, _)) => format!("{user}:***"),
+        None => "***".to_string(),
+    };
+    format!("{}{masked}{}", &url[..scheme_end], &rest[at..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn credentials_in_addresses_are_masked() {
+        for (given, shown) in [
+            ("http://user:pass@host:8000", "http://user:***@host:8000"),
+            ("https://u:p%40ss@h/api?q=1", "https://u:***@h/api?q=1"),
+            ("http://token@127.0.0.1:9", "http://***@127.0.0.1:9"),
+            ("http://a:b:c@h", "http://a:***@h"),
+            ("http://host:8000", "http://host:8000"),
+            ("http://host/path@x", "http://host/path@x"),
+            ("not a url", "not a url"),
+        ] {
+            assert_eq!(mask_credentials(given), shown, "{given}");
+        }
+    }
 
     #[test]
     fn names_stay_on_one_line() {

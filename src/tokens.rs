@@ -118,7 +118,56 @@ pub fn piece_ends(text: &str, piece_bytes: usize) -> Vec<usize> {
     ends
 }
 
-/// The model's tokenizer with truncation and padding switched off, so counts never cap.
+/// Rewrite a `tokenizer.json` so that no word reaches a WordPiece model longer than the model
+/// reads: WordPiece turns a word over `max_input_chars_per_word` (100 for BERT) into one
+/// `[UNK]`, so a 60 KB base64 blob was one token to the counter and one `[UNK]` to the model,
+/// and a "13-token" chunk held 60 KB. A last pre-tokenization step cuts every word into pieces
+/// of at most that many characters, each read by WordPiece as usual: the blob counts (and is
+/// embedded) as the many tokens it is. Words within the limit are untouched, so ordinary text
+/// tokenizes exactly as before. Other models, and bytes that are not a tokenizer, come back as
+/// they are.
+///
+/// The counter ([`TokenCounter::from_bytes`]) and every model load (`embed/`) go through this,
+/// so the chunker, the embedder's windows and the model count the same tokens.
+pub fn bound_long_words(tokenizer_json: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    use serde_json::{Value, json};
+    let Ok(mut value) = serde_json::from_slice::<Value>(tokenizer_json) else {
+        return tokenizer_json.into();
+    };
+    let Some(model) = value.get("model").filter(|m| m["type"] == "WordPiece") else {
+        return tokenizer_json.into();
+    };
+    let limit = model
+        .get("max_input_chars_per_word")
+        .and_then(Value::as_u64)
+        .unwrap_or(100)
+        .clamp(1, 100_000);
+    let split = json!({
+        "type": "Split",
+        "pattern": { "Regex": format!("[\\s\\S]{{1,{limit}}}") },
+        "behavior": "Isolated",
+        "invert": false
+    });
+    let pre = value["pre_tokenizer"].take();
+    value["pre_tokenizer"] = match pre {
+        Value::Null => split,
+        Value::Object(mut seq) if seq.get("type").is_some_and(|t| t == "Sequence") => {
+            match seq.get_mut("pretokenizers").and_then(Value::as_array_mut) {
+                Some(steps) => steps.push(split),
+                None => return tokenizer_json.into(),
+            }
+            Value::Object(seq)
+        }
+        other => json!({ "type": "Sequence", "pretokenizers": [other, split] }),
+    };
+    match serde_json::to_vec(&value) {
+        Ok(bytes) => bytes.into(),
+        Err(_) => tokenizer_json.into(),
+    }
+}
+
+/// The model's tokenizer with truncation and padding switched off, so counts never cap, and
+/// over-long words cut as the model reads them ([`bound_long_words`]).
 #[derive(Clone)]
 pub struct TokenCounter {
     inner: tokenizers::Tokenizer,
@@ -149,9 +198,11 @@ impl TokenCounter {
     /// Load a tokenizer from the bytes of a `tokenizer.json`.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, TokenizerError> {
         let mut inner =
-            tokenizers::Tokenizer::from_bytes(bytes).map_err(|e| TokenizerError::Load {
-                path: "tokenizer.json".into(),
-                message: e.to_string(),
+            tokenizers::Tokenizer::from_bytes(bound_long_words(bytes)).map_err(|e| {
+                TokenizerError::Load {
+                    path: "tokenizer.json".into(),
+                    message: e.to_string(),
+                }
             })?;
         // tokenizer.json ships with truncation and padding at 128; both would cap every count.
         inner

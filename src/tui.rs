@@ -215,7 +215,8 @@ fn start_terminal() -> anyhow::Result<DefaultTerminal> {
             stdout(),
             DisableMouseCapture,
             DisableBracketedPaste,
-            DisableFocusChange
+            DisableFocusChange,
+            crossterm::cursor::Show
         );
         restore_and_report(info);
     }));
@@ -228,13 +229,15 @@ fn start_terminal() -> anyhow::Result<DefaultTerminal> {
     Ok(terminal)
 }
 
-/// Give the terminal back as it was.
+/// Give the terminal back as it was. The cursor is shown here: ratatui shows it only when the
+/// `Terminal` is dropped, which never happens on the way out from a signal (`process::exit`).
 fn stop_terminal() {
     let _ = execute!(
         stdout(),
         DisableMouseCapture,
         DisableBracketedPaste,
-        DisableFocusChange
+        DisableFocusChange,
+        crossterm::cursor::Show
     );
     ratatui::restore();
 }

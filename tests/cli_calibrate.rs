@@ -230,3 +230,55 @@ fn calibrate_asks_a_language_model_when_given_one() {
         );
     }
 }
+
+#[test]
+fn calibrate_and_tune_skip_an_over_long_word_in_their_questions() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let doc = corpus.path().join("operations.md");
+    let text = std::fs::read_to_string(&doc).unwrap();
+    // A 2,000-character word that costs the model one token (its accents are stripped before
+    // WordPiece reads it), so passages holding it stay in the 100-400-token band: its questions
+    // took it whole and the engine refused them ("the question is 2,0xx characters long"),
+    // stopping calibration and tuning.
+    let word = format!("x{}", "\u{301}".repeat(1_999));
+    assert_eq!(word.chars().count(), 2_000);
+    let text = text.replace(
+        "the replica lag dashboard",
+        &format!("the replica lag {word} dashboard"),
+    );
+    assert!(text.matches(&word).count() > 3);
+    std::fs::write(&doc, text).unwrap();
+    let out = seamscope(cache.path())
+        .args(SMALL)
+        .args(["--samples", "15", "--passages", "40", "--json"])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        json["passages"]["measured"].as_u64().unwrap() > 0,
+        "{}",
+        json["passages"]
+    );
+    let out = seamscope(cache.path())
+        .args([
+            "tune",
+            "--chunk-tokens",
+            "120",
+            "--k",
+            "30",
+            "--m",
+            "0-3",
+            "--budget",
+            "3",
+        ])
+        .args(["--json"])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+}

@@ -188,3 +188,49 @@ fn eval_sweep_m_prints_a_table_and_also_writes_csv() {
     // The chunks-only row has no seams: it fires nothing.
     assert_eq!(rows[0][7].parse::<f64>().unwrap(), 0.0);
 }
+
+#[test]
+fn eval_json_keeps_stdout_one_document_and_reports_progress_on_stderr() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    // 120 questions (the five, repeated under new ids): enough for a line per tenth.
+    let file = corpus.path().join("questions.jsonl");
+    let five: Vec<serde_json::Value> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let many: Vec<String> = (0..120)
+        .map(|i| {
+            let mut q = five[i % 5].clone();
+            q["id"] = format!("q{i}").into();
+            q.to_string()
+        })
+        .collect();
+    std::fs::write(&file, many.join("\n")).unwrap();
+    for extra in [&["--seam-k", "30"][..], &["--sweep-m", "0,2"][..]] {
+        let out = seamscope(cache.path())
+            .args(["eval", "--chunk-tokens", "120", "--k", "30", "--json"])
+            .args(extra)
+            .arg(corpus.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("stdout is one JSON document ({e}):\n{stderr}"));
+        assert!(
+            json.as_array().is_some_and(|rows| rows.len() >= 2),
+            "{json}"
+        );
+        let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("eval: ")).collect();
+        assert!(
+            lines.contains(&"eval: embedding questions: 120/120 (100%)")
+                && lines.iter().any(|l| l.starts_with("eval: [1/"))
+                && lines.iter().any(|l| l.starts_with("eval: [2/")),
+            "{extra:?}: progress on stderr:\n{stderr}"
+        );
+        // At a modest rate: a line per stage, tenths only after 5 quiet seconds.
+        assert!(lines.len() < 30, "{} lines:\n{stderr}", lines.len());
+    }
+}

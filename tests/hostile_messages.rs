@@ -262,3 +262,79 @@ fn corpus_text_with_c1_controls_leaves_json_escaped_and_text_pictured() {
         "a control character on stdout: {text:?}"
     );
 }
+
+#[test]
+fn a_missing_file_is_named_with_its_os_error_once_in_every_command() {
+    let cache = tempfile::tempdir().unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let bundle_out = out_dir.path().join("b");
+    let bundle_out = bundle_out.to_str().unwrap();
+    let cases: [&[&str]; 9] = [
+        &["eval", "--questions", "/nonexistent", "sample-corpus"],
+        &["calibrate", "--questions", "/nonexistent", "sample-corpus"],
+        &["tune", "--questions", "/nonexistent", "sample-corpus"],
+        &["import", "/nonexistent"],
+        &["index", "--cuts", "/nonexistent", "sample-corpus"],
+        &["query", "--cuts", "/nonexistent", "sample-corpus", "why?"],
+        &["chunks", "/nonexistent"],
+        &["--open", "/nonexistent"],
+        &[
+            "export",
+            "sample-corpus",
+            "--from-tune",
+            "/nonexistent",
+            "--out",
+            bundle_out,
+        ],
+    ];
+    for args in cases {
+        for json in [false, true] {
+            let mut cmd = common::seamscope(cache.path());
+            cmd.args(args);
+            if json && args[0] != "--open" {
+                cmd.arg("--json");
+            }
+            let out = cmd.output().unwrap();
+            assert!(!out.status.success(), "{args:?} failed");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                stderr.contains("/nonexistent"),
+                "{args:?}: the path is named:\n{stderr}"
+            );
+            for (what, text) in [("stderr", &stderr), ("stdout", &stdout)] {
+                assert!(
+                    text.matches("No such file or directory").count() <= 1
+                        && text.matches("os error 2").count() <= 1,
+                    "{args:?} (json {json}): the OS error once on {what}:\n{text}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn an_error_that_quotes_the_os_error_does_not_carry_it_again() {
+    // Each message quotes its OS error; carried as a `source` too, every report of the whole
+    // chain (`{:#}`, the MCP server's and the screen's) said it twice. Only the CLI's last line
+    // dropped the repeat.
+    use seamscope::board::origin::TuneOrigin;
+    use seamscope::calibrate::provenance::CalibrationOrigin;
+    use seamscope::export::ExportError;
+    let missing = std::path::Path::new("/nonexistent/report.json");
+    let errors: Vec<anyhow::Error> = vec![
+        TuneOrigin::read(missing, None).unwrap_err().into(),
+        CalibrationOrigin::read(missing).unwrap_err().into(),
+        ExportError::Write {
+            path: missing.to_path_buf(),
+            error: std::io::Error::from(std::io::ErrorKind::NotFound),
+        }
+        .into(),
+    ];
+    for e in errors {
+        let chain = format!("{e:#}");
+        let os = e.root_cause().to_string();
+        assert!(chain.contains("/nonexistent/report.json"), "{chain}");
+        assert_eq!(chain.matches(&os).count(), 1, "{chain}");
+    }
+}

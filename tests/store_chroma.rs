@@ -291,3 +291,70 @@ fn a_chroma_server_that_is_not_there_is_named_with_what_to_do() {
     );
     assert!(String::from_utf8_lossy(&bad.stderr).contains("chroma_url"));
 }
+
+/// A loopback server that accepts connections and never answers. Returns its port.
+fn stalled_server() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    port
+}
+
+#[test]
+fn a_stalled_server_fails_after_chroma_timeout_secs_and_no_password_is_shown() {
+    // No Chroma server needed: the stall is a listener that never answers.
+    let cache = tempfile::tempdir().unwrap();
+    let settings = cache.path().join("settings.toml");
+    std::fs::write(&settings, "chroma_timeout_secs = 2\n").unwrap();
+    let url = format!("http://alice:s3cret@127.0.0.1:{}", stalled_server());
+    for json in [false, true] {
+        let started = std::time::Instant::now();
+        let mut cmd = common::seamscope(cache.path());
+        cmd.arg("--config").arg(&settings).args([
+            "query",
+            "sample-corpus",
+            "What is a seam?",
+            "--chroma",
+            &url,
+        ]);
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.output().unwrap();
+        let took = started.elapsed();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("did not answer within 2 s (chroma_timeout_secs)")
+                && stderr.contains("http://alice:***@127.0.0.1:"),
+            "{stderr}"
+        );
+        assert!(
+            !format!("{stdout}{stderr}").contains("s3cret"),
+            "{stdout}{stderr}"
+        );
+        // The model loads and the corpus is laid out first; the stall itself costs 2 s, not 120.
+        assert!(took < std::time::Duration::from_secs(60), "took {took:?}");
+    }
+    // Out of range is a usage error naming the setting.
+    std::fs::write(&settings, "chroma_timeout_secs = 0\n").unwrap();
+    let out = common::seamscope(cache.path())
+        .arg("--config")
+        .arg(&settings)
+        .args(["query", "sample-corpus", "What is a seam?"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("chroma_timeout_secs"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -1,5 +1,6 @@
 //! Hard edges of the screen, in the real binary under tmux: a paste is text for the query box
-//! (never commands, never a run), and SIGTERM or SIGHUP gives the terminal back as quitting does.
+//! (never commands, never a run), and SIGTERM, SIGHUP, SIGINT or SIGQUIT gives the terminal back
+//! as quitting does (cursor shown) and exits with 128 + the signal's number.
 
 mod common;
 
@@ -43,17 +44,22 @@ fn screen_pid(tmux: &Tmux) -> String {
     pids
 }
 
-/// The terminal is as the shell left it: no alternate screen, no mouse reports, line editing
-/// and echo on.
-fn assert_terminal_given_back(tmux: &Tmux, after: &str) {
+/// The terminal is as the shell left it: no alternate screen, no mouse reports, the cursor
+/// shown, line editing and echo on; the screen exited with `status`.
+fn assert_terminal_given_back(tmux: &Tmux, after: &str, status: u32) {
     tmux.wait_for_prompt("Documents · 1", 10);
     assert_eq!(
         tmux.format(
-            "#{alternate_on} #{mouse_any_flag} #{mouse_button_flag} #{mouse_standard_flag}"
+            "#{alternate_on} #{mouse_any_flag} #{mouse_button_flag} #{mouse_standard_flag} #{cursor_flag}"
         ),
-        "0 0 0 0",
-        "after {after}: alternate screen and mouse capture are off"
+        "0 0 0 0 1",
+        "after {after}: alternate screen and mouse capture are off, the cursor is shown"
     );
+    tmux.shell("echo exit-status-$?");
+    tmux.wait_until("the exit status", 10, |s| {
+        s.lines()
+            .any(|l| l.trim() == format!("exit-status-{status}"))
+    });
     tmux.shell("stty -a | tr ' ' '\\n' | grep -x -e icanon -e echo; echo stty-done");
     let screen = tmux.wait_until("stty's answer", 10, |s| {
         s.lines().any(|l| l.trim() == "stty-done")
@@ -92,16 +98,18 @@ fn tui_a_paste_is_text_and_a_signal_gives_the_terminal_back() {
     tmux.paste(&long);
     tmux.wait_for(&["THE-END"], 5);
 
-    // SIGTERM and SIGHUP give the terminal back, as quitting and panics do.
-    Command::new("kill")
-        .args(["-TERM", &screen_pid(&tmux)])
-        .status()
-        .unwrap_or_else(|e| panic!("kill: {e}"));
-    assert_terminal_given_back(&tmux, "SIGTERM");
-    open(&tmux, &docs, &cache);
-    Command::new("kill")
-        .args(["-HUP", &screen_pid(&tmux)])
-        .status()
-        .unwrap_or_else(|e| panic!("kill: {e}"));
-    assert_terminal_given_back(&tmux, "SIGHUP");
+    // SIGTERM, SIGHUP, SIGINT and SIGQUIT give the terminal back, as quitting and panics do.
+    for (i, (signal, number)) in [("TERM", 15), ("HUP", 1), ("INT", 2), ("QUIT", 3)]
+        .into_iter()
+        .enumerate()
+    {
+        if i > 0 {
+            open(&tmux, &docs, &cache);
+        }
+        Command::new("kill")
+            .args([&format!("-{signal}"), &screen_pid(&tmux)])
+            .status()
+            .unwrap_or_else(|e| panic!("kill: {e}"));
+        assert_terminal_given_back(&tmux, &format!("SIG{signal}"), 128 + number);
+    }
 }

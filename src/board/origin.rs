@@ -47,12 +47,12 @@ pub struct TuneOrigin {
 #[derive(Debug, thiserror::Error)]
 pub enum TuneOriginError {
     /// The file cannot be read.
-    #[error("cannot read the tune report {}: {source}", crate::text::safe_name(&.path.display().to_string()))]
+    #[error("cannot read the tune report {}: {error}", crate::text::safe_name(&.path.display().to_string()))]
     Read {
         /// The file.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (quoted in the message, so not a `source`: a report of the whole chain says it once).
+        error: std::io::Error,
     },
     /// Not a `tune --strategies --json` report.
     #[error(
@@ -123,9 +123,9 @@ impl TuneOrigin {
     /// Read `path` and take row `row` (or, without one, the verdict's winner when it is a Seams
     /// row, else the board's best Seams row).
     pub fn read(path: &Path, row: Option<&str>) -> Result<TuneOrigin, TuneOriginError> {
-        let bytes = std::fs::read(path).map_err(|source| TuneOriginError::Read {
+        let bytes = std::fs::read(path).map_err(|error| TuneOriginError::Read {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         let board: BoardFile =
             serde_json::from_slice(&bytes).map_err(|e| TuneOriginError::NotABoard {

@@ -92,6 +92,11 @@ pub trait QuestionGenerator {
 /// Most content words an offline question keeps.
 pub const MAX_KEYWORDS: usize = 12;
 
+/// Longest word an offline question keeps, in characters: a longer "word" (a base64 blob, a hash,
+/// a minified line) names nothing a reader would ask about, and a few of them made a question
+/// of 60,000 characters that the engine refuses, stopping calibration and tuning.
+pub const MAX_KEYWORD_CHARS: usize = 40;
+
 /// English function words the offline generator drops.
 const STOPWORDS: &[&str] = &[
     "a",
@@ -258,7 +263,10 @@ impl KeywordQuestions {
             .map(str::to_lowercase)
             .filter(|w| {
                 let has_digit = w.chars().any(|c| c.is_ascii_digit());
-                (has_digit || w.chars().count() >= 3) && !STOPWORDS.contains(&w.as_str())
+                let chars = w.chars().count();
+                (has_digit || chars >= 3)
+                    && chars <= MAX_KEYWORD_CHARS
+                    && !STOPWORDS.contains(&w.as_str())
             })
             .filter(|w| seen.insert(w.clone()))
             .take(MAX_KEYWORDS)
@@ -335,6 +343,20 @@ mod tests {
         let err = KeywordQuestions
             .question("It is on the up.", "")
             .unwrap_err();
+        assert!(!err.is_fatal(), "{err}");
+    }
+
+    #[test]
+    fn keyword_questions_skip_over_long_words() {
+        let blob = "Q".repeat(2_000);
+        let sentence = format!("The signing key {blob} rotates every quarter {blob}x.");
+        let q = KeywordQuestions.question(&sentence, "").unwrap();
+        assert_eq!(q, "signing key rotates quarter");
+        let edge = "a".repeat(MAX_KEYWORD_CHARS);
+        assert_eq!(KeywordQuestions::content_words(&edge), vec![edge.clone()]);
+        assert!(KeywordQuestions::content_words(&format!("{edge}a")).is_empty());
+        // A passage of nothing but long words has no question, an error calibration skips.
+        let err = KeywordQuestions.passage_question(&blob).unwrap_err();
         assert!(!err.is_fatal(), "{err}");
     }
 

@@ -54,12 +54,12 @@ pub struct CalibrationOrigin {
 #[derive(Debug, thiserror::Error)]
 pub enum ProvenanceError {
     /// The file cannot be read.
-    #[error("cannot read the calibration report {}: {source}", crate::text::safe_name(&.path.display().to_string()))]
+    #[error("cannot read the calibration report {}: {error}", crate::text::safe_name(&.path.display().to_string()))]
     Read {
         /// The file.
         path: PathBuf,
-        /// Why.
-        source: std::io::Error,
+        /// Why (quoted in the message, so not a `source`: a report of the whole chain says it once).
+        error: std::io::Error,
     },
     /// The file is not a `calibrate --json` report.
     #[error(
@@ -88,9 +88,9 @@ pub enum ProvenanceError {
 impl CalibrationOrigin {
     /// Read the `calibrate --json` report at `path`.
     pub fn read(path: &Path) -> Result<CalibrationOrigin, ProvenanceError> {
-        let bytes = std::fs::read(path).map_err(|source| ProvenanceError::Read {
+        let bytes = std::fs::read(path).map_err(|error| ProvenanceError::Read {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         let report: CalibrationReport =
             serde_json::from_slice(&bytes).map_err(|e| ProvenanceError::NotAReport {

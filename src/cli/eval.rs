@@ -8,7 +8,10 @@ use seamscope::eval::strategy::Strategy;
 use seamscope::text::safe_name;
 
 use super::common::{BuildBar, start_engine};
+
+mod progress;
 use super::{GlobalArgs, LayoutArgs, UsageError};
+use progress::EvalProgressLines;
 
 /// Options of `eval`.
 #[derive(Debug, clap::Args, Clone)]
@@ -377,7 +380,14 @@ pub fn run(
     );
     if let Some(ms) = &args.sweep_m {
         let grid = GridSettings::from_settings(&settings);
-        let rows = seamscope::eval::sweep(&mut engine, &open, &questions, ms, grid, settings.k)?;
+        let mut lines = EvalProgressLines::default();
+        let rows = seamscope::eval::sweep(
+            &mut engine,
+            &open,
+            &questions,
+            (ms, grid, settings.k),
+            &mut |p| lines.update(p),
+        )?;
         if json {
             outln!("{}", serde_json::to_string_pretty(&rows)?)?;
         } else {
@@ -395,17 +405,15 @@ pub fn run(
         );
     }
     let started = std::time::Instant::now();
+    let mut lines = EvalProgressLines::default();
     let rows = seamscope::eval::compare(
         &mut engine,
         &open,
         &questions,
         &settings,
         &args.seam_k,
-        &mut |label| {
-            if !json {
-                errln!("eval: {label}");
-            }
-        },
+        // On stderr with or without --json: stdout holds only the table or the one document.
+        &mut |p| lines.update(p),
     )?;
     let secs = started.elapsed().as_secs_f64();
     let rows = name_given_base(rows, &open.layout);

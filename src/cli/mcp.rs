@@ -424,9 +424,8 @@ impl Workbench {
                     &mut self.engine,
                     &self.open,
                     &questions,
-                    &margins,
-                    grid,
-                    self.open.layout.k,
+                    (&margins, grid, self.open.layout.k),
+                    &mut |_| {},
                 )
             }
             EvalMode::Grid => {
@@ -452,7 +451,11 @@ impl Workbench {
                     &questions,
                     &settings,
                     &seam_k,
-                    &mut |label| errln!("seamscope mcp: eval {label}"),
+                    &mut |p| {
+                        if let seamscope::eval::CompareProgress::Strategy { label, .. } = p {
+                            errln!("seamscope mcp: eval {label}");
+                        }
+                    },
                 )
             }
         }

@@ -15,8 +15,21 @@ const MAGIC: &[u8; 8] = b"SSVEC002";
 /// A text's cache key: the blake3 hash of its bytes.
 pub type TextKey = [u8; 32];
 
-/// The key of a text.
+/// The key of a text: its blake3 hash. A text with a run of more than 100 characters without
+/// whitespace is keyed apart (the hash of a tag and the text): before over-long words were cut
+/// for WordPiece ([`crate::tokens::bound_long_words`]) such a word was embedded as one `[UNK]`,
+/// and a cache written then must not serve that vector. Every other key is unchanged, so the
+/// vectors of ordinary text stay cached.
 pub fn text_key(text: &str) -> TextKey {
+    let long_run = text
+        .split_whitespace()
+        .any(|w| w.len() > 100 && w.chars().count() > 100);
+    if long_run {
+        let mut h = blake3::Hasher::new();
+        h.update(b"seamscope: words over 100 characters read in pieces\0");
+        h.update(text.as_bytes());
+        return *h.finalize().as_bytes();
+    }
     *blake3::hash(text.as_bytes()).as_bytes()
 }
 
@@ -219,6 +232,17 @@ fn decode(bytes: &[u8], dim: usize) -> Result<HashMap<TextKey, (Vec<f32>, u32)>,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_texts_with_an_over_long_word_get_new_keys() {
+        let plain = "an ordinary chunk of text, with words of every length";
+        assert_eq!(text_key(plain), *blake3::hash(plain.as_bytes()).as_bytes());
+        let edge = format!("a {} b", "x".repeat(100));
+        assert_eq!(text_key(&edge), *blake3::hash(edge.as_bytes()).as_bytes());
+        let long = format!("a {} b", "x".repeat(101));
+        assert_ne!(text_key(&long), *blake3::hash(long.as_bytes()).as_bytes());
+        assert_eq!(text_key(&long), text_key(&long.clone()));
+    }
 
     #[test]
     fn round_trips_and_detects_damage() {

@@ -31,7 +31,7 @@ impl CrossEncoder {
         };
         let onnx = read("model.onnx")?;
         let files = TokenizerFiles {
-            tokenizer_file: read("tokenizer.json")?,
+            tokenizer_file: crate::tokens::bound_long_words(&read("tokenizer.json")?).into_owned(),
             config_file: read("config.json")?,
             special_tokens_map_file: read("special_tokens_map.json")?,
             tokenizer_config_file: read("tokenizer_config.json")?,

@@ -21,7 +21,43 @@ use crate::layout::Layout;
 use crate::retrieve::DEFAULT_SIDE_DROP;
 use crate::session::EngineError;
 
-/// Run every strategy on every question. `progress` hears each strategy's label as it starts.
+/// How far a strategy comparison ([`run_grid`]) or a margin sweep has come, for a front end to
+/// show (10,000 questions take minutes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompareProgress<'a> {
+    /// `done` of `total` questions embedded.
+    Questions {
+        /// Questions embedded.
+        done: usize,
+        /// Questions in all.
+        total: usize,
+    },
+    /// Strategy `index` (from 0, of `count`) starts: its texts not yet cached are embedded.
+    Strategy {
+        /// Which strategy, from 0.
+        index: usize,
+        /// Strategies in the run.
+        count: usize,
+        /// Its label.
+        label: &'a str,
+    },
+    /// Strategy `index` has searched `done` of `total` questions.
+    Searching {
+        /// Which strategy, from 0.
+        index: usize,
+        /// Strategies in the run.
+        count: usize,
+        /// Its label.
+        label: &'a str,
+        /// Questions searched.
+        done: usize,
+        /// Questions in all.
+        total: usize,
+    },
+}
+
+/// Run every strategy on every question. `progress` hears the questions being embedded, each
+/// strategy as it starts and each question it searches.
 ///
 /// Seams at the layout's own `k` (or the first Seams strategy when none has it) also gets a row
 /// with side drop on, at `settings.side_drop` or [`DEFAULT_SIDE_DROP`], scored from the same
@@ -33,12 +69,17 @@ pub fn run_grid(
     questions: &[Question],
     strategies: &[Strategy],
     settings: &GridSettings,
-    progress: &mut dyn FnMut(&str),
+    progress: &mut dyn FnMut(CompareProgress<'_>),
 ) -> Result<Vec<GridRow>, EngineError> {
-    let vectors = questions
-        .iter()
-        .map(|q| embed_one(model.embedder, model.tokenizer, &q.question))
-        .collect::<Result<Vec<_>, _>>()?;
+    let total = questions.len();
+    let mut vectors = Vec::with_capacity(total);
+    for q in questions {
+        vectors.push(embed_one(model.embedder, model.tokenizer, &q.question)?);
+        progress(CompareProgress::Questions {
+            done: vectors.len(),
+            total,
+        });
+    }
     let seam_ks: Vec<usize> = strategies
         .iter()
         .filter_map(|s| match s {
@@ -56,15 +97,21 @@ pub fn run_grid(
         ..*settings
     };
     let mut rows = Vec::new();
-    for &strategy in strategies {
-        progress(&strategy.label(settings.chunk_tokens));
+    let count = strategies.len();
+    for (index, &strategy) in strategies.iter().enumerate() {
+        let label = strategy.label(settings.chunk_tokens);
+        progress(CompareProgress::Strategy {
+            index,
+            count,
+            label: &label,
+        });
         let p = prepare(model, corpus, layout, strategy, settings)?;
         save_cache(model.cache)?;
         let threshold = settings.side_drop.unwrap_or(DEFAULT_SIDE_DROP);
         let with_side_drop = matches!(strategy, Strategy::Seams { k } if Some(k) == side_drop_k);
         let mut scores = Vec::with_capacity(questions.len());
         let mut dropped_scores = Vec::new();
-        for (q, v) in questions.iter().zip(&vectors) {
+        for (done, (q, v)) in questions.iter().zip(&vectors).enumerate() {
             let lists = search_lists(&p, v, &q.question, &plain)?;
             let sides = side_scores(&p, v, &lists, &plain);
             let r = select(strategy, &p.units, &p.pointers, &lists, &sides, &plain);
@@ -77,6 +124,13 @@ pub fn run_grid(
                 let r = select(strategy, &p.units, &p.pointers, &lists, &sides, &on);
                 dropped_scores.push(score(&p.units, &p.pointers, layout, q, &r));
             }
+            progress(CompareProgress::Searching {
+                index,
+                count,
+                label: &label,
+                done: done + 1,
+                total,
+            });
         }
         rows.push(row(&p, layout.chunks.len(), questions, &scores));
         if with_side_drop {

@@ -3,6 +3,7 @@
 //! searches both keep so that a margin or budget can be scored again without searching
 //! ([`embed_questions`], [`search_strategies`]).
 
+pub use super::grid::CompareProgress;
 use super::grid::{Embedding, GridRow, GridSettings, prepare_reporting, run_grid, save_cache};
 use super::questions::Question;
 use super::rescore::SearchedStrategy;
@@ -137,16 +138,19 @@ pub fn search_strategies(
 /// Seams at several margins beside chunks-only retrieval, each question searched once: the
 /// margins are scored from the kept searches (cheap: only the questions are embedded when the
 /// corpus is indexed at `k`). Each margin has a row with side drop off and one with it on.
+/// `progress` hears the questions being embedded and each strategy's search.
 pub fn sweep(
     engine: &mut Engine,
     open: &OpenCorpus,
     questions: &[Question],
-    ms: &[u32],
-    grid: GridSettings,
-    k: usize,
+    (ms, grid, k): (&[u32], GridSettings, usize),
+    progress: &mut dyn FnMut(CompareProgress<'_>),
 ) -> Result<Vec<GridRow>, EngineError> {
-    let everything = &mut |_, _| true;
-    let vectors = embed_questions(engine, questions, everything)?.unwrap_or_default();
+    let vectors = embed_questions(engine, questions, &mut |done, total| {
+        progress(CompareProgress::Questions { done, total });
+        true
+    })?
+    .unwrap_or_default();
     let strategies = [Strategy::NoOverlap, Strategy::Seams { k }];
     let searched = search_strategies(
         engine,
@@ -155,7 +159,34 @@ pub fn sweep(
         &vectors,
         &strategies,
         &grid,
-        &mut |_| true,
+        &mut |p| {
+            match p {
+                SearchProgress::Preparing {
+                    index,
+                    count,
+                    label,
+                } => progress(CompareProgress::Strategy {
+                    index,
+                    count,
+                    label,
+                }),
+                SearchProgress::Embedding { .. } => {}
+                SearchProgress::Searching {
+                    index,
+                    count,
+                    label,
+                    done,
+                    total,
+                } => progress(CompareProgress::Searching {
+                    index,
+                    count,
+                    label,
+                    done,
+                    total,
+                }),
+            }
+            true
+        },
     )?
     .unwrap_or_default();
     let (chunks, seams) = (&searched[0], &searched[1]);
@@ -186,14 +217,14 @@ pub fn sweep(
 /// The strategy comparison of DESIGN.md §7 under `settings`' budget: every strategy of
 /// [`Strategy::grid`] (Seams at each of `seam_k`) on every question. Strategies whose vectors
 /// are not cached yet are embedded first (minutes on a CPU the first time); `progress` hears
-/// each strategy's label as it starts.
+/// the questions being embedded, each strategy as it starts and each question it searches.
 pub fn compare(
     engine: &mut Engine,
     open: &OpenCorpus,
     questions: &[Question],
     settings: &Settings,
     seam_k: &[usize],
-    progress: &mut dyn FnMut(&str),
+    progress: &mut dyn FnMut(CompareProgress<'_>),
 ) -> Result<Vec<GridRow>, EngineError> {
     let grid = GridSettings::from_settings(settings);
     let strategies = Strategy::grid(settings.chunk_tokens, settings.k, seam_k);

@@ -86,7 +86,13 @@ pub enum ChromaError {
 #[derive(Debug)]
 pub struct ChromaClient {
     agent: ureq::Agent,
+    /// The address requests go to, credentials included.
+    base: String,
+    /// The address as messages and reports show it: any password masked
+    /// ([`crate::text::mask_credentials`]).
     url: String,
+    /// How long the server has to connect and to send each part of a reply.
+    timeout: Duration,
     max_batch: usize,
 }
 
@@ -99,10 +105,11 @@ struct CollectionInfo {
 
 impl ChromaClient {
     /// Connect to the server at `url` (`http://HOST:PORT`): checks that it answers the v2 API and
-    /// reads its batch limit.
-    pub fn connect(url: &str) -> Result<ChromaClient, ChromaError> {
+    /// reads its batch limit. The server has `timeout` to accept the connection and to send each
+    /// part of every reply (the `chroma_timeout_secs` setting): a stalled server fails then.
+    pub fn connect(url: &str, timeout: Duration) -> Result<ChromaClient, ChromaError> {
         let address = |why| ChromaError::Address {
-            url: url.to_string(),
+            url: crate::text::mask_credentials(url),
             why,
         };
         let given = url.trim();
@@ -120,15 +127,20 @@ impl ChromaClient {
                 "it has a path; give only the server (the API paths are added)",
             ));
         }
+        let timeout = timeout.max(Duration::from_millis(1));
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
-            .timeout_connect(Some(Duration::from_secs(5)))
-            .timeout_global(Some(Duration::from_secs(120)))
+            .timeout_connect(Some(timeout))
+            .timeout_per_read(Some(timeout))
+            .timeout_per_write(Some(timeout))
+            .timeout_recv_response(Some(timeout))
             .build()
             .into();
         let mut client = ChromaClient {
             agent,
-            url: trimmed,
+            url: crate::text::mask_credentials(&trimmed),
+            base: trimmed,
+            timeout,
             max_batch: UPLOAD_BATCH,
         };
         client.call("GET", "/api/v2/heartbeat", None, "answer its heartbeat")?;
@@ -139,7 +151,7 @@ impl ChromaClient {
         Ok(client)
     }
 
-    /// The server's address, as given (without a trailing slash).
+    /// The server's address as given (without a trailing slash), any password masked.
     pub fn url(&self) -> &str {
         &self.url
     }
@@ -185,7 +197,7 @@ impl ChromaClient {
         body: Option<&Value>,
         action: &str,
     ) -> Result<(u16, Value), ChromaError> {
-        let address = format!("{}{path}", self.url);
+        let address = format!("{}{path}", self.base);
         let sent = match (method, body) {
             ("GET", _) => self.agent.get(&address).call(),
             ("DELETE", _) => self.agent.delete(&address).call(),
@@ -209,8 +221,12 @@ impl ChromaClient {
                 url: self.url.clone(),
                 detail: match e {
                     ureq::Error::HostNotFound => "the host name does not resolve".to_string(),
-                    ureq::Error::Timeout(_) => "it did not answer in time".to_string(),
-                    other => other.to_string(),
+                    ureq::Error::Timeout(_) => format!(
+                        "it did not answer within {} s (chroma_timeout_secs)",
+                        self.timeout.as_secs_f64()
+                    ),
+                    // ureq may name the address it was given: show it masked.
+                    other => other.to_string().replace(&self.base, &self.url),
                 },
             })?;
         if text.trim().is_empty() {
@@ -403,6 +419,7 @@ impl ChromaClient {
             return Err(self.malformed(&action, "ids and distances differ in length"));
         }
         let mut hits = Vec::with_capacity(ids.len());
+        let mut seen = std::collections::HashSet::with_capacity(ids.len());
         for (record, d) in ids.iter().zip(distances) {
             let id = parse_id(record)
                 .filter(|&i| (i as usize) < len)
@@ -416,6 +433,16 @@ impl ChromaClient {
                         ),
                     )
                 })?;
+            // A repeated id would take two places in the ranking and push a real hit out: the
+            // fusion and the fire test would run on a list the collection does not hold.
+            if !seen.insert(id) {
+                return Err(self.malformed(
+                    &action,
+                    format!(
+                        "it returned the id {id} twice in one answer, so its ranking cannot be trusted: was the collection written by something else? (delete the collection to have it filled anew)"
+                    ),
+                ));
+            }
             let distance = d
                 .as_f64()
                 .ok_or_else(|| self.malformed(&action, "a distance is not a number"))?;
@@ -434,6 +461,115 @@ fn parse_id(id: &Value) -> Option<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpListener;
+
+    const SECOND: Duration = Duration::from_secs(1);
+
+    /// A loopback server that answers each request with `reply(path)` (a JSON body), or never
+    /// answers when `reply` gives `None`. Returns its address.
+    fn fake_server(reply: fn(&str) -> Option<String>) -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { return };
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut first = String::new();
+                    let _ = reader.read_line(&mut first);
+                    let mut length = 0;
+                    loop {
+                        let mut line = String::new();
+                        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                            break;
+                        }
+                        if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                            length = v.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    let _ = reader.read_exact(&mut body);
+                    let path = first.split(' ').nth(1).unwrap_or("").to_string();
+                    match reply(&path) {
+                        Some(json) => {
+                            let _ = write!(
+                                stream,
+                                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{json}",
+                                json.len()
+                            );
+                        }
+                        // Stalled: hold the connection open, say nothing.
+                        None => std::thread::sleep(Duration::from_secs(60)),
+                    }
+                });
+            }
+        });
+        format!("127.0.0.1:{port}")
+    }
+
+    fn healthy(path: &str) -> Option<String> {
+        Some(match path {
+            p if p.ends_with("/heartbeat") => r#"{"nanosecond heartbeat": 1}"#.into(),
+            p if p.ends_with("/pre-flight-checks") => r#"{"max_batch_size": 100}"#.into(),
+            // Ids 0 and 1, then 0 again.
+            _ => r#"{"ids": [["0", "1", "0"]], "distances": [[0.1, 0.2, 0.3]]}"#.into(),
+        })
+    }
+
+    #[test]
+    fn a_stalled_server_fails_after_the_timeout() {
+        let address = fake_server(|_| None);
+        let started = std::time::Instant::now();
+        let msg = ChromaClient::connect(&format!("http://{address}"), SECOND)
+            .unwrap_err()
+            .to_string();
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(10), "took {took:?}");
+        assert!(
+            msg.contains("did not answer within 1 s (chroma_timeout_secs)"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn duplicate_ids_in_an_answer_are_refused() {
+        let address = fake_server(healthy);
+        let client = ChromaClient::connect(&format!("http://{address}"), SECOND).unwrap();
+        let msg = client
+            .query(("c1", "seamscope-x-chunks", 10), &[0.0, 1.0], 3)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("returned the id 0 twice"), "{msg}");
+    }
+
+    #[test]
+    fn credentials_never_reach_a_message_or_report() {
+        let address = fake_server(healthy);
+        let client =
+            ChromaClient::connect(&format!("http://alice:s3cret@{address}/"), SECOND).unwrap();
+        assert_eq!(client.url(), format!("http://alice:***@{address}"));
+        let msg = client
+            .query(("c1", "seamscope-x-chunks", 10), &[0.0, 1.0], 3)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("alice:***@") && !msg.contains("s3cret"),
+            "{msg}"
+        );
+        let stalled = fake_server(|_| None);
+        let msg = ChromaClient::connect(&format!("http://alice:s3cret@{stalled}"), SECOND)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("alice:***@") && !msg.contains("s3cret"),
+            "{msg}"
+        );
+        let msg = ChromaClient::connect("http://alice:s3cret@h:1/api", SECOND)
+            .unwrap_err()
+            .to_string();
+        assert!(!msg.contains("s3cret"), "{msg}");
+    }
 
     #[test]
     fn addresses_are_checked_before_anything_is_sent() {
@@ -443,7 +579,7 @@ mod tests {
             ("http://", "no host"),
             ("http://h:1/api/v2", "path"),
         ] {
-            let msg = ChromaClient::connect(url).unwrap_err().to_string();
+            let msg = ChromaClient::connect(url, SECOND).unwrap_err().to_string();
             assert!(msg.contains(why), "{url}: {msg}");
         }
     }
@@ -456,7 +592,7 @@ mod tests {
             .local_addr()
             .unwrap()
             .port();
-        let msg = ChromaClient::connect(&format!("http://127.0.0.1:{port}/"))
+        let msg = ChromaClient::connect(&format!("http://127.0.0.1:{port}/"), SECOND)
             .unwrap_err()
             .to_string();
         assert!(

@@ -223,7 +223,7 @@ pub(super) fn read_files(
         onnx: read(onnx_path)?,
         external,
         tokenizer: TokenizerFiles {
-            tokenizer_file: read(tokenizer)?,
+            tokenizer_file: crate::tokens::bound_long_words(&read(tokenizer)?).into_owned(),
             config_file: read(config)?,
             special_tokens_map_file: read(special)?,
             tokenizer_config_file: read(tokenizer_config)?,

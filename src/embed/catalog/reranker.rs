@@ -68,7 +68,7 @@ impl CatalogReranker {
         };
         let n = paths.len();
         let tokenizer = TokenizerFiles {
-            tokenizer_file: read(&paths[n - 4])?,
+            tokenizer_file: crate::tokens::bound_long_words(&read(&paths[n - 4])?).into_owned(),
             config_file: read(&paths[n - 3])?,
             special_tokens_map_file: read(&paths[n - 2])?,
             tokenizer_config_file: read(&paths[n - 1])?,
