@@ -259,7 +259,7 @@ fn write_files(
 ) -> Result<(BundleSettings, Vec<BundleFile>), ExportError> {
     let write_err = |path: &Path| {
         let path = path.to_path_buf();
-        move |source| ExportError::Write { path, source }
+        move |error| ExportError::Write { path, error }
     };
     let layout: &Layout = &open.layout;
     let corpus = &open.corpus;
