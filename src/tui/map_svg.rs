@@ -10,14 +10,14 @@ use seamscope::board::map::EvidenceMap;
 use super::views::family_points;
 
 const WIDTH: f64 = 900.0;
-const HEIGHT: f64 = 560.0;
+const HEIGHT: f64 = 620.0;
 /// The plot's left, right, top and bottom edges.
 const LEFT: f64 = 70.0;
 const RIGHT: f64 = 700.0;
-const TOP: f64 = 70.0;
-const BOTTOM: f64 = 400.0;
-/// Characters per caption line.
-const CAPTION_CHARS: usize = 120;
+const TOP: f64 = 95.0;
+const BOTTOM: f64 = 420.0;
+/// Characters per caption and subtitle line (about 7 px each at 13 px).
+const CAPTION_CHARS: usize = 110;
 
 /// A family's colour on the chart (the Seams line is drawn thicker).
 fn colour(family: Family) -> &'static str {
@@ -80,14 +80,18 @@ pub fn render(map: &EvidenceMap, corpus: &str) -> String {
         s,
         r##"<text x="{LEFT}" y="28" font-size="17" font-weight="bold" fill="#222222">Evidence-length map: which strategy fails least, by how long the evidence is</text>"##
     );
-    let _ = writeln!(
-        s,
-        r##"<text x="{LEFT}" y="50" fill="#555555">{}</text>"##,
-        escape(&format!(
-            "{corpus}: {} passages per band drawn over the corpus, each asked with content words from across it; budget {} chunks of {} tokens; each family at its best setting per band",
-            map.options.per_band, map.budget, map.chunk_tokens
-        ))
+    let subtitle = format!(
+        "{corpus}: {} passages per band drawn over the corpus, each asked with content words from across it; budget {} chunks of {} tokens; each family at its best setting in each band",
+        map.options.per_band, map.budget, map.chunk_tokens
     );
+    for (i, line) in wrap(&subtitle, CAPTION_CHARS).iter().take(2).enumerate() {
+        let _ = writeln!(
+            s,
+            r##"<text x="{LEFT}" y="{}" fill="#555555">{}</text>"##,
+            52 + 17 * i,
+            escape(line)
+        );
+    }
     // Grid and y axis: five steps up to the top.
     for step in 0..=5 {
         let pct = top * f64::from(step) / 5.0;

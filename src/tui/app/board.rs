@@ -222,6 +222,14 @@ impl App {
     /// sliders (the same path as moving them: `m` replans at once, a new `k` rebuilds the
     /// seams in the background); any other row's deployment settings go to the status line.
     pub(super) fn apply_board_row(&mut self) {
+        if self.board.view != EvalView::Board {
+            self.notice = Some(Notice {
+                text: "a applies the strategy board's row under the cursor: Tab shows the board"
+                    .into(),
+                error: true,
+            });
+            return;
+        }
         let Some(row) = self.board.selected().cloned() else {
             self.notice = Some(Notice {
                 text: "no board row to apply: press s to run the strategy board".into(),

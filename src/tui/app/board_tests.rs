@@ -157,6 +157,12 @@ fn tui_applying_another_familys_row_shows_its_deploy_hint_and_moves_nothing() {
     f.app.update(Action::BoardMove(4));
     f.app.update(Action::ApplyBoardRow);
     assert!(notice(&f).contains("SCAR's τ = 0.70"), "{}", notice(&f));
+
+    // Off the board view, `a` applies nothing it does not show.
+    f.app.update(Action::CycleEvalView(1));
+    f.app.update(Action::ApplyBoardRow);
+    assert!(notice(&f).contains("Tab shows the board"), "{}", notice(&f));
+    assert_eq!(f.app.sliders, before);
 }
 
 #[test]
