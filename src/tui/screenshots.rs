@@ -158,7 +158,8 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
     })?;
     shoot(&screen.app, "evaluation.svg")?;
 
-    // The evidence-length map through the screen's own job (`v`), drawn as a line chart.
+    // The evidence-length map through the screen's own job (`v`): the page's map view, and the
+    // map drawn as a line chart.
     let mut map_shot = None;
     if let Some(per_band) = shots.map_per_band {
         screen.app.board.map_per_band = per_band;
@@ -174,6 +175,7 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
                 why.unwrap_or_default()
             );
         };
+        shoot(&screen.app, "evaluation-map.svg")?;
         let path = shots.out.join("evidence-map.svg");
         std::fs::write(&path, super::map_svg::render(map, &corpus_name))
             .with_context(|| format!("cannot write {}", path.display()))?;

@@ -267,7 +267,7 @@ pub fn draw_map(app: &App, frame: &mut Frame, area: Rect) {
         Constraint::Length(1),
         Constraint::Fill(1),
         Constraint::Length(families + 2),
-        Constraint::Length(4),
+        Constraint::Length(6),
     ])
     .areas(area);
     frame.render_widget(Paragraph::new(job_line(app, BoardJobKind::Map)), job);
@@ -388,7 +388,7 @@ fn draw_map_chart(app: &App, map: &EvidenceMap, frame: &mut Frame, area: Rect) {
             " failure % by evidence length (tokens), each family at its best setting per band ",
             t.title,
         )))
-        .legend_position(Some(LegendPosition::TopRight))
+        .legend_position(Some(LegendPosition::TopLeft))
         .hidden_legend_constraints((Constraint::Percentage(40), Constraint::Percentage(80)))
         .x_axis(
             Axis::default()
