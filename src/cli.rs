@@ -80,8 +80,9 @@ enum Command {
         /// Screen theme.
         #[arg(long, value_name = "NAME|FILE")]
         theme: Option<String>,
-        /// Passages per band of the evidence-length map drawn as `evidence-map.svg` (fewer
-        /// than `tune --map`'s 150, to stay quick; 0 skips the map).
+        /// Passages per band of the evidence-length map, pictured on the evaluation page
+        /// (`evaluation-map.svg`) and drawn as `evidence-map.svg` (fewer than `tune --map`'s
+        /// 150, to stay quick; 0 skips the map).
         #[arg(long, default_value_t = 60, value_name = "N", value_parser = usize_in(0..=100_000))]
         map_per_band: usize,
     },

@@ -19,7 +19,7 @@ use crate::tui::jobs::{BoardJob, JobKind};
 use crate::tui::widgets::gauge::thousands;
 
 /// A progress line for the board's search steps: which strategy, and how far.
-fn describe(p: &SearchProgress<'_>, questions: usize) -> (String, usize, usize) {
+fn describe(p: &SearchProgress<'_>) -> (String, usize, usize) {
     match *p {
         SearchProgress::Preparing {
             index,
@@ -56,10 +56,10 @@ fn describe(p: &SearchProgress<'_>, questions: usize) -> (String, usize, usize) 
             count,
             label,
             done,
-            ..
+            total,
         } => (
             format!(
-                "strategy {} of {count} ({}): question {done} of {questions}",
+                "strategy {} of {count} ({}): question {done} of {total}",
                 index + 1,
                 seamscope::text::safe(label)
             ),
@@ -115,9 +115,8 @@ impl Worker<'_> {
         let current = move || gens.is_current(JobKind::Board, generation);
         let mut progress = Progress::new(self.send, generation, Action::BoardProgress);
         let engine = self.engine.as_mut().ok_or("the model is not loaded")?;
-        let n = questions.as_ref().map_or(0, |q| q.len());
         let mut report = |p: SearchProgress<'_>| {
-            let (what, index, count) = describe(&p, n);
+            let (what, index, count) = describe(&p);
             progress.report(&what, index, count);
             matches!(p, SearchProgress::Embedding { .. }) || current()
         };
