@@ -219,7 +219,7 @@ fn tui_the_strategy_board_runs_and_a_row_is_applied_in_tmux() {
             break;
         }
         tmux.keys(&["Down"]);
-        tmux.wait_until("the cursor to move", 5, |s| {
+        tmux.wait_until("the cursor to move", 10, |s| {
             selected_row(s) != Some(row.clone())
         });
     }
