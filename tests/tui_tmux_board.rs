@@ -50,14 +50,14 @@ struct Doc {
     sentences: Vec<(usize, usize)>,
 }
 
-/// Three documents of about 500 tokens, each sentence a different combination.
+/// Three documents of about 350 tokens, each sentence a different combination.
 fn write_corpus(dir: &Path) -> Vec<Doc> {
     let mut docs = Vec::new();
     for d in 0..3 {
         let mut text = format!("# Port log {d}\n\n");
         let mut spans = Vec::new();
-        for i in 0..36 {
-            let n = d * 36 + i;
+        for i in 0..24 {
+            let n = d * 24 + i;
             let sentence = format!(
                 "On day {n} the {} {} {}.",
                 SUBJECTS[n % SUBJECTS.len()],

@@ -388,6 +388,7 @@ impl Action {
             Action::Resize(..)
                 | Action::Progress(_)
                 | Action::SetupLog(_)
+                | Action::Previewed(_)
                 | Action::Opened(_)
                 | Action::OpenFailed { .. }
                 | Action::Answered(_)

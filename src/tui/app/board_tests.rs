@@ -9,10 +9,10 @@ use crossterm::event::{Event, KeyCode, KeyEvent};
 use seamscope::board::BoardOptions;
 use seamscope::board::map::DEFAULT_PER_BAND;
 
-use crate::tui::action::{Action, Page};
+use crate::tui::action::{Action, Opened, Page};
 use crate::tui::app::EvalView;
 use crate::tui::background::{BoardDone, BoardResult};
-use crate::tui::fixture::{Fixture, PARAMS, boards};
+use crate::tui::fixture::{self, Fixture, PARAMS, boards};
 use crate::tui::gold::GoldQuestions;
 use crate::tui::input::action_for;
 use crate::tui::jobs::{BoardJob, Request};
@@ -119,11 +119,29 @@ fn tui_applying_a_seams_row_sets_k_m_and_side_drop_through_the_sliders() {
     assert!(said.contains("rebuilt for the new k"), "{said}");
     assert!(!f.app.notice.as_ref().is_some_and(|n| n.error));
     // The k slider's own path: a layout job for the new seams; m replanned the answer at once.
-    match f.requests.try_recv() {
-        Ok(Request::Open { params, .. }) => assert_eq!(params.k, 30),
+    let generation = match f.requests.try_recv() {
+        Ok(Request::Open {
+            generation, params, ..
+        }) => {
+            assert_eq!(params.k, 30);
+            generation
+        }
         other => panic!("expected an Open request for the new k, got {other:?}"),
-    }
+    };
     assert_eq!(f.app.answer.as_ref().map(|a| a.trace.settings.m), Some(3));
+    // The worker's preview of the new seams is not the user's doing: the status line stays.
+    let params = f.app.sliders.layout();
+    let open = f.layout(params);
+    f.app.update(Action::Previewed(Box::new(Opened {
+        generation,
+        open,
+        highlights: Arc::clone(&f.highlights),
+        atoms: Arc::clone(&f.atoms),
+        params,
+        searched: None,
+        questions: Arc::new(fixture::gold_questions()),
+    })));
+    assert!(notice(&f).contains("applied Seams k 30"), "{}", notice(&f));
 
     // The last row: Seams with side drop switches side drop on at its threshold.
     f.app.update(Action::BoardMove(100));
