@@ -85,6 +85,11 @@ enum Command {
         /// Screen theme.
         #[arg(long, value_name = "NAME|FILE")]
         theme: Option<String>,
+        /// Passages per band of the evidence-length map, pictured on the evaluation page
+        /// (`evaluation-map.svg`) and drawn as `evidence-map.svg` (fewer than `tune --map`'s
+        /// 150, to stay quick; 0 skips the map).
+        #[arg(long, default_value_t = 60, value_name = "N", value_parser = usize_in(0..=100_000))]
+        map_per_band: usize,
     },
     /// Write the tuned layout as a bundle: settings.json, chunks.jsonl, seams.jsonl, their vectors
     /// as .npy and a manifest of sizes and hashes (indexing first when needed).
@@ -397,7 +402,16 @@ pub fn run() -> ExitCode {
             question,
             size,
             theme,
-        }) => screenshots(&cli.global, corpus, out, question, size, theme),
+            map_per_band,
+        }) => screenshots(
+            &cli.global,
+            corpus,
+            out,
+            question,
+            size,
+            theme,
+            map_per_band,
+        ),
         Some(Command::Index {
             corpus,
             layout,
@@ -605,6 +619,7 @@ fn screenshots(
     question: String,
     (width, height): (u16, u16),
     theme: Option<String>,
+    map_per_band: usize,
 ) -> anyhow::Result<()> {
     let settings = global.settings()?;
     let shots = crate::tui::screenshots::Shots {
@@ -613,6 +628,7 @@ fn screenshots(
         out,
         question_id: question,
         time_frames: 0,
+        map_per_band: (map_per_band > 0).then_some(map_per_band),
     };
     let options = crate::tui::Options {
         corpus,

@@ -21,6 +21,7 @@ mod highlight;
 mod input;
 mod jobs;
 mod layout_params;
+mod map_svg;
 mod screen;
 pub mod screenshots;
 pub mod share;

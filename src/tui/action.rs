@@ -12,7 +12,7 @@ use seamscope::index::lineage::CorpusChanges;
 use seamscope::retrieve::QueryInput;
 use seamscope::session::{OpenCorpus, QueryTimings};
 
-use super::background::{BackgroundProgress, Calibrated, Evaluated, SeamsPrepared};
+use super::background::{BackgroundProgress, BoardDone, Calibrated, Evaluated, SeamsPrepared};
 use super::doc_atoms::DocAtoms;
 use super::gold::GoldQuestions;
 use super::highlight::Highlights;
@@ -318,7 +318,20 @@ pub enum Action {
     ToggleCalibrationQuestions,
     /// Run the strategy comparison on the corpus's question set, in the background.
     RunEvaluation,
-    /// Stop the calibration or evaluation running for the page shown.
+    /// Run the strategy board (every boundary strategy on the corpus's gold questions, with a
+    /// verdict) in the background, and show it.
+    RunBoard,
+    /// Draw the evidence-length map (passages at several lengths, no gold needed) in the
+    /// background, and show it.
+    RunMap,
+    /// Show the next (1) or previous (-1) view of the evaluation page: comparison, board, map.
+    CycleEvalView(i32),
+    /// Move the board's row cursor by this many rows.
+    BoardMove(i32),
+    /// Apply the board row under the cursor: a Seams row sets `k`, `m` and side drop on the
+    /// sliders; any other row's deployment settings go to the status line.
+    ApplyBoardRow,
+    /// Stop the calibration, evaluation, board or map running for the page shown.
     CancelJob,
     /// The terminal now has this size (columns, rows).
     Resize(u16, u16),
@@ -361,6 +374,10 @@ pub enum Action {
     Evaluated(Box<Evaluated>),
     /// Seams were prepared and searched again for a new `k` on the evaluation's question set.
     SeamsPrepared(Box<SeamsPrepared>),
+    /// The worker's progress on a board or map.
+    BoardProgress(BackgroundProgress),
+    /// A board or map finished or could not run.
+    BoardDone(Box<BoardDone>),
 }
 
 impl Action {
@@ -371,6 +388,7 @@ impl Action {
             Action::Resize(..)
                 | Action::Progress(_)
                 | Action::SetupLog(_)
+                | Action::Previewed(_)
                 | Action::Opened(_)
                 | Action::OpenFailed { .. }
                 | Action::Answered(_)
@@ -379,6 +397,8 @@ impl Action {
                 | Action::EvalProgress(_)
                 | Action::Evaluated(_)
                 | Action::SeamsPrepared(_)
+                | Action::BoardProgress(_)
+                | Action::BoardDone(_)
                 | Action::EffectDone { .. }
         )
     }

@@ -6,6 +6,7 @@
 //! through the engine (`OpenCorpus::replan`, microseconds, no I/O).
 
 mod answer;
+mod board;
 mod bundle;
 mod calibration;
 mod choices;
@@ -23,6 +24,8 @@ mod sliders;
 mod step_mode;
 
 #[cfg(test)]
+mod board_tests;
+#[cfg(test)]
 mod measure_tests;
 #[cfg(test)]
 mod progressive_tests;
@@ -38,6 +41,7 @@ use seamscope::session::OpenCorpus;
 use seamscope::settings::Settings;
 
 pub use answer::Answer;
+pub use board::{BoardState, EvalView};
 pub use calibration::CalibrationState;
 pub use doc_view::{DocView, TextGeometry};
 pub use evaluation::{EvalState, Rescore};
@@ -135,6 +139,8 @@ pub struct App {
     pub calibration: CalibrationState,
     /// The evaluation page.
     pub evaluation: EvalState,
+    /// The evaluation page's strategy board and evidence-length map.
+    pub board: BoardState,
     /// The side-drop threshold `d` switches on (the setting's, or the default).
     pub side_drop_threshold: f32,
     /// The gold question picked from the question set (its evidence is shaded and judged).
@@ -185,6 +191,7 @@ impl App {
             notice: None,
             calibration: CalibrationState::default(),
             evaluation: EvalState::default(),
+            board: BoardState::default(),
             side_drop_threshold: settings
                 .side_drop
                 .unwrap_or(seamscope::retrieve::DEFAULT_SIDE_DROP),
@@ -393,7 +400,15 @@ impl App {
             Action::ApplyRecommendedM => return self.apply_recommended_m(),
             Action::ToggleSideDrop => self.toggle_side_drop(),
             Action::ToggleCalibrationQuestions => self.toggle_calibration_questions(),
-            Action::RunEvaluation => self.run_evaluation(),
+            Action::RunEvaluation => {
+                self.board.view = EvalView::Comparison;
+                self.run_evaluation()
+            }
+            Action::RunBoard => self.run_board(),
+            Action::RunMap => self.run_map(),
+            Action::CycleEvalView(step) => self.cycle_eval_view(step),
+            Action::BoardMove(delta) => self.board_move(delta),
+            Action::ApplyBoardRow => self.apply_board_row(),
             Action::CancelJob => self.cancel_job(),
             Action::Resize(width, height) => self.resize(width, height),
             Action::Progress(progress) => self.jobs.layout.record(progress.generation, progress),
@@ -415,6 +430,10 @@ impl App {
             Action::EvalProgress(progress) => self.jobs.eval.record(progress.generation, progress),
             Action::Evaluated(evaluated) => self.evaluated(*evaluated),
             Action::SeamsPrepared(prepared) => self.seams_prepared(*prepared),
+            Action::BoardProgress(progress) => {
+                self.jobs.board.record(progress.generation, progress)
+            }
+            Action::BoardDone(done) => self.board_done(*done),
         }
         None
     }

@@ -5,6 +5,8 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use seamscope::board::Board;
+use seamscope::board::map::EvidenceMap;
 use seamscope::calibrate::CalibrationReport;
 use seamscope::eval::grid::GridSettings;
 use seamscope::eval::questions::Question;
@@ -100,3 +102,26 @@ pub struct SeamsPrepared {
     /// The Seams strategy with its kept searches, or what went wrong.
     pub result: Result<SearchedStrategy, String>,
 }
+
+/// What a board job brought back.
+#[derive(Debug, Clone)]
+pub enum BoardResult {
+    /// The strategy board.
+    Board(Arc<Board>),
+    /// The evidence-length map.
+    Map(Arc<EvidenceMap>),
+}
+
+/// A board job's end.
+#[derive(Debug)]
+pub struct BoardDone {
+    /// The job's generation.
+    pub generation: u64,
+    /// The board or map, or what went wrong and what to do.
+    pub result: Result<BoardResult, String>,
+}
+
+/// What the board says when the corpus has no usable question set.
+pub const NEEDS_GOLD: &str = "the strategy board needs gold questions (questions.jsonl in the \
+     corpus folder, see the README's question file format); v draws the evidence-length map, \
+     which needs none";

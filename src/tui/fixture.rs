@@ -21,6 +21,7 @@ use seamscope::tokens::TokenCounter;
 use tempfile::TempDir;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
+pub mod boards;
 mod reports;
 
 pub use reports::{calibration_report, eval_run};

@@ -149,6 +149,15 @@ fn calibration_action(key: &KeyEvent) -> Option<Action> {
 fn evaluation_action(key: &KeyEvent) -> Option<Action> {
     Some(match key.code {
         KeyCode::Char('r') => Action::RunEvaluation,
+        KeyCode::Char('s') => Action::RunBoard,
+        KeyCode::Char('v') => Action::RunMap,
+        KeyCode::Char('a') => Action::ApplyBoardRow,
+        KeyCode::Tab => Action::CycleEvalView(1),
+        KeyCode::BackTab => Action::CycleEvalView(-1),
+        KeyCode::Up => Action::BoardMove(-1),
+        KeyCode::Down => Action::BoardMove(1),
+        KeyCode::PageUp => Action::BoardMove(-10),
+        KeyCode::PageDown => Action::BoardMove(10),
         KeyCode::Esc => Action::CancelJob,
         _ => return None,
     })

@@ -10,6 +10,8 @@ mod slot;
 
 use std::sync::Arc;
 
+use seamscope::board::BoardOptions;
+use seamscope::board::map::MapOptions;
 use seamscope::eval::grid::GridSettings;
 use seamscope::retrieve::QuerySettings;
 use tokio::sync::mpsc::UnboundedSender;
@@ -77,6 +79,43 @@ pub enum Request {
         /// The settings of the evaluation.
         grid: GridSettings,
     },
+    /// Run the strategy board or draw the evidence-length map on the current layout.
+    Board {
+        /// The job's generation.
+        generation: u64,
+        /// What to measure, with its knobs.
+        job: BoardJob,
+        /// The final budget every row is scored at (the slider's).
+        budget: usize,
+    },
+}
+
+/// What a board job measures.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BoardJob {
+    /// Every boundary strategy on the corpus's gold questions (`tune --strategies all`).
+    Strategies(BoardOptions),
+    /// The evidence-length map on passages drawn at several lengths (`tune --map`).
+    Map(MapOptions),
+}
+
+impl BoardJob {
+    /// Which kind of board job this is.
+    pub fn kind(&self) -> BoardJobKind {
+        match self {
+            BoardJob::Strategies(_) => BoardJobKind::Strategies,
+            BoardJob::Map(_) => BoardJobKind::Map,
+        }
+    }
+}
+
+/// The kind of a board job, as the screen shows it while it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoardJobKind {
+    /// The strategy board.
+    Strategies,
+    /// The evidence-length map.
+    Map,
 }
 
 /// What an evaluation job does.
@@ -104,6 +143,8 @@ pub struct Jobs {
     pub calibration: JobSlot<(), BackgroundProgress>,
     /// The evaluation job, while it runs.
     pub eval: JobSlot<EvalJobKind, BackgroundProgress>,
+    /// The strategy board or evidence-length map, while it runs.
+    pub board: JobSlot<BoardJobKind, BackgroundProgress>,
 }
 
 impl Jobs {
@@ -115,6 +156,7 @@ impl Jobs {
             query: JobSlot::new(JobKind::Query, Arc::clone(&gens)),
             calibration: JobSlot::new(JobKind::Calibration, Arc::clone(&gens)),
             eval: JobSlot::new(JobKind::Eval, Arc::clone(&gens)),
+            board: JobSlot::new(JobKind::Board, Arc::clone(&gens)),
             gens,
         }
     }
@@ -202,6 +244,17 @@ impl Jobs {
             generation,
             k,
             grid,
+        });
+        generation
+    }
+
+    /// Start a board or map; any older board job is superseded. Returns its generation.
+    pub fn start_board(&mut self, job: BoardJob, budget: usize) -> u64 {
+        let generation = self.board.start(job.kind());
+        self.send(Request::Board {
+            generation,
+            job,
+            budget,
         });
         generation
     }

@@ -30,6 +30,9 @@ pub struct Shots {
     pub question_id: String,
     /// Frames to draw and time per picture (0: just the picture).
     pub time_frames: usize,
+    /// Passages per band of the evidence-length map drawn as `evidence-map.svg` (`None`: no
+    /// map).
+    pub map_per_band: Option<usize>,
 }
 
 /// One picture written, with the time each timed frame took to draw.
@@ -45,6 +48,10 @@ pub struct Shot {
 pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
     std::fs::create_dir_all(&shots.out)
         .with_context(|| format!("cannot create {}", shots.out.display()))?;
+    let corpus_name = options.corpus.file_name().map_or_else(
+        || "the corpus".to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let mut screen = Headless::start(&options, shots.width, shots.height)?;
     let pump = |screen: &mut Headless, what: &str, done: &dyn Fn(&App) -> bool| {
         screen.pump(what, PATIENCE, done)
@@ -151,11 +158,39 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
     })?;
     shoot(&screen.app, "evaluation.svg")?;
 
+    // The evidence-length map through the screen's own job (`v`): the page's map view, and the
+    // map drawn as a line chart.
+    let mut map_shot = None;
+    if let Some(per_band) = shots.map_per_band {
+        screen.app.board.map_per_band = per_band;
+        screen.app.update(Action::RunMap);
+        pump(&mut screen, "the evidence-length map", &|a| {
+            a.jobs.board.in_flight().is_none()
+                && (a.board.map.is_some() || a.board.problem.is_some())
+        })?;
+        let Some(map) = &screen.app.board.map else {
+            let why = screen.app.board.problem.as_ref().map(|p| p.1.clone());
+            anyhow::bail!(
+                "the evidence-length map could not be drawn: {}",
+                why.unwrap_or_default()
+            );
+        };
+        shoot(&screen.app, "evaluation-map.svg")?;
+        let path = shots.out.join("evidence-map.svg");
+        std::fs::write(&path, super::map_svg::render(map, &corpus_name))
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        map_shot = Some(Shot {
+            path,
+            frames: Vec::new(),
+        });
+    }
+
     screen.app.update(Action::ShowPage(Page::Explore));
     screen.app.update(Action::ToggleHelp);
     shoot(&screen.app, "help.svg")?;
 
     screen.finish();
+    written.extend(map_shot);
     Ok(written)
 }
 

@@ -1,5 +1,6 @@
 //! Drawing: every view reads `&App` and the frame, and changes nothing.
 
+mod board;
 mod calibration;
 mod documents;
 pub(crate) mod evaluation;
@@ -28,6 +29,8 @@ use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
+
+pub use board::family_points;
 
 use super::action::{Page, Pane};
 use super::app::App;

@@ -1,8 +1,10 @@
 //! The worker: the one thread that owns the engine (its model needs `&mut` to embed). It opens
 //! and rebuilds the corpus and runs questions, in request order, skipping requests that a newer
 //! one superseded, and reports back with actions. The measuring jobs (calibration, evaluation)
-//! live in [`measure`], opening a corpus in [`opening`].
+//! live in [`measure`], the strategy board and evidence-length map in [`board`], opening a
+//! corpus in [`opening`].
 
+mod board;
 mod measure;
 mod opening;
 
@@ -232,6 +234,11 @@ impl Worker<'_> {
                 k,
                 grid,
             } => self.prepare_seams(generation, k, grid),
+            Request::Board {
+                generation,
+                job,
+                budget,
+            } => self.board(generation, job, budget),
         }
     }
 

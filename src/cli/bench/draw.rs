@@ -29,6 +29,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
         out: out.path().to_path_buf(),
         question_id: "A01".into(),
         time_frames: FRAMES,
+        map_per_band: None,
     };
     let options = crate::tui::Options {
         corpus: corpus.to_path_buf(),

@@ -92,11 +92,15 @@ impl App {
         Some(Action::SetSlider(Slider::M, m as usize))
     }
 
-    /// Stop the calibration or evaluation of the page shown.
+    /// Stop the calibration of the calibration page, or the evaluation, board or map of the
+    /// evaluation page.
     pub(super) fn cancel_job(&mut self) {
         let cancelled = match self.page {
             crate::tui::action::Page::Calibration => self.jobs.calibration.cancel(),
-            crate::tui::action::Page::Evaluation => self.jobs.eval.cancel(),
+            crate::tui::action::Page::Evaluation => {
+                // Both slots: `|` so the second is cancelled even when the first was running.
+                self.jobs.eval.cancel() | self.jobs.board.cancel()
+            }
             crate::tui::action::Page::Explore => false,
         };
         if cancelled {

@@ -16,6 +16,8 @@ pub enum JobKind {
     Calibration,
     /// The strategy comparison, or Seams prepared again for a new `k`.
     Eval,
+    /// The strategy board or the evidence-length map.
+    Board,
 }
 
 impl JobKind {
@@ -25,6 +27,7 @@ impl JobKind {
             JobKind::Query => 1,
             JobKind::Calibration => 2,
             JobKind::Eval => 3,
+            JobKind::Board => 4,
         }
     }
 }
@@ -34,7 +37,7 @@ impl JobKind {
 /// superseded before it started is skipped.
 #[derive(Debug, Default)]
 pub struct Generations {
-    newest: [AtomicU64; 4],
+    newest: [AtomicU64; 5],
     shutdown: AtomicBool,
 }
 

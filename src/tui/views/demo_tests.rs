@@ -358,7 +358,9 @@ fn tui_the_help_shows_every_group_whole_at_the_smallest_size() {
         "pick a gold question",
         "save trace / save view / copy context",
         "quit",
-        "cancel the run",
+        "run in the background / cancel",
+        "evaluate: strategy board / length map",
+        "board: next view / row / apply row",
     ] {
         assert!(help.contains(key), "{key} is missing:\n{help}");
     }

@@ -11,7 +11,7 @@ use seamscope::eval::grid::GridRow;
 use seamscope::eval::strategy::Strategy;
 
 use super::fit;
-use crate::tui::app::App;
+use crate::tui::app::{App, EvalView};
 use crate::tui::background::EvalProblem;
 use crate::tui::jobs::EvalJobKind;
 use crate::tui::theme::Theme;
@@ -24,15 +24,34 @@ const NAME: usize = 22;
 /// Draw the evaluation page in `area`.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
+    let mut title = vec![Span::styled(" Evaluation · ", t.title)];
+    for (i, view) in EvalView::ALL.into_iter().enumerate() {
+        if i > 0 {
+            title.push(Span::styled(" │ ", t.muted));
+        }
+        let name = view.label();
+        let style = if view == app.board.view {
+            t.title.patch(t.row_selected)
+        } else {
+            t.muted
+        };
+        title.push(Span::styled(name, style));
+    }
+    title.push(Span::styled(" ", t.title));
     let block = Block::bordered()
         .border_style(t.border_focused)
-        .title(Line::styled(
-            " Evaluation · strategies under one budget ",
-            t.title,
-        ))
-        .title(Line::styled(" r run · Esc cancel ", t.muted).right_aligned());
+        .title(Line::from(title))
+        .title(
+            Line::styled(" r run · s board · v map · Tab view · Esc cancel ", t.muted)
+                .right_aligned(),
+        );
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    match app.board.view {
+        EvalView::Comparison => {}
+        EvalView::Board => return super::board::draw_board(app, frame, inner),
+        EvalView::Map => return super::board::draw_map(app, frame, inner),
+    }
     let mut lines = head_lines(app);
     lines.push(Line::from(""));
     if let Some(problem) = &app.evaluation.problem {

@@ -77,10 +77,11 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
     (
         "Calibrate and evaluate pages",
         &[
-            ("r", "run in the background"),
+            ("r / Esc", "run in the background / cancel"),
             ("a", "calibrate: apply the best k and m"),
             ("g", "calibrate: gold set / passages"),
-            ("Esc", "cancel the run"),
+            ("s / v", "evaluate: strategy board / length map"),
+            ("Tab ↑↓ a", "board: next view / row / apply row"),
         ],
     ),
 ];

@@ -66,6 +66,10 @@ fn keys(app: &App) -> &'static [(&'static str, &'static str)] {
         ],
         Page::Evaluation => &[
             ("r", "run"),
+            ("s", "board"),
+            ("v", "map"),
+            ("Tab", "view"),
+            ("a", "apply row"),
             ("Esc", "cancel"),
             ("?", "help"),
             ("q", "quit"),

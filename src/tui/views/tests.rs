@@ -192,6 +192,49 @@ fn tui_snapshot_evaluation_page() {
     assert_snapshot!(terminal.backend());
 }
 
+/// A screen on the evaluation page showing the fixture's board (or map, with `map`).
+fn board_shown(map: bool) -> Fixture {
+    use crate::tui::background::{BoardDone, BoardResult};
+    let mut f = Fixture::answered();
+    f.app
+        .update(Action::ShowPage(crate::tui::action::Page::Evaluation));
+    f.app.update(if map {
+        Action::RunMap
+    } else {
+        Action::RunBoard
+    });
+    let generation = f.app.jobs.board.in_flight().map_or(0, |j| j.generation);
+    let result = if map {
+        BoardResult::Map(Arc::new(fixture::boards::map()))
+    } else {
+        BoardResult::Board(Arc::new(fixture::boards::board()))
+    };
+    f.app.update(Action::BoardDone(Box::new(BoardDone {
+        generation,
+        result: Ok(result),
+    })));
+    f
+}
+
+#[test]
+fn tui_snapshot_strategy_board() {
+    let mut f = board_shown(false);
+    f.app.update(Action::BoardMove(1));
+    let terminal = f.draw(160, 48);
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("▶ Seams k 30 m 3"), "{screen}");
+    assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn tui_snapshot_evidence_length_map() {
+    let mut f = board_shown(true);
+    let terminal = f.draw(160, 48);
+    let screen = terminal.backend().to_string();
+    assert!(screen.contains("map verdict:"), "{screen}");
+    assert_snapshot!(terminal.backend());
+}
+
 #[test]
 fn tui_the_query_cursor_sits_after_wide_characters() {
     let mut f = Fixture::opened();

@@ -38,7 +38,7 @@ pub struct EvalBase {
 pub use seamscope::corpus::questions_path;
 
 /// Sends progress at most every [`PROGRESS_EVERY`], and always the last step.
-struct Progress<'a> {
+pub(super) struct Progress<'a> {
     send: &'a dyn Fn(Action),
     wrap: fn(BackgroundProgress) -> Action,
     generation: u64,
@@ -46,7 +46,7 @@ struct Progress<'a> {
 }
 
 impl<'a> Progress<'a> {
-    fn new(
+    pub(super) fn new(
         send: &'a dyn Fn(Action),
         generation: u64,
         wrap: fn(BackgroundProgress) -> Action,
@@ -59,7 +59,7 @@ impl<'a> Progress<'a> {
         }
     }
 
-    fn report(&mut self, what: &str, done: usize, total: usize) {
+    pub(super) fn report(&mut self, what: &str, done: usize, total: usize) {
         let due = self.last.is_none_or(|at| at.elapsed() >= PROGRESS_EVERY) || done >= total;
         if due {
             self.last = Some(Instant::now());
@@ -74,14 +74,17 @@ impl<'a> Progress<'a> {
 }
 
 /// Run `job`, turning a panic into an error message.
-fn guarded<T, E>(job: impl FnOnce() -> Result<T, E>, on_panic: impl FnOnce() -> E) -> Result<T, E> {
+pub(super) fn guarded<T, E>(
+    job: impl FnOnce() -> Result<T, E>,
+    on_panic: impl FnOnce() -> E,
+) -> Result<T, E> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|_| Err(on_panic()))
 }
 
 impl Worker<'_> {
     /// The corpus to measure on: the newest layout, once its vectors are in (a measurement
     /// compares dense searches, so a keyword-only corpus cannot stand in for it).
-    fn shown(&self) -> Result<(LayoutParams, Arc<OpenCorpus>), &'static str> {
+    pub(super) fn shown(&self) -> Result<(LayoutParams, Arc<OpenCorpus>), &'static str> {
         match &self.current {
             None => Err("the corpus is not open yet"),
             Some((_, _, open)) if !open.indexes.dense_ready() => Err(

@@ -1,0 +1,146 @@
+//! The worker's board jobs: the strategy board on the corpus's gold questions and the
+//! evidence-length map on sampled passages, through the same engine calls as `tune
+//! --strategies all` and `tune --map`. Progress goes out at most every 100 ms; a job stops at
+//! its next search step once it is no longer the newest, and then says nothing.
+
+use std::sync::Arc;
+
+use seamscope::board::board;
+use seamscope::board::map::evidence_map;
+use seamscope::eval::run::SearchProgress;
+use seamscope::session::{Engine, EngineError, OpenCorpus};
+
+use super::Worker;
+use super::measure::{Progress, guarded};
+use crate::tui::action::Action;
+use crate::tui::background::{BoardDone, BoardResult, NEEDS_GOLD};
+use crate::tui::gold::GoldQuestions;
+use crate::tui::jobs::{BoardJob, JobKind};
+use crate::tui::widgets::gauge::thousands;
+
+/// A progress line for the board's search steps: which strategy, and how far.
+fn describe(p: &SearchProgress<'_>) -> (String, usize, usize) {
+    match *p {
+        SearchProgress::Preparing {
+            index,
+            count,
+            label,
+        } => (
+            format!(
+                "strategy {} of {count} ({}): embedding its texts",
+                index + 1,
+                seamscope::text::safe(label)
+            ),
+            index,
+            count,
+        ),
+        SearchProgress::Embedding {
+            index,
+            count,
+            label,
+            part,
+            progress,
+        } => (
+            format!(
+                "strategy {} of {count} ({}): embedding its {part}, {} of {} tokens",
+                index + 1,
+                seamscope::text::safe(label),
+                thousands(progress.done_tokens),
+                thousands(progress.total_tokens)
+            ),
+            index,
+            count,
+        ),
+        SearchProgress::Searching {
+            index,
+            count,
+            label,
+            done,
+            total,
+        } => (
+            format!(
+                "strategy {} of {count} ({}): question {done} of {total}",
+                index + 1,
+                seamscope::text::safe(label)
+            ),
+            index,
+            count,
+        ),
+    }
+}
+
+impl Worker<'_> {
+    /// Run a board job on the current layout and reply, unless it was superseded or cancelled.
+    pub(super) fn board(&mut self, generation: u64, job: BoardJob, budget: usize) {
+        if !self.gens.is_current(JobKind::Board, generation) {
+            return;
+        }
+        let result = guarded(
+            || self.board_on_shown(generation, job, budget),
+            || "internal error while measuring the strategies".to_string(),
+        );
+        // Stopped (`Ok(None)`): a newer request owns the screen, so say nothing.
+        let Some(result) = result.transpose() else {
+            return;
+        };
+        if self.gens.is_current(JobKind::Board, generation) {
+            (self.send)(Action::BoardDone(Box::new(BoardDone {
+                generation,
+                result,
+            })));
+        }
+    }
+
+    fn board_on_shown(
+        &mut self,
+        generation: u64,
+        job: BoardJob,
+        budget: usize,
+    ) -> Result<Option<BoardResult>, String> {
+        let (_, open) = self.shown()?;
+        let questions = match &job {
+            BoardJob::Strategies(_) => match self.questions(&open).as_ref() {
+                GoldQuestions::Loaded(q) if !q.is_empty() => Some(Arc::new(q.clone())),
+                GoldQuestions::Bad(why) => {
+                    return Err(format!(
+                        "questions.jsonl cannot be used ({why}); v draws the evidence-length \
+                         map, which needs no gold questions"
+                    ));
+                }
+                _ => return Err(NEEDS_GOLD.to_string()),
+            },
+            BoardJob::Map(_) => None,
+        };
+        let gens = Arc::clone(&self.gens);
+        let current = move || gens.is_current(JobKind::Board, generation);
+        let mut progress = Progress::new(self.send, generation, Action::BoardProgress);
+        let engine = self.engine.as_mut().ok_or("the model is not loaded")?;
+        let mut report = |p: SearchProgress<'_>| {
+            let (what, index, count) = describe(&p);
+            progress.report(&what, index, count);
+            matches!(p, SearchProgress::Embedding { .. }) || current()
+        };
+        let run = |engine: &mut Engine,
+                   open: &OpenCorpus,
+                   report: &mut dyn FnMut(SearchProgress<'_>) -> bool|
+         -> Result<Option<BoardResult>, EngineError> {
+            Ok(match &job {
+                BoardJob::Strategies(options) => {
+                    let qs = questions.as_deref().map_or(&[][..], |q| q.as_slice());
+                    let source =
+                        format!("{} questions of questions.jsonl with gold spans", qs.len());
+                    board(engine, open, qs, &source, options, report)?
+                        .map(|b| BoardResult::Board(Arc::new(b)))
+                }
+                BoardJob::Map(options) => evidence_map(engine, open, options, None, report)?
+                    .map(|m| BoardResult::Map(Arc::new(m))),
+            })
+        };
+        // Every row is scored at the slider's budget: the engine reads it from its settings.
+        let saved = engine.settings.budget;
+        engine.settings.budget = budget;
+        let result = run(engine, &open, &mut report);
+        engine.settings.budget = saved;
+        result.map_err(|e| e.to_string())
+    }
+}
