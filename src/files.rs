@@ -25,8 +25,9 @@ pub enum ReadFileError {
         /// The limit.
         limit: u64,
     },
-    /// The OS refused (missing file, no permission, an I/O error).
-    #[error("{0}")]
+    /// The OS refused (missing file, no permission, an I/O error). Transparent: the OS error
+    /// is said once, not again as this error's source.
+    #[error(transparent)]
     Io(#[from] std::io::Error),
 }
 
