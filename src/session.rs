@@ -447,14 +447,20 @@ impl Engine {
         Ok(Corpus::load(path, &self.settings.load_options())?)
     }
 
-    /// Lay out an already loaded corpus under the engine's settings and open (or build) its
+    /// Lay out an already loaded corpus under the engine's settings (each document's layout read
+    /// from the stored layouts under the cache folder when one verifies) and open (or build) its
     /// indexes.
     pub fn open_loaded(
         &mut self,
         corpus: Corpus,
         progress: &mut dyn FnMut(BuildProgress) -> bool,
     ) -> Result<OpenCorpus, EngineError> {
-        let layout = Layout::for_settings(&corpus, &self.tokenizer, &self.settings)?;
+        let layout = Layout::for_settings_stored(
+            &corpus,
+            &self.tokenizer,
+            &self.settings,
+            &self.places.cache_dir,
+        )?;
         self.index_layout(corpus, layout, progress)
     }
 

@@ -122,6 +122,9 @@ pub fn piece_ends(text: &str, piece_bytes: usize) -> Vec<usize> {
 #[derive(Clone)]
 pub struct TokenCounter {
     inner: tokenizers::Tokenizer,
+    /// blake3 of the `tokenizer.json` bytes: stored layouts are keyed by it, so offsets counted
+    /// by one tokenizer are never reused under another.
+    fingerprint: [u8; 32],
 }
 
 impl std::fmt::Debug for TokenCounter {
@@ -161,7 +164,15 @@ impl TokenCounter {
                 message: e.to_string(),
             })?;
         inner.with_padding(None);
-        Ok(TokenCounter { inner })
+        Ok(TokenCounter {
+            inner,
+            fingerprint: *blake3::hash(bytes).as_bytes(),
+        })
+    }
+
+    /// The blake3 hash of the `tokenizer.json` this counter was loaded from.
+    pub fn fingerprint(&self) -> &[u8; 32] {
+        &self.fingerprint
     }
 
     /// Byte offsets of every token in `text`, without special tokens.
