@@ -252,6 +252,7 @@ impl Fixture {
             params,
             searched: None,
             questions: Arc::new(gold_questions()),
+            coming: None,
         })));
         (f, generation, full)
     }
@@ -329,6 +330,7 @@ impl Fixture {
             params,
             searched,
             questions: Arc::new(gold_questions()),
+            coming: None,
         })));
     }
 
