@@ -164,7 +164,8 @@ impl Worker<'_> {
             if done < total && due {
                 let part = corpus_prefix(corpus, done);
                 let layout = builder.layout(&part);
-                let preview = OpenCorpus::keywords_only(part, layout).map_err(|e| e.to_string())?;
+                let preview =
+                    OpenCorpus::documents_only(part, layout).map_err(|e| e.to_string())?;
                 let shown = Shown {
                     params,
                     coming: Some(total),
