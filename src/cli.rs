@@ -7,6 +7,7 @@ mod args;
 mod atoms;
 mod bench;
 mod board;
+mod cache;
 mod calibrate;
 mod choices;
 mod chunks;
@@ -140,6 +141,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Say what the cache folder holds: the vector cache's size and texts per model, the index
+    /// folders and the stored document layouts; `--prune` removes the cached vectors of texts no
+    /// index uses.
+    Cache {
+        /// Remove from each model's vector cache the texts no index folder of that model records
+        /// (a model whose indexes do not all record their texts is left whole).
+        #[arg(long)]
+        prune: bool,
+        /// With --prune: count what would be removed and remove nothing.
+        #[arg(long, requires = "prune")]
+        dry_run: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Install the embedding model and ONNX Runtime into the data directory (idempotent).
     Setup {
         /// Also install the GPU build of ONNX Runtime and the NVIDIA libraries it needs (CUDA
@@ -265,6 +281,10 @@ enum Command {
         /// `scale`: questions timed per size, and used for HNSW recall, 1 to 1000.
         #[arg(long, default_value_t = 20, value_parser = usize_in(1..=1000))]
         questions: usize,
+        /// `scale`: time only the screen's first frame, cold and warm, at each size (no
+        /// embedding, no index, no queries).
+        #[arg(long)]
+        open_only: bool,
         /// Print the figures as JSON.
         #[arg(long)]
         json: bool,
@@ -276,6 +296,7 @@ impl Command {
     fn json(&self) -> bool {
         match self {
             Command::Setup { json, .. }
+            | Command::Cache { json, .. }
             | Command::Models { json, .. }
             | Command::Index { json, .. }
             | Command::Query { json, .. }
@@ -374,6 +395,11 @@ pub fn run() -> ExitCode {
     let result = match cli.command {
         Some(Command::Setup { gpu, dry_run, json }) => setup::run(&cli.global, gpu, dry_run, json),
         Some(Command::Models { fetch, json }) => models::run(&cli.global, fetch.as_deref(), json),
+        Some(Command::Cache {
+            prune,
+            dry_run,
+            json,
+        }) => cache::run(&cli.global, prune, dry_run, json),
         Some(Command::Export {
             corpus,
             out,
@@ -464,6 +490,7 @@ pub fn run() -> ExitCode {
             corpus,
             sizes,
             questions,
+            open_only,
             json,
         }) => match what {
             bench::BenchKind::Ingest => bench::ingest::run(&cli.global, &corpus, json),
@@ -472,7 +499,12 @@ pub fn run() -> ExitCode {
             bench::BenchKind::Open => bench::open::run(&cli.global, &corpus, json),
             bench::BenchKind::Store => bench::store::run(&cli.global, &corpus, json),
             bench::BenchKind::Scale => {
-                bench::scale::run(&cli.global, &corpus, &sizes, questions, json)
+                let plan = bench::scale::ScalePlan {
+                    sizes: &sizes,
+                    questions,
+                    open_only,
+                };
+                bench::scale::run(&cli.global, &corpus, plan, json)
             }
         },
         None if cli.open.is_some() => {

@@ -11,6 +11,7 @@ pub mod manifest;
 pub mod report;
 pub mod search;
 mod staging;
+pub mod usage;
 pub mod vectors;
 
 use std::path::{Path, PathBuf};
@@ -296,6 +297,8 @@ fn write_index_folder(
         std::fs::create_dir_all(&kdir).map_err(io_err(&kdir))?;
         KeywordIndex::build(&kdir, texts)?;
     }
+    // Which texts this index uses, so `seamscope cache --prune` keeps their vectors.
+    usage::write_text_keys(sdir, &[chunk_texts, seam_texts]).map_err(io_err(sdir))?;
     let mut manifest = Manifest {
         format_version: FORMAT_VERSION,
         corpus_fingerprint: fingerprint.to_string(),

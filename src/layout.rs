@@ -1,7 +1,9 @@
 //! The layout of a corpus under one setting: token offsets, chunks and seams.
 //!
-//! This is the `Corpus → Chunks → Seams` part of the pipeline; it is pure and deterministic,
-//! so it is recomputed rather than stored.
+//! This is the `Corpus → Chunks → Seams` part of the pipeline; it is pure and deterministic.
+//! Each document's token offsets and cuts may be kept under the cache folder ([`store`]) so a
+//! corpus opened again is not tokenized again; seams are always recomputed (they are cheap and
+//! depend on `k`). [`LayoutBuilder`] lays a corpus out a few documents at a time.
 
 use std::borrow::Cow;
 use std::time::Instant;
@@ -16,6 +18,10 @@ use rayon::prelude::*;
 
 use crate::settings::Settings;
 use crate::tokens::{TokenCounter, TokenOffsets, TokenizerError};
+
+mod progressive;
+pub mod store;
+pub use progressive::{LayoutBuilder, StoreCounts};
 
 /// Chunks and seams of a corpus, with each document's token offsets.
 #[derive(Debug, Clone)]
@@ -38,6 +44,8 @@ pub struct Layout {
     /// Where the chunks came from when the user gave them (chunker `given`); `None` for the
     /// built-in chunkers.
     pub given: Option<GivenSource>,
+    /// How many documents' layouts were read back from the stored layouts, and how many built.
+    pub store: StoreCounts,
 }
 
 /// The cuts file a layout's chunks were read from.
@@ -197,6 +205,10 @@ impl Layout {
                 table_header: chunker.repeats_table_header(),
             },
             given: None,
+            store: StoreCounts {
+                built: corpus.documents.len(),
+                ..StoreCounts::default()
+            },
             timings: LayoutTimings {
                 tokenize: (t1 - t0).as_secs_f64(),
                 chunk: (t2 - t1).as_secs_f64(),
@@ -220,6 +232,7 @@ impl Layout {
             search: self.search,
             timings,
             given: self.given.clone(),
+            store: self.store,
         }
     }
 
@@ -231,24 +244,29 @@ impl Layout {
         tokenizer: &TokenCounter,
         settings: &Settings,
     ) -> Result<Layout, LayoutError> {
-        if settings.chunker == crate::chunk::ChunkerKind::Given {
-            let file = settings.cuts_file.as_ref().ok_or(LayoutError::NoCutsFile)?;
-            let cuts = crate::chunk::given::GivenCuts::load(file, corpus)?;
-            let mut layout = Layout::build(corpus, tokenizer, &cuts, settings.k)?
-                .with_heading_prefix(settings.heading_prefix);
-            layout.given = Some(GivenSource {
-                file: file.clone(),
-                format: cuts.format,
-                records: cuts.records,
-                documents: cuts.documents(),
-            });
-            return Ok(layout);
-        }
-        let chunker = settings.chunker.build(settings.chunk_tokens);
-        Ok(
-            Layout::build(corpus, tokenizer, chunker.as_ref(), settings.k)?
-                .with_heading_prefix(settings.heading_prefix),
-        )
+        Layout::lay_out_all(corpus, tokenizer, settings, None)
+    }
+
+    /// [`Layout::for_settings`], reading each document's layout from the stored layouts under
+    /// `cache_dir` when one verifies and storing those it builds.
+    pub fn for_settings_stored(
+        corpus: &Corpus,
+        tokenizer: &TokenCounter,
+        settings: &Settings,
+        cache_dir: &std::path::Path,
+    ) -> Result<Layout, LayoutError> {
+        Layout::lay_out_all(corpus, tokenizer, settings, Some(cache_dir))
+    }
+
+    fn lay_out_all(
+        corpus: &Corpus,
+        tokenizer: &TokenCounter,
+        settings: &Settings,
+        cache_dir: Option<&std::path::Path>,
+    ) -> Result<Layout, LayoutError> {
+        let mut builder = LayoutBuilder::for_settings(corpus, tokenizer, settings, cache_dir)?;
+        builder.lay_out(corpus, tokenizer, corpus.documents.len())?;
+        Ok(builder.into_layout(corpus))
     }
 
     /// The chunker as people read it: `given (cuts.jsonl)` for given cuts, else its name
@@ -486,6 +504,7 @@ mod tests {
             search: SearchContext::default(),
             timings: LayoutTimings::default(),
             given: None,
+            store: StoreCounts::default(),
         }
     }
 

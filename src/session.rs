@@ -180,6 +180,31 @@ impl OpenCorpus {
         })
     }
 
+    /// The first documents of a corpus laid out, to show while the rest are: no keyword
+    /// indexes (they are built once every document is in, [`OpenCorpus::keywords_only`]), so
+    /// it finds nothing if searched. Builds no index over the documents' text.
+    pub fn documents_only(corpus: Corpus, layout: Layout) -> Result<OpenCorpus, EngineError> {
+        let nothing = Layout {
+            offsets: Vec::new(),
+            chunks: Vec::new(),
+            seams: Vec::new(),
+            chunker: layout.chunker.clone(),
+            k: layout.k,
+            search: layout.search,
+            timings: layout.timings,
+            given: None,
+            store: layout.store,
+        };
+        let indexes = IndexSet::keywords_only(&corpus, &nothing)?;
+        let report = BuildReport::in_memory(PathBuf::new(), false, indexes.search_mode);
+        Ok(OpenCorpus {
+            corpus,
+            layout,
+            indexes,
+            report,
+        })
+    }
+
     /// Run a question on the keyword lists alone (BM25 over chunks and over seams, fused, fire
     /// test, fill): no model, no vectors, so it answers while the vectors are being embedded.
     /// No reranking and no side drop scores (both need the model); the trace's lists say which
@@ -447,14 +472,20 @@ impl Engine {
         Ok(Corpus::load(path, &self.settings.load_options())?)
     }
 
-    /// Lay out an already loaded corpus under the engine's settings and open (or build) its
+    /// Lay out an already loaded corpus under the engine's settings (each document's layout read
+    /// from the stored layouts under the cache folder when one verifies) and open (or build) its
     /// indexes.
     pub fn open_loaded(
         &mut self,
         corpus: Corpus,
         progress: &mut dyn FnMut(BuildProgress) -> bool,
     ) -> Result<OpenCorpus, EngineError> {
-        let layout = Layout::for_settings(&corpus, &self.tokenizer, &self.settings)?;
+        let layout = Layout::for_settings_stored(
+            &corpus,
+            &self.tokenizer,
+            &self.settings,
+            &self.places.cache_dir,
+        )?;
         self.index_layout(corpus, layout, progress)
     }
 

@@ -171,6 +171,9 @@ pub fn bound_long_words(tokenizer_json: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 #[derive(Clone)]
 pub struct TokenCounter {
     inner: tokenizers::Tokenizer,
+    /// blake3 of the `tokenizer.json` bytes: stored layouts are keyed by it, so offsets counted
+    /// by one tokenizer are never reused under another.
+    fingerprint: [u8; 32],
 }
 
 impl std::fmt::Debug for TokenCounter {
@@ -197,12 +200,14 @@ impl TokenCounter {
 
     /// Load a tokenizer from the bytes of a `tokenizer.json`.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, TokenizerError> {
+        // The tokenizer as it counts (long words bounded), so the fingerprint that keys stored
+        // layouts changes whenever what the counter does changes, not only the file.
+        let bounded = bound_long_words(bytes);
+        let fingerprint = *blake3::hash(&bounded).as_bytes();
         let mut inner =
-            tokenizers::Tokenizer::from_bytes(bound_long_words(bytes)).map_err(|e| {
-                TokenizerError::Load {
-                    path: "tokenizer.json".into(),
-                    message: e.to_string(),
-                }
+            tokenizers::Tokenizer::from_bytes(bounded).map_err(|e| TokenizerError::Load {
+                path: "tokenizer.json".into(),
+                message: e.to_string(),
             })?;
         // tokenizer.json ships with truncation and padding at 128; both would cap every count.
         inner
@@ -212,7 +217,13 @@ impl TokenCounter {
                 message: e.to_string(),
             })?;
         inner.with_padding(None);
-        Ok(TokenCounter { inner })
+        Ok(TokenCounter { inner, fingerprint })
+    }
+
+    /// The blake3 hash of the `tokenizer.json` this counter was loaded from, as loaded (with
+    /// the long-word bound of [`bound_long_words`] applied).
+    pub fn fingerprint(&self) -> &[u8; 32] {
+        &self.fingerprint
     }
 
     /// Byte offsets of every token in `text`, without special tokens.

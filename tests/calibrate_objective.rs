@@ -30,6 +30,7 @@ fn layout() -> (Corpus, Layout) {
         search: Default::default(),
         timings: Default::default(),
         given: None,
+        store: Default::default(),
     };
     (corpus, layout)
 }

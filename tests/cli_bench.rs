@@ -186,6 +186,56 @@ fn bench_scale_indexes_varied_copies_each_in_a_child_and_measures_it() {
         let q = &r["query_ms"];
         assert!(q["min"].as_f64().unwrap() <= field(r, "query_p95_ms"));
     }
+    // The screen's first frame, cold and warm, at each size.
+    let frames = v["first_frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 2, "{v}");
+    for f in frames {
+        assert!(
+            field(f, "cold_seconds") > 0.0 && field(f, "warm_seconds") > 0.0,
+            "{f}"
+        );
+    }
+}
+
+#[test]
+fn bench_scale_open_only_times_the_first_frame_cold_and_warm() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = corpus();
+    let out = seamscope(cache.path())
+        .arg("--config")
+        .arg(corpus.path().join("settings.toml"))
+        .args(["bench", "scale", "--open-only", "--sizes", "1,3", "--json"])
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["rows"].as_array().map(Vec::len),
+        Some(0),
+        "nothing indexed: {v}"
+    );
+    let frames = v["first_frames"].as_array().unwrap();
+    let field =
+        |r: &serde_json::Value, f: &str| r[f].as_f64().unwrap_or_else(|| panic!("{f}: {r}"));
+    assert_eq!(frames.len(), 2);
+    assert_eq!(
+        field(&frames[1], "documents"),
+        3.0 * field(&frames[0], "documents")
+    );
+    for f in frames {
+        let (cold, cold_all) = (
+            field(f, "cold_seconds"),
+            field(f, "cold_all_documents_seconds"),
+        );
+        let (warm, warm_all) = (
+            field(f, "warm_seconds"),
+            field(f, "warm_all_documents_seconds"),
+        );
+        assert!(0.0 < cold && cold <= cold_all, "{f}");
+        assert!(0.0 < warm && warm <= warm_all, "{f}");
+    }
 }
 
 #[test]

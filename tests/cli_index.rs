@@ -31,6 +31,21 @@ fn index_prints_what_it_did_then_reopens_without_embedding() {
     assert_eq!(v["seams"].as_u64().unwrap(), chunks - 1);
     assert_eq!(v["build"]["reopened"], false);
     assert!(v["tokens_embedded"].as_u64().unwrap() > 0);
+    assert_eq!(v["stored_layouts"]["built"], 1, "{v}");
+    // Indexed again: the document's layout is read back, not tokenized again.
+    let again = common::json_of(
+        seamscope(cache.path())
+            .args(["index", "--chunk-tokens", "200", "--k", "50", "--json"])
+            .arg(corpus.path()),
+    );
+    assert_eq!(
+        (
+            again["stored_layouts"]["reused"].as_u64(),
+            again["chunks"].as_u64()
+        ),
+        (Some(1), Some(chunks)),
+        "{again}"
+    );
 
     let out = seamscope(cache.path())
         .args(["index", "--chunk-tokens", "200", "--k", "50"])

@@ -68,6 +68,7 @@ fn tiny() -> (Layout, Vec<Unit>, Vec<Pointer>) {
         search: Default::default(),
         timings: LayoutTimings::default(),
         given: None,
+        store: Default::default(),
     };
     (layout, units, pointers)
 }

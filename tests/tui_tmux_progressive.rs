@@ -121,3 +121,90 @@ fn tui_documents_and_keyword_answers_come_before_the_vectors_then_dense_replaces
     tmux.type_text("q");
     tmux.wait_for_prompt("Documents ·", 20);
 }
+
+/// The documents of `from` copied `times` times into a fresh `to` (`c00-name.md`, ...), each
+/// copy given a line of its own so no two documents are the same text.
+fn copies_of(from: &Path, to: &Path, times: usize) -> usize {
+    if to.exists() {
+        std::fs::remove_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
+    }
+    std::fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
+    let mut files = 0;
+    let entries = std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+    let docs: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.file_name().is_some_and(|n| n != "questions.jsonl"))
+        .collect();
+    for copy in 0..times {
+        for doc in &docs {
+            let name = doc.file_name().map(|n| n.to_string_lossy().into_owned());
+            let text = std::fs::read_to_string(doc).unwrap_or_else(|e| panic!("{e}"));
+            let target = to.join(format!("c{copy:02}-{}", name.unwrap_or_default()));
+            std::fs::write(&target, format!("{text}\nCopy {copy}.\n"))
+                .unwrap_or_else(|e| panic!("{}: {e}", target.display()));
+            files += 1;
+        }
+    }
+    files
+}
+
+#[test]
+fn tui_the_document_list_fills_in_while_a_large_corpus_is_laid_out_then_reopens_from_stored_layouts()
+ {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tui-streaming");
+    let corpus = work.join("corpus");
+    let total = copies_of(&root.join("sample-corpus"), &corpus, 16);
+    let cache = work.join("cache");
+    if cache.exists() {
+        std::fs::remove_dir_all(&cache).unwrap_or_else(|e| panic!("{}: {e}", cache.display()));
+    }
+    let config = work.join("settings.toml");
+    std::fs::write(&config, "").unwrap_or_else(|e| panic!("{e}"));
+
+    let tmux = Tmux::start_sized(&work, "streaming", 160, 48);
+    tmux.type_text("export PS1='e2e$ '");
+    tmux.keys(&["Enter"]);
+    let command = format!(
+        "SEAMSCOPE_CACHE_DIR='{}' '{}' --config '{}' '{}'",
+        cache.display(),
+        env!("CARGO_BIN_EXE_seamscope"),
+        config.display(),
+        corpus.display()
+    );
+    tmux.type_text(&command);
+    tmux.keys(&["Enter"]);
+
+    // The first documents are listed while the rest are still being laid out ...
+    let partial = tmux.wait_until("the first documents", 300, |s| {
+        s.contains(&format!(" of {total} "))
+    });
+    assert!(
+        partial.contains("c00-"),
+        "the first documents are listed:\n{partial}"
+    );
+    // ... and the list fills in to every document.
+    let whole = tmux.wait_until("every document", 600, |s| {
+        s.contains(&format!("Documents · {total} "))
+    });
+    assert!(!whole.contains(&format!(" of {total} ")), "{whole}");
+    tmux.type_text("q");
+    tmux.wait_for_prompt("Documents ·", 60);
+
+    // Every document's layout was stored: reopened, the whole list is there at once.
+    let stored = std::fs::read_dir(cache.join("layouts"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert!(
+        stored >= total,
+        "{stored} stored layouts for {total} documents"
+    );
+    tmux.type_text(&command);
+    tmux.keys(&["Enter"]);
+    tmux.wait_until("the reopened list", 120, |s| {
+        s.contains(&format!("Documents · {total} "))
+    });
+    tmux.type_text("q");
+    tmux.wait_for_prompt("Documents ·", 60);
+}

@@ -192,6 +192,7 @@ mod tests {
             search: Default::default(),
             timings: Default::default(),
             given: None,
+            store: Default::default(),
         };
         let q = |id: &str, span: Span, tag: &str| Question {
             id: id.into(),

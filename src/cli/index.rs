@@ -8,7 +8,7 @@ use seamscope::corpus::SkippedFile;
 use seamscope::embed::device::DeviceReport;
 use seamscope::embed::http::ServiceCounters;
 use seamscope::index::{BuildReport, IndexSizes};
-use seamscope::layout::LayoutTimings;
+use seamscope::layout::{LayoutTimings, StoreCounts};
 use seamscope::session::OpenCorpus;
 
 use super::common::{BuildBar, start_engine};
@@ -31,6 +31,9 @@ pub struct IndexSummary {
     tokens_embedded: usize,
     tokens_from_cache: usize,
     layout_seconds: LayoutTimings,
+    /// Documents whose layout was read back from the stored layouts, built, or rebuilt because
+    /// the stored one was damaged.
+    stored_layouts: StoreCounts,
     /// The embedder's identity (model, hash or service model, dimension, window).
     embedder: String,
     /// Where the model ran, and why when `auto` chose the CPU; `null` for an embedding service.
@@ -69,6 +72,7 @@ impl IndexSummary {
             tokens_embedded: r.chunk_embedding.tokens_embedded + r.seam_embedding.tokens_embedded,
             tokens_from_cache: r.chunk_embedding.tokens_cached + r.seam_embedding.tokens_cached,
             layout_seconds: l.timings,
+            stored_layouts: l.store,
             embedder,
             device: device.cloned(),
             service: match (&r.chunk_embedding.service, &r.seam_embedding.service) {

@@ -166,6 +166,15 @@ impl VectorCache {
                 self.vectors.entry(key).or_insert(entry);
             }
         }
+        self.write()?;
+        drop(lock);
+        Ok(())
+    }
+
+    /// Write the cache as it is in memory (the caller holds the lock): to a temporary file,
+    /// then renamed over the old one.
+    fn write(&mut self) -> std::io::Result<()> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
         let mut buf = Vec::with_capacity(24 + self.vectors.len() * (36 + 4 * self.dim) + 32);
         buf.extend_from_slice(MAGIC);
         buf.extend_from_slice(&(self.dim as u32).to_le_bytes());
@@ -189,6 +198,93 @@ impl VectorCache {
         self.dirty = false;
         Ok(())
     }
+}
+
+/// The texts of one cache file, read for `seamscope cache`: its vector length and every key.
+#[derive(Debug)]
+pub struct CacheFileKeys {
+    /// Vector length.
+    pub dim: usize,
+    /// The key of every cached text.
+    pub keys: Vec<TextKey>,
+}
+
+/// Read the keys of the cache file at `path` (any vector length); why not, if it is damaged.
+pub fn read_keys(path: &Path) -> Result<CacheFileKeys, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("unreadable: {e}"))?;
+    let dim = file_dim(&bytes)?;
+    let map = decode(&bytes, dim)?;
+    Ok(CacheFileKeys {
+        dim,
+        keys: map.into_keys().collect(),
+    })
+}
+
+/// What pruning one cache file removed (or would remove).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PruneCount {
+    /// Texts kept.
+    pub kept: usize,
+    /// Texts removed.
+    pub removed: usize,
+    /// The file's size before, in bytes.
+    pub bytes_before: u64,
+    /// Its size after (the same as before on a dry run's estimate of what stays).
+    pub bytes_after: u64,
+}
+
+/// Remove from the cache file at `path` every text `keep` refuses, under the cache's lock so no
+/// save interleaves, written to a temporary file and renamed over it. With `dry_run`, only count.
+/// A damaged file is left alone (its reason is the error).
+pub fn prune_file(
+    path: &Path,
+    keep: &dyn Fn(&TextKey) -> bool,
+    dry_run: bool,
+) -> Result<PruneCount, String> {
+    let lock = (!dry_run)
+        .then(|| {
+            std::fs::File::options()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .open(path.with_extension("lock"))
+        })
+        .transpose()
+        .map_err(|e| format!("cannot lock: {e}"))?;
+    if let Some(lock) = &lock {
+        lock.lock().map_err(|e| format!("cannot lock: {e}"))?;
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("unreadable: {e}"))?;
+    let dim = file_dim(&bytes)?;
+    let mut map = decode(&bytes, dim)?;
+    let before = map.len();
+    map.retain(|key, _| keep(key));
+    let record = 36 + 4 * dim as u64;
+    let count = PruneCount {
+        kept: map.len(),
+        removed: before - map.len(),
+        bytes_before: bytes.len() as u64,
+        bytes_after: 20 + map.len() as u64 * record + 32,
+    };
+    if dry_run || count.removed == 0 {
+        return Ok(count);
+    }
+    let mut cache = VectorCache {
+        path: path.to_path_buf(),
+        dim,
+        vectors: map,
+        dirty: true,
+    };
+    cache.write().map_err(|e| format!("cannot write: {e}"))?;
+    Ok(count)
+}
+
+/// The vector length a cache file's header gives.
+fn file_dim(bytes: &[u8]) -> Result<usize, String> {
+    if bytes.len() < 20 + 32 || &bytes[..8] != MAGIC {
+        return Err("not a seamscope vector cache (bad header) or an older format".into());
+    }
+    Ok(u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize)
 }
 
 fn decode(bytes: &[u8], dim: usize) -> Result<HashMap<TextKey, (Vec<f32>, u32)>, String> {

@@ -96,6 +96,7 @@ mod tests {
             search: Default::default(),
             timings: Default::default(),
             given: None,
+            store: Default::default(),
         }
     }
 

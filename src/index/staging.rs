@@ -30,7 +30,7 @@ pub(super) fn remove_stale_builds(indexes: &Path) -> usize {
 }
 
 /// Whether a live process is still writing the staging folder `dir`.
-fn build_in_progress(dir: &Path) -> bool {
+pub(super) fn build_in_progress(dir: &Path) -> bool {
     match std::fs::File::open(dir.join(BUILD_LOCK)) {
         // The lock dies with its process: held means a build is running.
         Ok(lock) => matches!(lock.try_lock(), Err(std::fs::TryLockError::WouldBlock)),

@@ -124,7 +124,7 @@ impl JobStage {
     pub fn unit(self) -> &'static str {
         match self {
             JobStage::Build(BuildStage::EmbedChunks | BuildStage::EmbedSeams) => "tokens",
-            JobStage::Highlight => "documents",
+            JobStage::Highlight | JobStage::Layout => "documents",
             JobStage::Build(BuildStage::UploadVectors) => "vectors",
             _ => "",
         }
@@ -178,6 +178,9 @@ pub struct Opened {
     pub searched: Option<Searched>,
     /// The corpus' own question set (loaded once: the documents do not change with the layout).
     pub questions: Arc<GoldQuestions>,
+    /// While only the first documents are laid out: how many the corpus has (more deliveries
+    /// of the same job follow, each with more of them). `None` once every document is in.
+    pub coming: Option<usize>,
 }
 
 impl fmt::Debug for Opened {
@@ -186,6 +189,7 @@ impl fmt::Debug for Opened {
             .field("generation", &self.generation)
             .field("params", &self.params)
             .field("chunks", &self.open.layout.chunks.len())
+            .field("coming", &self.coming)
             .field(
                 "searched",
                 &self.searched.as_ref().map(|s| &s.input.question),

@@ -78,6 +78,8 @@ pub struct Shown {
     pub params: LayoutParams,
     /// The corpus' own question set, for the picker.
     pub questions: Arc<GoldQuestions>,
+    /// While only the first documents are laid out: how many the corpus has.
+    pub coming: Option<usize>,
 }
 
 /// A short message on the status line.

@@ -14,16 +14,35 @@ pub struct DocAtoms {
 impl DocAtoms {
     /// Find the atoms of every document of `corpus`; `progress(done, total)` returns whether to
     /// go on (the documents not reached get none).
+    #[cfg(test)]
     pub fn find(corpus: &Corpus, progress: &mut dyn FnMut(usize, usize) -> bool) -> DocAtoms {
+        DocAtoms::extend(None, corpus, progress)
+    }
+
+    /// The atoms of `corpus`, keeping those `done` already holds for its first documents and
+    /// finding only the rest.
+    pub fn extend(
+        done: Option<&DocAtoms>,
+        corpus: &Corpus,
+        progress: &mut dyn FnMut(usize, usize) -> bool,
+    ) -> DocAtoms {
         let total = corpus.documents.len();
         let mut per_doc = Vec::with_capacity(total);
-        for doc in &corpus.documents {
+        if let Some(done) = done {
+            per_doc.extend(done.per_doc.iter().take(total).cloned());
+        }
+        for doc in &corpus.documents[per_doc.len()..] {
             per_doc.push(find_atoms(doc));
             if !progress(per_doc.len(), total) {
                 break;
             }
         }
         DocAtoms { per_doc }
+    }
+
+    /// Documents whose atoms were found (the first ones of the corpus).
+    pub fn documents(&self) -> usize {
+        self.per_doc.len()
     }
 
     /// The atoms of one document, ordered by start.

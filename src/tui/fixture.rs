@@ -253,6 +253,7 @@ impl Fixture {
             params,
             searched: None,
             questions: Arc::new(gold_questions()),
+            coming: None,
         })));
         (f, generation, full)
     }
@@ -330,6 +331,7 @@ impl Fixture {
             params,
             searched,
             questions: Arc::new(gold_questions()),
+            coming: None,
         })));
     }
 

@@ -92,6 +92,11 @@ pub struct Highlights {
 }
 
 impl Highlights {
+    /// Documents highlighted (the first ones of the corpus).
+    pub fn documents(&self) -> usize {
+        self.docs.len()
+    }
+
     /// The highlighted ranges of one document (empty for plain text).
     pub fn doc(&self, id: DocId) -> &[Token] {
         self.docs.get(id.0 as usize).map_or(&[], Vec::as_slice)
@@ -217,16 +222,31 @@ impl Highlighter {
 
     /// Highlight every document, reporting after each; stops early (plain text for the rest)
     /// when `progress` returns false.
+    #[cfg(test)]
     pub fn corpus(
         &self,
         corpus: &Corpus,
         progress: &mut dyn FnMut(usize, usize) -> bool,
     ) -> Highlights {
+        self.extend(None, corpus, progress)
+    }
+
+    /// The highlights of `corpus`, keeping those `done` already holds for its first documents
+    /// (the corpus grows as it is laid out) and highlighting only the rest.
+    pub fn extend(
+        &self,
+        done: Option<&Highlights>,
+        corpus: &Corpus,
+        progress: &mut dyn FnMut(usize, usize) -> bool,
+    ) -> Highlights {
         let total = corpus.documents.len();
         let mut docs = Vec::with_capacity(total);
-        for (i, doc) in corpus.documents.iter().enumerate() {
+        if let Some(done) = done {
+            docs.extend(done.docs.iter().take(total).cloned());
+        }
+        for doc in &corpus.documents[docs.len()..] {
             docs.push(self.document(doc));
-            if !progress(i + 1, total) {
+            if !progress(docs.len(), total) {
                 break;
             }
         }

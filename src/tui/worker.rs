@@ -129,6 +129,8 @@ struct Worker<'a> {
     /// its vectors are being embedded).
     current: Option<(u64, LayoutParams, Arc<OpenCorpus>)>,
     highlights: Option<Arc<Highlights>>,
+    /// The syntaxes, loaded on the first highlight and kept for the documents that follow.
+    highlighter: Option<Highlighter>,
     atoms: Option<Arc<DocAtoms>>,
     questions: Option<Arc<GoldQuestions>>,
     /// What the last evaluation ran on, so Seams can be prepared again for a new `k`.
@@ -152,6 +154,7 @@ pub fn run(
         engine: None,
         current: None,
         highlights: None,
+        highlighter: None,
         atoms: None,
         questions: None,
         eval_base: None,
@@ -355,30 +358,40 @@ impl Worker<'_> {
         questions
     }
 
-    /// Highlight the corpus once; its text does not change when chunks or seams do.
+    /// Highlight the corpus once; its text does not change when chunks or seams do. While the
+    /// documents are laid out a few at a time, only those not highlighted yet are.
     fn highlights(&mut self, open: &OpenCorpus, generation: u64) -> Arc<Highlights> {
-        if let Some(h) = &self.highlights {
+        let total = open.corpus.documents.len();
+        if let Some(h) = self.highlights.as_ref().filter(|h| h.documents() >= total) {
             return Arc::clone(h);
         }
         let mut reporter = Reporter::new(self.send, generation);
-        let highlighter = Highlighter::new();
-        let highlights = Arc::new(highlighter.corpus(&open.corpus, &mut |done, total| {
-            reporter.report(JobStage::Highlight, done, total);
-            !self.gens.shutting_down()
-        }));
+        let highlighter = self.highlighter.get_or_insert_with(Highlighter::new);
+        let gens = &self.gens;
+        let highlights = Arc::new(highlighter.extend(
+            self.highlights.as_deref(),
+            &open.corpus,
+            &mut |done, total| {
+                reporter.report(JobStage::Highlight, done, total);
+                !gens.shutting_down()
+            },
+        ));
         self.highlights = Some(Arc::clone(&highlights));
         highlights
     }
 
     /// Find the atoms of the corpus once; like its highlights, they do not change with the layout.
     fn atoms(&mut self, open: &OpenCorpus) -> Arc<DocAtoms> {
-        if let Some(a) = &self.atoms {
+        let total = open.corpus.documents.len();
+        if let Some(a) = self.atoms.as_ref().filter(|a| a.documents() >= total) {
             return Arc::clone(a);
         }
         let gens = Arc::clone(&self.gens);
-        let atoms = Arc::new(DocAtoms::find(&open.corpus, &mut |_, _| {
-            !gens.shutting_down()
-        }));
+        let atoms = Arc::new(DocAtoms::extend(
+            self.atoms.as_deref(),
+            &open.corpus,
+            &mut |_, _| !gens.shutting_down(),
+        ));
         self.atoms = Some(Arc::clone(&atoms));
         atoms
     }

@@ -1,11 +1,13 @@
 //! `seamscope bench scale`: what grows how with the corpus. Corpora of 1×, 4×, 16× the given one
 //! (varied copies, see [`super::variants`]) are each indexed from cold in a scratch cache of
 //! their own, by this binary as a child process, so its peak memory is that of a real `index`.
+//! The screen's first frame (the documents pane drawn) is timed cold, in an empty cache, and
+//! warm, reopening with the stored layouts (and, unless `--open-only`, the index) in place.
 
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -20,6 +22,36 @@ use super::{Spread, percentile};
 
 /// Neighbours compared between approximate and exact dense search.
 const RECALL_AT: usize = 20;
+
+/// What to run: the sizes, questions per size, and whether only the first frame is timed.
+#[derive(Debug, Clone, Copy)]
+pub struct ScalePlan<'a> {
+    /// Corpus sizes, as copies of the corpus.
+    pub sizes: &'a [usize],
+    /// Questions timed per size.
+    pub questions: usize,
+    /// Time only the screen's first frame.
+    pub open_only: bool,
+}
+
+/// How long one size waits for the screen before the bench gives up.
+const FRAME_PATIENCE: Duration = Duration::from_secs(600);
+
+/// The screen's first frame at one size, in seconds from its start.
+#[derive(Debug, Serialize)]
+struct FirstFrame {
+    copies: usize,
+    documents: usize,
+    corpus_bytes: u64,
+    /// From an empty cache: the documents pane drawn with the first documents.
+    cold_seconds: f64,
+    /// Every document laid out (cold): the list whole.
+    cold_all_documents_seconds: f64,
+    /// Reopened with the stored layouts (and the index, unless `--open-only`) in place.
+    warm_seconds: f64,
+    /// Every document in (warm).
+    warm_all_documents_seconds: f64,
+}
 
 /// Figures for one corpus size.
 #[derive(Debug, Serialize)]
@@ -60,6 +92,8 @@ struct ScaleRow {
 #[derive(Debug, Serialize)]
 struct ScaleReport {
     base_corpus: String,
+    build: &'static str,
+    first_frames: Vec<FirstFrame>,
     rows: Vec<ScaleRow>,
 }
 
@@ -70,12 +104,11 @@ struct IndexRun {
     peak_rss: Option<u64>,
 }
 
-/// Run the benchmark for each size in `sizes` (copies of `base`) and print the table.
+/// Run the benchmark for each size of `plan` (copies of `base`) and print the table.
 pub fn run(
     global: &GlobalArgs,
     base: &Path,
-    sizes: &[usize],
-    questions_max: usize,
+    plan: ScalePlan<'_>,
     json: bool,
 ) -> anyhow::Result<()> {
     let settings = global.settings()?;
@@ -83,20 +116,46 @@ pub fn run(
     let mut engine = start_engine(settings.clone())?;
     let corpus = engine.load_corpus(base)?;
     let (mut questions, _) = bench_questions(base, &corpus)?;
-    questions.truncate(questions_max.max(1));
+    questions.truncate(plan.questions.max(1));
     let scratch = tempfile::Builder::new()
         .prefix("seamscope-scale-")
         .tempdir()?;
     let mut rows = Vec::new();
-    for &copies in sizes {
+    let mut first_frames = Vec::new();
+    for &copies in plan.sizes {
         let dir = scratch.path().join(format!("corpus-{copies}x"));
         let cache = scratch.path().join(format!("cache-{copies}x"));
         let corpus_bytes = write_copies(&corpus, copies, &dir)?;
+        let documents = corpus.documents.len() * copies;
         errln!(
-            "bench scale: {copies}x: {} documents, {:.1} MB; indexing from cold ...",
-            corpus.documents.len() * copies,
+            "bench scale: {copies}x: {documents} documents, {:.1} MB; the first frame, cold ...",
             corpus_bytes as f64 / 1e6
         );
+        // The first frame from an empty cache of its own, so the index below is still cold.
+        let frames_cache = scratch.path().join(format!("frames-{copies}x"));
+        let cold_frame = first_frame(&settings, &dir, &frames_cache)?;
+        if plan.open_only {
+            let warm_frame = first_frame(&settings, &dir, &frames_cache)?;
+            errln!(
+                "bench scale: {copies}x: first frame cold {:.3} s, warm {:.3} s",
+                cold_frame.0,
+                warm_frame.0
+            );
+            first_frames.push(FirstFrame {
+                copies,
+                documents,
+                corpus_bytes,
+                cold_seconds: cold_frame.0,
+                cold_all_documents_seconds: cold_frame.1,
+                warm_seconds: warm_frame.0,
+                warm_all_documents_seconds: warm_frame.1,
+            });
+            let _ = std::fs::remove_dir_all(&dir);
+            let _ = std::fs::remove_dir_all(&frames_cache);
+            continue;
+        }
+        let _ = std::fs::remove_dir_all(&frames_cache);
+        errln!("bench scale: {copies}x: indexing from cold ...");
         let cold = index_child(global, &dir, &cache, &[])?;
         let s = &cold.summary;
         let embed_seconds = s["build"]["timings"]["embed_chunks"]
@@ -116,6 +175,18 @@ pub fn run(
         );
         let k = settings.k.saturating_add(10).min(4096).to_string();
         let k_change = index_child(global, &dir, &cache, &["--k", &k])?;
+
+        // The first frame again, on the cache the index runs filled: a warm reopen.
+        let warm_frame = first_frame(&settings, &dir, &cache)?;
+        first_frames.push(FirstFrame {
+            copies,
+            documents,
+            corpus_bytes,
+            cold_seconds: cold_frame.0,
+            cold_all_documents_seconds: cold_frame.1,
+            warm_seconds: warm_frame.0,
+            warm_all_documents_seconds: warm_frame.1,
+        });
 
         // Queries in this process, on the index just built (reopened, nothing embedded).
         engine.places.cache_dir = cache.clone();
@@ -172,6 +243,12 @@ pub fn run(
     }
     let report = ScaleReport {
         base_corpus: base.display().to_string(),
+        build: if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        },
+        first_frames,
         rows,
     };
     if json {
@@ -204,8 +281,75 @@ fn mb(bytes: Option<u64>) -> String {
     bytes.map_or("-".into(), |b| format!("{:.0}", b as f64 / 1048576.0))
 }
 
+/// Start the real screen (headless) on `corpus` with `cache`, and time the documents pane drawn
+/// with the first documents, then every document in. Stops the screen there (the vectors are
+/// not waited for). Seconds from the start, both.
+fn first_frame(
+    settings: &seamscope::settings::Settings,
+    corpus: &Path,
+    cache: &Path,
+) -> anyhow::Result<(f64, f64)> {
+    let options = crate::tui::Options {
+        corpus: corpus.to_path_buf(),
+        settings: seamscope::settings::Settings {
+            cache_dir: Some(cache.to_path_buf()),
+            ..settings.clone()
+        },
+        theme: None,
+        view: None,
+        bundle: false,
+    };
+    let start = Instant::now();
+    let mut screen = crate::tui::headless::Headless::start(&options, 120, 34)?;
+    screen.pump("the documents", FRAME_PATIENCE, &|a| a.shown.is_some())?;
+    let text = screen.screen_text()?;
+    anyhow::ensure!(
+        text.contains("Documents"),
+        "the first frame with a corpus shows no documents pane:\n{text}"
+    );
+    let first = start.elapsed().as_secs_f64();
+    screen.pump("every document", FRAME_PATIENCE, &|a| {
+        a.shown.as_ref().is_some_and(|s| s.coming.is_none())
+    })?;
+    let all = start.elapsed().as_secs_f64();
+    screen.finish();
+    Ok((first, all))
+}
+
 fn print_table(report: &ScaleReport) -> Result<(), crate::cli::out::StdoutError> {
-    outln!("base corpus  {}", report.base_corpus)?;
+    outln!(
+        "base corpus  {} ({} build)",
+        report.base_corpus,
+        report.build
+    )?;
+    outln!(
+        "{:>5} {:>5} {:>8} {:>13} {:>13} {:>13} {:>13}",
+        "size",
+        "docs",
+        "MB",
+        "cold frame s",
+        "cold all s",
+        "warm frame s",
+        "warm all s"
+    )?;
+    for f in &report.first_frames {
+        outln!(
+            "{:>4}x {:>5} {:>8.1} {:>13.3} {:>13.3} {:>13.3} {:>13.3}",
+            f.copies,
+            f.documents,
+            f.corpus_bytes as f64 / 1e6,
+            f.cold_seconds,
+            f.cold_all_documents_seconds,
+            f.warm_seconds,
+            f.warm_all_documents_seconds
+        )?;
+    }
+    outln!(
+        "frame: the screen's documents pane drawn (first documents); all: every document laid out; cold: empty cache; warm: reopened with the stored layouts in place"
+    )?;
+    if report.rows.is_empty() {
+        return Ok(());
+    }
     outln!(
         "{:>5} {:>5} {:>9} {:>7} {:>9} {:>8} {:>8} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}",
         "size",

@@ -140,6 +140,7 @@ fn tui_applying_a_seams_row_sets_k_m_and_side_drop_through_the_sliders() {
         params,
         searched: None,
         questions: Arc::new(fixture::gold_questions()),
+        coming: None,
     })));
     assert!(notice(&f).contains("applied Seams k 30"), "{}", notice(&f));
 

@@ -231,3 +231,68 @@ fn tui_the_worker_answers_on_keywords_between_slices_and_keeps_other_requests() 
         "the rest waits for the build"
     );
 }
+
+#[test]
+fn tui_the_document_list_fills_in_while_the_rest_are_laid_out() {
+    let mut f = Fixture::opened();
+    f.app.update(Action::Reload);
+    let generation = f.expect_open();
+    let params = f.app.sliders.layout();
+    let full = f.layout(params);
+    let total = full.corpus.documents.len();
+    assert!(total >= 2, "the fixture needs two documents");
+    // The first document alone, as the worker sends it before the rest are tokenized.
+    let first = seamscope::corpus::DocId(0);
+    let mut layout = full.layout.clone();
+    layout.offsets.truncate(1);
+    layout.chunks.retain(|c| c.doc == first);
+    layout.seams.retain(|s| s.doc == first);
+    let corpus = seamscope::corpus::Corpus {
+        documents: full.corpus.documents[..1].to_vec(),
+        ..full.corpus.clone()
+    };
+    let part = seamscope::session::OpenCorpus::keywords_only(corpus, layout)
+        .unwrap_or_else(|e| panic!("preview: {e}"));
+    let opened = |open, coming| {
+        Box::new(crate::tui::action::Opened {
+            generation,
+            open,
+            highlights: Arc::clone(&f.highlights),
+            atoms: Arc::clone(&f.atoms),
+            params,
+            searched: None,
+            questions: Arc::new(crate::tui::gold::GoldQuestions::Missing),
+            coming,
+        })
+    };
+    let first_part = opened(Arc::new(part), Some(total));
+    let keyword_preview =
+        seamscope::session::OpenCorpus::keywords_only(full.corpus.clone(), full.layout.clone())
+            .unwrap_or_else(|e| panic!("preview: {e}"));
+    let whole = opened(Arc::new(keyword_preview), None);
+    f.app.update(Action::Previewed(first_part));
+    let screen = screen_text(&mut f);
+    assert!(
+        screen.contains(&format!("Documents · 1 of {total}")),
+        "the list says more documents are coming:\n{screen}"
+    );
+    assert!(f.app.jobs.layout.in_flight().is_some());
+    f.app.update(crate::tui::action::Action::NextChunk);
+    let cursor = f.app.view.cursor;
+
+    f.app.update(Action::Previewed(whole));
+    let screen = screen_text(&mut f);
+    assert!(
+        screen.contains(&format!("Documents · {total} "))
+            && !screen.contains(&format!(" of {total}")),
+        "every document is listed:\n{screen}"
+    );
+    assert_eq!(f.app.view.cursor, cursor, "the reader's place is kept");
+    let shown = f.app.shown.as_ref().unwrap_or_else(|| panic!("shown"));
+    assert_eq!(shown.open.corpus.documents.len(), total);
+    assert!(shown.coming.is_none());
+    assert!(
+        f.app.jobs.layout.in_flight().is_some(),
+        "the vectors are still to come"
+    );
+}

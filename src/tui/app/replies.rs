@@ -72,6 +72,7 @@ impl App {
             atoms: opened.atoms,
             params: opened.params,
             questions: opened.questions,
+            coming: opened.coming,
         });
         // Chunk and seam ids may differ in the new layout: never keep a result from the old one.
         self.answer = None;
@@ -92,7 +93,9 @@ impl App {
         if first {
             self.clamp_lists();
             self.sync_document_cursor();
-            self.restore_view();
+            if opened.coming.is_none() {
+                self.restore_view();
+            }
         }
         None
     }
@@ -100,9 +103,20 @@ impl App {
     /// The layout shown got its vectors: the same chunks and seams, so the view, cursors and
     /// step stay; a result from the keyword lists alone is replaced by the full one (asked
     /// again if the worker did not bring it).
+    /// The same holds when more of the documents arrive while the rest are laid out; once
+    /// every document is in, the saved view (if any) is restored.
     fn vectors_arrived(&mut self, opened: Opened) {
+        let mut all_in = false;
         if let Some(shown) = &mut self.shown {
+            all_in = shown.coming.is_some() && opened.coming.is_none();
             shown.open = opened.open;
+            shown.highlights = opened.highlights;
+            shown.atoms = opened.atoms;
+            shown.questions = opened.questions;
+            shown.coming = opened.coming;
+        }
+        if all_in {
+            self.restore_view();
         }
         match self.searched_for_asked(opened.searched) {
             Some(searched) => {

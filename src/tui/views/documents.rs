@@ -17,7 +17,10 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     let t = &app.theme;
     let open = &shown.open;
     let area = areas.documents;
-    let title = format!(" Documents · {} ", open.corpus.documents.len());
+    let title = match shown.coming {
+        Some(total) => format!(" Documents · {} of {total} ", open.corpus.documents.len()),
+        None => format!(" Documents · {} ", open.corpus.documents.len()),
+    };
     frame.render_widget(pane_block(app, Pane::Documents, title), area);
     let body = areas.body(Pane::Documents);
     let cursor = app.lists.documents;

@@ -3,10 +3,11 @@
 //! screen.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use seamscope::corpus::Corpus;
 use seamscope::index::BuildProgress;
-use seamscope::layout::Layout;
+use seamscope::layout::{Layout, LayoutBuilder};
 use seamscope::retrieve::QuerySettings;
 use seamscope::session::OpenCorpus;
 use seamscope::settings::Settings;
@@ -14,6 +15,7 @@ use seamscope::tokens::TokenCounter;
 
 use super::{Build, Reporter, Worker, answer_while_building, search_on};
 use crate::tui::action::{Action, JobStage, Opened};
+use crate::tui::gold::GoldQuestions;
 use crate::tui::jobs::JobKind;
 use crate::tui::layout_params::LayoutParams;
 
@@ -34,21 +36,24 @@ impl Worker<'_> {
             return self.open_bundle(generation, params, question, query);
         }
         let mut reporter = Reporter::new(self.send, generation);
-        let (corpus, layout, settings) = self.lay_out(params, reload, &mut reporter)?;
+        let asked = (question.as_deref(), query);
+        let Some((corpus, layout, settings)) =
+            self.lay_out((generation, params, reload), asked, &mut reporter)?
+        else {
+            return Ok(());
+        };
         let preview = Arc::new(
             OpenCorpus::keywords_only(corpus.clone(), layout.clone()).map_err(|e| e.to_string())?,
         );
         if !self.gens.is_current(JobKind::Layout, generation) {
             return Ok(());
         }
-        self.deliver(
-            generation,
+        let shown = Shown {
             params,
-            Arc::clone(&preview),
-            question.as_deref(),
-            query,
-            false,
-        );
+            coming: None,
+            finished: false,
+        };
+        self.deliver(generation, shown, Arc::clone(&preview), asked);
 
         self.ensure_engine(&mut reporter)?;
         let build = Build {
@@ -60,26 +65,27 @@ impl Worker<'_> {
         let Some(opened) = self.index_answering(build, &preview, &mut reporter)? else {
             return Ok(());
         };
-        self.deliver(
-            generation,
+        let shown = Shown {
             params,
-            Arc::new(opened),
-            question.as_deref(),
-            query,
-            true,
-        );
+            coming: None,
+            finished: true,
+        };
+        self.deliver(generation, shown, Arc::new(opened), asked);
         Ok(())
     }
 
     /// Lay the documents out under `params`: read from disk the first time (or again when
-    /// `reload`), else the documents in memory cut again. Returns the corpus, its layout and
-    /// the engine's settings carrying `params`.
+    /// `reload`) and laid out a few at a time, the first ones shown while the rest are
+    /// tokenized ([`Worker::stream_layout`]); else the documents in memory cut again. Returns
+    /// the corpus, its layout and the engine's settings carrying `params`; `None` when a newer
+    /// layout job superseded this one.
     fn lay_out(
         &mut self,
-        params: LayoutParams,
-        reload: bool,
+        job: (u64, LayoutParams, bool),
+        asked: (Option<&str>, QuerySettings),
         reporter: &mut Reporter<'_>,
-    ) -> Result<(Corpus, Layout, Settings), String> {
+    ) -> Result<Option<(Corpus, Layout, Settings)>, String> {
+        let (generation, params, reload) = job;
         let current = self
             .current
             .as_ref()
@@ -94,29 +100,83 @@ impl Worker<'_> {
             heading_prefix: params.heading_prefix,
             ..self.engine_settings()
         };
-        let tokenizer = self.layout_tokenizer()?;
-        let (corpus, layout) = match current {
-            None => {
-                let corpus = Corpus::load(&self.setup.corpus, &settings.load_options())
-                    .map_err(|e| e.to_string())?;
-                let layout = Layout::for_settings(&corpus, tokenizer, &settings)
-                    .map_err(|e| e.to_string())?;
-                (corpus, layout)
-            }
-            // The documents are already in memory: only the layout changes.
-            Some((shown, cur)) => {
-                let layout =
-                    relayout(&cur, shown, tokenizer, &settings).map_err(|e| e.to_string())?;
-                (cur.corpus.clone(), layout)
-            }
-        };
         if reload {
             // The files changed: what was worked out from their text once is stale.
             self.highlights = None;
             self.atoms = None;
             self.questions = None;
         }
-        Ok((corpus, layout, settings))
+        let (corpus, layout) = match current {
+            None => {
+                let corpus = Corpus::load(&self.setup.corpus, &settings.load_options())
+                    .map_err(|e| e.to_string())?;
+                let Some(layout) =
+                    self.stream_layout((generation, params), &corpus, &settings, asked, reporter)?
+                else {
+                    return Ok(None);
+                };
+                (corpus, layout)
+            }
+            // The documents are already in memory: only the layout changes.
+            Some((shown, cur)) => {
+                let tokenizer = self.layout_tokenizer()?;
+                let layout =
+                    relayout(&cur, shown, tokenizer, &settings).map_err(|e| e.to_string())?;
+                (cur.corpus.clone(), layout)
+            }
+        };
+        Ok(Some((corpus, layout, settings)))
+    }
+
+    /// Lay `corpus` out in batches of documents, each batch as many bytes as all before it,
+    /// every document's layout read back from the stored layouts when it verifies: the first
+    /// documents are shown at once, and the list fills in as the rest are laid out (a preview
+    /// of the documents done at most every [`STREAM_EVERY`]). `None` when a newer layout job
+    /// superseded this one.
+    fn stream_layout(
+        &mut self,
+        job: (u64, LayoutParams),
+        corpus: &Corpus,
+        settings: &Settings,
+        asked: (Option<&str>, QuerySettings),
+        reporter: &mut Reporter<'_>,
+    ) -> Result<Option<Layout>, String> {
+        let (generation, params) = job;
+        // A clone (the vocabulary, a few milliseconds) so previews can be sent between batches.
+        let tokenizer = self.layout_tokenizer()?.clone();
+        let cache_dir = settings.places().cache_dir;
+        let mut builder =
+            LayoutBuilder::for_settings(corpus, &tokenizer, settings, Some(&cache_dir))
+                .map_err(|e| e.to_string())?;
+        let total = corpus.documents.len();
+        let mut last_preview: Option<Instant> = None;
+        let mut upto = next_batch_end(corpus, 0);
+        while builder.laid_out() < total {
+            builder
+                .lay_out(corpus, &tokenizer, upto)
+                .map_err(|e| e.to_string())?;
+            let done = builder.laid_out();
+            reporter.report(JobStage::Layout, done, total);
+            if !self.gens.is_current(JobKind::Layout, generation) {
+                return Ok(None);
+            }
+            let due = last_preview.is_none_or(|at| at.elapsed() >= STREAM_EVERY);
+            if done < total && due {
+                let part = corpus_prefix(corpus, done);
+                let layout = builder.layout(&part);
+                let preview =
+                    OpenCorpus::documents_only(part, layout).map_err(|e| e.to_string())?;
+                let shown = Shown {
+                    params,
+                    coming: Some(total),
+                    finished: false,
+                };
+                self.deliver(generation, shown, Arc::new(preview), asked);
+                last_preview = Some(Instant::now());
+            }
+            upto = next_batch_end(corpus, done);
+        }
+        Ok(Some(builder.into_layout(corpus)))
     }
 
     /// Embed and index a layout's vectors with the loaded engine, answering the questions that
@@ -174,31 +234,47 @@ impl Worker<'_> {
                 .open_bundle(&self.setup.corpus)
                 .map_err(|e| format!("{e:#}"))?,
         );
-        self.deliver(generation, params, open, question.as_deref(), query, true);
+        let shown = Shown {
+            params,
+            coming: None,
+            finished: true,
+        };
+        self.deliver(generation, shown, open, (question.as_deref(), query));
         Ok(())
     }
 
     /// Send layout `generation`'s corpus to the screen with what it takes to show it (highlights,
     /// atoms and the question set, worked out once per set of files) and the current question
-    /// searched on it: as a preview while its vectors are embedded (`finished` false), or done.
+    /// searched on it: the first documents while the rest are laid out (`coming`), a preview
+    /// while its vectors are embedded (not `finished`), or done.
     fn deliver(
         &mut self,
         generation: u64,
-        params: LayoutParams,
+        shown: Shown,
         open: Arc<OpenCorpus>,
-        question: Option<&str>,
-        query: QuerySettings,
-        finished: bool,
+        (question, query): (Option<&str>, QuerySettings),
     ) {
+        let Shown {
+            params,
+            coming,
+            finished,
+        } = shown;
         let highlights = self.highlights(&open, generation);
         let atoms = self.atoms(&open);
-        let questions = self.questions(&open);
-        let query = QuerySettings {
-            k: params.k as u32,
-            ..query
+        let (questions, searched) = if coming.is_some() {
+            // Only the first documents: the question set may name the others, and the question
+            // is searched once every document is in.
+            (Arc::new(GoldQuestions::Missing), None)
+        } else {
+            let query = QuerySettings {
+                k: params.k as u32,
+                ..query
+            };
+            let questions = self.questions(&open);
+            let searched = question.and_then(|q| search_on(&open, &mut self.engine, q, query).ok());
+            self.current = Some((generation, params, Arc::clone(&open)));
+            (questions, searched)
         };
-        let searched = question.and_then(|q| search_on(&open, &mut self.engine, q, query).ok());
-        self.current = Some((generation, params, Arc::clone(&open)));
         let opened = Box::new(Opened {
             generation,
             open,
@@ -207,12 +283,54 @@ impl Worker<'_> {
             params,
             searched,
             questions,
+            coming,
         });
         (self.send)(if finished {
             Action::Opened(opened)
         } else {
             Action::Previewed(opened)
         });
+    }
+}
+
+/// How a delivery is to be shown: its chunking settings, the documents still coming (their
+/// total) while only the first are laid out, and whether its vectors are in.
+struct Shown {
+    params: LayoutParams,
+    coming: Option<usize>,
+    finished: bool,
+}
+
+/// At most this often the screen gets the documents laid out so far.
+const STREAM_EVERY: Duration = Duration::from_millis(250);
+
+/// The bytes the second batch of documents lays out at least (the first is one document).
+const FIRST_BATCH_BYTES: usize = 64 * 1024;
+
+/// Where the next batch of documents ends when the first `done` are laid out: as many bytes as
+/// all before it (at least [`FIRST_BATCH_BYTES`]), and at least one document.
+fn next_batch_end(corpus: &Corpus, done: usize) -> usize {
+    let docs = &corpus.documents;
+    let so_far: usize = docs[..done.min(docs.len())]
+        .iter()
+        .map(|d| d.text.len())
+        .sum();
+    let budget = so_far.max(FIRST_BATCH_BYTES);
+    let mut end = done;
+    let mut bytes = 0;
+    while end < docs.len() && (end == done || bytes + docs[end].text.len() <= budget) {
+        bytes += docs[end].text.len();
+        end += 1;
+    }
+    end
+}
+
+/// The first `n` documents of `corpus`, as a corpus of their own (ids unchanged).
+fn corpus_prefix(corpus: &Corpus, n: usize) -> Corpus {
+    Corpus {
+        root: corpus.root.clone(),
+        documents: corpus.documents[..n.min(corpus.documents.len())].to_vec(),
+        skipped: corpus.skipped.clone(),
     }
 }
 
