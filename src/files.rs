@@ -73,6 +73,18 @@ fn check(metadata: &std::fs::Metadata, limit: u64) -> Result<(), ReadFileError> 
     Ok(())
 }
 
+/// Read a JSON (or JSON lines) file a user named, as [`read_regular`] does with the
+/// [`JSON_LIMIT`], a leading UTF-8 byte-order mark left out (editors on Windows write one, and
+/// serde_json calls it "expected value at line 1 column 1"). The bytes are the file's own
+/// otherwise, so a hash of them is the file's hash when it has no mark.
+pub fn read_json(path: &Path) -> Result<Vec<u8>, ReadFileError> {
+    let mut bytes = read_regular(path, JSON_LIMIT)?;
+    if bytes.starts_with(b"\xef\xbb\xbf") {
+        bytes.drain(..3);
+    }
+    Ok(bytes)
+}
+
 /// The bytes of the regular file at `path`, at most `limit` of them. A symbolic link, a folder,
 /// a FIFO, a device or a socket is refused before it is opened (so a FIFO never blocks); the
 /// file is opened without following a link and without blocking, and checked again once open,
@@ -152,5 +164,18 @@ mod tests {
                 Err(ReadFileError::NotRegular("a FIFO (named pipe)"))
             ));
         }
+    }
+
+    #[test]
+    fn a_json_file_with_a_byte_order_mark_reads_without_it() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("report.json");
+        std::fs::write(&path, b"\xef\xbb\xbf{\"a\": 1}").unwrap_or_else(|e| panic!("{e}"));
+        let bytes = read_json(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(bytes, b"{\"a\": 1}");
+        assert!(matches!(
+            read_json(dir.path()),
+            Err(ReadFileError::NotRegular("a folder"))
+        ));
     }
 }

@@ -181,9 +181,10 @@ fn the_board_scores_every_family_reproduces_eval_and_gives_an_honest_verdict() {
         overlap["failure_rate"].as_f64().unwrap()
     );
 
-    // A Seams row goes into a bundle with its settings, recorded as the bundle's provenance.
+    // A Seams row goes into a bundle with its settings, recorded as the bundle's provenance
+    // (the report saved by an editor that starts it with a byte-order mark still reads).
     let report = cache.path().join("board.json");
-    std::fs::write(&report, board.to_string()).unwrap();
+    std::fs::write(&report, format!("\u{feff}{board}")).unwrap();
     let out = cache.path().join("bundle");
     let label = "Seams k 24 m 3 + side drop 0.25";
     seamscope(cache.path())

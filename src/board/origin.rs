@@ -52,7 +52,7 @@ pub enum TuneOriginError {
         /// The file.
         path: PathBuf,
         /// Why (quoted in the message, so not a `source`: a report of the whole chain says it once).
-        error: std::io::Error,
+        error: crate::files::ReadFileError,
     },
     /// Not a `tune --strategies --json` report.
     #[error(
@@ -123,7 +123,7 @@ impl TuneOrigin {
     /// Read `path` and take row `row` (or, without one, the verdict's winner when it is a Seams
     /// row, else the board's best Seams row).
     pub fn read(path: &Path, row: Option<&str>) -> Result<TuneOrigin, TuneOriginError> {
-        let bytes = std::fs::read(path).map_err(|error| TuneOriginError::Read {
+        let bytes = crate::files::read_json(path).map_err(|error| TuneOriginError::Read {
             path: path.to_path_buf(),
             error,
         })?;

@@ -59,7 +59,7 @@ pub enum ProvenanceError {
         /// The file.
         path: PathBuf,
         /// Why (quoted in the message, so not a `source`: a report of the whole chain says it once).
-        error: std::io::Error,
+        error: crate::files::ReadFileError,
     },
     /// The file is not a `calibrate --json` report.
     #[error(
@@ -88,7 +88,7 @@ pub enum ProvenanceError {
 impl CalibrationOrigin {
     /// Read the `calibrate --json` report at `path`.
     pub fn read(path: &Path) -> Result<CalibrationOrigin, ProvenanceError> {
-        let bytes = std::fs::read(path).map_err(|error| ProvenanceError::Read {
+        let bytes = crate::files::read_json(path).map_err(|error| ProvenanceError::Read {
             path: path.to_path_buf(),
             error,
         })?;

@@ -216,8 +216,18 @@ fn gate(
     let Some(path) = &args.compare else {
         return Ok(());
     };
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| anyhow::anyhow!("cannot read baseline {}: {e}", path.display()))?;
+    let bytes = seamscope::files::read_json(path).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot read baseline {}: {e}",
+            seamscope::text::safe_name(&path.display().to_string())
+        )
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "the baseline {} is not UTF-8: {e}",
+            seamscope::text::safe_name(&path.display().to_string())
+        )
+    })?;
     let baseline =
         Baseline::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     if let Some(theirs) = baseline.embedder.as_deref().filter(|b| *b != embedder) {
