@@ -113,3 +113,81 @@ fn tui_a_paste_is_text_and_a_signal_gives_the_terminal_back() {
         assert_terminal_given_back(&tmux, &format!("SIG{signal}"), 128 + number);
     }
 }
+
+/// A view file naming `corpus`, as `w` on the screen writes one.
+fn view_file(dir: &Path, corpus: &Path) -> std::path::PathBuf {
+    let view = serde_json::json!({
+        "seamscope_view": 1,
+        "corpus": corpus,
+        "settings": {"m": 1, "budget": 5, "k": 150, "chunk_tokens": 1024,
+                     "chunker": "fixed", "heading_prefix": false, "side_drop": null},
+    });
+    let path = dir.join("shared.view.json");
+    std::fs::write(&path, view.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    path
+}
+
+#[test]
+fn tui_a_view_file_past_the_threshold_asks_before_embedding_and_no_opens_nothing() {
+    let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (docs, cache) = (work.path().join("large"), work.path().join("cache"));
+    std::fs::create_dir_all(&docs).unwrap_or_else(|e| panic!("{e}"));
+    let prose = "The quick brown fox jumps over the lazy dog near the river bank. ";
+    for i in 0..6 {
+        std::fs::write(docs.join(format!("part-{i}.md")), prose.repeat(3000))
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let view = view_file(work.path(), &docs);
+    let tmux = Tmux::start(work.path(), "view-confirm");
+    tmux.shell("export PS1='e2e$ '");
+    let command = format!(
+        "SEAMSCOPE_CACHE_DIR='{}' '{}' --open '{}'",
+        cache.display(),
+        env!("CARGO_BIN_EXE_seamscope"),
+        view.display()
+    );
+
+    // "n" (or just Enter): nothing opens, nothing is embedded, exit 0.
+    tmux.shell(&command);
+    let asked = tmux.wait_for(&["[y/N]"], 120);
+    assert!(
+        asked.contains(&format!(
+            "the view opens the corpus folder {}: 6 documents,",
+            docs.display()
+        )),
+        "the folder and its size are named before the question:\n{asked}"
+    );
+    tmux.keys(&["n", "Enter"]);
+    tmux.wait_for(&["not opened: nothing was embedded"], 30);
+    tmux.shell("echo exit-status-$?");
+    tmux.wait_for(&["exit-status-0"], 10);
+    assert_eq!(
+        tmux.format("#{alternate_on}"),
+        "0",
+        "no screen was opened after no"
+    );
+    let vectors = cache.join("vectors");
+    let embedded = std::fs::read_dir(&vectors).map_or(0, |d| d.count());
+    assert_eq!(
+        embedded,
+        0,
+        "nothing was embedded into {}",
+        vectors.display()
+    );
+
+    // "y": the screen opens on the view's corpus.
+    tmux.shell("clear");
+    tmux.shell(&command);
+    tmux.wait_for(&["[y/N]"], 120);
+    tmux.keys(&["y", "Enter"]);
+    tmux.wait_until("the screen on the view's corpus", 120, |s| {
+        s.contains("Documents · ") && s.contains("part-0.md")
+    });
+    assert_eq!(
+        tmux.format("#{alternate_on}"),
+        "1",
+        "the screen took the terminal"
+    );
+    tmux.keys(&["q"]);
+    tmux.wait_for_prompt("Documents · ", 30);
+}
