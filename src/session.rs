@@ -171,13 +171,18 @@ impl OpenCorpus {
     /// embeds. Needs no model.
     pub fn keywords_only(corpus: Corpus, layout: Layout) -> Result<OpenCorpus, EngineError> {
         let indexes = IndexSet::keywords_only(&corpus, &layout)?;
+        Ok(OpenCorpus::in_memory(corpus, layout, indexes))
+    }
+
+    /// A corpus with `indexes` held in memory (nothing on disk, no vectors).
+    fn in_memory(corpus: Corpus, layout: Layout, indexes: IndexSet) -> OpenCorpus {
         let report = BuildReport::in_memory(PathBuf::new(), false, indexes.search_mode);
-        Ok(OpenCorpus {
+        OpenCorpus {
             corpus,
             layout,
             indexes,
             report,
-        })
+        }
     }
 
     /// The first documents of a corpus laid out, to show while the rest are: no keyword
@@ -196,13 +201,7 @@ impl OpenCorpus {
             store: layout.store,
         };
         let indexes = IndexSet::keywords_only(&corpus, &nothing)?;
-        let report = BuildReport::in_memory(PathBuf::new(), false, indexes.search_mode);
-        Ok(OpenCorpus {
-            corpus,
-            layout,
-            indexes,
-            report,
-        })
+        Ok(OpenCorpus::in_memory(corpus, layout, indexes))
     }
 
     /// Run a question on the keyword lists alone (BM25 over chunks and over seams, fused, fire

@@ -40,25 +40,6 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// `text` broken at spaces into lines of at most `width` characters.
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    lines
-}
-
 /// The map as an SVG picture; `corpus` names what it was measured on (for the subtitle).
 pub fn render(map: &EvidenceMap, corpus: &str) -> String {
     let series = family_points(map);
@@ -84,7 +65,11 @@ pub fn render(map: &EvidenceMap, corpus: &str) -> String {
         "{corpus}: {} passages per band drawn over the corpus, each asked with content words from across it; budget {} chunks of {} tokens; each family at its best setting in each band",
         map.options.per_band, map.budget, map.chunk_tokens
     );
-    for (i, line) in wrap(&subtitle, CAPTION_CHARS).iter().take(2).enumerate() {
+    for (i, line) in crate::tui::views::wrap_words(&subtitle, CAPTION_CHARS)
+        .iter()
+        .take(2)
+        .enumerate()
+    {
         let _ = writeln!(
             s,
             r##"<text x="{LEFT}" y="{}" fill="#555555">{}</text>"##,
@@ -168,9 +153,10 @@ pub fn render(map: &EvidenceMap, corpus: &str) -> String {
         );
     }
     // The verdict as the caption.
-    let mut caption = wrap(&format!("Verdict: {}", map.verdict), CAPTION_CHARS);
+    let mut caption =
+        crate::tui::views::wrap_words(&format!("Verdict: {}", map.verdict), CAPTION_CHARS);
     if map.kinds_disagree {
-        caption.extend(wrap(
+        caption.extend(crate::tui::views::wrap_words(
             &format!(
                 "Asked with their opening words instead (calibrate's kind): {}",
                 map.opening_verdict

@@ -178,7 +178,7 @@ fn empty_hint<'a>(theme: &Theme, text: &'a str) -> Paragraph<'a> {
 
 /// `text` broken at spaces into lines of at most `width` columns (a longer word gets a line of
 /// its own, cut by the pane).
-fn wrap_words(text: &str, width: usize) -> Vec<String> {
+pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     let mut lines = Vec::new();
     let mut line = String::new();

@@ -1,6 +1,7 @@
 //! Shared helpers for integration tests that use the real model (installed by `scripts/test`).
 #![allow(dead_code)]
 
+pub mod hostile;
 pub mod tmux;
 
 use std::path::Path;

@@ -53,6 +53,26 @@ struct FirstFrame {
     warm_all_documents_seconds: f64,
 }
 
+impl FirstFrame {
+    /// The figures of one size: `(copies, documents, bytes)`, then the cold and warm
+    /// [`first_frame`] timings (first documents, whole list).
+    fn new(
+        (copies, documents, corpus_bytes): (usize, usize, u64),
+        cold: (f64, f64),
+        warm: (f64, f64),
+    ) -> FirstFrame {
+        FirstFrame {
+            copies,
+            documents,
+            corpus_bytes,
+            cold_seconds: cold.0,
+            cold_all_documents_seconds: cold.1,
+            warm_seconds: warm.0,
+            warm_all_documents_seconds: warm.1,
+        }
+    }
+}
+
 /// Figures for one corpus size.
 #[derive(Debug, Serialize)]
 struct ScaleRow {
@@ -141,15 +161,11 @@ pub fn run(
                 cold_frame.0,
                 warm_frame.0
             );
-            first_frames.push(FirstFrame {
-                copies,
-                documents,
-                corpus_bytes,
-                cold_seconds: cold_frame.0,
-                cold_all_documents_seconds: cold_frame.1,
-                warm_seconds: warm_frame.0,
-                warm_all_documents_seconds: warm_frame.1,
-            });
+            first_frames.push(FirstFrame::new(
+                (copies, documents, corpus_bytes),
+                cold_frame,
+                warm_frame,
+            ));
             let _ = std::fs::remove_dir_all(&dir);
             let _ = std::fs::remove_dir_all(&frames_cache);
             continue;
@@ -178,15 +194,11 @@ pub fn run(
 
         // The first frame again, on the cache the index runs filled: a warm reopen.
         let warm_frame = first_frame(&settings, &dir, &cache)?;
-        first_frames.push(FirstFrame {
-            copies,
-            documents,
-            corpus_bytes,
-            cold_seconds: cold_frame.0,
-            cold_all_documents_seconds: cold_frame.1,
-            warm_seconds: warm_frame.0,
-            warm_all_documents_seconds: warm_frame.1,
-        });
+        first_frames.push(FirstFrame::new(
+            (copies, documents, corpus_bytes),
+            cold_frame,
+            warm_frame,
+        ));
 
         // Queries in this process, on the index just built (reopened, nothing embedded).
         engine.places.cache_dir = cache.clone();
