@@ -144,6 +144,12 @@ impl App {
             return;
         };
         let rows = &mut self.evaluation.rows;
+        let outcomes = |rows: &[GridRow]| -> Vec<(String, Vec<bool>)> {
+            rows.iter()
+                .map(|r| (r.label.clone(), r.failed.clone()))
+                .collect()
+        };
+        let before = outcomes(rows);
         rows.truncate(run.strategies.len());
         for (i, strategy) in run.strategies.iter().enumerate() {
             let seams = matches!(strategy.strategy, Strategy::Seams { .. });
@@ -156,7 +162,11 @@ impl App {
                 None => rows.push(row),
             }
         }
-        self.evaluation.verdict = rows_verdict(&self.evaluation.rows);
+        // The verdict depends only on which questions each row failed: a slider step that
+        // changes no outcome keeps it rather than drawing 10,000 resamples again.
+        if self.evaluation.verdict.is_none() || outcomes(&self.evaluation.rows) != before {
+            self.evaluation.verdict = rows_verdict(&self.evaluation.rows);
+        }
     }
 
     /// `k` moved: Seams are prepared again at the new `k` (or a running comparison restarts).
