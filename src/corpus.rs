@@ -1,10 +1,13 @@
-//! Documents and their loading: a folder (or one file) of UTF-8 text becomes a [`Corpus`].
+//! Documents and their loading: a folder (or one file) becomes a [`Corpus`], each file's text
+//! made by the [`Extractor`](crate::extract::Extractor) of its format.
 //!
 //! Files that cannot be used are skipped with a [`SkipReason`] each, never silently.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use crate::extract::{self, Format, TextSource};
 
 /// Index of a document in a [`Corpus`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -54,6 +57,8 @@ pub struct Document {
     pub text: String,
     /// What kind of text this is, for highlighting and structure.
     pub kind: DocKind,
+    /// Which extractor made the text, and its page map for paged formats.
+    pub source: TextSource,
 }
 
 impl Document {
@@ -76,7 +81,8 @@ pub enum DocKind {
 }
 
 impl DocKind {
-    fn from_path(path: &Path) -> Self {
+    /// The kind a file's extension names.
+    pub fn from_path(path: &Path) -> Self {
         let ext = path
             .extension()
             .and_then(|e| e.to_str())
@@ -133,6 +139,11 @@ pub enum SkipReason {
         /// The operating system's message.
         error: String,
     },
+    /// The file's format has no extractor in this build or setup.
+    UnsupportedFormat {
+        /// The format's name.
+        format: String,
+    },
 }
 
 impl std::fmt::Display for SkipReason {
@@ -159,6 +170,9 @@ impl std::fmt::Display for SkipReason {
             SkipReason::UnreadableFolder { error } => {
                 write!(f, "folder unreadable, nothing in it loaded: {error}")
             }
+            SkipReason::UnsupportedFormat { format } => {
+                write!(f, "{format} files cannot be read by this build")
+            }
         }
     }
 }
@@ -183,6 +197,30 @@ pub struct LoadOptions {
     /// Follow symbolic links whose target lies outside the corpus folder (off: they are skipped
     /// with a reason, so pointing seamscope at a folder never reads elsewhere unasked).
     pub follow_outside_symlinks: bool,
+    /// Read every file as this format, whatever its extension (`--format`).
+    pub forced_format: Option<Format>,
+    /// Extension (lowercase, no dot) → format, over [`Format::from_extension`]'s defaults.
+    pub extension_formats: Vec<(String, Format)>,
+}
+
+impl LoadOptions {
+    /// The format a file is read as: the forced one, else its extension's.
+    pub fn format_of(&self, path: &Path) -> Format {
+        if let Some(forced) = self.forced_format {
+            return forced;
+        }
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        self.extension_formats
+            .iter()
+            .find(|(e, _)| *e == ext)
+            .map(|(_, f)| *f)
+            .or_else(|| Format::from_extension(&ext))
+            .unwrap_or(Format::Text)
+    }
 }
 
 /// The name of a corpus' own question set, kept in its folder: never loaded as a document, and
@@ -200,6 +238,8 @@ impl Default for LoadOptions {
             max_file_bytes: 8 * 1024 * 1024,
             exclude_names: vec![QUESTIONS_FILE.to_string()],
             follow_outside_symlinks: false,
+            forced_format: None,
+            extension_formats: Vec::new(),
         }
     }
 }
@@ -337,12 +377,13 @@ impl Corpus {
         found.sort();
         let mut documents = Vec::new();
         for (rel, path) in found {
-            match read_document(&path, options.max_file_bytes) {
-                Ok((text, kind)) => documents.push(Document {
+            match read_document(&path, options) {
+                Ok((text, kind, source)) => documents.push(Document {
                     id: DocId(documents.len() as u32),
                     path: rel,
                     text,
                     kind,
+                    source,
                 }),
                 Err(reason) => skipped.push(SkippedFile { path: rel, reason }),
             }
@@ -376,6 +417,7 @@ impl Corpus {
                     path,
                     text: t.into(),
                     kind,
+                    source: TextSource::plain(),
                 }
             })
             .collect();
@@ -453,8 +495,12 @@ fn relative_path(root: &Path, path: &Path) -> String {
         .join("/")
 }
 
-/// Read one file as a document, or say why it cannot be one.
-fn read_document(path: &Path, max_bytes: u64) -> Result<(String, DocKind), SkipReason> {
+/// Read one file as a document through its format's extractor, or say why it cannot be one.
+fn read_document(
+    path: &Path,
+    options: &LoadOptions,
+) -> Result<(String, DocKind, TextSource), SkipReason> {
+    let max_bytes = options.max_file_bytes;
     let unreadable = |e: std::io::Error| SkipReason::Unreadable {
         error: e.to_string(),
     };
@@ -465,9 +511,11 @@ fn read_document(path: &Path, max_bytes: u64) -> Result<(String, DocKind), SkipR
             limit: max_bytes,
         });
     }
+    let extractor = extract::extractor_for(options.format_of(path))?;
     let bytes = std::fs::read(path).map_err(unreadable)?;
-    let text = decode_text(bytes)?;
-    Ok((text, DocKind::from_path(path)))
+    let extracted = extractor.extract(path, bytes)?;
+    let source = extractor.source(extracted.pages);
+    Ok((extracted.text, extracted.kind, source))
 }
 
 /// Check that bytes are a usable text document and return them as a string.

@@ -53,6 +53,7 @@ pub mod corpus;
 pub mod embed;
 pub mod eval;
 pub mod export;
+pub mod extract;
 pub mod files;
 pub mod index;
 pub mod layout;

@@ -88,6 +88,7 @@ mod tests {
             path: "a.md".into(),
             text: text.into(),
             kind: DocKind::Markdown,
+            source: crate::extract::TextSource::plain(),
         }
     }
 

@@ -124,6 +124,7 @@ mod tests {
             path: path.into(),
             text: text.into(),
             kind,
+            source: crate::extract::TextSource::plain(),
         }
     }
 

@@ -13,6 +13,7 @@ fn corpus() -> Corpus {
         path: path.to_string(),
         text: text.to_string(),
         kind: DocKind::Text,
+        source: crate::extract::TextSource::plain(),
     };
     Corpus {
         root: std::path::PathBuf::from("/nonexistent/corpus"),
