@@ -144,6 +144,30 @@ pub enum SkipReason {
         /// The format's name.
         format: String,
     },
+    /// The file is encrypted (a password-protected PDF, an encrypted Office file).
+    Encrypted {
+        /// The format's name.
+        format: String,
+    },
+    /// A paged file with no text layer (a scan): nothing to extract without OCR.
+    NoTextLayer {
+        /// How many pages the file has.
+        pages: u32,
+    },
+    /// The file is not a valid file of its format (truncated, damaged, or another format renamed).
+    Damaged {
+        /// The format's name.
+        format: String,
+        /// What the extractor found wrong.
+        error: String,
+    },
+    /// The engine that reads this format is not installed.
+    EngineMissing {
+        /// The format's name.
+        format: String,
+        /// What to do about it.
+        fix: String,
+    },
 }
 
 impl std::fmt::Display for SkipReason {
@@ -172,6 +196,23 @@ impl std::fmt::Display for SkipReason {
             }
             SkipReason::UnsupportedFormat { format } => {
                 write!(f, "{format} files cannot be read by this build")
+            }
+            SkipReason::Encrypted { format } => {
+                write!(f, "encrypted {format}: give seamscope a decrypted copy")
+            }
+            SkipReason::NoTextLayer { pages } => write!(
+                f,
+                "no text layer in its {pages} page(s) (a scan?): run OCR on it first"
+            ),
+            SkipReason::Damaged { format, error } => {
+                write!(
+                    f,
+                    "not a readable {format} file: {}",
+                    crate::text::safe_name(error)
+                )
+            }
+            SkipReason::EngineMissing { format, fix } => {
+                write!(f, "cannot read {format} files here: {fix}")
             }
         }
     }
