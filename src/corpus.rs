@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::extract::{self, Format, TextSource};
 
+pub mod dump;
+
 /// Index of a document in a [`Corpus`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct DocId(pub u32);
@@ -242,6 +244,21 @@ pub struct LoadOptions {
     pub forced_format: Option<Format>,
     /// Extension (lowercase, no dot) → format, over [`Format::from_extension`]'s defaults.
     pub extension_formats: Vec<(String, Format)>,
+    /// Where the documents come from: the files under the corpus path (the default), or a
+    /// dump that the user's own loader or splitter wrote ([`dump`]).
+    pub source: DocumentSource,
+}
+
+/// Where a corpus' documents come from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum DocumentSource {
+    /// The files under the corpus path, each through its format's extractor.
+    #[default]
+    Files,
+    /// A LangChain or LlamaIndex loader's `Document`s (`--documents FILE`).
+    Loader(PathBuf),
+    /// Rebuilt from a split dump's own chunk text (`--cuts FILE` without a corpus).
+    Chunks(PathBuf),
 }
 
 impl LoadOptions {
@@ -281,6 +298,7 @@ impl Default for LoadOptions {
             follow_outside_symlinks: false,
             forced_format: None,
             extension_formats: Vec::new(),
+            source: DocumentSource::Files,
         }
     }
 }
@@ -297,6 +315,9 @@ pub enum CorpusError {
         /// The underlying error.
         error: std::io::Error,
     },
+    /// A loader's or splitter's dump gave no documents (boxed: the error is rare and large).
+    #[error(transparent)]
+    Dump(Box<dump::DumpError>),
     /// Nothing usable was found; every skipped file is listed with its reason.
     #[error("no usable documents in {}{}", crate::text::safe_name(&.path.display().to_string()), skip_list(.skipped))]
     NoDocuments {
@@ -305,6 +326,12 @@ pub enum CorpusError {
         /// The files and folders left out, with reasons.
         skipped: Vec<SkippedFile>,
     },
+}
+
+impl From<dump::DumpError> for CorpusError {
+    fn from(e: dump::DumpError) -> Self {
+        CorpusError::Dump(Box::new(e))
+    }
 }
 
 /// How many skipped files a message lists before it says how many more there are.
@@ -342,8 +369,14 @@ pub struct Corpus {
 }
 
 impl Corpus {
-    /// Load every usable text file under `root` (or `root` itself when it is a file).
+    /// Load every usable file under `root` (or `root` itself when it is a file), or the
+    /// documents of the dump `options.source` names.
     pub fn load(root: &Path, options: &LoadOptions) -> Result<Corpus, CorpusError> {
+        match &options.source {
+            DocumentSource::Files => {}
+            DocumentSource::Loader(file) => return Ok(dump::load_documents(file)?),
+            DocumentSource::Chunks(file) => return Ok(dump::documents_from_cuts(file)?),
+        }
         let meta = std::fs::metadata(root).map_err(|error| CorpusError::Open {
             path: root.to_path_buf(),
             error,

@@ -120,6 +120,10 @@ pub struct TextSource {
     /// Byte offset → page (empty when the format has no pages).
     #[serde(default, skip_serializing_if = "PageMap::is_empty")]
     pub pages: PageMap,
+    /// Byte spans of text nobody knows (a document rebuilt from chunks that leave gaps): they
+    /// hold spaces, and the screen shows them as unknown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<crate::corpus::Span>,
 }
 
 impl TextSource {
@@ -129,6 +133,7 @@ impl TextSource {
             extractor: Format::Text.name().to_string(),
             version: TEXT_EXTRACTOR_VERSION.to_string(),
             pages: PageMap::default(),
+            unknown: Vec::new(),
         }
     }
 
@@ -169,6 +174,7 @@ pub trait Extractor: Send + Sync {
             extractor: self.format().name().to_string(),
             version: self.version(),
             pages,
+            unknown: Vec::new(),
         }
     }
 }
