@@ -150,3 +150,41 @@ fn a_folder_of_unreadable_files_names_each_with_the_grouped_line() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_200_mb_page_is_a_named_skip_under_the_size_limit_and_the_rest_opens() {
+    let cache = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("page.html"),
+        "<h1>Ledger</h1><p>Closes at midnight.</p>",
+    )
+    .unwrap();
+    // A sparse file: 200 MB by its size, refused by the limit before a byte is read.
+    let huge = std::fs::File::create(dir.path().join("dump.html")).unwrap();
+    huge.set_len(200 * 1024 * 1024).unwrap();
+    let out = seamscope(cache.path())
+        .arg("chunks")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains(": 1 documents, ")
+            && stdout.contains("  1 skipped: 1 file over the 8388608-byte size limit"),
+        "{stdout}"
+    );
+    let v = json_of(
+        seamscope(cache.path())
+            .args(["chunks", "--json"])
+            .arg(dir.path()),
+    );
+    assert_eq!(v["skipped"][0]["path"], "dump.html", "{v}");
+    assert_eq!(v["skipped"][0]["reason"], "too_large", "{v}");
+    assert_eq!(v["skipped"][0]["bytes"], 200 * 1024 * 1024, "{v}");
+}
