@@ -159,3 +159,31 @@ macro_rules! err {
         $crate::cli::out::message(format_args!($($arg)*), false)
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::with_skipped;
+    use seamscope::corpus::{SkipReason, SkippedFile};
+
+    #[test]
+    fn an_object_document_gains_the_skipped_list_once_and_other_shapes_stay() {
+        let skipped = [SkippedFile {
+            path: "a.docx".into(),
+            reason: SkipReason::Empty,
+        }];
+        let parse = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).unwrap();
+        let added = with_skipped(b"{\n  \"documents\": 2\n}\n", &skipped);
+        let v = parse(&added);
+        assert_eq!(v["documents"], 2);
+        assert_eq!(v["skipped"][0]["path"], "a.docx");
+        assert_eq!(v["skipped"][0]["reason"], "empty");
+        assert_eq!(
+            parse(&with_skipped(b"{}", &skipped))["skipped"][0]["path"],
+            "a.docx"
+        );
+        let own = b"{\"skipped\": []}".to_vec();
+        assert_eq!(with_skipped(&own, &skipped), own);
+        let array = b"[{\"row\": 1}]".to_vec();
+        assert_eq!(with_skipped(&array, &skipped), array);
+    }
+}
