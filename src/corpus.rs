@@ -230,6 +230,92 @@ pub struct SkippedFile {
     pub reason: SkipReason,
 }
 
+impl SkipReason {
+    /// The group a skip is counted in by [`skip_summary`], as a noun phrase for `n` files
+    /// ("2 PDFs without a text layer (scanned)").
+    fn group(&self, n: usize) -> String {
+        let files = if n == 1 { "file" } else { "files" };
+        match self {
+            SkipReason::Binary => format!("binary {files}"),
+            SkipReason::TooLarge { limit, .. } => {
+                format!("{files} over the {limit}-byte size limit")
+            }
+            SkipReason::InvalidUtf8 { .. } => format!("{files} not in UTF-8"),
+            SkipReason::Empty => format!("empty {files} (no text)"),
+            SkipReason::Unreadable { .. } => format!("unreadable {files}"),
+            SkipReason::Excluded => "excluded by name".to_string(),
+            SkipReason::SymlinkLoop => {
+                format!("symbolic link loop{}", if n == 1 { "" } else { "s" })
+            }
+            SkipReason::SymlinkOutside { .. } => format!(
+                "symbolic link{} leading outside the folder",
+                if n == 1 { "" } else { "s" }
+            ),
+            SkipReason::UnreadableFolder { .. } => {
+                format!("unreadable folder{}", if n == 1 { "" } else { "s" })
+            }
+            SkipReason::UnsupportedFormat { format } => {
+                format!("{} this build cannot read", format_noun(format, n))
+            }
+            SkipReason::Encrypted { format } => format!("encrypted {}", format_noun(format, n)),
+            SkipReason::NoTextLayer { .. } => {
+                format!("{} without a text layer (scanned)", format_noun("pdf", n))
+            }
+            SkipReason::Damaged { format, .. } => {
+                format!("damaged or misnamed {}", format_noun(format, n))
+            }
+            SkipReason::EngineMissing { format, .. } => {
+                format!(
+                    "{} with no {format} engine installed",
+                    format_noun(format, n)
+                )
+            }
+        }
+    }
+}
+
+/// `n` files of a format as a reader says it: "1 PDF", "2 PDFs", "3 DOCX files".
+fn format_noun(format: &str, n: usize) -> String {
+    let upper = format.to_ascii_uppercase();
+    match (upper.as_str(), n) {
+        ("PDF", 1) => "PDF".into(),
+        ("PDF", _) => "PDFs".into(),
+        (_, 1) => format!("{upper} file"),
+        _ => format!("{upper} files"),
+    }
+}
+
+/// The skipped files in one line, grouped by reason, largest group first:
+/// `3 skipped: 2 PDFs without a text layer (scanned), 1 encrypted PDF`; `None` when nothing
+/// was skipped. Files excluded by name (the corpus' own question set) are not counted: they
+/// were never meant to be documents (`--json` still lists them, with every other skip).
+/// Every command's summary and the screen's header show it.
+pub fn skip_summary(skipped: &[SkippedFile]) -> Option<String> {
+    // (group key, count, a reason standing for the group)
+    let mut groups: Vec<(String, usize, &SkipReason)> = Vec::new();
+    let counted: Vec<&SkippedFile> = skipped
+        .iter()
+        .filter(|s| s.reason != SkipReason::Excluded)
+        .collect();
+    for s in &counted {
+        let key = s.reason.group(1);
+        match groups.iter_mut().find(|(k, _, _)| *k == key) {
+            Some((_, n, _)) => *n += 1,
+            None => groups.push((key, 1, &s.reason)),
+        }
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    // Stable: equal counts keep the order the files came in (path order).
+    groups.sort_by_key(|g| std::cmp::Reverse(g.1));
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(_, n, reason)| format!("{n} {}", reason.group(*n)))
+        .collect();
+    Some(format!("{} skipped: {}", counted.len(), parts.join(", ")))
+}
+
 /// Options for loading a corpus.
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
@@ -346,7 +432,12 @@ fn skip_list(skipped: &[SkippedFile]) -> String {
         return ": the folder holds no files to read (names starting with '.' are never read)"
             .into();
     }
-    let mut out = format!(": {} skipped:", skipped.len());
+    let mut out = match skip_summary(skipped) {
+        Some(summary) if skipped.iter().all(|s| s.reason != SkipReason::Excluded) => {
+            format!(": {summary}")
+        }
+        _ => format!(": {} skipped:", skipped.len()),
+    };
     for s in skipped.iter().take(SKIPS_LISTED) {
         let path = if s.path.is_empty() { "." } else { &s.path };
         let _ = write!(out, "\n  {}: {}", crate::text::safe_name(path), s.reason);
@@ -620,6 +711,55 @@ mod tests {
         );
         assert_eq!(decode_text(b" \r\n\t".to_vec()), Err(SkipReason::Empty));
         assert_eq!(decode_text(b"a\r\nb".to_vec()).unwrap(), "a\r\nb");
+    }
+
+    #[test]
+    fn skips_are_summed_up_by_reason_largest_group_first() {
+        let skip = |path: &str, reason: SkipReason| SkippedFile {
+            path: path.into(),
+            reason,
+        };
+        assert_eq!(skip_summary(&[]), None);
+        assert_eq!(
+            skip_summary(&[skip("questions.jsonl", SkipReason::Excluded)]),
+            None
+        );
+        let skipped = [
+            skip(
+                "a.pdf",
+                SkipReason::Encrypted {
+                    format: "pdf".into(),
+                },
+            ),
+            skip("b.pdf", SkipReason::NoTextLayer { pages: 3 }),
+            skip("c.pdf", SkipReason::NoTextLayer { pages: 1 }),
+        ];
+        assert_eq!(
+            skip_summary(&skipped).as_deref(),
+            Some("3 skipped: 2 PDFs without a text layer (scanned), 1 encrypted PDF")
+        );
+        let skipped = [
+            skip(
+                "d.docx",
+                SkipReason::Damaged {
+                    format: "docx".into(),
+                    error: "x".into(),
+                },
+            ),
+            skip("e.html", SkipReason::InvalidUtf8 { at_byte: 4 }),
+            skip("questions.jsonl", SkipReason::Excluded),
+            skip(
+                "f.docx",
+                SkipReason::Damaged {
+                    format: "docx".into(),
+                    error: "y".into(),
+                },
+            ),
+        ];
+        assert_eq!(
+            skip_summary(&skipped).as_deref(),
+            Some("3 skipped: 2 damaged or misnamed DOCX files, 1 file not in UTF-8")
+        );
     }
 
     #[test]

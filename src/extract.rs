@@ -9,6 +9,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::{DocKind, SkipReason};
 
+pub mod docx;
+pub mod html;
+mod markdown_out;
+
 /// A document format seamscope can read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -207,6 +211,8 @@ impl Extractor for PlainText {
 pub fn extractor_for(format: Format) -> Result<Box<dyn Extractor>, SkipReason> {
     match format {
         Format::Text => Ok(Box::new(PlainText)),
+        Format::Html => Ok(Box::new(html::HtmlPage)),
+        Format::Docx => Ok(Box::new(docx::WordDocument)),
         other => Err(SkipReason::UnsupportedFormat {
             format: other.name().to_string(),
         }),

@@ -79,6 +79,9 @@ struct ChunkListing {
     documents: Vec<DocumentRow>,
     chunks: Vec<ChunkRow>,
     seams: Vec<SeamRow>,
+    /// The grouped line of files left out (the `--json` document lists each instead).
+    #[serde(skip)]
+    skipped: Option<String>,
 }
 
 impl ChunkListing {
@@ -91,6 +94,7 @@ impl ChunkListing {
             chunk_tokens,
             k: layout.k,
             search_context: layout.search,
+            skipped: seamscope::corpus::skip_summary(&corpus.skipped),
             documents: corpus
                 .documents
                 .iter()
@@ -139,6 +143,9 @@ impl ChunkListing {
             self.seams.len(),
             self.k
         )?;
+        if let Some(skipped) = &self.skipped {
+            outln!("  {skipped} (--json lists each file and why)")?;
+        }
         if let Some(g) = &self.given {
             let uncovered: usize = self
                 .documents
@@ -225,6 +232,7 @@ pub fn run(
     layout_args.apply(&mut settings)?;
     let tokenizer = load_tokenizer(&settings)?;
     let corpus = load_corpus(corpus, &settings)?;
+    crate::cli::out::note_skipped(&corpus.skipped);
     let layout = Layout::for_settings(&corpus, &tokenizer, &settings)?;
     let listing = ChunkListing::new(&corpus, &layout, settings.chunk_tokens);
     if json {
