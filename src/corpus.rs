@@ -677,7 +677,16 @@ fn read_document(
         });
     }
     let extractor = extract::extractor_for(options.format_of(path))?;
-    let bytes = std::fs::read(path).map_err(unreadable)?;
+    // A regular file (or a link to one) within the limit, read without blocking: a file
+    // swapped for a FIFO after the walk, or one that grew, never hangs or floods the load.
+    let bytes = crate::files::read_named(path, max_bytes).map_err(|e| match e {
+        crate::files::ReadFileError::TooLarge { bytes, limit } => {
+            SkipReason::TooLarge { bytes, limit }
+        }
+        other => SkipReason::Unreadable {
+            error: other.to_string(),
+        },
+    })?;
     let extracted = extractor.extract(path, bytes)?;
     let source = extractor.source(extracted.pages);
     Ok((extracted.text, extracted.kind, source))

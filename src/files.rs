@@ -1,12 +1,41 @@
-//! Reading a file a user or a bundle names, without trusting the file system: only a regular
-//! file is read, never through a symbolic link, and never more than a limit. A settings file
-//! that is a link to `/dev/zero` would otherwise fill memory, and a FIFO would hang the reader.
+//! Reading a file without trusting the file system: every file seamscope reads (documents, cuts,
+//! question files, settings, themes, model files, caches, stored layouts, index files, bundles,
+//! boards, view files) is read here, only when it is a regular file, and never past the limit of
+//! its kind. A cuts file that is `/dev/zero` (or a link to it) would otherwise fill memory, and a
+//! FIFO would hang the reader before anything could say why.
+//!
+//! Two ways to treat a symbolic link: files seamscope wrote itself (caches, layouts, indexes)
+//! and files a bundle names are never read through one ([`read_regular`]); a path the user
+//! typed or a corpus walk found may be a link, followed to what it names, which must then be a
+//! regular file ([`read_named`]). Either way a FIFO, a device, a socket or a folder is refused
+//! before it is opened, the file is opened without blocking and checked again once open, and
+//! one byte past the limit is the most ever read.
 
 use std::io::Read;
 use std::path::Path;
 
-/// At most this many bytes of a JSON file (a manifest, settings, a view file).
-pub const JSON_LIMIT: u64 = 64 * 1024 * 1024;
+const MIB: u64 = 1024 * 1024;
+
+/// At most this many bytes of a JSON file (a manifest, settings, a view file, a board, a
+/// baseline, a calibration report).
+pub const JSON_LIMIT: u64 = 64 * MIB;
+/// At most this many bytes of a cuts file (`--cuts`): a LangChain dump of every chunk's text
+/// of a corpus of several hundred MB.
+pub const CUTS_LIMIT: u64 = 1024 * MIB;
+/// At most this many bytes of a question file (`questions.jsonl`, `--questions`).
+pub const QUESTIONS_LIMIT: u64 = 64 * MIB;
+/// At most this many bytes of a TOML file a person writes (`settings.toml`, a theme).
+pub const TOML_LIMIT: u64 = MIB;
+/// At most this many bytes of a model's `tokenizer.json` (and its other small JSON files).
+pub const TOKENIZER_LIMIT: u64 = 256 * MIB;
+/// At most this many bytes of a model's weights (`model.onnx`).
+pub const MODEL_LIMIT: u64 = 8 * 1024 * MIB;
+/// At most this many bytes of one model's vector cache file (about ten million 384-d vectors).
+pub const VECTOR_CACHE_LIMIT: u64 = 16 * 1024 * MIB;
+/// At most this many bytes of one file of an index folder, beyond what its manifest recorded.
+pub const INDEX_FILE_LIMIT: u64 = 16 * 1024 * MIB;
+/// At most this many bytes of a pointer file (an index folder's name, a hub revision).
+pub const POINTER_LIMIT: u64 = 4096;
 
 /// Why a file was not read.
 #[derive(Debug, thiserror::Error)]
@@ -25,10 +54,32 @@ pub enum ReadFileError {
         /// The limit.
         limit: u64,
     },
+    /// The file is not UTF-8 text.
+    #[error("it is not UTF-8 text (invalid byte at offset {valid_up_to})")]
+    NotText {
+        /// Bytes of valid UTF-8 before the first bad one.
+        valid_up_to: usize,
+    },
     /// The OS refused (missing file, no permission, an I/O error). Transparent: the OS error
     /// is said once, not again as this error's source.
     #[error(transparent)]
     Io(#[from] std::io::Error),
+}
+
+impl ReadFileError {
+    /// Whether the file is simply not there (a cache or setting not written yet).
+    pub fn is_missing(&self) -> bool {
+        matches!(self, ReadFileError::Io(e) if e.kind() == std::io::ErrorKind::NotFound)
+    }
+}
+
+/// The limit of a model's file by its name: [`TOKENIZER_LIMIT`] for its JSON and text files
+/// (tokenizer, configuration, vocabulary), [`MODEL_LIMIT`] for the weights and anything else.
+pub fn model_file_limit(path: &Path) -> u64 {
+    let small = path
+        .extension()
+        .is_some_and(|e| e == "json" || e == "txt" || e == "model");
+    if small { TOKENIZER_LIMIT } else { MODEL_LIMIT }
 }
 
 /// What kind of thing a non-regular file is, in words.
@@ -90,7 +141,67 @@ pub fn read_json(path: &Path) -> Result<Vec<u8>, ReadFileError> {
 /// file is opened without following a link and without blocking, and checked again once open,
 /// so a path swapped between the check and the open is refused too.
 pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadFileError> {
-    check(&std::fs::symlink_metadata(path)?, limit)?;
+    read_file(path, limit, false)
+}
+
+/// The bytes of the file at `path`, a path the user named or a corpus walk found: as
+/// [`read_regular`], except that a symbolic link is followed, and what it leads to must be a
+/// regular file of at most `limit` bytes (a link to `/dev/zero` or to a FIFO is refused).
+pub fn read_named(path: &Path, limit: u64) -> Result<Vec<u8>, ReadFileError> {
+    read_file(path, limit, true)
+}
+
+/// The text of the file at `path`, read as [`read_named`] reads it; bytes that are not UTF-8
+/// are an error naming the first bad byte's offset.
+pub fn read_named_text(path: &Path, limit: u64) -> Result<String, ReadFileError> {
+    String::from_utf8(read_named(path, limit)?).map_err(|e| ReadFileError::NotText {
+        valid_up_to: e.utf8_error().valid_up_to(),
+    })
+}
+
+/// Open the file at `path` to stream it (a hash of model weights): as [`read_named`] checks it
+/// (links followed to a regular file; a FIFO, device or folder refused before it is opened, and
+/// again once open), but with no limit, since nothing of it is kept.
+pub fn open_named(path: &Path) -> Result<std::fs::File, ReadFileError> {
+    check(&std::fs::metadata(path)?, u64::MAX)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    check(&file.metadata()?, u64::MAX)?;
+    Ok(file)
+}
+
+/// Open (creating it if need be) the lock file at `path` for [`std::fs::File::lock`]: never
+/// through a symbolic link and without blocking, so a FIFO put there is refused instead of
+/// waiting forever for a reader; what is there must be a regular file.
+pub fn open_lock(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let file_type = file.metadata()?.file_type();
+    if !file_type.is_file() {
+        return Err(std::io::Error::other(format!(
+            "the lock file {} is {}, not a regular file",
+            path.display(),
+            kind_of(file_type)
+        )));
+    }
+    Ok(file)
+}
+
+/// Open the existing lock file at `path` to test its lock, as [`open_lock`] does but without
+/// creating it.
+pub fn open_existing_lock(path: &Path) -> std::io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -98,9 +209,36 @@ pub fn read_regular(path: &Path, limit: u64) -> Result<Vec<u8>, ReadFileError> {
         use std::os::unix::fs::OpenOptionsExt;
         options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
     }
+    let file = options.open(path)?;
+    let file_type = file.metadata()?.file_type();
+    if !file_type.is_file() {
+        return Err(std::io::Error::other(format!(
+            "the lock file {} is {}, not a regular file",
+            path.display(),
+            kind_of(file_type)
+        )));
+    }
+    Ok(file)
+}
+
+fn read_file(path: &Path, limit: u64, follow: bool) -> Result<Vec<u8>, ReadFileError> {
+    let before = if follow {
+        std::fs::metadata(path)?
+    } else {
+        std::fs::symlink_metadata(path)?
+    };
+    check(&before, limit)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let no_follow = if follow { 0 } else { libc::O_NOFOLLOW };
+        options.custom_flags(no_follow | libc::O_NONBLOCK);
+    }
     let file = options.open(path).map_err(|e| {
         // O_NOFOLLOW on a link that appeared after the check.
-        if e.raw_os_error() == Some(libc::ELOOP) {
+        if !follow && e.raw_os_error() == Some(libc::ELOOP) {
             ReadFileError::Symlink
         } else {
             ReadFileError::Io(e)
@@ -164,6 +302,82 @@ mod tests {
                 Err(ReadFileError::NotRegular("a FIFO (named pipe)"))
             ));
         }
+    }
+
+    /// Make a FIFO at `path`.
+    #[cfg(unix)]
+    fn fifo(path: &Path) {
+        let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes())
+            .unwrap_or_else(|e| panic!("{e}"));
+        // SAFETY: `name` is a valid NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_named_file_may_be_a_link_but_only_to_a_regular_file_within_the_limit() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let file = dir.path().join("cuts.jsonl");
+        std::fs::write(&file, "{}\n").unwrap_or_else(|e| panic!("{e}"));
+        let link = dir.path().join("link.jsonl");
+        std::os::unix::fs::symlink(&file, &link).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read_named(&link, 3).ok(), Some(b"{}\n".to_vec()));
+        assert_eq!(read_named_text(&file, 3).ok().as_deref(), Some("{}\n"));
+        assert!(matches!(
+            read_named(&link, 2),
+            Err(ReadFileError::TooLarge { bytes: 3, limit: 2 })
+        ));
+        // /dev/zero itself, and a link to it, are refused without reading a byte.
+        let zero = dir.path().join("zero.jsonl");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap_or_else(|e| panic!("{e}"));
+        for path in [Path::new("/dev/zero"), zero.as_path()] {
+            assert!(matches!(
+                read_named(path, CUTS_LIMIT),
+                Err(ReadFileError::NotRegular("a device"))
+            ));
+        }
+        // A FIFO, and a link to one, are refused instead of waited on.
+        let pipe = dir.path().join("pipe.jsonl");
+        fifo(&pipe);
+        let to_pipe = dir.path().join("to-pipe.jsonl");
+        std::os::unix::fs::symlink(&pipe, &to_pipe).unwrap_or_else(|e| panic!("{e}"));
+        for path in [&pipe, &to_pipe] {
+            assert!(matches!(
+                read_named(path, CUTS_LIMIT),
+                Err(ReadFileError::NotRegular("a FIFO (named pipe)"))
+            ));
+        }
+        std::fs::write(&file, b"ok\xff").unwrap_or_else(|e| panic!("{e}"));
+        assert!(matches!(
+            read_named_text(&file, 10),
+            Err(ReadFileError::NotText { valid_up_to: 2 })
+        ));
+        assert!(
+            read_named(&dir.path().join("missing"), 1)
+                .err()
+                .is_some_and(|e| e.is_missing())
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_file_that_is_a_fifo_or_a_link_is_refused_instead_of_waited_on() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let lock = dir.path().join("v.lock");
+        let file = open_lock(&lock).unwrap_or_else(|e| panic!("{e}"));
+        file.lock().unwrap_or_else(|e| panic!("{e}"));
+        drop(file);
+        assert!(open_existing_lock(&lock).is_ok());
+        let pipe = dir.path().join("pipe.lock");
+        fifo(&pipe);
+        let e = open_lock(&pipe).err().map(|e| e.to_string());
+        assert!(e.is_some(), "a FIFO opened as a lock");
+        let e = open_existing_lock(&pipe).err().map(|e| e.to_string());
+        assert!(e.as_deref().is_some_and(|e| e.contains("FIFO")), "{e:?}");
+        let link = dir.path().join("link.lock");
+        std::os::unix::fs::symlink(&lock, &link).unwrap_or_else(|e| panic!("{e}"));
+        assert!(open_lock(&link).is_err());
+        assert!(open_existing_lock(&link).is_err());
     }
 
     #[test]

@@ -431,9 +431,9 @@ impl Settings {
 
     /// Load settings from a TOML file; a missing file gives the defaults.
     pub fn load(path: &Path) -> Result<Settings, SettingsError> {
-        let text = match std::fs::read_to_string(path) {
+        let text = match crate::files::read_named_text(path, crate::files::TOML_LIMIT) {
             Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Settings::default()),
+            Err(e) if e.is_missing() => return Ok(Settings::default()),
             Err(e) => {
                 return Err(SettingsError::File {
                     path: path.to_path_buf(),

@@ -185,9 +185,11 @@ impl std::fmt::Debug for TokenCounter {
 impl TokenCounter {
     /// Load `tokenizer.json`.
     pub fn from_file(path: &Path) -> Result<Self, TokenizerError> {
-        let bytes = std::fs::read(path).map_err(|e| TokenizerError::Load {
-            path: path.display().to_string(),
-            message: e.to_string(),
+        let bytes = crate::files::read_named(path, crate::files::TOKENIZER_LIMIT).map_err(|e| {
+            TokenizerError::Load {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            }
         })?;
         Self::from_bytes(&bytes).map_err(|e| match e {
             TokenizerError::Load { message, .. } => TokenizerError::Load {

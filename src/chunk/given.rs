@@ -50,14 +50,16 @@ struct Placed {
 }
 
 impl GivenCuts {
-    /// Read the cuts file at `file` and place every record in `corpus`.
+    /// Read the cuts file at `file` (a regular file, or a link to one, of at most
+    /// [`crate::files::CUTS_LIMIT`] bytes) and place every record in `corpus`.
     pub fn load(file: &Path, corpus: &Corpus) -> Result<GivenCuts, CutsError> {
         let fail = |at: Option<RecordAt>, problem| CutsError {
             file: file.to_path_buf(),
             at,
             problem: Box::new(problem),
         };
-        let content = std::fs::read_to_string(file)
+        // A regular file within its limit: `/dev/zero` once filled memory, a FIFO hung here.
+        let content = crate::files::read_named_text(file, crate::files::CUTS_LIMIT)
             .map_err(|e| fail(None, CutsProblem::Read(e.to_string())))?;
         Self::parse(file, &content, corpus)
     }

@@ -52,11 +52,16 @@ fn print(report: &CacheReport) -> Result<(), crate::cli::out::StdoutError> {
             .used
             .map_or_else(String::new, |n| format!(", {n} used by an index"));
         outln!(
-            "  {}  {model}: {entries}{used}, {}, {} index{}",
+            "  {}  {model}: {entries}{used}, {}, {} index{}{}",
             safe(&name),
             mb(v.bytes),
             v.indexes,
-            if v.indexes == 1 { "" } else { "es" }
+            if v.indexes == 1 { "" } else { "es" },
+            if v.in_use {
+                ", in use by a running seamscope"
+            } else {
+                ""
+            }
         )?;
         if let Some(p) = v.pruned {
             let verb = match report.prune {

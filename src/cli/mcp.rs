@@ -60,9 +60,16 @@ pub fn run(
     let mut settings = global.settings()?;
     layout.apply(&mut settings)?;
     let allowed = files::AllowedFolders::new(corpus, allow_dirs)?;
-    // What fails at once (settings, the model, an unreadable corpus) fails before serving.
+    let cuts = (settings.chunker == seamscope::chunk::ChunkerKind::Given)
+        .then(|| settings.cuts_file.clone())
+        .flatten();
+    // What fails at once (settings, the model, an unreadable corpus, a bad cuts file) fails
+    // before serving.
     let engine = start_engine(settings)?;
     let docs = engine.load_corpus(corpus)?;
+    if let Some(file) = &cuts {
+        seamscope::chunk::given::GivenCuts::load(file, &docs)?;
+    }
     errln!(
         "seamscope mcp: serving MCP on stdio; opening {} ({} documents)",
         corpus.display(),

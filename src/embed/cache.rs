@@ -1,8 +1,17 @@
 //! The vector cache: every text ever embedded with one model, keyed by a hash of the text.
 //!
 //! One file per model identity, checked by a trailing hash and written atomically, so a damaged
-//! file is detected and rebuilt, never trusted. Saves take a file lock and merge what is on disk
-//! first, so two processes embedding at once both keep their vectors.
+//! file is detected and rebuilt, never trusted. A whole file must also make sense: every vector
+//! finite and of unit length (every embedder here gives unit vectors), each key once. Only a
+//! regular file of at most [`crate::files::VECTOR_CACHE_LIMIT`] bytes is read (no link, FIFO or
+//! device). Saves take a file lock and merge what is on disk first, so two processes embedding
+//! at once both keep their vectors.
+//!
+//! A cache open in memory holds a shared lock on its `.inuse.lock` file for as long as it lives;
+//! [`prune_file`] takes that lock exclusively or leaves the file alone, since a process holding
+//! the vectors in memory (an index build, the screen, the MCP server) would write the pruned
+//! texts back at its next save. The OS releases the lock of a process that ends or is killed,
+//! so a crashed build never blocks a prune.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -40,6 +49,30 @@ pub struct VectorCache {
     dim: usize,
     vectors: HashMap<TextKey, (Vec<f32>, u32)>,
     dirty: bool,
+    /// The shared lock on the file's `.inuse.lock` while this cache lives (none where the cache
+    /// folder cannot be written: then nothing is saved either).
+    _in_use: Option<std::fs::File>,
+}
+
+/// The lock file a cache in memory holds shared and a prune takes exclusively.
+fn in_use_path(path: &Path) -> PathBuf {
+    path.with_extension("inuse.lock")
+}
+
+/// The lock file that serialises saves (and a prune's rewrite) of the cache file at `path`.
+fn save_lock_path(path: &Path) -> PathBuf {
+    path.with_extension("lock")
+}
+
+/// Hold the in-use lock of the cache file at `path`, shared: waits while a prune rewrites the
+/// file (a moment), then lets any number of caches be open together. Best effort: a folder that
+/// cannot be written gives no lock, and then no save either.
+fn hold_in_use(path: &Path) -> Option<std::fs::File> {
+    let dir = path.parent()?;
+    std::fs::create_dir_all(dir).ok()?;
+    let lock = crate::files::open_lock(&in_use_path(path)).ok()?;
+    lock.lock_shared().ok()?;
+    Some(lock)
 }
 
 /// How opening the cache went.
@@ -79,19 +112,26 @@ impl VectorCache {
         )
     }
 
-    /// Open (or start) the cache at `path` for vectors of `dim` dimensions.
+    /// Open (or start) the cache at `path` for vectors of `dim` dimensions. The in-use lock is
+    /// taken before the file is read, so a prune under way finishes first.
     pub fn open(path: PathBuf, dim: usize) -> (VectorCache, CacheOpen) {
+        let in_use = hold_in_use(&path);
         let mut cache = VectorCache {
             path,
             dim,
             vectors: HashMap::new(),
             dirty: false,
+            _in_use: in_use,
         };
-        let state = match std::fs::read(&cache.path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => CacheOpen::New,
-            Err(e) => CacheOpen::Damaged {
-                reason: format!("unreadable: {e}"),
-            },
+        let state = match read_cache_file(&cache.path) {
+            Err(e) if e.is_missing() => CacheOpen::New,
+            Err(e) => {
+                // Rewritten (renamed over whatever is there) at the next save.
+                cache.dirty = true;
+                CacheOpen::Damaged {
+                    reason: format!("unreadable: {e}"),
+                }
+            }
             Ok(bytes) => match decode(&bytes, dim) {
                 Ok(v) => {
                     cache.vectors = v;
@@ -137,11 +177,6 @@ impl VectorCache {
         &self.path
     }
 
-    /// The lock file that serialises saves of this cache between processes.
-    fn lock_path(&self) -> PathBuf {
-        self.path.with_extension("lock")
-    }
-
     /// Write the cache if it changed: to a temporary file first, then renamed over the old one.
     ///
     /// Under an exclusive lock, the file on disk is read again and every vector another process
@@ -152,14 +187,10 @@ impl VectorCache {
         }
         let dir = self.path.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir)?;
-        let lock = std::fs::File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(self.lock_path())?;
+        let lock = crate::files::open_lock(&save_lock_path(&self.path))?;
         // Released when `lock` is dropped at the end of this function.
         lock.lock()?;
-        if let Ok(bytes) = std::fs::read(&self.path)
+        if let Ok(bytes) = read_cache_file(&self.path)
             && let Ok(on_disk) = decode(&bytes, self.dim)
         {
             for (key, entry) in on_disk {
@@ -211,7 +242,7 @@ pub struct CacheFileKeys {
 
 /// Read the keys of the cache file at `path` (any vector length); why not, if it is damaged.
 pub fn read_keys(path: &Path) -> Result<CacheFileKeys, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("unreadable: {e}"))?;
+    let bytes = read_cache_file(path).map_err(|e| format!("unreadable: {e}"))?;
     let dim = file_dim(&bytes)?;
     let map = decode(&bytes, dim)?;
     Ok(CacheFileKeys {
@@ -233,30 +264,48 @@ pub struct PruneCount {
     pub bytes_after: u64,
 }
 
-/// Remove from the cache file at `path` every text `keep` refuses, under the cache's lock so no
-/// save interleaves, written to a temporary file and renamed over it. With `dry_run`, only count.
-/// A damaged file is left alone (its reason is the error).
+/// Why [`prune_file`] left a file alone.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PruneRefused {
+    /// A live process has the cache open in memory (its in-use lock is held).
+    #[error(
+        "in use: another seamscope process (an index build, the screen or the MCP server) holds these vectors and would write the pruned texts back; prune again when it has finished"
+    )]
+    InUse,
+    /// The file is damaged, unreadable or cannot be locked or written: why.
+    #[error("{0}")]
+    Other(String),
+}
+
+/// Remove from the cache file at `path` every text `keep` refuses, written to a temporary file
+/// and renamed over it. With `dry_run`, only count. The in-use lock is taken exclusively
+/// without waiting (a cache open in any process refuses the prune: [`PruneRefused::InUse`]),
+/// then the save lock, so no save interleaves. A damaged file is left alone (its reason is the
+/// error).
 pub fn prune_file(
     path: &Path,
     keep: &dyn Fn(&TextKey) -> bool,
     dry_run: bool,
-) -> Result<PruneCount, String> {
-    let lock = (!dry_run)
-        .then(|| {
-            std::fs::File::options()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(path.with_extension("lock"))
-        })
-        .transpose()
-        .map_err(|e| format!("cannot lock: {e}"))?;
-    if let Some(lock) = &lock {
-        lock.lock().map_err(|e| format!("cannot lock: {e}"))?;
+) -> Result<PruneCount, PruneRefused> {
+    let refused =
+        |what: &str, e: &dyn std::fmt::Display| PruneRefused::Other(format!("{what}: {e}"));
+    let in_use =
+        crate::files::open_lock(&in_use_path(path)).map_err(|e| refused("cannot lock", &e))?;
+    match in_use.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => return Err(PruneRefused::InUse),
+        Err(std::fs::TryLockError::Error(e)) => return Err(refused("cannot lock", &e)),
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("unreadable: {e}"))?;
-    let dim = file_dim(&bytes)?;
-    let mut map = decode(&bytes, dim)?;
+    let lock = (!dry_run)
+        .then(|| crate::files::open_lock(&save_lock_path(path)))
+        .transpose()
+        .map_err(|e| refused("cannot lock", &e))?;
+    if let Some(lock) = &lock {
+        lock.lock().map_err(|e| refused("cannot lock", &e))?;
+    }
+    let bytes = read_cache_file(path).map_err(|e| refused("unreadable", &e))?;
+    let dim = file_dim(&bytes).map_err(PruneRefused::Other)?;
+    let mut map = decode(&bytes, dim).map_err(PruneRefused::Other)?;
     let before = map.len();
     map.retain(|key, _| keep(key));
     let record = 36 + 4 * dim as u64;
@@ -274,9 +323,22 @@ pub fn prune_file(
         dim,
         vectors: map,
         dirty: true,
+        _in_use: None,
     };
-    cache.write().map_err(|e| format!("cannot write: {e}"))?;
+    cache.write().map_err(|e| refused("cannot write", &e))?;
+    drop(in_use);
     Ok(count)
+}
+
+/// Whether a live process has the cache file at `path` open in memory (holds its in-use lock).
+pub fn in_use(path: &Path) -> bool {
+    crate::files::open_existing_lock(&in_use_path(path))
+        .is_ok_and(|lock| matches!(lock.try_lock(), Err(std::fs::TryLockError::WouldBlock)))
+}
+
+/// The bytes of a cache file: a regular file (never a link, FIFO or device) within the limit.
+fn read_cache_file(path: &Path) -> Result<Vec<u8>, crate::files::ReadFileError> {
+    crate::files::read_regular(path, crate::files::VECTOR_CACHE_LIMIT)
 }
 
 /// The vector length a cache file's header gives.
@@ -285,6 +347,27 @@ fn file_dim(bytes: &[u8]) -> Result<usize, String> {
         return Err("not a seamscope vector cache (bad header) or an older format".into());
     }
     Ok(u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize)
+}
+
+/// How far from 1 a cached vector's length may be: every embedder gives unit vectors (the
+/// float error of normalising 4,096 numbers is far below this).
+const UNIT_TOLERANCE: f32 = 1e-3;
+
+/// Why a cached vector makes no sense, if it does not: a NaN or an infinity, or a length
+/// other than 1 (a zero vector included), which cosine search cannot rank by.
+fn check_vector(v: &[f32]) -> Result<(), String> {
+    if let Some(j) = v.iter().position(|x| !x.is_finite()) {
+        return Err(format!("its vector holds {} at {j}", v[j]));
+    }
+    let norm = v
+        .iter()
+        .map(|x| f64::from(*x) * f64::from(*x))
+        .sum::<f64>()
+        .sqrt();
+    if (norm - 1.0).abs() > f64::from(UNIT_TOLERANCE) {
+        return Err(format!("its vector has length {norm:.4}, not 1"));
+    }
+    Ok(())
 }
 
 fn decode(bytes: &[u8], dim: usize) -> Result<HashMap<TextKey, (Vec<f32>, u32)>, String> {
@@ -312,14 +395,21 @@ fn decode(bytes: &[u8], dim: usize) -> Result<HashMap<TextKey, (Vec<f32>, u32)>,
         return Err("length does not match its entry count".into());
     }
     let mut map = HashMap::with_capacity(count);
-    for rec in body[20..].chunks_exact(record) {
+    let mut previous: Option<TextKey> = None;
+    for (i, rec) in body[20..].chunks_exact(record).enumerate() {
         let mut key = [0u8; 32];
         key.copy_from_slice(&rec[..32]);
+        // Written in key order, each key once: anything else was not written by a save.
+        if previous.is_some_and(|p| p >= key) {
+            return Err(format!("entry {i} is out of key order or repeats a key"));
+        }
+        previous = Some(key);
         let tokens = u32::from_le_bytes([rec[32], rec[33], rec[34], rec[35]]);
-        let v = rec[36..]
+        let v: Vec<f32> = rec[36..]
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .collect();
+        check_vector(&v).map_err(|why| format!("entry {i}: {why}"))?;
         map.insert(key, (v, tokens));
     }
     Ok(map)
@@ -346,11 +436,12 @@ mod tests {
         let path = dir.path().join("v.bin");
         let (mut c, state) = VectorCache::open(path.clone(), 3);
         assert_eq!(state, CacheOpen::New);
-        c.insert(text_key("a"), vec![1.0, 2.0, 3.0], 7);
+        c.insert(text_key("a"), vec![0.6, 0.8, 0.0], 7);
         c.save().unwrap();
         let (c2, state) = VectorCache::open(path.clone(), 3);
         assert_eq!(state, CacheOpen::Loaded { entries: 1 });
-        assert_eq!(c2.get(&text_key("a")), Some((&[1.0f32, 2.0, 3.0][..], 7)));
+        assert_eq!(c2.get(&text_key("a")), Some((&[0.6f32, 0.8, 0.0][..], 7)));
+        drop(c2);
 
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
@@ -360,6 +451,149 @@ mod tests {
 
         let (_, state) = VectorCache::open(path, 4);
         assert!(matches!(state, CacheOpen::Damaged { .. }));
+    }
+
+    /// The bytes of a cache file holding `entries` as given (in this order), with a true
+    /// trailer: what someone who rewrote a cache file and recomputed its checksum would write.
+    fn forged(dim: usize, entries: &[(TextKey, Vec<f32>)]) -> Vec<u8> {
+        let mut buf = Vec::new();
+        buf.extend_from_slice(MAGIC);
+        buf.extend_from_slice(&(dim as u32).to_le_bytes());
+        buf.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+        for (key, v) in entries {
+            buf.extend_from_slice(key);
+            buf.extend_from_slice(&1u32.to_le_bytes());
+            for x in v {
+                buf.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        let sum = blake3::hash(&buf);
+        buf.extend_from_slice(sum.as_bytes());
+        buf
+    }
+
+    #[test]
+    fn a_whole_cache_file_whose_vectors_make_no_sense_is_not_trusted() {
+        let (a, b) = (text_key("a"), text_key("b"));
+        let (first, second) = if a < b { (a, b) } else { (b, a) };
+        let unit = vec![0.6f32, 0.8];
+        assert!(
+            decode(
+                &forged(2, &[(first, unit.clone()), (second, unit.clone())]),
+                2
+            )
+            .is_ok()
+        );
+        for (entries, says) in [
+            (vec![(first, vec![f32::NAN, 0.0])], "NaN"),
+            (vec![(first, vec![f32::INFINITY, 0.0])], "inf"),
+            (vec![(first, vec![0.0, 0.0])], "length 0.0000"),
+            (vec![(first, vec![3.0, 4.0])], "length 5.0000"),
+            (
+                vec![(first, unit.clone()), (first, unit.clone())],
+                "repeats a key",
+            ),
+            (
+                vec![(second, unit.clone()), (first, unit.clone())],
+                "out of key order",
+            ),
+        ] {
+            match decode(&forged(2, &entries), 2) {
+                Err(why) => assert!(why.contains(says), "{why}"),
+                Ok(_) => panic!("{says}: a lying cache file was trusted"),
+            }
+        }
+        // Opened, such a file reads as damaged, serves nothing and is rewritten at the next save.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v.bin");
+        std::fs::write(&path, forged(2, &[(first, vec![3.0, 4.0])])).unwrap();
+        let (mut c, state) = VectorCache::open(path.clone(), 2);
+        assert!(matches!(state, CacheOpen::Damaged { .. }), "{state:?}");
+        assert!(c.get(&first).is_none());
+        c.save().unwrap();
+        drop(c);
+        let (_, state) = VectorCache::open(path, 2);
+        assert_eq!(state, CacheOpen::Loaded { entries: 0 });
+    }
+
+    /// Run `f` on another thread and give its result, or fail the test if it blocks.
+    fn within_30s<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(std::time::Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("{what} hung"))
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_cache_file_that_is_a_fifo_or_a_link_to_dev_zero_is_refused_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo.bin");
+        assert!(
+            std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        let zero = dir.path().join("zero.bin");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        for (path, says) in [(fifo, "FIFO"), (zero, "symbolic link")] {
+            let p = path.clone();
+            let (mut cache, state) = within_30s("opening", move || VectorCache::open(p, 2));
+            match &state {
+                CacheOpen::Damaged { reason } => assert!(reason.contains(says), "{reason}"),
+                other => panic!("{says}: {other:?}"),
+            }
+            let p = path.clone();
+            let keys = within_30s("reading the keys", move || read_keys(&p));
+            assert!(keys.is_err_and(|e| e.contains(says)));
+            let p = path.clone();
+            let pruned = within_30s("pruning", move || prune_file(&p, &|_| true, false));
+            assert!(matches!(pruned, Err(PruneRefused::InUse)), "{pruned:?}");
+            // The save renames a real file over the hostile one.
+            cache.insert(text_key("x"), vec![1.0, 0.0], 1);
+            let saved = within_30s("saving", move || cache.save().map(|()| cache));
+            drop(saved.unwrap());
+            let p = path.clone();
+            let pruned = within_30s("pruning", move || prune_file(&p, &|_| true, false));
+            assert_eq!(pruned.map(|c| c.kept), Ok(1));
+        }
+    }
+
+    #[test]
+    fn a_prune_leaves_a_cache_that_is_open_in_memory_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vectors").join("v.bin");
+        let (mut c, _) = VectorCache::open(path.clone(), 2);
+        c.insert(text_key("old"), vec![1.0, 0.0], 1);
+        c.save().unwrap();
+        // A build holds the cache (and would save "old" back): the prune refuses, even dry.
+        assert!(in_use(&path));
+        for dry_run in [true, false] {
+            assert_eq!(
+                prune_file(&path, &|_| false, dry_run),
+                Err(PruneRefused::InUse)
+            );
+        }
+        c.insert(text_key("new"), vec![0.0, 1.0], 1);
+        c.save().unwrap();
+        drop(c);
+        // Its process is gone (the OS drops the lock of a killed one the same way).
+        assert!(!in_use(&path));
+        let keep_new = |k: &TextKey| *k == text_key("new");
+        let count = prune_file(&path, &keep_new, false).unwrap();
+        assert_eq!((count.kept, count.removed), (1, 1));
+        // A cache opened after the prune sees the pruned file, and its save keeps it pruned.
+        let (mut after, state) = VectorCache::open(path.clone(), 2);
+        assert_eq!(state, CacheOpen::Loaded { entries: 1 });
+        after.insert(text_key("later"), vec![1.0, 0.0], 1);
+        after.save().unwrap();
+        assert!(after.get(&text_key("old")).is_none());
+        drop(after);
+        assert_eq!(read_keys(&path).map(|k| k.keys.len()), Ok(2));
     }
 
     #[test]
@@ -387,7 +621,9 @@ mod tests {
                 std::thread::spawn(move || {
                     for i in 0..10 {
                         let (mut c, _) = VectorCache::open(path.clone(), 2);
-                        c.insert(text_key(&format!("{w}-{i}")), vec![w as f32, i as f32], 1);
+                        let (x, y) = (w as f32 + 1.0, i as f32 + 1.0);
+                        let norm = (x * x + y * y).sqrt();
+                        c.insert(text_key(&format!("{w}-{i}")), vec![x / norm, y / norm], 1);
                         c.save().unwrap();
                     }
                 })

@@ -153,9 +153,13 @@ pub struct InstallReport {
     pub notes: Vec<String>,
 }
 
-/// sha256 of a file, as lowercase hex.
+/// sha256 of a file, as lowercase hex. Only a regular file (or a link to one) is hashed: a FIFO
+/// or `/dev/zero` in the model folder would hang every start.
 pub fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let mut f = std::fs::File::open(path)?;
+    let mut f = crate::files::open_named(path).map_err(|e| match e {
+        crate::files::ReadFileError::Io(e) => e,
+        other => std::io::Error::other(other),
+    })?;
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
     loop {

@@ -51,9 +51,12 @@ impl ModelEmbedder {
         batch: usize,
     ) -> Result<Self, EmbedError> {
         let read = |name: &str| {
-            std::fs::read(model_dir.join(name)).map_err(|e| EmbedError::ModelFiles {
-                path: model_dir.join(name).display().to_string(),
-                message: e.to_string(),
+            let path = model_dir.join(name);
+            crate::files::read_named(&path, crate::files::model_file_limit(&path)).map_err(|e| {
+                EmbedError::ModelFiles {
+                    path: model_dir.join(name).display().to_string(),
+                    message: e.to_string(),
+                }
             })
         };
         let onnx = read("model.onnx")?;

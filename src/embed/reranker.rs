@@ -24,9 +24,12 @@ impl CrossEncoder {
     /// `runtime_path`). `max_tokens` is its window for question and chunk together.
     pub fn load(dir: &Path, runtime_path: &Path, max_tokens: usize) -> Result<Self, EmbedError> {
         let read = |name: &str| {
-            std::fs::read(dir.join(name)).map_err(|e| EmbedError::RerankerFiles {
-                path: dir.join(name).display().to_string(),
-                message: e.to_string(),
+            let path = dir.join(name);
+            crate::files::read_named(&path, crate::files::model_file_limit(&path)).map_err(|e| {
+                EmbedError::RerankerFiles {
+                    path: dir.join(name).display().to_string(),
+                    message: e.to_string(),
+                }
             })
         };
         let onnx = read("model.onnx")?;

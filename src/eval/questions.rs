@@ -455,19 +455,16 @@ pub fn load_question_set(
     path: &Path,
     corpus: &Corpus,
 ) -> Result<(Vec<Question>, Vec<UnknownField>), Vec<QuestionError>> {
-    let bytes = std::fs::read(path).map_err(|e| {
+    // A regular file (or a link to one) within its limit: no FIFO, device or endless file.
+    let text = crate::files::read_named_text(path, crate::files::QUESTIONS_LIMIT).map_err(|e| {
         vec![QuestionError::Read {
             path: path.display().to_string(),
-            message: e.to_string(),
-        }]
-    })?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        vec![QuestionError::Read {
-            path: path.display().to_string(),
-            message: format!(
-                "not UTF-8 text (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
-            ),
+            message: match e {
+                crate::files::ReadFileError::NotText { valid_up_to } => {
+                    format!("not UTF-8 text (invalid byte at offset {valid_up_to})")
+                }
+                other => other.to_string(),
+            },
         }]
     })?;
     let file = parse_file(&text);

@@ -134,7 +134,8 @@ pub fn pointer_path(indexes: &Path, corpus: &Corpus, layout: &Layout, model: &st
 
 /// The index folder the pointer names and its manifest, when both are there and readable.
 pub fn previous(pointer: &Path, indexes: &Path) -> Option<(PathBuf, Manifest)> {
-    let name = std::fs::read_to_string(pointer).ok()?;
+    let bytes = crate::files::read_regular(pointer, crate::files::POINTER_LIMIT).ok()?;
+    let name = String::from_utf8(bytes).ok()?;
     let name = name.trim();
     // A folder name, never a path: a damaged pointer must not reach outside the cache.
     if name.is_empty() || name.contains(['/', '\\']) || name.starts_with('.') {

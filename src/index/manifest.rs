@@ -51,7 +51,9 @@ impl Manifest {
         self.files = list_files(dir)?
             .into_iter()
             .map(|rel| {
-                let bytes = std::fs::read(dir.join(&rel))?;
+                let bytes =
+                    crate::files::read_regular(&dir.join(&rel), crate::files::INDEX_FILE_LIMIT)
+                        .map_err(std::io::Error::other)?;
                 Ok((
                     rel,
                     FileEntry {
@@ -68,7 +70,15 @@ impl Manifest {
     pub fn verify(&self, dir: &Path) -> Result<(), String> {
         for (rel, entry) in &self.files {
             let path = dir.join(rel);
-            let bytes = std::fs::read(&path).map_err(|e| format!("{rel}: {e}"))?;
+            // Never more than it should hold, never a link, FIFO or device (a FIFO here once
+            // hung every open of the index).
+            let bytes = crate::files::read_regular(&path, entry.bytes).map_err(|e| match e {
+                crate::files::ReadFileError::TooLarge { bytes, .. } => format!(
+                    "{rel} is {bytes} bytes, the manifest recorded {}",
+                    entry.bytes
+                ),
+                other => format!("{rel}: {other}"),
+            })?;
             if bytes.len() as u64 != entry.bytes {
                 return Err(format!(
                     "{rel} is {} bytes, the manifest recorded {}",
@@ -103,7 +113,8 @@ impl Manifest {
     /// Read `manifest.json` from `dir`.
     pub fn read(dir: &Path) -> Result<Manifest, String> {
         let bytes =
-            std::fs::read(dir.join("manifest.json")).map_err(|e| format!("manifest.json: {e}"))?;
+            crate::files::read_regular(&dir.join("manifest.json"), crate::files::JSON_LIMIT)
+                .map_err(|e| format!("manifest.json: {e}"))?;
         serde_json::from_slice(&bytes).map_err(|e| format!("manifest.json is damaged: {e}"))
     }
 }

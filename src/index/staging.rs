@@ -31,7 +31,8 @@ pub(super) fn remove_stale_builds(indexes: &Path) -> usize {
 
 /// Whether a live process is still writing the staging folder `dir`.
 pub(super) fn build_in_progress(dir: &Path) -> bool {
-    match std::fs::File::open(dir.join(BUILD_LOCK)) {
+    // Opened without blocking: a FIFO put in place of the lock must not hang `cache`.
+    match crate::files::open_existing_lock(&dir.join(BUILD_LOCK)) {
         // The lock dies with its process: held means a build is running.
         Ok(lock) => matches!(lock.try_lock(), Err(std::fs::TryLockError::WouldBlock)),
         // No lock yet: only a folder created moments ago can still be a live build.

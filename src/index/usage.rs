@@ -5,7 +5,10 @@
 //! that model ever embedded; pruning removes from it the texts no index of that model records.
 //! It is conservative: a model's cache is left whole when any of its index folders has no
 //! readable, verified record (built by an older seamscope, or damaged), when no index names the
-//! model at all, and nothing is pruned while a build is writing an index.
+//! model at all, and nothing is pruned while a build is writing an index; a model's cache is
+//! also left whole while any process has it open in memory (its in-use lock,
+//! [`crate::embed::cache::prune_file`]): a build embedding, the screen, the MCP server, which
+//! would write the pruned texts back.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -14,7 +17,9 @@ use serde::Serialize;
 
 use super::manifest::Manifest;
 use super::staging::build_in_progress;
-use crate::embed::cache::{PruneCount, TextKey, VectorCache, prune_file, read_keys, text_key};
+use crate::embed::cache::{
+    PruneCount, PruneRefused, TextKey, VectorCache, in_use, prune_file, read_keys, text_key,
+};
 use crate::layout::store::store_dir;
 
 /// The file in each index folder that records its texts' keys.
@@ -46,7 +51,9 @@ fn read_text_keys(dir: &Path, manifest: &Manifest) -> Result<Vec<TextKey>, Strin
         "built before indexes recorded their texts (index the corpus again to record them)"
             .to_string()
     })?;
-    let bytes = std::fs::read(dir.join(TEXT_KEYS)).map_err(|e| format!("{TEXT_KEYS}: {e}"))?;
+    // Never more than the manifest recorded, never a link, FIFO or device.
+    let bytes = crate::files::read_regular(&dir.join(TEXT_KEYS), entry.bytes)
+        .map_err(|e| format!("{TEXT_KEYS}: {e}"))?;
     let whole = bytes.len() as u64 == entry.bytes
         && blake3::hash(&bytes).to_hex().as_str() == entry.blake3
         && bytes.starts_with(KEYS_MAGIC)
@@ -75,6 +82,9 @@ pub struct VectorFile {
     pub bytes: u64,
     /// Texts cached (`None` when the file is damaged).
     pub entries: Option<usize>,
+    /// Whether a live seamscope process has these vectors open in memory now (an index build,
+    /// the screen, the MCP server): a prune leaves the file whole while it does.
+    pub in_use: bool,
     /// Index folders built with this model.
     pub indexes: usize,
     /// Cached texts some index records (`None` when that cannot be known).
@@ -192,16 +202,21 @@ pub fn survey(cache_dir: &Path, prune: Option<PruneMode>) -> CacheReport {
             }
             (_, Some((_, u))) => u.unknown.clone(),
         };
-        let pruned = match (prune, &prune_refused, &kept_because, usage) {
+        let (pruned, kept_because) = match (prune, &prune_refused, kept_because, usage) {
             (Some(mode), None, None, Some((_, u))) => {
                 let keep = |key: &TextKey| u.keys.contains(key);
-                prune_file(&path, &keep, mode == PruneMode::DryRun).ok()
+                match prune_file(&path, &keep, mode == PruneMode::DryRun) {
+                    Ok(count) => (Some(count), None),
+                    Err(why @ PruneRefused::InUse) => (None, Some(why.to_string())),
+                    Err(PruneRefused::Other(why)) => (None, Some(format!("not pruned: {why}"))),
+                }
             }
-            _ => None,
+            (_, _, kept_because, _) => (None, kept_because),
         };
         vectors.push(VectorFile {
             model: usage.map(|(m, _)| m.clone()),
             indexes: usage.map_or(0, |(_, u)| u.indexes),
+            in_use: in_use(&path),
             path,
             bytes,
             entries,

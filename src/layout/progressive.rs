@@ -8,7 +8,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::store::{LayoutStore, Lookup, StoredDoc, doc_hash};
+use super::store::{LayoutStore, Lookup, StoredDoc, check_sense, doc_hash};
 use super::{GivenSource, Layout, LayoutError, LayoutTimings};
 use crate::chunk::context::SearchContext;
 use crate::chunk::{Chunk, ChunkId, Chunker, ChunkerKind};
@@ -116,6 +116,9 @@ impl LayoutBuilder {
         let t0 = Instant::now();
         let docs = &corpus.documents[from..upto];
         let store = self.store.as_ref();
+        let chunker = self.chunker.as_ref();
+        // Text the tokenizer gives a token for (an error counts as yes: the layout is rebuilt).
+        let yields_tokens = |text: &str| tokenizer.count(text).map_or(true, |n| n > 0);
         let laid = docs
             .par_iter()
             .map(|d| {
@@ -123,7 +126,18 @@ impl LayoutBuilder {
                     return Ok(Laid::Bare(tokenizer.offsets(&d.text)?));
                 };
                 let hash = doc_hash(&d.text, &format!("{:?}", d.kind));
-                Ok(match store.load(&d.text, &hash) {
+                let stored = match store.load(&d.text, &hash) {
+                    // A whole file is trusted only when it also makes sense for this document.
+                    Lookup::Hit(doc) => {
+                        let recut = || chunker.cut(d, &doc.offsets);
+                        match check_sense(&d.text, &doc, recut, &yields_tokens) {
+                            Ok(()) => Lookup::Hit(doc),
+                            Err(why) => Lookup::Damaged(why),
+                        }
+                    }
+                    other => other,
+                };
+                Ok(match stored {
                     Lookup::Hit(doc) => Laid::Stored(doc),
                     Lookup::Missing => Laid::Tokenized(tokenizer.offsets(&d.text)?, hash, false),
                     Lookup::Damaged(_) => Laid::Tokenized(tokenizer.offsets(&d.text)?, hash, true),
@@ -131,7 +145,6 @@ impl LayoutBuilder {
             })
             .collect::<Result<Vec<Laid>, TokenizerError>>()?;
         let t1 = Instant::now();
-        let chunker = self.chunker.as_ref();
         // (layout, whether it was built here, whether a damaged stored one was replaced)
         let done: Vec<(StoredDoc, bool, bool)> = docs
             .par_iter()
@@ -317,6 +330,99 @@ mod tests {
         let plain =
             Layout::for_settings(&corpus, &tokenizer, &wider).unwrap_or_else(|e| panic!("{e}"));
         assert!(same(&other, &plain));
+    }
+
+    #[test]
+    fn a_stored_layout_that_is_whole_but_lies_is_rebuilt() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let cache = dir.path().join("cache");
+        let corpus = corpus(dir.path());
+        let tokenizer = TokenCounter::whitespace_for_tests();
+        let lay_out = || {
+            Layout::for_settings_stored(&corpus, &tokenizer, &settings(), &cache)
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let fresh = lay_out();
+        let doc = &corpus.documents[0];
+        let hash = doc_hash(&doc.text, &format!("{:?}", doc.kind));
+        let store = LayoutStore::new(&cache, tokenizer.fingerprint(), &fresh.chunker);
+        let truth = match store.load(&doc.text, &hash) {
+            Lookup::Hit(d) => d,
+            other => panic!("expected a stored layout, got {other:?}"),
+        };
+        let chunker = settings().chunker.build(settings().chunk_tokens);
+        // Each forgery is saved through the store, so its trailer is a true checksum.
+        let squeezed = {
+            // Every token moved into the first chunk, in order, on char boundaries.
+            let first = truth.cuts[0];
+            let mut offsets = TokenOffsets::default();
+            for i in 0..truth.offsets.len() {
+                let at = (first.start + i).min(first.end - 1);
+                offsets.starts.push(at);
+                offsets.ends.push(at + 1);
+            }
+            offsets
+        };
+        let forgeries = [
+            // Offsets rewritten, cuts left: the chunker cuts these offsets elsewhere.
+            StoredDoc {
+                offsets: squeezed.clone(),
+                cuts: truth.cuts.clone(),
+            },
+            // Offsets rewritten and cuts recut to agree: the rest of the text has no token.
+            StoredDoc {
+                cuts: chunker.cut(doc, &squeezed),
+                offsets: squeezed,
+            },
+            // True offsets, cuts moved: not what the chunker makes of them.
+            StoredDoc {
+                offsets: truth.offsets.clone(),
+                cuts: vec![Span::new(0, doc.text.len())],
+            },
+        ];
+        for (n, forged) in forgeries.iter().enumerate() {
+            store
+                .save(&doc.text, &hash, forged)
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert!(
+                matches!(store.load(&doc.text, &hash), Lookup::Hit(_)),
+                "forgery {n} passes the checksum"
+            );
+            let again = lay_out();
+            assert!(same(&again, &fresh), "forgery {n} was trusted");
+            assert_eq!(
+                (again.store.reused, again.store.built, again.store.damaged),
+                (2, 1, 1),
+                "forgery {n}"
+            );
+            assert!(
+                matches!(store.load(&doc.text, &hash), Lookup::Hit(d) if d == truth),
+                "forgery {n} is rewritten with the truth"
+            );
+        }
+        // The truth itself passes: a layout the tokenizer and chunker made is never refused.
+        let warm = lay_out();
+        assert_eq!((warm.store.reused, warm.store.damaged), (3, 0));
+    }
+
+    #[test]
+    fn text_the_tokenizer_drops_may_lie_between_tokens() {
+        let text = "alpha \u{7}\u{7} beta";
+        let offsets = TokenOffsets {
+            starts: vec![0, 9],
+            ends: vec![5, 13],
+        };
+        let stored = StoredDoc {
+            offsets,
+            cuts: vec![Span::new(0, text.len())],
+        };
+        let recut = || vec![Span::new(0, text.len())];
+        // The bells give no token: fine. Were they a word, the layout would lie.
+        assert!(check_sense(text, &stored, recut, &|_| false).is_ok());
+        let why = check_sense(text, &stored, recut, &|s| !s.is_empty())
+            .err()
+            .unwrap_or_default();
+        assert!(why.contains("bytes 5..9"), "{why}");
     }
 
     #[test]

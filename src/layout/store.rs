@@ -6,7 +6,10 @@
 //! document, tokenizer or chunker reads as missing. Each file repeats its key and the text's
 //! length and ends with a blake3 of the rest; a file that fails any check (or whose offsets leave
 //! the text or its char boundaries) reads as damaged and is rebuilt and rewritten, never trusted.
-//! Files are written through a temporary file renamed into place.
+//! A whole file must also make sense for its document ([`check_sense`]: its tokens cover the
+//! text and its cuts are the chunker's), since a checksum anyone can recompute proves nothing
+//! about the offsets. Only a regular file within [`file_limit`] is read (no link, FIFO or
+//! device). Files are written through a temporary file renamed into place.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -99,8 +102,10 @@ impl LayoutStore {
 
     /// The stored layout of `text` (whose blake3 is `text_hash`), checked against it.
     pub fn load(&self, text: &str, text_hash: &[u8; 32]) -> Lookup {
-        match std::fs::read(self.path(text_hash)) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Lookup::Missing,
+        // Never through a link, never a FIFO or a device, never past what a layout of this
+        // text can hold: a link to `/dev/zero` here once grew `index` to 14 GB.
+        match crate::files::read_regular(&self.path(text_hash), file_limit(text.len())) {
+            Err(e) if e.is_missing() => Lookup::Missing,
             Err(e) => Lookup::Damaged(format!("unreadable: {e}")),
             Ok(bytes) => match decode(&bytes, &self.key(text_hash), text) {
                 Ok(doc) => Lookup::Hit(doc),
@@ -122,6 +127,73 @@ impl LayoutStore {
         Ok(())
     }
 }
+
+/// Check that a stored layout which passed its checksum also makes sense for its document: the
+/// checksum only says the file is whole, not that whoever wrote it told the truth (offsets
+/// rewritten and the trailer recomputed were once trusted: a chunk of 2,087 tokens and two of
+/// none). Two things are checked that need no tokenizing of what the tokens cover:
+///
+/// - the tokens cover the text: every stretch of text no token covers is whitespace, or text
+///   the tokenizer gives no token for (`yields_tokens` is asked, rarely: a control character, a
+///   combining mark the normaliser drops);
+/// - the cuts are what the chunker makes of these offsets (`recut` runs it), so each chunk's
+///   token count is the one the chunker cut by.
+///
+/// Returns why not, in words. A layout consistent in all of this but counted by another
+/// tokenizer than the key says cannot be told without tokenizing again; that is what the key
+/// and the checksum are for.
+pub fn check_sense(
+    text: &str,
+    stored: &StoredDoc,
+    recut: impl FnOnce() -> Vec<Span>,
+    yields_tokens: &dyn Fn(&str) -> bool,
+) -> Result<(), String> {
+    let offsets = &stored.offsets;
+    let uncovered = |from: usize, to: usize| -> Result<(), String> {
+        let stretch = text.get(from..to).unwrap_or_default().trim();
+        if !stretch.is_empty() && yields_tokens(stretch) {
+            return Err(format!(
+                "bytes {from}..{to} hold text that no stored token covers"
+            ));
+        }
+        Ok(())
+    };
+    let mut covered = 0;
+    for (&start, &end) in offsets.starts.iter().zip(&offsets.ends) {
+        if start > covered {
+            uncovered(covered, start)?;
+        }
+        covered = covered.max(end);
+    }
+    if covered < text.len() {
+        uncovered(covered, text.len())?;
+    }
+    let cuts = recut();
+    if cuts != stored.cuts {
+        let at = cuts
+            .iter()
+            .zip(&stored.cuts)
+            .position(|(a, b)| a != b)
+            .unwrap_or(cuts.len().min(stored.cuts.len()));
+        return Err(format!(
+            "its cuts are not what the chunker makes of its offsets ({} stored, {} made; the first difference at chunk {at})",
+            stored.cuts.len(),
+            cuts.len()
+        ));
+    }
+    Ok(())
+}
+
+/// The most bytes a stored layout of a text of `text_bytes` bytes can hold: its header and
+/// trailer, and 8 bytes per token and per cut, neither of which can outnumber the text's bytes
+/// by more than a few (a character the tokenizer splits in two); the limit allows four each.
+pub fn file_limit(text_bytes: usize) -> u64 {
+    let per_byte = 8 * 4 * 2;
+    (HEADER_BYTES as u64 + 32).saturating_add((text_bytes as u64 + 1).saturating_mul(per_byte))
+}
+
+/// Bytes before the offsets: magic, version, key and three counts.
+const HEADER_BYTES: usize = 8 + 4 + 32 + 24;
 
 /// The bytes of a stored layout; `None` when an offset does not fit in 32 bits.
 fn encode(key: &[u8; 32], text: &str, doc: &StoredDoc) -> Option<Vec<u8>> {
@@ -154,7 +226,7 @@ fn encode(key: &[u8; 32], text: &str, doc: &StoredDoc) -> Option<Vec<u8>> {
 
 /// Read a stored layout back, checking everything a damaged or foreign file could get wrong.
 fn decode(bytes: &[u8], key: &[u8; 32], text: &str) -> Result<StoredDoc, String> {
-    const HEADER: usize = 8 + 4 + 32 + 24;
+    const HEADER: usize = HEADER_BYTES;
     if bytes.len() < HEADER + 32 || &bytes[..8] != MAGIC {
         return Err("not a seamscope stored layout (bad header)".into());
     }
@@ -183,6 +255,13 @@ fn decode(bytes: &[u8], key: &[u8; 32], text: &str) -> Result<StoredDoc, String>
             text.len()
         ));
     }
+    // Counts that a text of this length can have (at most a few tokens per byte: a character
+    // may be split; never more cuts than bytes), checked before anything is allocated.
+    if tokens > 4 * len + 4 || cuts > len + 1 {
+        return Err(format!(
+            "counts that no text of {len} bytes has ({tokens} tokens, {cuts} cuts)"
+        ));
+    }
     let words = tokens
         .checked_mul(2)
         .and_then(|t| cuts.checked_mul(2).and_then(|c| t.checked_add(c)))
@@ -207,6 +286,14 @@ fn decode(bytes: &[u8], key: &[u8; 32], text: &str) -> Result<StoredDoc, String>
         && starts.iter().zip(&ends).all(|(s, e)| s <= e && *e <= len);
     if !tokens_fit {
         return Err("token offsets out of order or past the text".into());
+    }
+    if let Some(i) =
+        (0..tokens).find(|&i| !text.is_char_boundary(starts[i]) || !text.is_char_boundary(ends[i]))
+    {
+        return Err(format!(
+            "token {i} ({}..{}) is off a char boundary",
+            starts[i], ends[i]
+        ));
     }
     let cuts_fit = cuts.iter().all(|s| {
         s.start <= s.end

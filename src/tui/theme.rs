@@ -258,10 +258,13 @@ impl Theme {
 
     /// Load a theme file; keys it leaves out come from its `base` (default `dark`).
     pub fn load(path: &Path) -> Result<Theme, ThemeError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ThemeError::File {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        let text =
+            seamscope::files::read_named_text(path, seamscope::files::TOML_LIMIT).map_err(|e| {
+                ThemeError::File {
+                    path: path.to_path_buf(),
+                    message: e.to_string(),
+                }
+            })?;
         let fallback = path
             .file_stem()
             .and_then(|s| s.to_str())

@@ -209,3 +209,59 @@ fn a_document_name_with_escape_sequences_cannot_reach_the_terminal() {
     assert!(e.contains("no document of the corpus is"), "{e}");
     assert!(!e.chars().any(|c| c == '\u{1b}' || c == '\u{7}'), "{e:?}");
 }
+
+/// Why loading the cuts file at `path` failed, loaded on another thread so a reader that blocks
+/// (on a FIFO) or reads without end (`/dev/zero`) fails the test instead of hanging it.
+#[cfg(unix)]
+fn load_refusal(path: &Path) -> String {
+    let path = path.to_path_buf();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(
+            GivenCuts::load(&path, &corpus())
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+        );
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(30)) {
+        Ok(Ok(())) => panic!("the cuts file loaded"),
+        Ok(Err(e)) => e,
+        Err(_) => panic!("reading the cuts file hung"),
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_cuts_file_that_never_ends_is_refused_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let zero = dir.path().join("zero.jsonl");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap_or_else(|e| panic!("{e}"));
+    let fifo = dir.path().join("fifo.jsonl");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(made.success());
+    for (path, says) in [
+        (Path::new("/dev/zero"), "it is a device, not a regular file"),
+        (zero.as_path(), "it is a device, not a regular file"),
+        (
+            fifo.as_path(),
+            "it is a FIFO (named pipe), not a regular file",
+        ),
+    ] {
+        let e = load_refusal(path);
+        assert!(
+            e.contains(&path.display().to_string()) && e.contains(says),
+            "{e}"
+        );
+    }
+    // A link to a real cuts file is followed, as any path a user types.
+    let real = dir.path().join("real.jsonl");
+    std::fs::write(&real, "{\"doc\": \"a.md\", \"start\": 0, \"end\": 14}\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let link = dir.path().join("link.jsonl");
+    std::os::unix::fs::symlink(&real, &link).unwrap_or_else(|e| panic!("{e}"));
+    let cuts = GivenCuts::load(&link, &corpus()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(cuts.records, 1);
+}

@@ -192,9 +192,11 @@ pub(super) fn read_files(
     paths: &[PathBuf],
 ) -> Result<ModelFiles, EmbedError> {
     let read = |path: &PathBuf| {
-        std::fs::read(path).map_err(|e| EmbedError::ModelFiles {
-            path: path.display().to_string(),
-            message: e.to_string(),
+        crate::files::read_named(path, crate::files::model_file_limit(path)).map_err(|e| {
+            EmbedError::ModelFiles {
+                path: path.display().to_string(),
+                message: e.to_string(),
+            }
         })
     };
     let n_external = entry.additional_files.len();

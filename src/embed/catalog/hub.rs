@@ -75,10 +75,13 @@ pub struct FetchProgress {
 /// accepted too.
 pub fn cached_files(model: &CatalogModel, data_dir: &Path) -> Result<Vec<PathBuf>, Vec<String>> {
     let folder = model.folder(data_dir);
-    let revision = std::fs::read_to_string(folder.join("refs").join("main"))
-        .ok()
-        .map(|r| r.trim().to_string())
-        .filter(|r| !r.is_empty() && !r.contains(['/', '\\']) && r != "..");
+    let revision = crate::files::read_named_text(
+        &folder.join("refs").join("main"),
+        crate::files::POINTER_LIMIT,
+    )
+    .ok()
+    .map(|r| r.trim().to_string())
+    .filter(|r| !r.is_empty() && !r.contains(['/', '\\']) && r != "..");
     let files = model.files();
     let Some(revision) = revision else {
         return Err(files);

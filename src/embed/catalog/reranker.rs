@@ -61,9 +61,11 @@ impl CatalogReranker {
         crate::embed::runtime::load_runtime(runtime_path)?;
         let paths = hub::ensure_files(entry, data_dir, access, progress)?;
         let read = |path: &Path| {
-            std::fs::read(path).map_err(|e| EmbedError::RerankerFiles {
-                path: path.display().to_string(),
-                message: e.to_string(),
+            crate::files::read_named(path, crate::files::model_file_limit(path)).map_err(|e| {
+                EmbedError::RerankerFiles {
+                    path: path.display().to_string(),
+                    message: e.to_string(),
+                }
             })
         };
         let n = paths.len();
