@@ -185,7 +185,7 @@ impl MapBand {
         Some(match (self.shorter, self.longer) {
             (0, 0) => "the corpus has no passage to draw".to_string(),
             (_, 0) => format!(
-                "every passage drawn was shorter (the longest {} tokens): no document holds {} tokens of whole sentences",
+                "every passage drawn was shorter, {} tokens at most: no document holds {} tokens of whole sentences",
                 self.longest_shorter, self.min_tokens
             ),
             (0, _) => format!(
@@ -848,7 +848,7 @@ mod tests {
         );
         assert!(!s.contains("up to ~800") && !s.contains("beyond ~"), "{s}");
         assert!(
-            s.contains("not measured: no passage of 200–400 tokens (every passage drawn was shorter (the longest 150 tokens)"),
+            s.contains("not measured: no passage of 200–400 tokens (every passage drawn was shorter, 150 tokens at most"),
             "{s}"
         );
         assert!(s.contains("no passage of 400–800 tokens"), "{s}");

@@ -200,6 +200,10 @@ fn inconclusive(candidates: &[Candidate<'_>], n: usize) -> Option<String> {
             format!(
                 "only one setting was scored (it fails {failed} of the {n} questions): there is nothing to compare it with"
             )
+        } else if failed == 0 {
+            format!(
+                "every setting answers all {n} questions, so the questions do not tell them apart"
+            )
         } else if failed == n {
             format!(
                 "every setting fails all {n} questions (is the budget 0?), so the questions do not tell them apart"
