@@ -5,6 +5,7 @@
 //! unchanged corpus embeds nothing; a damaged or mismatched folder is rebuilt, never trusted.
 
 pub mod chroma;
+pub mod disk;
 pub mod keywords;
 pub mod lineage;
 pub mod manifest;
@@ -58,6 +59,14 @@ pub enum IndexError {
         /// What went wrong.
         message: String,
     },
+    /// The vector cache could not be saved (the texts embedded so far are in memory only).
+    #[error("vector cache {}: {message}", crate::text::safe_name(&.path.display().to_string()))]
+    CacheSave {
+        /// The cache file.
+        path: PathBuf,
+        /// What went wrong (a full disk says so, with the space left).
+        message: String,
+    },
     /// A file operation failed.
     #[error("index folder {path}: {message}")]
     Io {
@@ -71,7 +80,7 @@ pub enum IndexError {
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> IndexError + '_ {
     move |e| IndexError::Io {
         path: path.to_path_buf(),
-        message: e.to_string(),
+        message: disk::describe(&e, path),
     }
 }
 
@@ -261,7 +270,10 @@ fn embed_collection(
         })
     });
     let done = keep_whole_texts(cache, run)?;
-    cache.save().map_err(io_err(cache.path()))?;
+    cache.save().map_err(|e| IndexError::CacheSave {
+        path: cache.path().to_path_buf(),
+        message: disk::describe(&e, cache.path()),
+    })?;
     Ok(done)
 }
 

@@ -61,6 +61,10 @@ use theme::{Theme, theme_dirs};
 /// The worker thread's name; a panic there is reported on screen instead of tearing it down.
 const WORKER_THREAD: &str = "seamscope-worker";
 
+/// Whether the screen holds the terminal: a suspension gives it back and takes it again only
+/// then (a stop before the screen opens or after it closed leaves the terminal alone).
+static SCREEN_ON: AtomicBool = AtomicBool::new(false);
+
 /// A worker panic's message, printed once the terminal is restored.
 static WORKER_PANIC: Mutex<Option<String>> = Mutex::new(None);
 
@@ -85,6 +89,9 @@ enum Message {
     Input(Event),
     /// A report from the worker.
     Worker(Action),
+    /// Back from a suspension (SIGCONT): the terminal is the screen's again, and what was on it
+    /// is gone, so the whole frame is drawn anew.
+    Resumed,
 }
 
 /// Open the screen on a corpus and run until the user quits.
@@ -117,6 +124,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         bundle: options.bundle,
     };
     let worker_tx = message_tx.clone();
+    let message_tx_for_signals = message_tx.clone();
     let worker_gens = Arc::clone(&gens);
     runtime.spawn_blocking(move || {
         let send = move |action: Action| {
@@ -132,9 +140,11 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     app.corpus_path = options.corpus.clone();
     app.set_read_only(options.bundle);
     app.restoring = options.view;
-    let signals = SignalWatch::start()?;
+    let signals = SignalWatch::start(message_tx_for_signals)?;
     let mut terminal = start_terminal()?;
+    SCREEN_ON.store(true, Ordering::SeqCst);
     let result = event_loop(&mut terminal, &mut app, &mut message_rx);
+    SCREEN_ON.store(false, Ordering::SeqCst);
     // Stop reading keys before giving the terminal back, so what is typed next goes to the shell.
     stop_input.store(true, Ordering::SeqCst);
     let _ = input.join();
@@ -167,25 +177,60 @@ fn corpus_name(path: &std::path::Path) -> String {
 /// A thread that gives the terminal back and exits when the process is told to stop (SIGTERM,
 /// SIGHUP, SIGINT, SIGQUIT), as the panic hook does on a panic: otherwise `kill` or a closed
 /// terminal window leaves the shell in raw mode on the alternate screen with the mouse captured.
+/// On SIGTSTP (Ctrl-Z, or `kill -TSTP`) it gives the terminal back and stops the process; on
+/// SIGCONT (`fg`) it takes the terminal again and has the event loop draw the whole screen.
 struct SignalWatch {
     handle: signal_hook::iterator::Handle,
     thread: std::thread::JoinHandle<()>,
 }
 
 impl SignalWatch {
-    fn start() -> anyhow::Result<SignalWatch> {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
-        let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])
-            .context("cannot watch for termination signals")?;
+    fn start(messages: UnboundedSender<Message>) -> anyhow::Result<SignalWatch> {
+        use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP};
+        let mut signals = signal_hook::iterator::Signals::new([
+            SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGCONT,
+        ])
+        .context("cannot watch for termination signals")?;
         let handle = signals.handle();
         let thread = std::thread::Builder::new()
             .name("seamscope-signals".into())
             .spawn(move || {
-                if let Some(signal) = signals.forever().next() {
-                    // Hold stdout so no frame is drawn over the restored terminal before exit.
-                    let _stdout = stdout().lock();
-                    stop_terminal();
-                    std::process::exit(128 + signal);
+                for signal in signals.forever() {
+                    match signal {
+                        SIGTSTP => {
+                            // Hold stdout so no frame is drawn over the shell's screen.
+                            let stdout = stdout().lock();
+                            let screen = SCREEN_ON.load(Ordering::SeqCst);
+                            if screen {
+                                stop_terminal();
+                            }
+                            // Stops the whole process here until SIGCONT.
+                            let _ = signal_hook::low_level::emulate_default_handler(SIGTSTP);
+                            if screen && SCREEN_ON.load(Ordering::SeqCst) {
+                                resume_terminal();
+                            }
+                            drop(stdout);
+                            let _ = messages.send(Message::Resumed);
+                        }
+                        // Continued after a stop this thread did not make (SIGSTOP): take the
+                        // terminal again in case the shell reset it, and draw it all.
+                        SIGCONT if SCREEN_ON.load(Ordering::SeqCst) => {
+                            {
+                                let _stdout = stdout().lock();
+                                let _ = crossterm::terminal::disable_raw_mode();
+                                resume_terminal();
+                            }
+                            let _ = messages.send(Message::Resumed);
+                        }
+                        SIGCONT => {}
+                        _ => {
+                            // Hold stdout so no frame is drawn over the restored terminal
+                            // before exit.
+                            let _stdout = stdout().lock();
+                            stop_terminal();
+                            std::process::exit(128 + signal);
+                        }
+                    }
                 }
             })
             .context("cannot start the signal watcher")?;
@@ -228,6 +273,21 @@ fn start_terminal() -> anyhow::Result<DefaultTerminal> {
     // Focus reports: coming back from an editor checks whether the files changed.
     execute!(stdout(), EnableFocusChange).context("cannot enable focus reports")?;
     Ok(terminal)
+}
+
+/// Take the terminal again after a suspension: raw mode, the alternate screen, mouse capture,
+/// bracketed paste and focus reports, as [`start_terminal`] set them (best effort: the next
+/// frame is drawn whatever fails).
+fn resume_terminal() {
+    let _ = crossterm::terminal::enable_raw_mode();
+    let _ = execute!(
+        stdout(),
+        crossterm::terminal::EnterAlternateScreen,
+        EnableMouseCapture,
+        EnableBracketedPaste,
+        EnableFocusChange,
+        crossterm::cursor::Hide
+    );
 }
 
 /// Give the terminal back as it was. The cursor is shown here: ratatui shows it only when the
@@ -281,12 +341,31 @@ fn event_loop(
         let Some(message) = messages.blocking_recv() else {
             break;
         };
-        let mut changed = handle(app, message);
+        let mut resumed = false;
+        let mut note = |message: Message, app: &mut App| match message {
+            Message::Resumed => {
+                resumed = true;
+                true
+            }
+            message => handle(app, message),
+        };
+        let mut changed = note(message, app);
         while !app.quit {
             match messages.try_recv() {
-                Ok(message) => changed |= handle(app, message),
+                Ok(message) => changed |= note(message, app),
                 Err(_) => break,
             }
+        }
+        if std::mem::take(&mut app.suspend) {
+            // The signal watcher gives the terminal back, stops, and reports when resumed.
+            let _ = signal_hook::low_level::raise(signal_hook::consts::SIGTSTP);
+        }
+        if resumed {
+            // The terminal may have changed size while stopped, and its screen holds the
+            // shell's text: forget the last frame and draw it all.
+            terminal.clear()?;
+            let size = terminal.size()?;
+            apply(app, Action::Resize(size.width, size.height));
         }
         if changed && !app.quit {
             terminal.draw(|frame| views::draw(app, frame))?;
@@ -300,6 +379,7 @@ fn handle(app: &mut App, message: Message) -> bool {
     let action = match message {
         Message::Input(event) => input::action_for(app, &event),
         Message::Worker(action) => Some(action),
+        Message::Resumed => None,
     };
     match action {
         Some(action) => {

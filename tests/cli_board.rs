@@ -279,3 +279,229 @@ fn the_map_scores_each_band_and_says_who_wins_where() {
     assert!(verdict.contains("for evidence"), "{verdict}");
     assert!(map["map"]["opening_verdict"].is_string());
 }
+
+/// A folder of `files` documents of about 150 tokens each: no passage of 200 tokens or more.
+fn short_files(files: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let things = [
+        "pager", "ledger", "replica", "backup", "invoice", "badge", "router", "archive",
+    ];
+    for f in 0..files {
+        let text: String = (0..10)
+            .map(|s| {
+                format!(
+                    "Team {f} checks the {} in room {} every {} days before the audit. ",
+                    things[(f + s) % things.len()],
+                    f * 10 + s,
+                    s + 2
+                )
+            })
+            .collect();
+        std::fs::write(dir.path().join(format!("note-{f}.md")), text).unwrap();
+    }
+    dir
+}
+
+fn tune(cache: &Path, corpus: &Path, args: &[&str]) -> std::process::Output {
+    seamscope(cache)
+        .args(["tune"])
+        .arg(corpus)
+        .args(["--chunk-tokens", "64", "--k", "24", "--m", "0-2"])
+        .args(["--overlaps", "15", "--windows", "64/32"])
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_map_claims_only_the_lengths_it_measured() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = short_files(6);
+    let map_args = ["--map", "--per-band", "15", "--resamples", "200"];
+    let out = tune(
+        cache.path(),
+        corpus.path(),
+        &[&map_args[..], &["--json"]].concat(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let map: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bands = map["map"]["bands"].as_array().unwrap();
+    assert_eq!(bands.len(), 4);
+    for b in bands {
+        let (lo, hi) = (
+            b["min_tokens"].as_f64().unwrap(),
+            b["max_tokens"].as_f64().unwrap(),
+        );
+        let n = b["questions"].as_u64().unwrap();
+        if lo >= 200.0 {
+            // Files of ~150 tokens hold no passage of 200 tokens or more.
+            assert_eq!(n, 0, "{b}");
+            assert!(b["rows"].as_array().unwrap().is_empty(), "{b}");
+            assert!(b["shorter"].as_u64().unwrap() > 0, "{b}");
+        } else {
+            assert!(n > 0, "{b}");
+            let mean = b["mean_evidence_tokens"].as_f64().unwrap();
+            assert!(
+                lo <= mean && mean < hi,
+                "a band holds passages of its length: {b}"
+            );
+        }
+    }
+    let verdict = map["map"]["verdict"].as_str().unwrap();
+    let (claims, silent) = verdict
+        .split_once("; not measured: ")
+        .unwrap_or_else(|| panic!("the unmeasured bands are named: {verdict}"));
+    assert!(
+        !claims.contains("800") && !claims.contains("400"),
+        "{verdict}"
+    );
+    assert!(
+        silent.contains("no passage of 200–400 tokens")
+            && silent.contains("no passage of 400–800 tokens"),
+        "{verdict}"
+    );
+
+    // Far longer bands than any file: not measured, said in the text report.
+    let out = tune(
+        cache.path(),
+        corpus.path(),
+        &[&map_args[..], &["--bands", "50-100,5000-9000"]].concat(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("5000–9000 tokens: no passage of this length, not measured: every passage drawn was shorter"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("mean 1"),
+        "no mean of a band it did not measure: {text}"
+    );
+    let verdict_line = text
+        .lines()
+        .find(|l| l.starts_with("map verdict:"))
+        .unwrap();
+    assert!(verdict_line.contains("~50–100 tokens"), "{verdict_line}");
+    assert!(
+        !verdict_line.contains("~50–9000") && !verdict_line.contains("beyond ~"),
+        "{verdict_line}"
+    );
+
+    // A band given twice, or two that overlap: a usage error before any work.
+    for bands in ["100-200,100-200", "50-150,100-200"] {
+        let out = tune(
+            cache.path(),
+            corpus.path(),
+            &[&map_args[..], &["--bands", bands]].concat(),
+        );
+        assert_eq!(out.status.code(), Some(2), "{bands}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("given twice") || err.contains("overlap"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_corpus_of_seven_tokens_measures_no_band() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = tempfile::tempdir().unwrap();
+    std::fs::write(
+        corpus.path().join("tiny.md"),
+        "Replicas serve stale reads today.",
+    )
+    .unwrap();
+    let out = tune(
+        cache.path(),
+        corpus.path(),
+        &["--map", "--per-band", "10", "--resamples", "100", "--json"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let map: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for b in map["map"]["bands"].as_array().unwrap() {
+        assert_eq!(b["questions"], 0, "its one passage is in no band: {b}");
+    }
+    let verdict = map["map"]["verdict"].as_str().unwrap();
+    assert!(
+        verdict.starts_with("no verdict: no band had passages of its length"),
+        "{verdict}"
+    );
+}
+
+#[test]
+fn a_board_that_cannot_conclude_says_so_and_deploys_nothing() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = operations_corpus();
+    let all = std::fs::read_to_string(with_questions(corpus.path())).unwrap();
+    let one = corpus.path().join("one.jsonl");
+    std::fs::write(&one, all.lines().next().unwrap()).unwrap();
+    let one = one.display().to_string();
+    let out = tune(
+        cache.path(),
+        corpus.path(),
+        &[
+            "--budget",
+            "3",
+            "--strategies",
+            "all",
+            "--questions",
+            &one,
+            "--resamples",
+            "500",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("verdict: nothing can be concluded: only one question was scored"),
+        "{text}"
+    );
+    assert!(!text.contains("to deploy"), "{text}");
+    // Budget 0 sends nothing: a usage error, for the board, the map and calibrate alike.
+    for args in [
+        &["--budget", "0", "--strategies", "all"][..],
+        &["--budget", "0", "--map"],
+    ] {
+        let out = tune(cache.path(), corpus.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("budget 0 sends no chunk"), "{err}");
+    }
+    // From a settings file too (calibrate's own flag starts at 1).
+    let config = corpus.path().join("zero.toml");
+    std::fs::write(&config, "budget = 0\n").unwrap();
+    for command in ["calibrate", "tune"] {
+        let out = seamscope(cache.path())
+            .args([command])
+            .arg(corpus.path())
+            .arg("--config")
+            .arg(&config)
+            .args(if command == "tune" {
+                &["--map"][..]
+            } else {
+                &[]
+            })
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("budget 0 sends no chunk"), "{command}: {err}");
+    }
+}

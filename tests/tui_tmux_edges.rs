@@ -1,6 +1,7 @@
 //! Hard edges of the screen, in the real binary under tmux: a paste is text for the query box
 //! (never commands, never a run), and SIGTERM, SIGHUP, SIGINT or SIGQUIT gives the terminal back
-//! as quitting does (cursor shown) and exits with 128 + the signal's number.
+//! as quitting does (cursor shown) and exits with 128 + the signal's number; Ctrl-Z (or
+//! SIGTSTP) gives the shell back its normal screen and `fg` brings the screen back, drawn.
 
 mod common;
 
@@ -112,6 +113,70 @@ fn tui_a_paste_is_text_and_a_signal_gives_the_terminal_back() {
             .unwrap_or_else(|e| panic!("kill: {e}"));
         assert_terminal_given_back(&tmux, &format!("SIG{signal}"), 128 + number);
     }
+}
+
+#[test]
+fn tui_ctrl_z_gives_the_shell_its_screen_and_fg_draws_the_screen_again() {
+    let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (docs, cache) = (work.path().join("docs"), work.path().join("cache"));
+    std::fs::create_dir_all(&docs).unwrap_or_else(|e| panic!("{e}"));
+    corpus(&docs);
+    let tmux = Tmux::start(work.path(), "suspend");
+    tmux.shell("export PS1='e2e$ '");
+    open(&tmux, &docs, &cache);
+    // Ctrl-Z, then `kill -TSTP` from outside: each is a suspension like a shell job's.
+    for how in ["Ctrl-Z", "SIGTSTP"] {
+        if how == "Ctrl-Z" {
+            tmux.keys(&["C-z"]);
+        } else {
+            Command::new("kill")
+                .args(["-TSTP", &screen_pid(&tmux)])
+                .status()
+                .unwrap_or_else(|e| panic!("kill: {e}"));
+        }
+        // The shell is back on its normal screen, with the mouse free and line editing on.
+        let stopped = tmux.wait_until("the shell's job report", 10, |s| s.contains("Stopped"));
+        assert!(
+            !stopped.contains("Documents · 1"),
+            "after {how}: the screen is gone:\n{stopped}"
+        );
+        assert_eq!(
+            tmux.format("#{alternate_on} #{mouse_any_flag} #{cursor_flag}"),
+            "0 0 1",
+            "after {how}: normal screen, no mouse reports, the cursor shown"
+        );
+        tmux.shell("stty -a | tr ' ' '\\n' | grep -x -e icanon -e echo; echo stty-done");
+        let screen = tmux.wait_until("stty's answer", 10, |s| {
+            s.lines().any(|l| l.trim() == "stty-done")
+        });
+        let lines: Vec<&str> = screen.lines().map(str::trim).collect();
+        assert!(
+            lines.contains(&"icanon") && lines.contains(&"echo"),
+            "after {how}: line editing and echo are on:\n{screen}"
+        );
+        // fg: the screen takes the terminal again and draws every pane, with no shell text
+        // left on it.
+        tmux.shell("clear; fg");
+        let back = tmux.wait_for(&["Documents · 1", "chunks of 1024 tokens"], 10);
+        assert!(
+            !back.contains("stty-done"),
+            "after {how} and fg: drawn anew:\n{back}"
+        );
+        assert_eq!(
+            tmux.format("#{alternate_on} #{mouse_any_flag}"),
+            "1 1",
+            "after {how} and fg: the screen holds the terminal again"
+        );
+        // And it answers keys: the help opens and closes.
+        tmux.keys(&["?"]);
+        tmux.wait_for(&["suspend to the shell"], 10);
+        tmux.keys(&["Escape"]);
+        tmux.wait_until("the help to close", 10, |s| {
+            !s.contains("suspend to the shell")
+        });
+    }
+    tmux.keys(&["q"]);
+    assert_terminal_given_back(&tmux, "q after two suspensions", 0);
 }
 
 /// A view file naming `corpus`, as `w` on the screen writes one.

@@ -31,6 +31,37 @@ pub const DEFAULT_BANDS: [(usize, usize); 4] = [(50, 100), (100, 200), (200, 400
 pub const DEFAULT_PER_BAND: usize = 150;
 /// Default resamples per band verdict (fewer than the board's: one per band and kind).
 pub const DEFAULT_MAP_RESAMPLES: usize = 2_000;
+/// Draws made per passage a band asks for: a draw whose passage is not of the band's length (the
+/// document ends first, or its last sentence runs past the band) is left out, so a band draws up
+/// to this many times its passages to fill itself with passages of its own length.
+pub const DRAWS_PER_PASSAGE: usize = 4;
+
+/// Whether `bands` can be a map: each runs from 1 token up, shortest first, and none overlaps
+/// another (a passage belongs to one band). `Err` says which band is wrong.
+pub fn check_bands(bands: &[(usize, usize)]) -> Result<(), String> {
+    if bands.is_empty() {
+        return Err("give at least one band, e.g. 50-100,100-200".to_string());
+    }
+    for (i, &(lo, hi)) in bands.iter().enumerate() {
+        if lo == 0 || lo >= hi {
+            return Err(format!(
+                "band {lo}-{hi} must run from 1 token up, shortest first"
+            ));
+        }
+        if let Some(&(plo, phi)) = i.checked_sub(1).map(|p| &bands[p])
+            && lo < phi
+        {
+            return Err(if (plo, phi) == (lo, hi) {
+                format!("band {lo}-{hi} is given twice: give each band once")
+            } else {
+                format!(
+                    "bands {plo}-{phi} and {lo}-{hi} overlap: a passage belongs to one band, so each band must start at or after the end of the one before"
+                )
+            });
+        }
+    }
+    Ok(())
+}
 
 /// Which offline question a passage is asked as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -111,9 +142,20 @@ pub struct MapBand {
     pub min_tokens: usize,
     /// Longest target length, in tokens.
     pub max_tokens: usize,
-    /// Passages asked.
+    /// Passages asked: every one of them is of the band's length (`min_tokens` up to, not
+    /// including, `max_tokens`); 0 when the corpus gave none, and then the band was not measured.
     pub questions: usize,
-    /// Of those, passages a cut of the layout splits.
+    /// Draws made for the band.
+    pub draws: usize,
+    /// Distinct passages drawn and left out as shorter than the band (their document ends
+    /// first).
+    pub shorter: usize,
+    /// The longest of those, in tokens.
+    pub longest_shorter: usize,
+    /// Passages drawn and left out as running past the band (their last sentence ends beyond
+    /// it, or one sentence is longer than the band).
+    pub longer: usize,
+    /// Of the passages asked, those a cut of the layout splits.
     pub split_questions: usize,
     /// Mean passage length, in tokens.
     pub mean_evidence_tokens: f64,
@@ -129,6 +171,35 @@ pub struct MapBand {
     pub gold_questions: usize,
 }
 
+impl MapBand {
+    /// Whether the band holds any passage (an empty band was not measured and says nothing).
+    pub fn measured(&self) -> bool {
+        self.questions > 0
+    }
+
+    /// Why the band has no passage, in words (`None` when it has some).
+    pub fn why_empty(&self) -> Option<String> {
+        if self.measured() {
+            return None;
+        }
+        Some(match (self.shorter, self.longer) {
+            (0, 0) => "the corpus has no passage to draw".to_string(),
+            (_, 0) => format!(
+                "every passage drawn was shorter, {} tokens at most: no document holds {} tokens of whole sentences",
+                self.longest_shorter, self.min_tokens
+            ),
+            (0, _) => format!(
+                "every passage drawn ran past {} tokens (its sentences are longer than the band)",
+                self.max_tokens
+            ),
+            (s, l) => format!(
+                "of the passages drawn, {s} were shorter and {l} ran past {} tokens",
+                self.max_tokens
+            ),
+        })
+    }
+}
+
 /// The whole map.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EvidenceMap {
@@ -142,6 +213,8 @@ pub struct EvidenceMap {
     pub kinds_disagree: bool,
     /// With a gold set: where its evidence lies and whether the map agrees with it, in words.
     pub gold_verdict: Option<String>,
+    /// Gold questions whose evidence is of no band's length (placed in none).
+    pub gold_outside_bands: usize,
     /// The embedder whose rankings were measured.
     pub embedder: String,
     /// Tokens per chunk of the layout.
@@ -202,52 +275,85 @@ pub fn whole_passage_question(passage: &str, seed: u64) -> Option<String> {
     (!words.is_empty()).then(|| words.join(" "))
 }
 
-/// The passages of one band, with both kinds of question (those with no content word left out).
+/// One band's draw: its passages with both kinds of question (those with no content word left
+/// out), the split flag and the length; and how many draws it made and left out.
+struct BandDraw {
+    passages: Vec<(Question, Question, bool, usize)>,
+    draws: usize,
+    shorter: usize,
+    longer: usize,
+    longest_shorter: usize,
+}
+
+/// The passages of one band: only passages whose length lies in the band (`lo` up to, not
+/// including, `hi`), at most `per_band`, from up to [`DRAWS_PER_PASSAGE`] × `per_band` draws.
 fn band_passages(
     corpus: &Corpus,
     layout: &Layout,
     band: (usize, usize),
     per_band: usize,
     seed: u64,
-) -> Vec<(Question, Question, bool, usize)> {
+) -> BandDraw {
+    let (lo, hi) = band;
     let options = PassageOptions {
-        count: per_band,
-        min_tokens: band.0,
-        max_tokens: band.1,
-        seed: seed ^ (band.0 as u64) << 20 ^ band.1 as u64,
+        count: per_band.saturating_mul(DRAWS_PER_PASSAGE),
+        min_tokens: lo,
+        max_tokens: hi.saturating_sub(1).max(lo),
+        seed: seed ^ (lo as u64) << 20 ^ hi as u64,
     };
     let drawn = sample_passages(corpus, layout, &options);
+    let mut out = BandDraw {
+        passages: Vec::new(),
+        draws: options.count,
+        shorter: 0,
+        longer: drawn.too_long,
+        longest_shorter: 0,
+    };
     let mut opening = KeywordQuestions;
-    drawn
-        .passages
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| {
-            let text = corpus.doc(p.doc).slice(p.span);
-            let whole = whole_passage_question(text, seed.wrapping_add(i as u64))?;
-            let first = opening.passage_question(text).ok()?;
-            let split = layout.chunks.iter().any(|c| {
-                c.doc == p.doc && c.span.start > p.span.start && c.span.start < p.span.end
-            });
-            let q = |id: String, question: String| Question {
-                id,
-                question,
-                doc: p.doc,
-                spans: vec![p.span],
-                tags: if split {
-                    vec!["map".into(), "split".into()]
-                } else {
-                    vec!["map".into()]
-                },
-            };
-            Some((
-                q(format!("map-{}-{}-{i}-whole", band.0, band.1), whole),
-                q(format!("map-{}-{}-{i}-opening", band.0, band.1), first),
-                split,
-                p.tokens,
-            ))
-        })
-        .collect()
+    for (i, p) in drawn.passages.iter().enumerate() {
+        if p.tokens < lo {
+            out.shorter += 1;
+            out.longest_shorter = out.longest_shorter.max(p.tokens);
+            continue;
+        }
+        if p.tokens >= hi {
+            out.longer += 1;
+            continue;
+        }
+        // The draw is seeded and taken in order, so the band is the same whatever was left out.
+        if out.passages.len() == per_band {
+            continue;
+        }
+        let text = corpus.doc(p.doc).slice(p.span);
+        let Some(whole) = whole_passage_question(text, seed.wrapping_add(i as u64)) else {
+            continue;
+        };
+        let Ok(first) = opening.passage_question(text) else {
+            continue;
+        };
+        let split = layout
+            .chunks
+            .iter()
+            .any(|c| c.doc == p.doc && c.span.start > p.span.start && c.span.start < p.span.end);
+        let q = |id: String, question: String| Question {
+            id,
+            question,
+            doc: p.doc,
+            spans: vec![p.span],
+            tags: if split {
+                vec!["map".into(), "split".into()]
+            } else {
+                vec!["map".into()]
+            },
+        };
+        out.passages.push((
+            q(format!("map-{lo}-{hi}-{i}-whole"), whole),
+            q(format!("map-{lo}-{hi}-{i}-opening"), first),
+            split,
+            p.tokens,
+        ));
+    }
+    out
 }
 
 /// Each family's best row over the questions `at` (indices into the board's questions), its
@@ -279,7 +385,14 @@ fn band_result(
         })
         .collect();
     let v = verdict(&candidates, resamples, seed);
-    let n = at.len().max(1) as f64;
+    if at.is_empty() {
+        // Nothing was measured: no row to show, and the verdict says so.
+        return BandResult {
+            rows: Vec::new(),
+            verdict: v,
+        };
+    }
+    let n = at.len() as f64;
     let split_n = split.iter().filter(|s| **s).count();
     let mut rows: Vec<MapRow> = Family::ALL
         .iter()
@@ -330,12 +443,29 @@ fn leader(result: &BandResult) -> Option<(&MapRow, bool)> {
     Some((row, result.verdict.winner.is_some()))
 }
 
-/// The map's verdict in words: runs of bands with the same leading family.
+/// The map's verdict in words: runs of adjacent bands with the same leading family, each named
+/// by the lengths it was measured at; then the bands that say nothing (no passage of their
+/// length, or a verdict that concludes nothing), so no claim reaches past what was measured.
 fn sentence(bands: &[MapBand], pick: impl Fn(&MapBand) -> &BandResult) -> String {
     let mut parts: Vec<String> = Vec::new();
+    let mut silent: Vec<String> = Vec::new();
     let mut i = 0;
     while i < bands.len() {
-        let Some((row, clear)) = leader(pick(&bands[i])) else {
+        let band = &bands[i];
+        let Some((row, clear)) = leader(pick(band)) else {
+            let why = match band.why_empty() {
+                Some(why) => format!(
+                    "no passage of {}–{} tokens ({why})",
+                    band.min_tokens, band.max_tokens
+                ),
+                None => format!(
+                    "{}–{} tokens: {}",
+                    band.min_tokens,
+                    band.max_tokens,
+                    pick(band).verdict.sentence()
+                ),
+            };
+            silent.push(why);
             i += 1;
             continue;
         };
@@ -343,6 +473,7 @@ fn sentence(bands: &[MapBand], pick: impl Fn(&MapBand) -> &BandResult) -> String
         let mut j = i;
         let mut all_clear = clear;
         while j + 1 < bands.len()
+            && bands[j].max_tokens == bands[j + 1].min_tokens
             && leader(pick(&bands[j + 1])).is_some_and(|(r, _)| r.family == fam)
         {
             j += 1;
@@ -358,18 +489,19 @@ fn sentence(bands: &[MapBand], pick: impl Fn(&MapBand) -> &BandResult) -> String
         } else {
             String::new()
         };
-        let range = if i == 0 {
-            format!("up to ~{} tokens", bands[j].max_tokens)
-        } else if j + 1 == bands.len() {
-            format!("beyond ~{} tokens", bands[i].min_tokens)
-        } else {
-            format!("at ~{}–{} tokens", bands[i].min_tokens, bands[j].max_tokens)
-        };
-        parts.push(format!("{} {verb} for evidence {range}{cost}", row.label));
+        parts.push(format!(
+            "{} {verb} for evidence of ~{}–{} tokens{cost}",
+            row.label, bands[i].min_tokens, bands[j].max_tokens
+        ));
         i = j + 1;
     }
     if parts.is_empty() {
-        return "no verdict: no band had passages".to_string();
+        let what = if bands.iter().any(MapBand::measured) {
+            "no band's verdict concludes anything"
+        } else {
+            "no band had passages of its length"
+        };
+        return format!("no verdict: {what}; {}", silent.join("; "));
     }
     let windows = bands
         .iter()
@@ -383,6 +515,9 @@ fn sentence(bands: &[MapBand], pick: impl Fn(&MapBand) -> &BandResult) -> String
             " ({} need {:.1}× the vectors)",
             w.label, w.vectors_vs_chunks
         ));
+    }
+    if !silent.is_empty() {
+        s.push_str(&format!("; not measured: {}", silent.join("; ")));
     }
     s
 }
@@ -402,20 +537,23 @@ pub fn evidence_map(
     let mut band_of = Vec::new();
     let mut split = Vec::new();
     let mut lengths = Vec::new();
+    let mut draws = Vec::new();
     for (b, &band) in options.bands.iter().enumerate() {
-        for (w, o, s, t) in band_passages(
+        let mut drawn = band_passages(
             &open.corpus,
             &open.layout,
             band,
             options.per_band,
             options.seed,
-        ) {
+        );
+        for (w, o, s, t) in std::mem::take(&mut drawn.passages) {
             whole.push(w);
             opening.push(o);
             band_of.push(b);
             split.push(s);
             lengths.push(t);
         }
+        draws.push(drawn);
     }
     let n = whole.len();
     let gold = gold.unwrap_or(&[]);
@@ -442,20 +580,11 @@ pub fn evidence_map(
         .map(|q| {
             let offs = &open.layout.offsets[q.doc.0 as usize];
             let t: usize = q.spans.iter().map(|s| offs.count_in(s.start, s.end)).sum();
-            options
-                .bands
-                .iter()
-                .position(|&(lo, hi)| t >= lo && t < hi)
-                .or_else(|| {
-                    let first = options.bands.first()?;
-                    if t < first.0 {
-                        Some(0)
-                    } else {
-                        Some(options.bands.len() - 1)
-                    }
-                })
+            // A gold question belongs to the band of its length, or to none.
+            options.bands.iter().position(|&(lo, hi)| t >= lo && t < hi)
         })
         .collect();
+    let gold_outside_bands = gold_band.iter().filter(|b| b.is_none()).count();
     let resamples = options.board.resamples;
     let mut bands = Vec::new();
     for (b, &(lo, hi)) in options.bands.iter().enumerate() {
@@ -479,6 +608,10 @@ pub fn evidence_map(
             min_tokens: lo,
             max_tokens: hi,
             questions: at.len(),
+            draws: draws[b].draws,
+            shorter: draws[b].shorter,
+            longest_shorter: draws[b].longest_shorter,
+            longer: draws[b].longer,
             split_questions: band_split.iter().filter(|s| **s).count(),
             mean_evidence_tokens: at.iter().map(|&i| lengths[i] as f64).sum::<f64>()
                 / at.len().max(1) as f64,
@@ -493,13 +626,15 @@ pub fn evidence_map(
     let kinds_disagree = bands.iter().any(|b| {
         leader(&b.whole).map(|(r, _)| r.family) != leader(&b.opening).map(|(r, _)| r.family)
     });
-    let gold_verdict = (!gold.is_empty()).then(|| gold_words(&bands, gold.len()));
+    let gold_verdict =
+        (!gold.is_empty()).then(|| gold_words(&bands, gold.len(), gold_outside_bands));
     Ok(Some(EvidenceMap {
         bands,
         verdict: verdict_words,
         opening_verdict,
         kinds_disagree,
         gold_verdict,
+        gold_outside_bands,
         embedder: scored.embedder,
         chunk_tokens: scored.chunk_tokens,
         budget: scored.budget,
@@ -511,7 +646,7 @@ pub fn evidence_map(
 
 /// Where the gold set's evidence lies on the map, and whether the map's leader there matches the
 /// gold questions' own.
-fn gold_words(bands: &[MapBand], total: usize) -> String {
+fn gold_words(bands: &[MapBand], total: usize, outside: usize) -> String {
     let mut parts = Vec::new();
     for b in bands {
         let m = &b.whole;
@@ -533,6 +668,11 @@ fn gold_words(bands: &[MapBand], total: usize) -> String {
             leader(m).map_or("-".into(), |(r, _)| r.label.clone()),
         ));
     }
+    if outside > 0 {
+        parts.push(format!(
+            "{outside} gold questions have evidence of no band's length and are in none"
+        ));
+    }
     format!(
         "gold set ({total} questions) by evidence length: {}",
         parts.join("; ")
@@ -542,6 +682,197 @@ fn gold_words(bands: &[MapBand], total: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::calibrate::bootstrap::Contender;
+    use crate::chunk::fixed::FixedTokens;
+    use crate::tokens::TokenOffsets;
+
+    /// `corpus` laid out in whitespace words (one token each) in chunks of `chunk`.
+    fn layout(corpus: &Corpus, chunk: usize) -> Layout {
+        let offsets: Vec<TokenOffsets> = corpus
+            .documents
+            .iter()
+            .map(|d| TokenOffsets::of_words(&d.text))
+            .collect();
+        let chunks = crate::chunk::chunk_corpus(corpus, &offsets, &FixedTokens { tokens: chunk });
+        let seams = crate::seam::build_seams(corpus, &offsets, &chunks, 4);
+        Layout {
+            offsets,
+            chunks,
+            seams,
+            chunker: format!("fixed-{chunk}"),
+            k: 4,
+            search: Default::default(),
+            timings: Default::default(),
+            given: None,
+            store: Default::default(),
+        }
+    }
+
+    /// `sentences` sentences of `words` distinct content words each.
+    fn prose(tag: &str, sentences: usize, words: usize) -> String {
+        (0..sentences)
+            .map(|s| {
+                let body: Vec<String> = (0..words)
+                    .map(|w| match w {
+                        0 => format!("Harbour{tag}x{s}"),
+                        _ => format!("crane{tag}x{s}y{w}"),
+                    })
+                    .collect();
+                format!("{}.", body.join(" "))
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn a_band_holds_only_passages_of_its_length_and_says_why_it_is_empty() {
+        // Files of 150 words (15 sentences of 10): no passage of 200 tokens or more exists.
+        let corpus = Corpus::from_texts(
+            (0..6).map(|i| (format!("f{i}.md"), prose(&format!("f{i}"), 15, 10))),
+        );
+        let lay = layout(&corpus, 64);
+        for band in [(50, 100), (100, 200)] {
+            let drawn = band_passages(&corpus, &lay, band, 30, 1);
+            assert!(!drawn.passages.is_empty(), "{band:?}");
+            assert!(drawn.passages.len() <= 30);
+            for (w, _, _, t) in &drawn.passages {
+                assert!(
+                    (band.0..band.1).contains(t),
+                    "{band:?}: a {t}-token passage"
+                );
+                assert!(w.id.starts_with(&format!("map-{}-{}-", band.0, band.1)));
+            }
+        }
+        for band in [(200, 400), (400, 800), (5000, 9000)] {
+            let drawn = band_passages(&corpus, &lay, band, 30, 1);
+            assert!(
+                drawn.passages.is_empty(),
+                "{band:?}: {} passages",
+                drawn.passages.len()
+            );
+            assert!(drawn.shorter > 0 && drawn.longer == 0, "{band:?}");
+            assert!(drawn.longest_shorter <= 150, "{}", drawn.longest_shorter);
+        }
+        // A 7-token corpus has no passage in any band.
+        let tiny = Corpus::from_texts([("t.md", "One two three four five six seven.")]);
+        let lay = layout(&tiny, 64);
+        for band in DEFAULT_BANDS {
+            assert!(band_passages(&tiny, &lay, band, 30, 1).passages.is_empty());
+        }
+    }
+
+    #[test]
+    fn bands_are_each_given_once_and_never_overlap() {
+        assert!(check_bands(&[(50, 100), (100, 200)]).is_ok());
+        assert!(check_bands(&[(50, 100), (5000, 9000)]).is_ok());
+        assert!(check_bands(&[]).is_err());
+        assert!(
+            check_bands(&[(100, 200), (100, 200)])
+                .unwrap_err()
+                .contains("twice")
+        );
+        assert!(
+            check_bands(&[(50, 150), (100, 200)])
+                .unwrap_err()
+                .contains("overlap")
+        );
+        assert!(check_bands(&[(0, 10)]).is_err());
+        assert!(check_bands(&[(10, 10)]).is_err());
+    }
+
+    fn band(lo: usize, hi: usize, leader: Option<(&str, Family)>, questions: usize) -> MapBand {
+        let rows: Vec<MapRow> = leader
+            .iter()
+            .map(|&(label, family)| MapRow {
+                label: label.to_string(),
+                family,
+                failures: 1,
+                failure_rate: 0.1,
+                split_failure_rate: None,
+                tokens: 100.0,
+                vectors_vs_chunks: 1.0,
+                p_best: 0.6,
+            })
+            .collect();
+        let verdict = Verdict {
+            winner: None,
+            tied_with: Vec::new(),
+            contenders: leader
+                .iter()
+                .map(|&(label, family)| Contender {
+                    label: label.to_string(),
+                    family: family.name().to_string(),
+                    p_best: 0.6,
+                    questions_needed: None,
+                })
+                .collect(),
+            resamples: 100,
+            seed: 0,
+            win_share: 0.9,
+            questions,
+            inconclusive: (leader.is_none() && questions > 0)
+                .then(|| "every setting fails on the same 3 of the 10 questions".to_string()),
+        };
+        let result = BandResult { rows, verdict };
+        MapBand {
+            min_tokens: lo,
+            max_tokens: hi,
+            questions,
+            draws: 120,
+            shorter: if questions == 0 { 120 } else { 0 },
+            longest_shorter: 150,
+            longer: 0,
+            split_questions: 0,
+            mean_evidence_tokens: 0.0,
+            whole: result.clone(),
+            opening: result,
+            gold: None,
+            gold_questions: 0,
+        }
+    }
+
+    #[test]
+    fn the_verdict_speaks_only_of_bands_that_were_measured() {
+        let seams = Some(("Seams k 8 m 2", Family::Seams));
+        // Seams leads the two measured bands; the two longer ones have no passage.
+        let bands = [
+            band(50, 100, seams, 30),
+            band(100, 200, seams, 30),
+            band(200, 400, None, 0),
+            band(400, 800, None, 0),
+        ];
+        let s = sentence(&bands, |b| &b.whole);
+        assert!(
+            s.starts_with("Seams k 8 m 2 leads (not beyond noise) for evidence of ~50–200 tokens"),
+            "{s}"
+        );
+        assert!(!s.contains("up to ~800") && !s.contains("beyond ~"), "{s}");
+        assert!(
+            s.contains("not measured: no passage of 200–400 tokens (every passage drawn was shorter, 150 tokens at most"),
+            "{s}"
+        );
+        assert!(s.contains("no passage of 400–800 tokens"), "{s}");
+        // A run never reaches across a gap between bands.
+        let gap = [band(50, 100, seams, 30), band(5000, 9000, seams, 30)];
+        let s = sentence(&gap, |b| &b.whole);
+        assert!(s.contains("~50–100 tokens; Seams k 8 m 2"), "{s}");
+        // A band whose verdict concludes nothing says so instead of naming a leader.
+        let flat = [band(50, 100, None, 10), band(100, 200, seams, 30)];
+        let s = sentence(&flat, |b| &b.whole);
+        assert!(s.contains("50–100 tokens: nothing can be concluded"), "{s}");
+        assert!(
+            s.starts_with("Seams k 8 m 2 leads (not beyond noise) for evidence of ~100–200"),
+            "{s}"
+        );
+        // No band measured: no verdict.
+        let none = [band(50, 100, None, 0), band(100, 200, None, 0)];
+        let s = sentence(&none, |b| &b.whole);
+        assert!(
+            s.starts_with("no verdict: no band had passages of its length"),
+            "{s}"
+        );
+        assert!(bands[2].why_empty().is_some() && bands[0].why_empty().is_none());
+    }
 
     #[test]
     fn whole_passage_questions_draw_words_from_across_the_passage() {

@@ -66,6 +66,11 @@ pub struct Verdict {
     pub win_share: f64,
     /// Questions resampled.
     pub questions: usize,
+    /// Why nothing can be concluded, when nothing can: no question, one question (no resample
+    /// leaves one out to judge on), or every setting failing on the same questions (budget 0,
+    /// say). Then there is no winner and no contender.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inconclusive: Option<String>,
 }
 
 impl Verdict {
@@ -73,6 +78,9 @@ impl Verdict {
     /// or `tied among Seams … (55%), overlap … (40%); about 400 questions would settle it`.
     pub fn sentence(&self) -> String {
         let share = |c: &Contender| format!("{} ({:.0}%)", c.label, c.p_best * 100.0);
+        if let Some(why) = &self.inconclusive {
+            return format!("nothing can be concluded: {why}");
+        }
         if let Some(w) = &self.winner {
             let p = self.contenders.first().map_or(1.0, |c| c.p_best);
             return format!(
@@ -174,10 +182,59 @@ fn families<'a>(candidates: &[Candidate<'a>]) -> Vec<Family<'a>> {
     out
 }
 
+/// Why `candidates` over `n` questions cannot tell anything apart, when they cannot.
+fn inconclusive(candidates: &[Candidate<'_>], n: usize) -> Option<String> {
+    if n == 0 || candidates.is_empty() {
+        return Some("no question was scored".to_string());
+    }
+    if n == 1 {
+        return Some(
+            "only one question was scored: every resample draws it, so none is left out to judge on"
+                .to_string(),
+        );
+    }
+    let first = candidates[0].failed;
+    if candidates.iter().all(|c| c.failed == first) {
+        let failed = first.iter().filter(|f| **f).count();
+        return Some(if candidates.len() == 1 {
+            format!(
+                "only one setting was scored (it fails {failed} of the {n} questions): there is nothing to compare it with"
+            )
+        } else if failed == 0 {
+            format!(
+                "every setting answers all {n} questions, so the questions do not tell them apart"
+            )
+        } else if failed == n {
+            format!(
+                "every setting fails all {n} questions (is the budget 0?), so the questions do not tell them apart"
+            )
+        } else {
+            format!(
+                "every setting fails on the same {failed} of the {n} questions, so the questions do not tell them apart"
+            )
+        });
+    }
+    None
+}
+
 /// The bootstrap verdict over `candidates` (each family tuned inside every resample), with
-/// `resamples` draws from `seed`.
+/// `resamples` draws from `seed`. When nothing can be concluded ([`Verdict::inconclusive`]) it
+/// names no winner and no contender.
 pub fn verdict(candidates: &[Candidate<'_>], resamples: usize, seed: u64) -> Verdict {
     let n = candidates.first().map_or(0, |c| c.failed.len());
+    let nothing = |why: String| Verdict {
+        winner: None,
+        tied_with: Vec::new(),
+        contenders: Vec::new(),
+        resamples: 0,
+        seed,
+        win_share: WIN_SHARE,
+        questions: n,
+        inconclusive: Some(why),
+    };
+    if let Some(why) = inconclusive(candidates, n) {
+        return nothing(why);
+    }
     let fams = families(candidates);
     let mut wins = vec![0.0f64; fams.len()];
     let mut rng = SplitMix(seed);
@@ -223,7 +280,12 @@ pub fn verdict(candidates: &[Candidate<'_>], resamples: usize, seed: u64) -> Ver
             }
         }
     }
-    let share = |w: f64| if drawn == 0 { 0.0 } else { w / drawn as f64 };
+    if drawn == 0 {
+        return nothing(format!(
+            "no resample of the {n} questions left one out to judge on (resamples: {resamples})"
+        ));
+    }
+    let share = |w: f64| w / drawn as f64;
     let mut order: Vec<usize> = (0..fams.len()).collect();
     order.sort_by(|&a, &b| wins[b].total_cmp(&wins[a]).then(a.cmp(&b)));
     let leader = order.first().copied();
@@ -262,6 +324,7 @@ pub fn verdict(candidates: &[Candidate<'_>], resamples: usize, seed: u64) -> Ver
         seed,
         win_share: WIN_SHARE,
         questions: n,
+        inconclusive: None,
     }
 }
 
@@ -396,6 +459,56 @@ mod tests {
         // ...but tuned inside each resample and scored out of bag, it is not a winner.
         let v = verdict(&c, 2000, 11);
         assert_eq!(v.winner, None, "{v:?}");
+    }
+
+    #[test]
+    fn degenerate_questions_conclude_nothing_and_name_no_leader() {
+        let cand = |label: &'static str, family: &'static str, failed: &'static [bool]| Candidate {
+            label,
+            family,
+            failed,
+            mean_tokens: 1.0,
+        };
+        // One question: every resample draws it, none is left out.
+        let one = verdict(&[cand("a", "x", &[false]), cand("b", "y", &[true])], 500, 1);
+        assert!(one.winner.is_none() && one.contenders.is_empty() && one.tied_with.is_empty());
+        assert!(
+            one.sentence()
+                .starts_with("nothing can be concluded: only one question"),
+            "{}",
+            one.sentence()
+        );
+        // Budget 0: every setting fails every question.
+        const ALL: [bool; 6] = [true; 6];
+        let zero = verdict(&[cand("a", "x", &ALL), cand("b", "y", &ALL)], 500, 1);
+        assert!(zero.contenders.is_empty(), "{zero:?}");
+        assert!(
+            zero.sentence()
+                .contains("every setting fails all 6 questions"),
+            "{}",
+            zero.sentence()
+        );
+        // The same questions failed by every setting: nothing tells them apart.
+        const SAME: [bool; 4] = [true, false, false, true];
+        let tied = verdict(&[cand("a", "x", &SAME), cand("b", "y", &SAME)], 500, 1);
+        assert!(
+            tied.sentence().contains("the same 2 of the 4 questions"),
+            "{}",
+            tied.sentence()
+        );
+        // No question at all.
+        let empty = verdict(&[cand("a", "x", &[])], 500, 1);
+        assert!(empty.sentence().contains("no question was scored"));
+        // No resample drawn: nothing to conclude either.
+        let unsampled = verdict(
+            &[
+                cand("a", "x", &[true, false]),
+                cand("b", "y", &[false, true]),
+            ],
+            0,
+            1,
+        );
+        assert!(unsampled.contenders.is_empty() && unsampled.inconclusive.is_some());
     }
 
     #[test]

@@ -349,7 +349,13 @@ impl MarginCurve {
     /// The benefit verdict in one sentence.
     pub fn benefit_sentence(&self) -> String {
         let mut s = self.benefit.sentence(self.best(), self.off.as_ref());
-        if let Some(v) = &self.selection {
+        if let Some(why) = self
+            .selection
+            .as_ref()
+            .and_then(|v| v.inconclusive.as_ref())
+        {
+            s.push_str(&format!(" Resampling concludes nothing: {why}."));
+        } else if let Some(v) = &self.selection {
             let seams = v
                 .contenders
                 .iter()

@@ -84,8 +84,11 @@ impl GivenCuts {
                 .entry(doc)
                 .or_insert_with(|| char_starts(&document.text));
             let (cut, page_start) = pages::from_document_start(cut, document, table);
-            let from = previous.get(&doc).copied().unwrap_or(0).max(page_start);
-            let span = place(&cut, document, table, from).map_err(|p| fail(at, p))?;
+            // The previous chunk of the document, if it lies on this record's page (a record on
+            // a page is looked for from that page's first byte on).
+            let previous_here = previous.get(&doc).copied().filter(|p| *p >= page_start);
+            let span = place(&cut, document, table, previous_here, page_start)
+                .map_err(|p| fail(at, p))?;
             previous.insert(doc, span.start);
             placed.push(Placed {
                 doc,
@@ -165,30 +168,50 @@ fn preview(text: &str) -> String {
     p
 }
 
+/// What may explain a record's text that does not match its document: Python's text mode
+/// reads CRLF line ends as LF, so a splitter's text has none of the document's `\r` (and its
+/// offsets count one character fewer per line end). `searched`: the text was looked for, so
+/// only a text holding a line end can have missed for this reason.
+fn crlf_hint(text: &str, given: &str, searched: bool) -> Option<&'static str> {
+    (text.contains("\r\n") && !given.contains('\r') && (!searched || given.contains('\n'))).then_some(
+        "; the document has CRLF line ends, which Python's text mode reads as LF: open it with newline=\"\" before splitting",
+    )
+}
+
 /// The byte span of one record in its document. `table` is the document's [`char_starts`];
-/// `from` is the byte start of the previous record of the same document, where a search for a
-/// record without offsets begins.
+/// `previous` is the byte start of the previous record of the same document: a record without
+/// offsets is looked for after it (strictly, so two chunks of the same text, one after the
+/// other, find the two places, as the splitter's own search for `start_index` does).
 fn place(
     cut: &records::RawCut,
     doc: &Document,
     table: &[usize],
-    from: usize,
+    previous: Option<usize>,
+    floor: usize,
 ) -> Result<Span, CutsProblem> {
     let text = &doc.text;
     let path = doc.path.clone();
     let Some(start) = cut.start else {
-        // No offsets: find the text, at or after the previous chunk's start.
+        // No offsets: find the text after the previous chunk's start.
         let given = cut.text.as_deref().unwrap_or_default();
+        let from = previous.map_or(floor, |p| {
+            text[p..]
+                .chars()
+                .next()
+                .map_or(text.len(), |c| p + c.len_utf8())
+        });
         return match text.get(from..).and_then(|t| t.find(given)) {
             Some(i) if !given.is_empty() => Ok(Span::new(from + i, from + i + given.len())),
             _ => Err(CutsProblem::TextNotFound {
                 doc: path,
                 given: preview(given),
-                after: if from > 0 {
-                    format!(" after the previous chunk of that document (byte {from})")
-                } else {
-                    String::new()
+                after: match previous {
+                    Some(p) => format!(
+                        " after the start of the previous chunk of that document (byte {p})"
+                    ),
+                    None => String::new(),
                 },
+                hint: crlf_hint(text, given, true).unwrap_or_default().to_string(),
             }),
         };
     };
@@ -233,8 +256,8 @@ fn place(
     if let Some(given) = &cut.text
         && doc.slice(span) != given
     {
-        let hint = if text.contains("\r\n") && !given.contains('\r') {
-            "; the document has CRLF line ends, which Python's text mode reads as LF: open it with newline=\"\" before splitting".to_string()
+        let hint = if let Some(hint) = crlf_hint(text, given, false) {
+            hint.to_string()
         } else if unit == OffsetUnit::Bytes && !text.is_ascii() {
             "; if the offsets count characters, say so with \"offsets\": \"chars\"".to_string()
         } else {

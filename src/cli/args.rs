@@ -323,6 +323,18 @@ pub fn resolve_corpus(
     }
 }
 
+/// A measurement (calibrate, tune's board and map) compares settings by what their contexts
+/// hold: at budget 0 every context is empty and every question fails whatever the setting, so
+/// nothing could be concluded. Refused before any work.
+pub fn check_measured_budget(budget: usize) -> Result<(), UsageError> {
+    if budget == 0 {
+        return Err(UsageError(
+            "budget 0 sends no chunk, so every question fails whatever the setting and nothing can be measured: give --budget 1 or more (up to 1000)".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// A clap parser for a whole number of `usize` within `range`: anything else (negative, too
 /// large, out of range) is a usage error naming the range, never a wrapped value.
 pub fn usize_in(range: RangeInclusive<usize>) -> RangedI64ValueParser<usize> {

@@ -56,10 +56,8 @@ pub fn parse_bands(text: &str) -> Result<Vec<(usize, usize)>, String> {
         }
         out.push((a, b));
     }
-    if out.is_empty() {
-        return Err("give at least one band, e.g. 50-100,100-200".to_string());
-    }
     out.sort_unstable();
+    seamscope::board::map::check_bands(&out)?;
     Ok(out)
 }
 
@@ -320,10 +318,12 @@ pub fn render_board(b: &Board, top: usize) -> String {
     );
     if let Some(v) = &b.verdict {
         let _ = writeln!(out, "\nverdict: {}", safe_name(&v.sentence()));
+        // A verdict that concludes nothing names no row to deploy.
         let lead = v
             .winner
             .as_deref()
-            .or_else(|| v.contenders.first().map(|c| c.label.as_str()));
+            .or_else(|| v.contenders.first().map(|c| c.label.as_str()))
+            .filter(|_| v.inconclusive.is_none());
         if let Some(row) = lead.and_then(|l| b.row(l)) {
             let _ = writeln!(
                 out,
@@ -410,6 +410,20 @@ pub fn render_map(m: &EvidenceMap) -> String {
     );
     let _ = writeln!(out, "embedder: {}", safe_name(&m.embedder));
     for b in &m.bands {
+        if let Some(why) = b.why_empty() {
+            let _ = writeln!(
+                out,
+                "\n{}–{} tokens: no passage of this length, not measured: {why}{}",
+                b.min_tokens,
+                b.max_tokens,
+                if b.gold_questions > 0 {
+                    format!("; {} gold questions", b.gold_questions)
+                } else {
+                    String::new()
+                }
+            );
+            continue;
+        }
         let _ = writeln!(
             out,
             "\n{}–{} tokens: {} passages (mean {:.0} tokens), {} split by a cut{}",
@@ -503,6 +517,21 @@ mod tests {
             vec![(50, 100), (100, 200)]
         );
         assert!(parse_bands("200-100").is_err());
+        // Each band once, none overlapping another: a passage belongs to one band.
+        assert!(
+            parse_bands("100-200,100-200")
+                .unwrap_err()
+                .contains("given twice")
+        );
+        assert!(
+            parse_bands("50-150,100-200")
+                .unwrap_err()
+                .contains("overlap")
+        );
+        assert_eq!(
+            parse_bands("50-100,5000-9000").unwrap(),
+            vec![(50, 100), (5000, 9000)]
+        );
         assert!(parse_bands("x").is_err());
         assert_eq!(parse_windows("256/128").unwrap(), vec![(256, 128)]);
         assert!(parse_windows("128/256").is_err());

@@ -122,6 +122,7 @@ pub fn run(
         settings.depth = d;
     }
     settings.validate()?;
+    super::args::check_measured_budget(settings.budget)?;
     let mut generator = args.generator()?;
     let mut engine = start_engine(settings.clone())?;
     // The question file is checked whole before anything is indexed or embedded.

@@ -100,6 +100,47 @@ fn error_text(error: &anyhow::Error) -> String {
         }
         text.push_str(&part);
     }
+    // A full disk anywhere below (an OS error, or a library's message quoting one) is said in
+    // plain words once, whatever layer reported it.
+    let full = error.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(seamscope::index::disk::is_full)
+    }) || [
+        "No space left on device",
+        "StorageFull",
+        "Disk quota exceeded",
+    ]
+    .iter()
+    .any(|s| text.contains(s));
+    if full && !text.contains("the disk is full") {
+        text.push_str(" (the disk is full: free some space, or write to another disk)");
+    }
     // A service's key never reaches stderr or the --json document, whatever message held it.
     seamscope::text::safe(&seamscope::text::redact::scrub(&text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_disk_below_any_layer_is_said_once() {
+        let io = std::fs::write("/dev/full", b"x").unwrap_err();
+        let wrapped = anyhow::Error::new(io).context("keyword index commit");
+        let text = error_text(&wrapped);
+        assert!(
+            text.ends_with("(the disk is full: free some space, or write to another disk)"),
+            "{text}"
+        );
+        // A library that only quotes the OS error in its message.
+        let quoted =
+            anyhow::anyhow!("IoError 'Os {{ code: 28, kind: StorageFull }}' while writing");
+        assert!(error_text(&quoted).contains("the disk is full"));
+        // Said already by the engine: not twice.
+        let said = anyhow::anyhow!(
+            "vector cache /c/v.bin: the disk is full (0 bytes free) writing /c/v.bin"
+        );
+        assert_eq!(error_text(&said).matches("the disk is full").count(), 1);
+        assert!(!error_text(&anyhow::anyhow!("no such file")).contains("disk"));
+    }
 }

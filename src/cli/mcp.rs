@@ -181,8 +181,8 @@ enum EvalMode {
 #[serde(deny_unknown_fields)]
 struct EvalParams {
     /// Question file (JSONL with gold spans); default: questions.jsonl in the corpus folder.
-    /// A relative path is read from the server's working folder; the file must lie in the
-    /// corpus folder or a folder the server was started with (`--allow-dir`).
+    /// A relative path is read from the corpus folder; the file must lie in the corpus folder
+    /// or a folder the server was started with (`--allow-dir`).
     questions: Option<String>,
     /// `sweep` (default, seconds) or `grid` (minutes the first time).
     mode: Option<EvalMode>,
@@ -213,7 +213,8 @@ struct CalibrateParams {
     /// Seed of the draw: the same seed draws the same passages.
     seed: Option<u64>,
     /// Calibrate on this gold question file instead of drawn passages (inside the corpus
-    /// folder or a folder the server was started with `--allow-dir`).
+    /// folder or a folder the server was started with `--allow-dir`; a relative path is read
+    /// from the corpus folder).
     questions: Option<String>,
     /// `compact` (default, a few KB: setup, verdict, the failure-vs-m curve, the paper's rule,
     /// warnings) or `full` (the whole report with every sample, about 120 KB).

@@ -197,6 +197,7 @@ pub fn checked_settings(
     }
     check_range(&args.ks, "--k", seamscope::settings::K_RANGE)?;
     settings.validate().map_err(|e| UsageError(e.to_string()))?;
+    super::args::check_measured_budget(settings.budget)?;
     Ok(settings)
 }
 

@@ -116,11 +116,16 @@ impl VectorIndex {
         Ok(VectorIndex { index, dim })
     }
 
-    /// Save to `path`.
+    /// Save to `path`: serialised in memory, then written by std, so a failed write says why
+    /// (a full disk with the space left) where usearch's own file writer says only "Failed to
+    /// serialize into stream".
     pub fn save(&self, path: &Path) -> Result<(), VectorError> {
-        self.index
-            .save(&path.to_string_lossy())
-            .map_err(err("save"))
+        let mut bytes = vec![0u8; self.index.serialized_length()];
+        self.index.save_to_buffer(&mut bytes).map_err(err("save"))?;
+        std::fs::write(path, &bytes).map_err(|e| VectorError {
+            action: "save",
+            message: super::disk::describe(&e, path),
+        })
     }
 
     /// Load from `path`, checking its dimensions and size.
@@ -234,6 +239,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("v.usearch");
         idx.save(&p).unwrap();
+        // A full disk is said as one, with the space left.
+        let full = idx.save(Path::new("/dev/full")).unwrap_err().to_string();
+        assert!(
+            full.starts_with("vector index save: the disk is full ("),
+            "{full}"
+        );
         let back = VectorIndex::load(&p, 3, 3).unwrap();
         assert_eq!(
             back.search(&[0.0, 1.0, 0.0], 1, SearchMode::Exact).unwrap()[0].0,

@@ -214,6 +214,8 @@ pub struct Answered {
 pub enum Action {
     /// Leave seamscope.
     Quit,
+    /// Give the terminal back to the shell and stop (Ctrl-Z; `fg` brings the screen back).
+    Suspend,
     /// Show or hide the help overlay.
     ToggleHelp,
     /// Move the keyboard focus to a pane.

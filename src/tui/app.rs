@@ -111,6 +111,8 @@ pub struct App {
     pub help: bool,
     /// Whether seamscope should leave.
     pub quit: bool,
+    /// Whether the event loop should give the terminal back and stop (Ctrl-Z), taken by it.
+    pub suspend: bool,
     /// The query box.
     pub query: QueryBox,
     /// The sliders as the user set them.
@@ -178,6 +180,7 @@ impl App {
             typing: false,
             help: false,
             quit: false,
+            suspend: false,
             query: QueryBox::default(),
             sliders: SliderValues::from_settings(settings),
             base_query: settings.query_settings(),
@@ -354,6 +357,7 @@ impl App {
         }
         match action {
             Action::Quit => self.quit(),
+            Action::Suspend => self.suspend = true,
             Action::ToggleHelp => self.help = !self.help,
             Action::Focus(pane) => self.focus(pane),
             Action::FocusNext => self.cycle_focus(1),

@@ -34,6 +34,10 @@ fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
     if ctrl && key.code == KeyCode::Char('c') {
         return Some(Action::Quit);
     }
+    // Raw mode keeps the terminal from sending SIGTSTP itself: Ctrl-Z suspends, as in a shell.
+    if ctrl && key.code == KeyCode::Char('z') {
+        return Some(Action::Suspend);
+    }
     if app.help {
         return match key.code {
             KeyCode::Char('?' | 'q') | KeyCode::Esc | KeyCode::Enter => Some(Action::ToggleHelp),
@@ -272,6 +276,14 @@ mod tests {
     fn tui_keys_depend_on_the_mode() {
         let mut f = Fixture::answered();
         let app = &mut f.app;
+        // Ctrl-Z suspends in every mode (z alone zooms); the event loop takes the flag.
+        let ctrl_z = Event::Key(KeyEvent::new(KeyCode::Char('z'), KeyModifiers::CONTROL));
+        assert!(matches!(action_for(app, &ctrl_z), Some(Action::Suspend)));
+        app.update(Action::StartTyping);
+        assert!(matches!(action_for(app, &ctrl_z), Some(Action::Suspend)));
+        app.update(Action::StopTyping);
+        app.update(Action::Suspend);
+        assert!(std::mem::take(&mut app.suspend) && !app.quit);
         assert!(matches!(
             action_for(app, &key(KeyCode::Char('M'))),
             Some(Action::AdjustSlider(Slider::M, 1))

@@ -125,11 +125,35 @@ enum Match {
     Many(Vec<usize>),
 }
 
-/// Match a name against corpus-relative paths, without the file system.
-fn match_path(name: &str, paths: &[&str]) -> Match {
+/// `name` with `/` separators and without its `.` parts, empty parts and the folder each `..`
+/// climbs out of, as the file system would read it: `./a/./readme.md` is `a/readme.md`. A `..`
+/// that climbs above the name's start is kept.
+fn normalise(name: &str) -> String {
     let name = name.trim().replace('\\', "/");
     let name = name.strip_prefix("file://").unwrap_or(&name);
-    let name = name.trim_start_matches("./");
+    let absolute = name.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in name.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+/// Match a name against corpus-relative paths, without the file system.
+fn match_path(name: &str, paths: &[&str]) -> Match {
+    let name = normalise(name);
+    let name = name.as_str();
     if let Some(i) = paths.iter().position(|p| *p == name) {
         return Match::One(i);
     }
@@ -195,5 +219,17 @@ mod tests {
             "two files named b.md"
         );
         assert!(matches!(match_path("z.md", &paths), Match::None));
+    }
+
+    #[test]
+    fn dot_parts_and_doubled_separators_name_the_same_path() {
+        let paths = ["a/readme.md", "b/readme.md"];
+        assert_eq!(one("./a/./readme.md", &paths), Some(0), "not ambiguous");
+        assert_eq!(one("a//readme.md", &paths), Some(0));
+        assert_eq!(one("b/x/../readme.md", &paths), Some(1));
+        assert_eq!(one("/home/me/corpus/./b/readme.md", &paths), Some(1));
+        assert_eq!(one(".\\a\\.\\readme.md", &paths), Some(0));
+        assert_eq!(normalise("../../a/readme.md"), "../../a/readme.md");
+        assert!(matches!(match_path("./readme.md", &paths), Match::Many(_)));
     }
 }

@@ -190,14 +190,16 @@ pub enum CutsProblem {
         hint: String,
     },
     /// A record without offsets whose text is not in the document.
-    #[error("its text {given:?} is not in {doc}{after}")]
+    #[error("its text {given:?} is not in {doc}{after}{hint}")]
     TextNotFound {
         /// The document.
         doc: String,
         /// The start of the record's text.
         given: String,
-        /// `after the previous chunk (byte N)` when the search started there.
+        /// `after the start of the previous chunk (byte N)` when the search started there.
         after: String,
+        /// What may explain it (CRLF line ends read as LF), or empty.
+        hint: String,
     },
     /// The same span as another record.
     #[error("the same span of {doc} (bytes {start}..{end}) as {other}: each chunk once")]

@@ -89,6 +89,45 @@ fn langchain_start_index_is_checked_or_found() {
         matches!(p, CutsProblem::TextNotFound { ref after, .. } if after.contains("previous chunk")),
         "{p}"
     );
+    // Two chunks of the same text, one after the other, without start_index: the second is
+    // looked for after the first, as LangChain's own search does.
+    let twice = "Ping. Ping. Pong.";
+    let doc = Document {
+        id: DocId(0),
+        path: "echo.md".into(),
+        text: twice.into(),
+        kind: DocKind::Text,
+    };
+    let echo = Corpus {
+        root: std::path::PathBuf::from("/nonexistent/corpus"),
+        documents: vec![doc],
+        skipped: Vec::new(),
+    };
+    let record = |content: &str| {
+        format!("{{\"page_content\": \"{content}\", \"metadata\": {{\"source\": \"echo.md\"}}}}")
+    };
+    let g = GivenCuts::parse(
+        Path::new("cuts.jsonl"),
+        &[record("Ping."), record("Ping."), record("Pong.")].join("\n"),
+        &echo,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        g.spans_of("echo.md"),
+        &[Span::new(0, 5), Span::new(6, 11), Span::new(12, 17)]
+    );
+    // A third "Ping." has no place left after the second.
+    let e = GivenCuts::parse(
+        Path::new("cuts.jsonl"),
+        &[record("Ping."), record("Ping."), record("Ping.")].join("\n"),
+        &echo,
+    )
+    .unwrap_err();
+    assert_eq!(e.at, Some(RecordAt::Line(3)));
+    assert!(
+        matches!(*e.problem, CutsProblem::TextNotFound { .. }),
+        "{e}"
+    );
     let (at, p) = problem(&line("One two thre", 1));
     assert_eq!(at, Some(RecordAt::Line(1)));
     assert!(matches!(p, CutsProblem::TextMismatch { .. }), "{p}");
@@ -264,4 +303,33 @@ fn a_cuts_file_that_never_ends_is_refused_before_it_is_read() {
     std::os::unix::fs::symlink(&real, &link).unwrap_or_else(|e| panic!("{e}"));
     let cuts = GivenCuts::load(&link, &corpus()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(cuts.records, 1);
+#[test]
+fn crlf_line_ends_are_named_with_or_without_start_index() {
+    // Python's text mode reads the document's CRLF as LF: the splitter's text has no `\r`.
+    let doc = Document {
+        id: DocId(0),
+        path: "win.md".into(),
+        text: "Line one.\r\nLine two.\r\nLine three.\r\n".into(),
+        kind: DocKind::Text,
+    };
+    let win = Corpus {
+        root: std::path::PathBuf::from("/nonexistent/corpus"),
+        documents: vec![doc],
+        skipped: Vec::new(),
+    };
+    let parse = |content: &str| {
+        GivenCuts::parse(Path::new("cuts.jsonl"), content, &win)
+            .unwrap_err()
+            .to_string()
+    };
+    let searched =
+        parse(r#"{"page_content": "Line one.\nLine two.", "metadata": {"source": "win.md"}}"#);
+    assert!(searched.contains("CRLF line ends"), "{searched}");
+    let offset = parse(
+        r#"{"page_content": "Line two.\nLine three.", "metadata": {"source": "win.md", "start_index": 10}}"#,
+    );
+    assert!(offset.contains("CRLF line ends"), "{offset}");
+    // A one-line text that is simply not there says nothing about line ends.
+    let absent = parse(r#"{"page_content": "Line four.", "metadata": {"source": "win.md"}}"#);
+    assert!(!absent.contains("CRLF"), "{absent}");
 }

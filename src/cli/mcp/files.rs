@@ -1,6 +1,7 @@
 //! Which files a tool call may make the server read. A client names question files by path, and
 //! the server must not become a way to read the machine: a named file must lie inside the
-//! corpus folder or a folder given with `--allow-dir` (after symlinks are followed), be a
+//! corpus folder or a folder given with `--allow-dir` (after symlinks are followed; a relative
+//! path is read from the corpus folder, since a client cannot know where the server runs), be a
 //! regular file (no FIFO that blocks every later call, no `/dev/stdin` that swallows the
 //! protocol, no `/dev/zero`), and hold at most [`MAX_QUESTION_FILE_BYTES`].
 
@@ -46,13 +47,39 @@ impl AllowedFolders {
         Ok(AllowedFolders { folders })
     }
 
+    /// Where a call's `named` path points: an absolute path as it is; a relative one inside the
+    /// corpus folder (what a client means by it: it does not know where the server runs), or
+    /// from the server's own folder when only that one exists.
+    fn locate(&self, named: &Path) -> PathBuf {
+        if named.is_absolute() {
+            return named.to_path_buf();
+        }
+        let in_corpus = self.folders[0].join(named);
+        if in_corpus.exists() || !named.exists() {
+            in_corpus
+        } else {
+            named.to_path_buf()
+        }
+    }
+
     /// The file `named` resolves to, if a call may read it; else why not, in words.
     pub fn check(&self, named: &Path) -> Result<PathBuf, String> {
         let shown = seamscope::text::safe_name(&named.display().to_string());
         let inside = |path: &Path| self.folders.iter().any(|f| path.starts_with(f));
+        let located = self.locate(named);
+        let named = located.as_path();
         let outside = || {
+            let at = named.canonicalize().unwrap_or_else(|_| named.to_path_buf());
+            let shown = if at.as_os_str() == Path::new(&shown).as_os_str() {
+                shown.clone()
+            } else {
+                format!(
+                    "{shown} (at {})",
+                    seamscope::text::safe_name(&at.display().to_string())
+                )
+            };
             format!(
-                "question file {shown} is outside the folders this server reads ({}): put it in the corpus folder, or start the server with --allow-dir FOLDER",
+                "question file {shown} is outside the folders this server reads ({}): name a file inside one of them (a relative path is read from the corpus folder), or start the server with --allow-dir FOLDER",
                 self.folders
                     .iter()
                     .map(|f| seamscope::text::safe_name(&f.display().to_string()))
@@ -125,5 +152,43 @@ mod tests {
         );
         let with_other = AllowedFolders::new(corpus.path(), &[other.path().to_path_buf()]).unwrap();
         assert!(with_other.check(&other.path().join("q.jsonl")).is_ok());
+    }
+
+    #[test]
+    fn a_relative_path_is_read_from_the_corpus_folder() {
+        // The server runs elsewhere (the test's own folder): a client's relative path names a
+        // file of the corpus folder.
+        let corpus = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(corpus.path().join("sets")).unwrap();
+        std::fs::write(corpus.path().join("sets/gold.jsonl"), "{}\n").unwrap();
+        let allowed = AllowedFolders::new(corpus.path(), &[]).unwrap();
+        let found = allowed.check(Path::new("sets/gold.jsonl")).unwrap();
+        assert_eq!(
+            found,
+            corpus
+                .path()
+                .join("sets/gold.jsonl")
+                .canonicalize()
+                .unwrap()
+        );
+        assert!(allowed.check(Path::new("./sets/gold.jsonl")).is_ok());
+        // Climbing out of it is still outside, and the message says where the path led.
+        let other = tempfile::tempdir().unwrap();
+        std::fs::write(other.path().join("q.jsonl"), "{}\n").unwrap();
+        let name = other
+            .path()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let climb = format!("../{name}/q.jsonl");
+        let err = allowed.check(Path::new(&climb)).unwrap_err();
+        assert!(
+            err.contains("outside the folders") && err.contains("(at "),
+            "{err}"
+        );
+        // A relative name of no file reads as missing in the corpus folder, not as outside.
+        let missing = allowed.check(Path::new("no/such.jsonl")).unwrap_err();
+        assert!(missing.contains("cannot read question file"), "{missing}");
     }
 }

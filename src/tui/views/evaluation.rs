@@ -378,6 +378,9 @@ fn chart<'a>(app: &App, width: usize) -> Vec<Line<'a>> {
 /// The page's verdict in words: a winner with its share of resamples, or the tie with each
 /// contender's share and how many questions would settle it.
 pub fn verdict_words(v: &seamscope::calibrate::bootstrap::Verdict) -> String {
+    if let Some(why) = &v.inconclusive {
+        return format!("nothing can be concluded: {why}");
+    }
     if let Some(w) = &v.winner {
         let p = v.contenders.first().map_or(1.0, |c| c.p_best);
         return format!(

@@ -51,6 +51,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("R", "read the files again (after edits)"),
             ("?", "this help (Esc closes it)"),
             ("q  or  Ctrl-C", "quit"),
+            ("Ctrl-Z", "suspend to the shell (fg resumes)"),
         ],
     ),
     (
