@@ -242,6 +242,10 @@ pub struct LoadOptions {
     pub forced_format: Option<Format>,
     /// Extension (lowercase, no dot) → format, over [`Format::from_extension`]'s defaults.
     pub extension_formats: Vec<(String, Format)>,
+    /// The pdfium library PDFs are read with (`None`: the default places').
+    pub pdfium_library: Option<PathBuf>,
+    /// The extraction cache folder (`None`: every file is extracted on every load).
+    pub extraction_cache: Option<PathBuf>,
 }
 
 impl LoadOptions {
@@ -262,6 +266,14 @@ impl LoadOptions {
             .or_else(|| Format::from_extension(&ext))
             .unwrap_or(Format::Text)
     }
+
+    /// The extractor files of `format` are read with under these options.
+    pub fn extractor(&self, format: Format) -> Result<Box<dyn extract::Extractor>, SkipReason> {
+        match (format, &self.pdfium_library) {
+            (Format::Pdf, Some(library)) => Ok(Box::new(extract::pdf::Pdf::new(library.clone()))),
+            _ => extract::extractor_for(format),
+        }
+    }
 }
 
 /// The name of a corpus' own question set, kept in its folder: never loaded as a document, and
@@ -281,6 +293,8 @@ impl Default for LoadOptions {
             follow_outside_symlinks: false,
             forced_format: None,
             extension_formats: Vec::new(),
+            pdfium_library: None,
+            extraction_cache: None,
         }
     }
 }
@@ -552,9 +566,15 @@ fn read_document(
             limit: max_bytes,
         });
     }
-    let extractor = extract::extractor_for(options.format_of(path))?;
+    let format = options.format_of(path);
+    let extractor = options.extractor(format)?;
     let bytes = std::fs::read(path).map_err(unreadable)?;
-    let extracted = extractor.extract(path, bytes)?;
+    let extracted = match &options.extraction_cache {
+        Some(dir) if format != Format::Text => {
+            extract::cache::extract_cached(dir, extractor.as_ref(), path, bytes).0?
+        }
+        _ => extractor.extract(path, bytes)?,
+    };
     let source = extractor.source(extracted.pages);
     Ok((extracted.text, extracted.kind, source))
 }
