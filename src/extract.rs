@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 use crate::corpus::{DocKind, SkipReason};
 
 pub mod cache;
-pub mod install;
 pub mod pdf;
 pub mod pdfium;
 
@@ -207,9 +206,7 @@ impl Extractor for PlainText {
 pub fn extractor_for(format: Format) -> Result<Box<dyn Extractor>, SkipReason> {
     match format {
         Format::Text => Ok(Box::new(PlainText)),
-        Format::Pdf => Ok(Box::new(pdf::Pdf::new(pdfium::default_library(
-            &crate::settings::Settings::default().places().data_dir,
-        )))),
+        Format::Pdf => Ok(Box::new(pdf::Pdf::new(pdfium::library_without_settings()))),
         other => Err(SkipReason::UnsupportedFormat {
             format: other.name().to_string(),
         }),

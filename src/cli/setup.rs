@@ -3,7 +3,7 @@
 
 use seamscope::embed::install;
 use seamscope::embed::install_gpu::{self, GpuPlan};
-use seamscope::extract::install as pdf_install;
+use seamscope::embed::install_pdfium as pdf_install;
 
 use super::GlobalArgs;
 
@@ -58,7 +58,7 @@ fn print_plan(places: &seamscope::settings::Places, gpu: bool, json: bool) -> an
         "runtime_path": places.runtime_path,
         "runtime_installed": install::runtime_installed(&places.runtime_path),
     });
-    let pdfium_at = pdf_install::pdfium_path(&places.data_dir);
+    let pdfium_at = seamscope::extract::pdfium::pdfium_path(&places.data_dir);
     let pdfium = serde_json::json!({
         "path": pdfium_at,
         "package": format!("pypdfium2 {}", pdf_install::PYPDFIUM2_VERSION),

@@ -114,12 +114,30 @@ fn load(path: &Path) -> Result<&'static Api, String> {
     Ok(Box::leak(Box::new(api)))
 }
 
+/// Where `seamscope setup` puts pdfium under a data directory.
+pub fn pdfium_path(data_dir: &Path) -> PathBuf {
+    data_dir.join("pdfium").join(PDFIUM_FILE)
+}
+
 /// The pdfium library a run uses: `SEAMSCOPE_PDFIUM_LIB`, else the data directory's.
 pub fn default_library(data_dir: &Path) -> PathBuf {
     std::env::var_os(PDFIUM_ENV)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .unwrap_or_else(|| super::install::pdfium_path(data_dir))
+        .unwrap_or_else(|| pdfium_path(data_dir))
+}
+
+/// The pdfium library when no settings name the data directory: `SEAMSCOPE_PDFIUM_LIB`, else
+/// under `SEAMSCOPE_DATA_DIR`, else the platform data directory (as `Settings::places` finds it).
+pub fn library_without_settings() -> PathBuf {
+    let data_dir = std::env::var_os("SEAMSCOPE_DATA_DIR")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            directories::ProjectDirs::from("", "", "seamscope").map(|d| d.data_dir().to_path_buf())
+        })
+        .unwrap_or_else(|| std::env::temp_dir().join("seamscope").join("data"));
+    default_library(&data_dir)
 }
 
 /// Whether a pdfium library is present at `path`.

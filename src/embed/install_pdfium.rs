@@ -4,9 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::embed::install::{self, InstallError, Package};
-
-use super::pdfium::{PDFIUM_BUILD, PDFIUM_FILE};
+use super::install::{self, InstallError, Package};
+use crate::extract::pdfium::{PDFIUM_BUILD, PDFIUM_FILE, pdfium_path};
 
 /// The `pypdfium2` release whose wheel carries the pdfium build seamscope binds.
 pub const PYPDFIUM2_VERSION: &str = "5.15.2";
@@ -24,11 +23,6 @@ const KNOWN_WHEELS: &[(&str, &str, &str)] = &[(
     "dc31aea5b0fb9fefc9b537a65f4113980b2c40798445736a7e6565bc85161e37",
     "c76dc0f7839644bfa7c3e3107a6068df714e339c861bb7d4519907b821d427f9",
 )];
-
-/// Where setup puts pdfium under a data directory.
-pub fn pdfium_path(data_dir: &Path) -> PathBuf {
-    data_dir.join("pdfium").join(PDFIUM_FILE)
-}
 
 /// What setup found or did about pdfium.
 #[derive(Debug, Clone, serde::Serialize)]
