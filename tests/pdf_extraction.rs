@@ -240,3 +240,75 @@ fn a_forced_format_and_an_extension_table_pick_the_extractor() {
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(mapped.documents[0].text, forced.documents[0].text);
 }
+
+mod common;
+
+#[test]
+fn chunks_json_names_the_extractor_and_each_chunks_pages() {
+    let corpus = hostile_folder();
+    let cache = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let v = common::json_of(
+        common::seamscope(cache.path())
+            .arg("--pdfium")
+            .arg(pdfium())
+            .args(["chunks", "--json", "--chunk-tokens", "16"])
+            .arg(corpus.path()),
+    );
+    let docs = v["documents"].as_array().unwrap_or_else(|| panic!("{v}"));
+    let good = docs
+        .iter()
+        .find(|d| d["path"] == "good.pdf")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(good["extractor"], "pdf");
+    assert_eq!(good["pages"], 2);
+    let notes = docs.iter().find(|d| d["path"] == "notes.md");
+    assert_eq!(notes.map(|d| d["extractor"].clone()), Some("text".into()));
+    let pages: Vec<serde_json::Value> = v["chunks"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{v}"))
+        .iter()
+        .filter(|c| c["doc"] == "good.pdf")
+        .map(|c| c["pages"].clone())
+        .collect();
+    // 16-token chunks over two pages: the first on page 1, the last on page 2.
+    assert!(pages.len() >= 3, "{pages:?}");
+    assert_eq!(pages.first(), Some(&serde_json::json!([1, 1])));
+    assert_eq!(pages.last(), Some(&serde_json::json!([2, 2])));
+    // A text document's chunks carry no pages.
+    assert!(
+        v["chunks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| c["doc"] == "notes.md")
+            .all(|c| c.get("pages").is_none())
+    );
+}
+
+#[test]
+fn setup_dry_run_lists_pdfium_and_fetches_nothing() {
+    let (cache, data) = (
+        tempfile::tempdir().unwrap_or_else(|e| panic!("{e}")),
+        tempfile::tempdir().unwrap_or_else(|e| panic!("{e}")),
+    );
+    let v = common::json_of(
+        common::seamscope(cache.path())
+            .arg("--data-dir")
+            .arg(data.path())
+            .args(["setup", "--dry-run", "--json"]),
+    );
+    assert_eq!(v["pdfium"]["installed"], false);
+    assert_eq!(v["pdfium"]["package"], "pypdfium2 5.15.2");
+    let path = v["pdfium"]["path"].as_str().unwrap_or_default();
+    assert!(path.starts_with(&*data.path().to_string_lossy()), "{path}");
+    assert!(
+        path.ends_with("pdfium/libpdfium.so") || !cfg!(target_os = "linux"),
+        "{path}"
+    );
+    assert_eq!(
+        std::fs::read_dir(data.path())
+            .map(|d| d.count())
+            .unwrap_or(1),
+        0
+    );
+}
