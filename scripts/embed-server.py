@@ -46,6 +46,11 @@ joined by `+`, applied in order to each request of the scenario:
     slow:N:SECS    the first N requests wait SECS before they are answered
     drop:N         the first N requests: the body is read, then the connection is closed with no
                    response at all
+    fail400:K      the K-th request to reach it answers 400 (one request of many fails for good)
+    echo401        every request answers 401 with a body that echoes the Authorization header
+                   it carried, as real services do ("Incorrect API key provided: Bearer sk-…")
+    redirect:CODE  every request answers CODE (301, 302, 307, 308) with `Location:` the same
+                   endpoint at the server's root, plus `?key=redirect-secret`
     dim:D          vectors have D dimensions instead of 384 (cut, or padded with zeros)
     dimafter:N:D   the first N requests get correct vectors, the later ones D dimensions
     count          no fault: the requests are only counted
@@ -233,6 +238,9 @@ FAULT_TERMS = {
     "503every": (1, (True,)),
     "slow": (2, (True, False)),
     "drop": (1, (True,)),
+    "fail400": (1, (True,)),
+    "echo401": (0, ()),
+    "redirect": (1, (True,)),
     "dim": (1, (True,)),
     "dimafter": (2, (True, True)),
     "count": (0, ()),
@@ -257,7 +265,9 @@ def parse_spec(spec: str) -> list[tuple[str, list[float], str]]:
                 value = float(int(arg)) if integer else float(arg)
             except ValueError:
                 raise bad_request(f"fault {text!r}: {arg!r} is not a number") from None
-            if not math.isfinite(value) or value < 0 or (name in ("503every", "dim") and value < 1):
+            if not math.isfinite(value) or value < 0 or (
+                name in ("503every", "dim", "fail400") and value < 1
+            ) or (name == "redirect" and int(value) not in (301, 302, 303, 307, 308)):
                 raise bad_request(f"fault {text!r}: {arg!r} is out of range")
             values.append(value)
         terms.append((name, values, text))
@@ -320,7 +330,7 @@ class Stats:
         if scenario is not None:
             yield self.scenarios.setdefault(scenario, Counters())
 
-    def arrive(self, scenario: str | None, inputs: int, spec) -> Plan:
+    def arrive(self, scenario: str | None, inputs: int, spec, request=None) -> Plan:
         """Count a request in, and decide its faults (atomically, in arrival order)."""
         plan = Plan()
         with self.lock:
@@ -359,6 +369,18 @@ class Stats:
                     plan.error = ApiError(500, label, "server_error", "internal_error")
                 elif name == "503every" and k % int(args[0]) == 0:
                     plan.error = ApiError(503, label, "server_error", "overloaded")
+                elif name == "fail400" and k == int(args[0]):
+                    plan.error = ApiError(400, label, "invalid_request_error", "injected")
+                elif name == "echo401" and request is not None:
+                    sent = request.headers.get("Authorization", "(none)")
+                    plan.error = ApiError(401, f"Incorrect API key provided: {sent}. You can "
+                                          "find your API key at https://example.invalid/keys.",
+                                          "invalid_request_error", "invalid_api_key")
+                elif name == "redirect" and request is not None:
+                    endpoint = request.path.split("/", 4)[-1]
+                    plan.error = ApiError(int(args[0]), label, "redirect", "moved")
+                    plan.headers = {"Location": f"http://127.0.0.1:{request.server.server_port}"
+                                                f"/{endpoint}?key=redirect-secret"}
                 elif name == "dim":
                     plan.dim = int(args[0])
                 elif name == "dimafter" and not first_n:
@@ -599,7 +621,7 @@ class Handler(BaseHTTPRequestHandler):
             request = json.loads(body)
         except (ValueError, UnicodeDecodeError) as e:
             request = e
-        plan = app.stats.arrive(scenario, request_inputs(request), terms)
+        plan = app.stats.arrive(scenario, request_inputs(request), terms, self)
         # Counted before the answer is written: a client that reads the stats right after its
         # last answer must see that request counted (a threaded server would otherwise race it).
         left = False

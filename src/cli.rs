@@ -64,6 +64,10 @@ pub struct Cli {
     /// {"doc", "start", "end"} records, LangChain Documents or LlamaIndex nodes).
     #[arg(long, value_name = "FILE", env = "SEAMSCOPE_CUTS", value_parser = non_empty_path)]
     cuts: Option<PathBuf>,
+    /// Open the screen on the documents your LangChain or LlamaIndex loader made (JSON Lines of
+    /// Documents) instead of a corpus folder: the text your splitter saw.
+    #[arg(long, value_name = "FILE", value_parser = non_empty_path, conflicts_with_all = ["open", "bundle"])]
+    documents: Option<PathBuf>,
     #[command(flatten)]
     global: GlobalArgs,
 }
@@ -98,7 +102,7 @@ enum Command {
     /// as .npy and a manifest of sizes and hashes (indexing first when needed).
     Export {
         /// Corpus folder or file.
-        corpus: PathBuf,
+        corpus: Option<PathBuf>,
         /// A new (or empty) folder for the bundle.
         #[arg(long, value_name = "DIR", value_parser = non_empty_path)]
         out: PathBuf,
@@ -174,7 +178,7 @@ enum Command {
     /// Chunk, embed and index a corpus, then print what was done.
     Index {
         /// Corpus folder or file.
-        corpus: PathBuf,
+        corpus: Option<PathBuf>,
         #[command(flatten)]
         layout: LayoutArgs,
         /// Print the summary as JSON.
@@ -184,9 +188,9 @@ enum Command {
     /// Run one question through search, fusion, the fire test and the budget fill.
     Query {
         /// Corpus folder or file (indexed first if needed).
-        corpus: PathBuf,
-        #[arg(help = format!("The question, at most {} characters", seamscope::session::MAX_QUESTION_CHARS))]
-        question: String,
+        corpus: Option<PathBuf>,
+        #[arg(help = format!("The question, at most {} characters (with --documents, or --cuts alone, it may come first: no corpus is needed)", seamscope::session::MAX_QUESTION_CHARS))]
+        question: Option<String>,
         #[command(flatten)]
         layout: LayoutArgs,
         #[command(flatten)]
@@ -216,7 +220,7 @@ enum Command {
     /// Score a question set: Seams at several margins against chunks-only retrieval.
     Eval {
         /// Corpus folder or file (indexed first if needed).
-        corpus: PathBuf,
+        corpus: Option<PathBuf>,
         #[command(flatten)]
         layout: LayoutArgs,
         #[command(flatten)]
@@ -228,7 +232,7 @@ enum Command {
     /// Calibrate the fire margin m: head starts of seams on unsplit and crossing sentences.
     Calibrate {
         /// Corpus folder or file (indexed first if needed).
-        corpus: PathBuf,
+        corpus: Option<PathBuf>,
         #[command(flatten)]
         layout: LayoutArgs,
         #[command(flatten)]
@@ -261,7 +265,7 @@ enum Command {
     /// List every chunk and seam with byte spans and token counts (layout only: no model needed).
     Chunks {
         /// Corpus folder or file.
-        corpus: PathBuf,
+        corpus: Option<PathBuf>,
         #[command(flatten)]
         layout: LayoutArgs,
         /// Print the listing as JSON.
@@ -328,6 +332,7 @@ pub fn run() -> ExitCode {
     // own arguments may not.
     if cli.command.is_some()
         && (cli.corpus.is_some()
+            || cli.documents.is_some()
             || cli.theme.is_some()
             || cli.open.is_some()
             || cli.bundle.is_some())
@@ -352,24 +357,29 @@ pub fn run() -> ExitCode {
         Some(Command::Export {
             corpus,
             out,
-            layout,
+            mut layout,
             query,
             calibration,
             from_tune,
             row,
             json,
-        }) => export::run(
-            &cli.global,
-            &corpus,
-            &out,
-            (&layout, &query),
-            export::Origins {
-                calibration: calibration.as_deref(),
-                tune: from_tune.as_deref(),
-                row: row.as_deref(),
-            },
-            json,
-        ),
+        }) => layout
+            .corpus_root(corpus)
+            .map_err(Into::into)
+            .and_then(|corpus| {
+                export::run(
+                    &cli.global,
+                    &corpus,
+                    &out,
+                    (&layout, &query),
+                    export::Origins {
+                        calibration: calibration.as_deref(),
+                        tune: from_tune.as_deref(),
+                        row: row.as_deref(),
+                    },
+                    json,
+                )
+            }),
         Some(Command::Import { bundle, json }) => export::import(&cli.global, &bundle, json),
         Some(Command::Screenshots {
             corpus,
@@ -389,16 +399,21 @@ pub fn run() -> ExitCode {
         ),
         Some(Command::Index {
             corpus,
-            layout,
+            mut layout,
             json,
-        }) => index::run(&cli.global, &corpus, &layout, json),
+        }) => layout
+            .corpus_root(corpus)
+            .map_err(Into::into)
+            .and_then(|corpus| index::run(&cli.global, &corpus, &layout, json)),
         Some(Command::Query {
             corpus,
             question,
-            layout,
+            mut layout,
             query,
             json,
-        }) => query::run(&cli.global, &corpus, &question, &layout, &query, json),
+        }) => query_positionals(&mut layout, corpus, question).and_then(|(corpus, question)| {
+            query::run(&cli.global, &corpus, &question, &layout, &query, json)
+        }),
         Some(Command::Mcp {
             corpus,
             layout,
@@ -413,16 +428,22 @@ pub fn run() -> ExitCode {
         ),
         Some(Command::Eval {
             corpus,
-            layout,
+            mut layout,
             eval,
             json,
-        }) => eval::run(&cli.global, &corpus, &layout, &eval, json),
+        }) => layout
+            .corpus_root(corpus)
+            .map_err(Into::into)
+            .and_then(|corpus| eval::run(&cli.global, &corpus, &layout, &eval, json)),
         Some(Command::Calibrate {
             corpus,
-            layout,
+            mut layout,
             calibrate,
             json,
-        }) => calibrate::run(&cli.global, &corpus, &layout, &calibrate, json),
+        }) => layout
+            .corpus_root(corpus)
+            .map_err(Into::into)
+            .and_then(|corpus| calibrate::run(&cli.global, &corpus, &layout, &calibrate, json)),
         Some(Command::Tune { corpus, tune, json }) => tune::run(&cli.global, &corpus, &tune, json),
         Some(Command::Atoms {
             corpus,
@@ -431,9 +452,12 @@ pub fn run() -> ExitCode {
         }) => atoms::run(&cli.global, &corpus, &atoms, json),
         Some(Command::Chunks {
             corpus,
-            layout,
+            mut layout,
             json,
-        }) => chunks::run(&cli.global, &corpus, &layout, json),
+        }) => layout
+            .corpus_root(corpus)
+            .map_err(Into::into)
+            .and_then(|corpus| chunks::run(&cli.global, &corpus, &layout, json)),
         Some(Command::Bench {
             what,
             corpus,
@@ -460,12 +484,20 @@ pub fn run() -> ExitCode {
             view::open(&cli.global, cli.open.as_deref(), cli.theme, cli.yes)
         }
         None if cli.bundle.is_some() => open_bundle(&cli.global, cli.bundle, cli.theme),
-        None => match cli.corpus {
-            Some(corpus) => cli.global.settings().and_then(|mut settings| {
+        None if cli.corpus.is_none() && cli.documents.is_none() && cli.cuts.is_none() => {
+            errln!("usage: seamscope <CORPUS> | seamscope <COMMAND> (see `seamscope --help`)");
+            return ExitCode::from(2);
+        }
+        None => args::resolve_corpus(cli.corpus, cli.documents.as_ref(), cli.cuts.as_ref())
+            .map_err(Into::into)
+            .and_then(|(corpus, from_cuts)| {
+                let mut settings = cli.global.settings()?;
                 if let Some(file) = cli.cuts {
                     settings.chunker = seamscope::chunk::ChunkerKind::Given;
                     settings.cuts_file = Some(file);
                 }
+                settings.documents_file = cli.documents;
+                settings.documents_from_cuts = from_cuts;
                 check_cuts(&corpus, &settings)?;
                 crate::tui::run(crate::tui::Options {
                     corpus,
@@ -475,11 +507,6 @@ pub fn run() -> ExitCode {
                     bundle: false,
                 })
             }),
-            None => {
-                errln!("usage: seamscope <CORPUS> | seamscope <COMMAND> (see `seamscope --help`)");
-                return ExitCode::from(2);
-            }
-        },
     };
     finish(
         result.and_then(|()| out::release().map_err(anyhow::Error::from)),
@@ -505,6 +532,27 @@ fn check_cuts(
     let docs = seamscope::corpus::Corpus::load(corpus, &settings.load_options())?;
     seamscope::chunk::given::GivenCuts::load(file, &docs)?;
     Ok(())
+}
+
+/// `query`'s corpus and question: both given, or (with `--documents`, or `--cuts` alone) the
+/// question alone, which clap then reads into the corpus slot.
+fn query_positionals(
+    layout: &mut LayoutArgs,
+    corpus: Option<PathBuf>,
+    question: Option<String>,
+) -> anyhow::Result<(PathBuf, String)> {
+    let no_folder = layout.documents.is_some() || layout.cuts.is_some();
+    let (corpus, question) = match (corpus, question) {
+        (corpus, Some(question)) => (corpus, question),
+        (Some(only), None) if no_folder => (None, only.to_string_lossy().into_owned()),
+        _ => {
+            return Err(UsageError(
+                "query needs a question: seamscope query CORPUS \"QUESTION\" (with --documents FILE or --cuts FILE the corpus may be left out)".into(),
+            )
+            .into());
+        }
+    };
+    Ok((layout.corpus_root(corpus)?, question))
 }
 
 /// `seamscope --bundle DIR`: the screen on a bundle, read-only, under the settings it was

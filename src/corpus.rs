@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::extract::{self, Format, TextSource};
 
+pub mod dump;
+
 /// Index of a document in a [`Corpus`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct DocId(pub u32);
@@ -228,6 +230,92 @@ pub struct SkippedFile {
     pub reason: SkipReason,
 }
 
+impl SkipReason {
+    /// The group a skip is counted in by [`skip_summary`], as a noun phrase for `n` files
+    /// ("2 PDFs without a text layer (scanned)").
+    fn group(&self, n: usize) -> String {
+        let files = if n == 1 { "file" } else { "files" };
+        match self {
+            SkipReason::Binary => format!("binary {files}"),
+            SkipReason::TooLarge { limit, .. } => {
+                format!("{files} over the {limit}-byte size limit")
+            }
+            SkipReason::InvalidUtf8 { .. } => format!("{files} not in UTF-8"),
+            SkipReason::Empty => format!("empty {files} (no text)"),
+            SkipReason::Unreadable { .. } => format!("unreadable {files}"),
+            SkipReason::Excluded => "excluded by name".to_string(),
+            SkipReason::SymlinkLoop => {
+                format!("symbolic link loop{}", if n == 1 { "" } else { "s" })
+            }
+            SkipReason::SymlinkOutside { .. } => format!(
+                "symbolic link{} leading outside the folder",
+                if n == 1 { "" } else { "s" }
+            ),
+            SkipReason::UnreadableFolder { .. } => {
+                format!("unreadable folder{}", if n == 1 { "" } else { "s" })
+            }
+            SkipReason::UnsupportedFormat { format } => {
+                format!("{} this build cannot read", format_noun(format, n))
+            }
+            SkipReason::Encrypted { format } => format!("encrypted {}", format_noun(format, n)),
+            SkipReason::NoTextLayer { .. } => {
+                format!("{} without a text layer (scanned)", format_noun("pdf", n))
+            }
+            SkipReason::Damaged { format, .. } => {
+                format!("damaged or misnamed {}", format_noun(format, n))
+            }
+            SkipReason::EngineMissing { format, .. } => {
+                format!(
+                    "{} with no {format} engine installed",
+                    format_noun(format, n)
+                )
+            }
+        }
+    }
+}
+
+/// `n` files of a format as a reader says it: "1 PDF", "2 PDFs", "3 DOCX files".
+fn format_noun(format: &str, n: usize) -> String {
+    let upper = format.to_ascii_uppercase();
+    match (upper.as_str(), n) {
+        ("PDF", 1) => "PDF".into(),
+        ("PDF", _) => "PDFs".into(),
+        (_, 1) => format!("{upper} file"),
+        _ => format!("{upper} files"),
+    }
+}
+
+/// The skipped files in one line, grouped by reason, largest group first:
+/// `3 skipped: 2 PDFs without a text layer (scanned), 1 encrypted PDF`; `None` when nothing
+/// was skipped. Files excluded by name (the corpus' own question set) are not counted: they
+/// were never meant to be documents (`--json` still lists them, with every other skip).
+/// Every command's summary and the screen's header show it.
+pub fn skip_summary(skipped: &[SkippedFile]) -> Option<String> {
+    // (group key, count, a reason standing for the group)
+    let mut groups: Vec<(String, usize, &SkipReason)> = Vec::new();
+    let counted: Vec<&SkippedFile> = skipped
+        .iter()
+        .filter(|s| s.reason != SkipReason::Excluded)
+        .collect();
+    for s in &counted {
+        let key = s.reason.group(1);
+        match groups.iter_mut().find(|(k, _, _)| *k == key) {
+            Some((_, n, _)) => *n += 1,
+            None => groups.push((key, 1, &s.reason)),
+        }
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    // Stable: equal counts keep the order the files came in (path order).
+    groups.sort_by_key(|g| std::cmp::Reverse(g.1));
+    let parts: Vec<String> = groups
+        .iter()
+        .map(|(_, n, reason)| format!("{n} {}", reason.group(*n)))
+        .collect();
+    Some(format!("{} skipped: {}", counted.len(), parts.join(", ")))
+}
+
 /// Options for loading a corpus.
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
@@ -246,6 +334,21 @@ pub struct LoadOptions {
     pub pdfium_library: Option<PathBuf>,
     /// The extraction cache folder (`None`: every file is extracted on every load).
     pub extraction_cache: Option<PathBuf>,
+    /// Where the documents come from: the files under the corpus path (the default), or a
+    /// dump that the user's own loader or splitter wrote ([`dump`]).
+    pub source: DocumentSource,
+}
+
+/// Where a corpus' documents come from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum DocumentSource {
+    /// The files under the corpus path, each through its format's extractor.
+    #[default]
+    Files,
+    /// A LangChain or LlamaIndex loader's `Document`s (`--documents FILE`).
+    Loader(PathBuf),
+    /// Rebuilt from a split dump's own chunk text (`--cuts FILE` without a corpus).
+    Chunks(PathBuf),
 }
 
 impl LoadOptions {
@@ -295,6 +398,7 @@ impl Default for LoadOptions {
             extension_formats: Vec::new(),
             pdfium_library: None,
             extraction_cache: None,
+            source: DocumentSource::Files,
         }
     }
 }
@@ -311,6 +415,9 @@ pub enum CorpusError {
         /// The underlying error.
         error: std::io::Error,
     },
+    /// A loader's or splitter's dump gave no documents (boxed: the error is rare and large).
+    #[error(transparent)]
+    Dump(Box<dump::DumpError>),
     /// Nothing usable was found; every skipped file is listed with its reason.
     #[error("no usable documents in {}{}", crate::text::safe_name(&.path.display().to_string()), skip_list(.skipped))]
     NoDocuments {
@@ -319,6 +426,12 @@ pub enum CorpusError {
         /// The files and folders left out, with reasons.
         skipped: Vec<SkippedFile>,
     },
+}
+
+impl From<dump::DumpError> for CorpusError {
+    fn from(e: dump::DumpError) -> Self {
+        CorpusError::Dump(Box::new(e))
+    }
 }
 
 /// How many skipped files a message lists before it says how many more there are.
@@ -333,7 +446,12 @@ fn skip_list(skipped: &[SkippedFile]) -> String {
         return ": the folder holds no files to read (names starting with '.' are never read)"
             .into();
     }
-    let mut out = format!(": {} skipped:", skipped.len());
+    let mut out = match skip_summary(skipped) {
+        Some(summary) if skipped.iter().all(|s| s.reason != SkipReason::Excluded) => {
+            format!(": {summary}")
+        }
+        _ => format!(": {} skipped:", skipped.len()),
+    };
     for s in skipped.iter().take(SKIPS_LISTED) {
         let path = if s.path.is_empty() { "." } else { &s.path };
         let _ = write!(out, "\n  {}: {}", crate::text::safe_name(path), s.reason);
@@ -356,8 +474,14 @@ pub struct Corpus {
 }
 
 impl Corpus {
-    /// Load every usable text file under `root` (or `root` itself when it is a file).
+    /// Load every usable file under `root` (or `root` itself when it is a file), or the
+    /// documents of the dump `options.source` names.
     pub fn load(root: &Path, options: &LoadOptions) -> Result<Corpus, CorpusError> {
+        match &options.source {
+            DocumentSource::Files => {}
+            DocumentSource::Loader(file) => return Ok(dump::load_documents(file)?),
+            DocumentSource::Chunks(file) => return Ok(dump::documents_from_cuts(file)?),
+        }
         let meta = std::fs::metadata(root).map_err(|error| CorpusError::Open {
             path: root.to_path_buf(),
             error,
@@ -607,6 +731,55 @@ mod tests {
         );
         assert_eq!(decode_text(b" \r\n\t".to_vec()), Err(SkipReason::Empty));
         assert_eq!(decode_text(b"a\r\nb".to_vec()).unwrap(), "a\r\nb");
+    }
+
+    #[test]
+    fn skips_are_summed_up_by_reason_largest_group_first() {
+        let skip = |path: &str, reason: SkipReason| SkippedFile {
+            path: path.into(),
+            reason,
+        };
+        assert_eq!(skip_summary(&[]), None);
+        assert_eq!(
+            skip_summary(&[skip("questions.jsonl", SkipReason::Excluded)]),
+            None
+        );
+        let skipped = [
+            skip(
+                "a.pdf",
+                SkipReason::Encrypted {
+                    format: "pdf".into(),
+                },
+            ),
+            skip("b.pdf", SkipReason::NoTextLayer { pages: 3 }),
+            skip("c.pdf", SkipReason::NoTextLayer { pages: 1 }),
+        ];
+        assert_eq!(
+            skip_summary(&skipped).as_deref(),
+            Some("3 skipped: 2 PDFs without a text layer (scanned), 1 encrypted PDF")
+        );
+        let skipped = [
+            skip(
+                "d.docx",
+                SkipReason::Damaged {
+                    format: "docx".into(),
+                    error: "x".into(),
+                },
+            ),
+            skip("e.html", SkipReason::InvalidUtf8 { at_byte: 4 }),
+            skip("questions.jsonl", SkipReason::Excluded),
+            skip(
+                "f.docx",
+                SkipReason::Damaged {
+                    format: "docx".into(),
+                    error: "y".into(),
+                },
+            ),
+        ];
+        assert_eq!(
+            skip_summary(&skipped).as_deref(),
+            Some("3 skipped: 2 damaged or misnamed DOCX files, 1 file not in UTF-8")
+        );
     }
 
     #[test]

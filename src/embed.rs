@@ -157,6 +157,16 @@ pub trait Embedder {
     fn max_tokens(&self) -> usize;
     /// Embed texts that each fit the window; returns one normalised vector per text.
     fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError>;
+    /// [`Embedder::embed`], keeping what arrived when part of it fails: one slot per text
+    /// (`None` where it did not arrive) and the failure, if any. An embedder that sends several
+    /// requests at once overrides it, so one request's failure does not throw away the vectors
+    /// the others delivered; the default is all or nothing.
+    fn embed_keeping(&mut self, texts: &[&str]) -> (Vec<Option<Vec<f32>>>, Option<EmbedError>) {
+        match self.embed(texts) {
+            Ok(vectors) => (vectors.into_iter().map(Some).collect(), None),
+            Err(e) => (vec![None; texts.len()], Some(e)),
+        }
+    }
     /// Embed questions (not documents): the same as [`Embedder::embed`] unless the model wants
     /// questions marked (e5's `query: `, bge's instruction; see [`pipeline`]).
     fn embed_queries(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
@@ -395,15 +405,19 @@ pub fn embed_texts(
         for slice in jobs.chunks(slice_len) {
             let pieces: Vec<&str> = slice.iter().map(|j| j.1).collect();
             let t0 = Instant::now();
-            let vectors = embedder.embed(&pieces)?;
+            // What arrived is kept even when part of the slice failed (a service's other
+            // requests): every text whose windows are all in goes into the cache below, and
+            // the failure is reported after.
+            let (vectors, failure) = embedder.embed_keeping(&pieces);
             stats.model_seconds += t0.elapsed().as_secs_f64();
             if vectors.len() != pieces.len() {
-                return Err(EmbedError::Count {
+                return Err(failure.unwrap_or(EmbedError::Count {
                     expected: pieces.len(),
                     got: vectors.len(),
-                });
+                }));
             }
             for ((owner, _, n), v) in slice.iter().zip(vectors) {
+                let Some(v) = v else { continue };
                 done_tokens += n;
                 match &mut sums[*owner] {
                     Some((acc, count)) => {
@@ -424,6 +438,9 @@ pub fn embed_texts(
                     cache.insert(key, v.clone(), tokens);
                     out[*owner] = Some(v);
                 }
+            }
+            if let Some(e) = failure {
+                return Err(e);
             }
             if !progress(EmbedProgress {
                 done_tokens,

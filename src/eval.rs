@@ -8,6 +8,7 @@ pub mod failure;
 pub mod grid;
 pub mod grid_settings;
 pub mod metrics;
+pub mod placement;
 pub mod prepare;
 pub mod questions;
 pub mod rescore;

@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 use crate::corpus::{DocKind, SkipReason};
 
 pub mod cache;
+pub mod docx;
+pub mod html;
+mod markdown_out;
 pub mod pdf;
 pub mod pdfium;
 
@@ -124,6 +127,10 @@ pub struct TextSource {
     /// Byte offset → page (empty when the format has no pages).
     #[serde(default, skip_serializing_if = "PageMap::is_empty")]
     pub pages: PageMap,
+    /// Byte spans of text nobody knows (a document rebuilt from chunks that leave gaps): they
+    /// hold spaces, and the screen shows them as unknown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<crate::corpus::Span>,
 }
 
 impl TextSource {
@@ -133,6 +140,7 @@ impl TextSource {
             extractor: Format::Text.name().to_string(),
             version: TEXT_EXTRACTOR_VERSION.to_string(),
             pages: PageMap::default(),
+            unknown: Vec::new(),
         }
     }
 
@@ -173,6 +181,7 @@ pub trait Extractor: Send + Sync {
             extractor: self.format().name().to_string(),
             version: self.version(),
             pages,
+            unknown: Vec::new(),
         }
     }
 }
@@ -207,9 +216,8 @@ pub fn extractor_for(format: Format) -> Result<Box<dyn Extractor>, SkipReason> {
     match format {
         Format::Text => Ok(Box::new(PlainText)),
         Format::Pdf => Ok(Box::new(pdf::Pdf::new(pdfium::library_without_settings()))),
-        other => Err(SkipReason::UnsupportedFormat {
-            format: other.name().to_string(),
-        }),
+        Format::Html => Ok(Box::new(html::HtmlPage)),
+        Format::Docx => Ok(Box::new(docx::WordDocument)),
     }
 }
 

@@ -29,6 +29,12 @@ pub struct Settings {
     /// The cuts file chunker `given` reads (JSON Lines or a JSON array: plain `doc`/`start`/`end`
     /// records, LangChain Documents or LlamaIndex nodes); used only when `chunker = "given"`.
     pub cuts_file: Option<PathBuf>,
+    /// The documents a LangChain or LlamaIndex loader made (JSON Lines of `Document`s), read
+    /// instead of the corpus folder's files (`--documents FILE`).
+    pub documents_file: Option<PathBuf>,
+    /// Rebuild the documents from the cuts file's own chunk text (`--cuts FILE` without a
+    /// corpus folder).
+    pub documents_from_cuts: bool,
     /// Embed and keyword-index each chunk and seam with its heading path in front (search only;
     /// evidence stays the exact text).
     pub heading_prefix: bool,
@@ -137,6 +143,8 @@ impl Default for Settings {
             chunk_tokens: 1024,
             chunker: crate::chunk::ChunkerKind::Fixed,
             cuts_file: None,
+            documents_file: None,
+            documents_from_cuts: false,
             heading_prefix: false,
             k: crate::retrieve::DEFAULT_K as usize,
             m: crate::retrieve::DEFAULT_M,
@@ -416,10 +424,17 @@ impl Settings {
 
     /// How corpus folders are read under these settings.
     pub fn load_options(&self) -> crate::corpus::LoadOptions {
+        use crate::corpus::DocumentSource;
         let places = self.places();
+        let source = match (&self.documents_file, &self.cuts_file) {
+            (Some(file), _) => DocumentSource::Loader(file.clone()),
+            (None, Some(cuts)) if self.documents_from_cuts => DocumentSource::Chunks(cuts.clone()),
+            _ => DocumentSource::Files,
+        };
         crate::corpus::LoadOptions {
             max_file_bytes: self.max_file_bytes,
             follow_outside_symlinks: self.follow_outside_symlinks,
+            source,
             forced_format: self.format,
             extension_formats: self
                 .formats

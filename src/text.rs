@@ -1,5 +1,7 @@
 //! Showing corpus text safely: control characters and escape sequences are neutralised.
 
+pub mod redact;
+
 /// Replace control characters (escape sequences included) with visible stand-ins, keeping
 /// newlines and tabs. Corpus text passes through this before reaching a terminal; file names and
 /// other one-line labels go through [`safe_name`].

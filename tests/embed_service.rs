@@ -455,3 +455,140 @@ fn a_rerank_service_rescores_the_candidates_and_the_trace_shows_each_score() {
         "judged chunks show their scores: {text}"
     );
 }
+
+/// Issue 28's key leak: a service whose 401 echoes the request's `Authorization` header (as
+/// OpenAI's does), an address with a key in its query, and a rerank service doing the same. The
+/// key reaches no message: not stderr, not the `--json` error document, not the `embedder`
+/// line, not `query`'s settings line nor the trace's rerank error.
+#[test]
+fn a_service_that_echoes_the_key_gets_it_into_no_message() {
+    let corpus = small_corpus();
+    let cache = tempfile::tempdir().unwrap();
+    let secret = "sk-test-echoed-4f1c9e2a77d0b3";
+    let url_key = "AIzaSyUrlKey000111";
+    let (base, _) = faults("echo", "echo401");
+    let out = common::seamscope(cache.path())
+        .args(["index", "--json"])
+        .args(["--embedder", &format!("openai:{base}/v1?key={url_key}")])
+        .args(["--embed-model", "all-MiniLM-L6-v2"])
+        .args(["--embed-key-env", "SEAMSCOPE_TEST_SECRET"])
+        .env("SEAMSCOPE_TEST_SECRET", secret)
+        .arg(corpus.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stderr.contains("HTTP 401") && stderr.contains("Incorrect API key provided: Bearer ***"),
+        "{stderr}"
+    );
+    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("key=***"),
+        "{doc}"
+    );
+    for printed in [&stderr, &stdout] {
+        for leak in [secret, "4f1c9e2a77d0b3", url_key] {
+            assert!(!printed.contains(leak), "{leak} printed: {printed}");
+        }
+    }
+
+    // A rerank service that echoes its key: the question runs on the fused order, and neither
+    // the settings line nor the trace carries the key.
+    let sample_cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sample-cache");
+    let (rerank_base, _) = faults("echo-rerank", "echo401");
+    let question = "Why is the order service allowed to show customers slightly out-of-date order information?";
+    for json in [false, true] {
+        let mut cmd = common::seamscope(&sample_cache);
+        cmd.arg("query");
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd
+            .args([
+                "--reranker",
+                &format!("rerank:{rerank_base}?token={url_key}"),
+            ])
+            .args(["--rerank-key-env", "SEAMSCOPE_TEST_SECRET"])
+            .env("SEAMSCOPE_TEST_SECRET", secret)
+            .args(["sample-corpus", question])
+            .output()
+            .unwrap();
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(out.status.success(), "{printed}");
+        assert!(printed.contains("HTTP 401"), "{printed}");
+        for leak in [secret, "4f1c9e2a77d0b3", url_key] {
+            assert!(!printed.contains(leak), "{leak} printed: {printed}");
+        }
+        if json {
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let error = v["trace"]["input"]["rerank"]["error"].to_string();
+            assert!(error.contains("Bearer ***"), "{error}");
+        }
+    }
+}
+
+/// Issue 28's lost vectors: with `embed_concurrency` 4 (the default) and 8, one request of the
+/// build fails for good while others are in flight. Every text whose answer came back is in the
+/// cache (the server's count of texts it answered, less the dimension probe), and the next run
+/// embeds only the rest.
+#[test]
+fn a_request_that_fails_keeps_the_vectors_the_other_requests_delivered() {
+    let corpus = small_corpus();
+    for concurrency in ["4", "8"] {
+        let cache = tempfile::tempdir().unwrap();
+        let config = cache.path().join("settings.toml");
+        std::fs::write(&config, "embed_request_inputs = 4\n").unwrap();
+        let config = config.display().to_string();
+        // The probe is request 1; the 7th fails with a 400.
+        let (base, id) = faults("keep", "fail400:7");
+        let out = common::seamscope(cache.path())
+            .args(["index", "--chunk-tokens", "128"])
+            .args(["--embedder", &format!("openai:{base}/v1")])
+            .args(["--embed-model", "all-MiniLM-L6-v2", "--embed-window", "256"])
+            .args(["--embed-concurrency", concurrency, "--config", &config])
+            .arg(corpus.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("HTTP 400") && err.contains("fail400:7"),
+            "{err}"
+        );
+        let stats = scenario_stats(&id);
+        let answered = stats["inputs_embedded"].as_u64().unwrap() as usize - 1;
+        assert!(answered >= 20, "requests 2 to 6 were answered: {stats}");
+        let files = cache_files(cache.path());
+        assert_eq!(files.len(), 1);
+        let (kept, _) = seamscope::embed::cache::VectorCache::open(files[0].clone(), 384);
+        assert_eq!(
+            kept.len(),
+            answered,
+            "concurrency {concurrency}: every text the service answered is kept ({stats})"
+        );
+        // The rerun takes them from the cache and sends only the rest.
+        let out = common::seamscope(cache.path())
+            .args(["index", "--json", "--chunk-tokens", "128"])
+            .args(["--embedder", &format!("openai:{}/v1", server())])
+            .args(["--embed-model", "all-MiniLM-L6-v2", "--embed-window", "256"])
+            .args(["--embed-concurrency", concurrency, "--config", &config])
+            .arg(corpus.path())
+            .output()
+            .unwrap();
+        let v = json(&out);
+        let hits = v["build"]["chunk_embedding"]["cache_hits"]
+            .as_u64()
+            .unwrap()
+            + v["build"]["seam_embedding"]["cache_hits"].as_u64().unwrap();
+        assert_eq!(hits as usize, kept.len());
+    }
+}

@@ -13,6 +13,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::generate::{GenError, QuestionGenerator};
+use crate::text::redact::Secrets;
 
 /// Default time limit of one attempt (connect and total), in seconds.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
@@ -81,6 +82,11 @@ impl LlmConfig {
 pub struct LlmQuestions {
     config: LlmConfig,
     endpoint: String,
+    /// The key and the address's credentials: every reply and address in a message passes
+    /// [`Secrets::scrub`] with them.
+    secrets: Secrets,
+    /// The endpoint as messages show it (credentials masked).
+    shown: String,
     agent: ureq::Agent,
 }
 
@@ -98,7 +104,7 @@ impl LlmQuestions {
         if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
             return Err(GenError::Config(format!(
                 "--llm-url must start with http:// or https:// (got {:?})",
-                config.url
+                crate::embed::http::mask_credentials(&config.url)
             )));
         }
         if config.model.trim().is_empty() {
@@ -117,7 +123,15 @@ impl LlmQuestions {
             .timeout_global(Some(config.timeout))
             .build()
             .into();
+        let mut secrets = Secrets::new();
+        secrets.add_url(&endpoint);
+        if let Some(key) = &config.api_key {
+            secrets.add(key);
+        }
+        secrets.remember();
         Ok(Self {
+            shown: secrets.shown_url(&endpoint),
+            secrets,
             config,
             endpoint,
             agent,
@@ -126,7 +140,7 @@ impl LlmQuestions {
 
     fn timeout_error(&self, attempts: u32) -> GenError {
         GenError::Timeout {
-            url: self.endpoint.clone(),
+            url: self.shown.clone(),
             seconds: self.config.timeout.as_secs_f64(),
             attempts,
         }
@@ -134,8 +148,8 @@ impl LlmQuestions {
 
     fn unreachable(&self, detail: String) -> GenError {
         GenError::Unreachable {
-            url: self.endpoint.clone(),
-            detail,
+            url: self.shown.clone(),
+            detail: self.secrets.scrub(&detail),
         }
     }
 
@@ -158,9 +172,9 @@ impl LlmQuestions {
             Ok((status, text)) if (200..300).contains(&status) => Attempt::Reply(text),
             Ok((status, text)) => {
                 let err = GenError::Status {
-                    url: self.endpoint.clone(),
+                    url: self.shown.clone(),
                     status,
-                    body: snippet(&text),
+                    body: self.secrets.scrub(&snippet(&self.secrets.scrub(&text))),
                     attempts,
                 };
                 if status >= 500 || status == 429 {
@@ -183,7 +197,7 @@ impl LlmQuestions {
                 _ => Attempt::Stop(self.unreachable(e.to_string())),
             },
             Err(ureq::Error::Protocol(e)) => Attempt::Stop(GenError::Malformed {
-                url: self.endpoint.clone(),
+                url: self.shown.clone(),
                 what: format!("the reply is not valid HTTP ({e})"),
             }),
             Err(ureq::Error::HostNotFound) => {
@@ -196,8 +210,8 @@ impl LlmQuestions {
     /// The question in a chat completion body.
     fn parse(&self, body: &str) -> Result<String, GenError> {
         let malformed = |what: String| GenError::Malformed {
-            url: self.endpoint.clone(),
-            what,
+            url: self.shown.clone(),
+            what: self.secrets.scrub(&what),
         };
         let value: Value = serde_json::from_str(body).map_err(|e| {
             malformed(format!(

@@ -19,6 +19,7 @@ use crate::corpus::{Corpus, DocId, Document, Span};
 use crate::tokens::TokenOffsets;
 
 pub mod docs;
+mod pages;
 mod problems;
 pub mod records;
 
@@ -80,8 +81,9 @@ impl GivenCuts {
             let table = chars
                 .entry(doc)
                 .or_insert_with(|| char_starts(&document.text));
-            let from = previous.get(&doc).copied().unwrap_or(0);
-            let span = place(cut, document, table, from).map_err(|p| fail(at, p))?;
+            let (cut, page_start) = pages::from_document_start(cut, document, table);
+            let from = previous.get(&doc).copied().unwrap_or(0).max(page_start);
+            let span = place(&cut, document, table, from).map_err(|p| fail(at, p))?;
             previous.insert(doc, span.start);
             placed.push(Placed {
                 doc,

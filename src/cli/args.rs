@@ -121,6 +121,15 @@ pub struct LayoutArgs {
     /// records, LangChain Documents or LlamaIndex nodes); implies --chunker given.
     #[arg(long, value_name = "FILE", env = "SEAMSCOPE_CUTS", value_parser = non_empty_path)]
     pub(super) cuts: Option<PathBuf>,
+    /// The documents your LangChain or LlamaIndex loader made (JSON Lines of Documents:
+    /// page_content + metadata.source/page, or text + metadata.file_path/page_label), read
+    /// instead of a corpus folder; the corpus argument may then be left out.
+    #[arg(long, value_name = "FILE", value_parser = non_empty_path)]
+    pub(super) documents: Option<PathBuf>,
+    /// Set by [`LayoutArgs::corpus_root`]: no corpus and no --documents, so the documents are
+    /// rebuilt from the cuts file's own chunk text.
+    #[arg(skip)]
+    pub(super) from_cuts: bool,
     /// Embed chunks and seams with their heading path in front (search only; evidence unchanged).
     #[arg(
         long,
@@ -220,6 +229,17 @@ impl GlobalArgs {
 }
 
 impl LayoutArgs {
+    /// The corpus a command opens: the folder or file given; else the loader dump of
+    /// `--documents`; else, with `--cuts`, the documents rebuilt from the cuts file's chunks.
+    pub fn corpus_root(&mut self, corpus: Option<PathBuf>) -> Result<PathBuf, UsageError> {
+        resolve_corpus(corpus, self.documents.as_ref(), self.cuts.as_ref()).map(
+            |(root, from_cuts)| {
+                self.from_cuts = from_cuts;
+                root
+            },
+        )
+    }
+
     /// Apply these overrides to `settings` and check the result.
     pub fn apply(&self, settings: &mut Settings) -> anyhow::Result<()> {
         if let Some(c) = self.chunk_tokens {
@@ -245,6 +265,10 @@ impl LayoutArgs {
             )
             .into());
         }
+        if let Some(file) = &self.documents {
+            settings.documents_file = Some(file.clone());
+        }
+        settings.documents_from_cuts = self.from_cuts;
         if let Some(h) = self.heading_prefix {
             settings.heading_prefix = h;
         }
@@ -307,6 +331,23 @@ fn format_name(text: &str) -> Result<seamscope::extract::Format, String> {
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 pub struct UsageError(pub String);
+
+/// The corpus path to open and whether its documents are rebuilt from the cuts: the corpus
+/// given, else the `--documents` dump, else the `--cuts` file.
+pub fn resolve_corpus(
+    corpus: Option<PathBuf>,
+    documents: Option<&PathBuf>,
+    cuts: Option<&PathBuf>,
+) -> Result<(PathBuf, bool), UsageError> {
+    match (corpus, documents, cuts) {
+        (Some(corpus), _, _) => Ok((corpus, false)),
+        (None, Some(documents), _) => Ok((documents.clone(), false)),
+        (None, None, Some(cuts)) => Ok((cuts.clone(), true)),
+        (None, None, None) => Err(UsageError(
+            "give a corpus folder or file (or --documents FILE, your loader's documents, or --cuts FILE alone to rebuild the documents from your chunks)".into(),
+        )),
+    }
+}
 
 /// A clap parser for a whole number of `usize` within `range`: anything else (negative, too
 /// large, out of range) is a usage error naming the range, never a wrapped value.

@@ -96,6 +96,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &AtomsArgs, json: bool) -> 
     };
     let tokenizer = load_tokenizer(&settings)?;
     let docs = load_corpus(corpus, &settings)?;
+    super::common::report_skips(&docs);
     let report = atom_report(&docs, &tokenizer, &kinds, settings.chunk_tokens)?;
     let retrieval = match &args.questions {
         Some(path) => {

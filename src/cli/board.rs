@@ -181,6 +181,7 @@ pub fn run_board(
     let settings = super::tune::checked_settings(global, args)?;
     let mut engine = start_engine(settings.clone())?;
     let docs = engine.load_corpus(corpus)?;
+    super::common::report_skips(&docs);
     let (questions, source) = board_questions(&mut engine, &docs, corpus, args, json)?;
     let mut bar = BuildBar::for_engine(&engine);
     let open = engine.open_loaded(docs, &mut |p| json || bar.update(p));
@@ -360,6 +361,7 @@ pub fn run_map(
     let settings = super::tune::checked_settings(global, args)?;
     let mut engine = start_engine(settings.clone())?;
     let docs = engine.load_corpus(corpus)?;
+    super::common::report_skips(&docs);
     let gold = match &args.questions {
         Some(path) => Some(super::common::load_question_file(path, &docs)?),
         None => None,

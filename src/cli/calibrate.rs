@@ -126,6 +126,7 @@ pub fn run(
     let mut engine = start_engine(settings.clone())?;
     // The question file is checked whole before anything is indexed or embedded.
     let docs = engine.load_corpus(corpus)?;
+    super::common::report_skips(&docs);
     let questions = match &args.questions {
         Some(path) => Some(super::common::load_question_file(path, &docs)?),
         None => None,

@@ -86,6 +86,9 @@ struct ChunkListing {
     documents: Vec<DocumentRow>,
     chunks: Vec<ChunkRow>,
     seams: Vec<SeamRow>,
+    /// The grouped line of files left out (the `--json` document lists each instead).
+    #[serde(skip)]
+    skipped: Option<String>,
 }
 
 impl ChunkListing {
@@ -98,6 +101,7 @@ impl ChunkListing {
             chunk_tokens,
             k: layout.k,
             search_context: layout.search,
+            skipped: seamscope::corpus::skip_summary(&corpus.skipped),
             documents: corpus
                 .documents
                 .iter()
@@ -149,6 +153,9 @@ impl ChunkListing {
             self.seams.len(),
             self.k
         )?;
+        if let Some(skipped) = &self.skipped {
+            outln!("  {skipped} (--json lists each file and why)")?;
+        }
         if let Some(g) = &self.given {
             let uncovered: usize = self
                 .documents
@@ -235,6 +242,7 @@ pub fn run(
     layout_args.apply(&mut settings)?;
     let tokenizer = load_tokenizer(&settings)?;
     let corpus = load_corpus(corpus, &settings)?;
+    crate::cli::out::note_skipped(&corpus.skipped);
     let layout = Layout::for_settings(&corpus, &tokenizer, &settings)?;
     let listing = ChunkListing::new(&corpus, &layout, settings.chunk_tokens);
     if json {

@@ -7,6 +7,20 @@ use seamscope::index::{BuildProgress, BuildStage};
 use seamscope::session::{Engine, install_if_needed};
 use seamscope::settings::Settings;
 
+/// Say what a loaded corpus left out: the grouped line on stderr ("seamscope: corpus: 3
+/// skipped: 2 PDFs without a text layer (scanned), 1 encrypted PDF"), and every file with its
+/// reason in the `--json` document. Every command that loads a corpus calls this.
+pub fn report_skips(corpus: &seamscope::corpus::Corpus) {
+    super::out::note_skipped(&corpus.skipped);
+    if let Some(summary) = seamscope::corpus::skip_summary(&corpus.skipped) {
+        errln!(
+            "seamscope: {}: {} documents, {summary} (--json lists each file and why)",
+            seamscope::text::safe_name(&corpus.root.display().to_string()),
+            corpus.documents.len()
+        );
+    }
+}
+
 /// Install the model if the default one is missing, then load the engine.
 pub fn start_engine(settings: Settings) -> anyhow::Result<Engine> {
     install_model_if_needed(&settings)?;

@@ -100,5 +100,6 @@ fn error_text(error: &anyhow::Error) -> String {
         }
         text.push_str(&part);
     }
-    seamscope::text::safe(&text)
+    // A service's key never reaches stderr or the --json document, whatever message held it.
+    seamscope::text::safe(&seamscope::text::redact::scrub(&text))
 }

@@ -71,6 +71,7 @@ pub fn run(
     };
     let mut engine = start_engine(settings.clone())?;
     let docs = engine.load_corpus(corpus)?;
+    super::common::report_skips(&docs);
     let cut_layout = seamscope::layout::Layout::for_settings(&docs, &engine.tokenizer, &settings)?;
     if let Some(c) = &calibration {
         c.check(

@@ -99,11 +99,14 @@ impl IndexSummary {
     /// Documents, tokens, chunks, seams and vectors.
     fn print_layout(&self) -> Result<(), crate::cli::out::StdoutError> {
         outln!("corpus     {}", seamscope::text::safe_name(&self.corpus))?;
-        outln!(
-            "documents  {} loaded, {} skipped",
-            self.documents,
-            self.skipped.len()
-        )?;
+        match seamscope::corpus::skip_summary(&self.skipped) {
+            Some(summary) => outln!("documents  {} loaded, {summary}", self.documents)?,
+            None => outln!(
+                "documents  {} loaded, {} skipped",
+                self.documents,
+                self.skipped.len()
+            )?,
+        }
         for s in &self.skipped {
             outln!(
                 "           skipped {}: {}",
@@ -282,6 +285,7 @@ pub fn run(
     let open = engine.open_corpus(corpus, &mut |p| bar.update(p));
     bar.finish();
     let open = open?;
+    crate::cli::out::note_skipped(&open.corpus.skipped);
     let summary = IndexSummary::new(&open, engine.embedder.describe(), engine.embedder.device());
     if json {
         outln!("{}", serde_json::to_string_pretty(&summary)?)?;

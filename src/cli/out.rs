@@ -49,11 +49,49 @@ pub fn take_held() -> Option<Vec<u8>> {
     HELD.lock().unwrap_or_else(|p| p.into_inner()).take()
 }
 
+/// The files the command's corpus left out, for its `--json` document (`None`: no corpus
+/// loaded).
+static SKIPPED: Mutex<Option<Vec<seamscope::corpus::SkippedFile>>> = Mutex::new(None);
+
+/// Note the files a loaded corpus left out: [`release`] adds them to the `--json` document as
+/// `skipped` when the command's own document does not list them already.
+pub fn note_skipped(skipped: &[seamscope::corpus::SkippedFile]) {
+    *SKIPPED.lock().unwrap_or_else(|p| p.into_inner()) = Some(skipped.to_vec());
+}
+
+/// A JSON object document with `"skipped": [...]` added before its closing brace, unless it
+/// has that key already (or is not an object: an array's shape is left as it is).
+pub fn with_skipped(document: &[u8], skipped: &[seamscope::corpus::SkippedFile]) -> Vec<u8> {
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(document)
+    else {
+        return document.to_vec();
+    };
+    if map.contains_key("skipped") {
+        return document.to_vec();
+    }
+    let Some(close) = document.iter().rposition(|b| *b == b'}') else {
+        return document.to_vec();
+    };
+    let list = serde_json::to_string(skipped).unwrap_or_else(|_| "[]".into());
+    let comma = if map.is_empty() { "" } else { "," };
+    let mut out = document[..close].to_vec();
+    while out.last().is_some_and(u8::is_ascii_whitespace) {
+        out.pop();
+    }
+    out.extend_from_slice(format!("{comma}\n  \"skipped\": {list}\n").as_bytes());
+    out.extend_from_slice(&document[close..]);
+    out
+}
+
 /// Write what was held (if anything) and flush stdout: the end of every successful run.
 pub fn release() -> Result<(), StdoutError> {
     let held = take_held();
+    let skipped = SKIPPED.lock().unwrap_or_else(|p| p.into_inner()).take();
     let mut stdout = io::stdout().lock();
-    if let Some(bytes) = held {
+    if let Some(mut bytes) = held {
+        if let Some(skipped) = skipped {
+            bytes = with_skipped(&bytes, &skipped);
+        }
         stdout
             .write_all(json_safe(&bytes).as_bytes())
             .map_err(StdoutError)?;
@@ -120,4 +158,32 @@ macro_rules! err {
     ($($arg:tt)*) => {
         $crate::cli::out::message(format_args!($($arg)*), false)
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_skipped;
+    use seamscope::corpus::{SkipReason, SkippedFile};
+
+    #[test]
+    fn an_object_document_gains_the_skipped_list_once_and_other_shapes_stay() {
+        let skipped = [SkippedFile {
+            path: "a.docx".into(),
+            reason: SkipReason::Empty,
+        }];
+        let parse = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).unwrap();
+        let added = with_skipped(b"{\n  \"documents\": 2\n}\n", &skipped);
+        let v = parse(&added);
+        assert_eq!(v["documents"], 2);
+        assert_eq!(v["skipped"][0]["path"], "a.docx");
+        assert_eq!(v["skipped"][0]["reason"], "empty");
+        assert_eq!(
+            parse(&with_skipped(b"{}", &skipped))["skipped"][0]["path"],
+            "a.docx"
+        );
+        let own = b"{\"skipped\": []}".to_vec();
+        assert_eq!(with_skipped(&own, &skipped), own);
+        let array = b"[{\"row\": 1}]".to_vec();
+        assert_eq!(with_skipped(&array, &skipped), array);
+    }
 }

@@ -131,6 +131,7 @@ pub fn run(
     let open = engine.open_corpus(corpus, &mut |p| bar.update(p));
     bar.finish();
     let open = open?;
+    super::common::report_skips(&open.corpus);
     if !open.report.reopened && !json {
         errln!(
             "seamscope: indexed {} first ({} chunks, {} seams)",

@@ -249,6 +249,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
     let started = Instant::now();
     let mut engine = start_engine(settings.clone())?;
     let docs = engine.load_corpus(corpus)?;
+    super::common::report_skips(&docs);
     let (questions, source) = match &args.questions {
         Some(path) => {
             let qs = super::common::load_question_file(path, &docs)?;

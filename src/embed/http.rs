@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::text::redact::Secrets;
+
 /// How hard to try a service.
 #[derive(Debug, Clone)]
 pub struct Reliability {
@@ -81,7 +83,8 @@ pub enum ServiceError {
     },
     /// The service asked to wait longer than seamscope waits.
     #[error(
-        "{service} at {url} asked to wait {seconds:.0} s before trying again (Retry-After), longer than the {max} s seamscope waits: try again later, or lower the request rate (fewer concurrent requests)"
+        "{service} at {url} asked to wait {} before trying again (Retry-After), longer than the {max} s seamscope waits: try again later, or lower the request rate (fewer concurrent requests)",
+        seconds_shown(*.seconds)
     )]
     WaitTooLong {
         /// What kind of service.
@@ -92,6 +95,32 @@ pub enum ServiceError {
         seconds: f64,
         /// Seconds seamscope waits at most.
         max: u64,
+    },
+    /// The address cannot be used for a request at all.
+    #[error("{service} address {url} cannot be used: {why}")]
+    BadAddress {
+        /// What kind of service.
+        service: &'static str,
+        /// The endpoint (credentials masked).
+        url: String,
+        /// What is wrong with it.
+        why: String,
+    },
+    /// The service answered with a redirect; seamscope does not follow one (the request and its
+    /// key would go to an address the user did not name).
+    #[error(
+        "{service} at {url} redirected the request (HTTP {status}) to {location}: seamscope does not follow redirects, so the key and the texts go only where you point them; if that is the service's address, use it"
+    )]
+    Redirected {
+        /// What kind of service.
+        service: &'static str,
+        /// The endpoint (credentials masked).
+        url: String,
+        /// HTTP status (301, 302, 303, 307, 308).
+        status: u16,
+        /// Where it pointed (`Location`, credentials masked, terminal-safe), or a note that it
+        /// named no place.
+        location: String,
     },
     /// The answer is not what the protocol sends.
     #[error("{service} at {url} sent an answer seamscope cannot use: {what}")]
@@ -106,6 +135,16 @@ pub enum ServiceError {
     /// The caller cancelled the work.
     #[error("cancelled")]
     Cancelled,
+}
+
+/// A wait as a message shows it: whole seconds, or "more than a day" for a service that asks
+/// for an absurd one (`Retry-After: 1e308` would print 309 digits).
+fn seconds_shown(seconds: f64) -> String {
+    if seconds.is_finite() && seconds < 86_400.0 {
+        format!("{seconds:.0} s")
+    } else {
+        "more than a day".to_string()
+    }
 }
 
 /// Counts of what a client sent and how it went; shared between the worker and whoever shows
@@ -215,6 +254,9 @@ pub struct Endpoint {
     url: String,
     /// The URL as messages show it (credentials masked).
     shown: String,
+    /// The key and the address's credentials: every body, header and address that goes into a
+    /// message passes [`Secrets::scrub`] with them.
+    secrets: Secrets,
     /// The header the key goes in and its value (`Authorization: Bearer …` or `api-key: …`).
     auth: Option<(&'static str, String)>,
     agent: ureq::Agent,
@@ -222,16 +264,12 @@ pub struct Endpoint {
     meter: Arc<ServiceMeter>,
 }
 
-/// `user:password@` in a URL replaced by `***@`, so an address can be printed.
+/// `user:password@` in a URL replaced by `***@` and the values of query parameters named like
+/// keys (`?key=…`) by `***`, so an address can be printed.
 pub fn mask_credentials(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
-    };
-    let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..host_end].rfind('@') {
-        Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
-        None => url.to_string(),
-    }
+    let mut secrets = Secrets::new();
+    secrets.add_url(url);
+    secrets.shown_url(url)
 }
 
 /// Read the key from the variable `key_env` names; `None` when no variable is named.
@@ -270,6 +308,9 @@ impl Endpoint {
     ) -> Endpoint {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            // A redirect is reported, not followed: ureq would turn a 301/302 POST into a GET
+            // and fail a 307 with nothing said about where it pointed.
+            .max_redirects(0)
             .timeout_connect(Some(reliability.timeout.min(Duration::from_secs(10))))
             .timeout_global(Some(reliability.timeout))
             .build()
@@ -278,16 +319,23 @@ impl Endpoint {
             .split_once("://")
             .map(|(_, rest)| rest.split(['/', '?']).next().unwrap_or(""))
             .is_some_and(|host| host.ends_with(".openai.azure.com"));
-        let auth = key.map(|k| {
+        let auth = key.clone().map(|k| {
             if azure {
                 ("api-key", k)
             } else {
                 ("Authorization", format!("Bearer {k}"))
             }
         });
+        let mut secrets = Secrets::new();
+        secrets.add_url(&url);
+        if let Some(k) = &key {
+            secrets.add(k);
+        }
+        secrets.remember();
         Endpoint {
             service,
-            shown: mask_credentials(&url),
+            shown: crate::text::safe_name(&secrets.shown_url(&url)),
+            secrets,
             url,
             auth,
             agent,
@@ -311,8 +359,14 @@ impl Endpoint {
         ServiceError::Malformed {
             service: self.service,
             url: self.shown.clone(),
-            what: what.into(),
+            what: self.secrets.scrub(&what.into()),
         }
+    }
+
+    /// Text from the service (a body, a header, a transport error) as a message may show it:
+    /// every secret masked, control characters made visible, on one line.
+    fn shown_text(&self, text: &str) -> String {
+        crate::text::safe_name(&self.secrets.scrub(text))
     }
 
     /// POST `body`, retrying what can be retried; the answer's JSON. `stop` is checked before
@@ -370,9 +424,17 @@ impl Endpoint {
         }
         let mut response = match request.send(body) {
             Ok(r) => r,
+            // An address the HTTP library cannot use is not tried again.
+            Err(e @ (ureq::Error::BadUri(_) | ureq::Error::Http(_))) => {
+                return Try::Fail(ServiceError::BadAddress {
+                    service: self.service,
+                    url: self.shown.clone(),
+                    why: self.shown_text(&e.to_string()),
+                });
+            }
             Err(e) => {
                 return Try::Retry {
-                    why: describe_transport(&e),
+                    why: self.shown_text(&describe_transport(&e)),
                     wait: None,
                 };
             }
@@ -392,19 +454,45 @@ impl Endpoint {
             Ok(t) => t,
             Err(e) => {
                 return Try::Retry {
-                    why: format!("the answer broke off ({})", describe_transport(&e)),
+                    why: format!(
+                        "the answer broke off ({})",
+                        self.shown_text(&describe_transport(&e))
+                    ),
                     wait: None,
                 };
             }
         };
+        if (300..400).contains(&status) {
+            let location = response
+                .headers()
+                .get("location")
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+            return Try::Fail(ServiceError::Redirected {
+                service: self.service,
+                url: self.shown.clone(),
+                status,
+                location: match location {
+                    Some(place) => {
+                        let place: String = place.chars().take(300).collect();
+                        let mut theirs = self.secrets.clone();
+                        theirs.add_url(&place);
+                        self.shown_text(&theirs.shown_url(&place))
+                    }
+                    None => "no address (the answer had no Location header)".to_string(),
+                },
+            });
+        }
         if status == 429 || status == 408 || (500..600).contains(&status) {
             return Try::Retry {
-                why: format!("HTTP {status}{}", short_message(&text)),
+                why: format!(
+                    "HTTP {status}{}",
+                    self.shown_text(&short_message(&self.secrets.scrub(&text)))
+                ),
                 wait: retry_after,
             };
         }
         if !(200..300).contains(&status) {
-            let message = error_message(&text);
+            let message = self.shown_text(&error_message(&self.secrets.scrub(&text)));
             return Try::Fail(ServiceError::Refused {
                 service: self.service,
                 url: self.shown.clone(),
@@ -570,6 +658,10 @@ mod tests {
             "http://127.0.0.1:80/v1"
         );
         assert_eq!(mask_credentials("http://host/path@x"), "http://host/path@x");
+        assert_eq!(
+            mask_credentials("https://h/v1?key=AIzaSy123&alt=json"),
+            "https://h/v1?key=***&alt=json"
+        );
     }
 
     #[test]
@@ -584,6 +676,118 @@ mod tests {
         );
         assert_eq!(error_message(r#"{"detail":"nope"}"#), "nope");
         assert_eq!(error_message("plain \u{1b}[2Jtext"), "plain ␛[2Jtext");
+    }
+
+    use crate::embed::testing::loopback::{Loopback, Reply, Request};
+
+    fn quick() -> Reliability {
+        Reliability {
+            timeout: Duration::from_secs(10),
+            retries: 1,
+            first_backoff: Duration::from_millis(10),
+        }
+    }
+
+    fn post_to(url: String, key: Option<&str>) -> ServiceError {
+        let endpoint = Endpoint::new(
+            "the embedding service",
+            url,
+            key.map(str::to_string),
+            quick(),
+            Arc::new(ServiceMeter::default()),
+        );
+        let never = || false;
+        let hint = |_: u16, _: &str| String::new();
+        endpoint
+            .post(&serde_json::json!({"input": ["x"]}), &never, &hint)
+            .unwrap_err()
+    }
+
+    /// A body that echoes what the request carried: its Authorization header and its query.
+    fn echo(fixture: &str, status: u16) -> impl Fn(&Request) -> Reply + Send + Sync + 'static {
+        let fixture = fixture.trim().to_string();
+        move |r: &Request| {
+            let sent = r.header("authorization").unwrap_or("");
+            let key = sent.strip_prefix("Bearer ").unwrap_or(sent);
+            let body = fixture.replace("{KEY}", key).replace("{PATH}", &r.path);
+            (status, Vec::new(), body)
+        }
+    }
+
+    #[test]
+    fn a_service_that_echoes_the_key_never_gets_it_into_a_message() {
+        let key = "sk-live-0123456789abcdef";
+        let query_key = "AIzaSyQueryKey0042";
+        for fixture in [
+            include_str!("../../tests/fixtures/hostile/service-401-openai.json"),
+            include_str!("../../tests/fixtures/hostile/service-401-header.json"),
+            include_str!("../../tests/fixtures/hostile/service-400-json-field.json"),
+        ] {
+            // Refused (401), and given up on after retries (500): both carry the body.
+            for status in [401, 500] {
+                let server = Loopback::start(echo(fixture, status));
+                let url = format!(
+                    "{}/v1/embeddings?api-version=1&key={query_key}",
+                    server.base
+                );
+                let e = post_to(url, Some(key)).to_string();
+                assert!(e.contains(&format!("HTTP {status}")), "{e}");
+                assert!(e.contains("api-version=1&key=***"), "{e}");
+                for secret in [key, "0123456789abcdef", query_key] {
+                    assert!(!e.contains(secret), "{secret} in {e}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_redirect_is_reported_with_where_it_points_and_not_followed() {
+        for status in [301, 302, 307, 308] {
+            let server = Loopback::start(move |_| {
+                let to = "https://elsewhere.example/v1/embeddings?key=LEAKED-KEY-9";
+                (status, vec![("Location".into(), to.into())], String::new())
+            });
+            let e = post_to(format!("{}/v1/embeddings", server.base), None);
+            let text = e.to_string();
+            assert!(matches!(e, ServiceError::Redirected { .. }), "{text}");
+            assert!(
+                text.contains(&format!(
+                    "redirected the request (HTTP {status}) to https://elsewhere.example/v1/embeddings?key=***"
+                )),
+                "{text}"
+            );
+            assert!(!text.contains("LEAKED-KEY-9"), "{text}");
+            assert_eq!(server.arrived(), 1, "the redirect was not followed");
+        }
+        let server = Loopback::start(|_| (302, Vec::new(), String::new()));
+        let e = post_to(format!("{}/v1/embeddings", server.base), None).to_string();
+        assert!(e.contains("no Location header"), "{e}");
+    }
+
+    #[test]
+    fn an_absurd_retry_after_is_an_error_of_one_short_line() {
+        for asked in ["1e308", "99999999999", "inf"] {
+            let server = Loopback::start(move |_| {
+                (429, vec![("Retry-After".into(), asked.into())], "{}".into())
+            });
+            let e = post_to(format!("{}/v1/embeddings", server.base), None);
+            let text = e.to_string();
+            if asked == "inf" {
+                // Not a number seamscope takes: the client's own backoff, then it gives up.
+                assert!(matches!(e, ServiceError::GaveUp { .. }), "{text}");
+            } else {
+                assert!(text.contains("asked to wait more than a day"), "{text}");
+                assert!(text.len() < 400, "{} bytes: {text}", text.len());
+            }
+        }
+    }
+
+    #[test]
+    fn an_address_the_http_library_cannot_use_is_refused_not_retried() {
+        // (The settings refuse such an address first: see spec.rs; this is the last guard.)
+        let e = post_to("http://127.0.0.1:9/v1/emb\u{7}eddings".into(), None);
+        assert!(matches!(e, ServiceError::BadAddress { .. }), "{e}");
+        assert!(!e.to_string().contains('\u{7}'), "{e}");
     }
 
     #[test]

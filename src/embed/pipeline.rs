@@ -157,6 +157,14 @@ impl Embedder for PipelineEmbedder {
         let marked: Vec<&str> = owned.iter().map(String::as_str).collect();
         self.inner.as_embedder_mut().embed(&marked)
     }
+    fn embed_keeping(&mut self, texts: &[&str]) -> (Vec<Option<Vec<f32>>>, Option<EmbedError>) {
+        if self.document_prefix.is_empty() {
+            return self.inner.as_embedder_mut().embed_keeping(texts);
+        }
+        let owned = Self::with_prefix(&self.document_prefix, texts);
+        let marked: Vec<&str> = owned.iter().map(String::as_str).collect();
+        self.inner.as_embedder_mut().embed_keeping(&marked)
+    }
     fn embed_queries(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         if self.query_prefix.is_empty() {
             return self.inner.as_embedder_mut().embed_queries(texts);

@@ -70,6 +70,17 @@ impl RerankService {
         reliability: Reliability,
     ) -> Result<RerankService, ServiceError> {
         let key = read_key(key_env, "rerank_key_env")?;
+        Ok(RerankService::with_key(url, model, key, reliability))
+    }
+
+    /// A client for the service at `url` with `key` itself (what [`RerankService::new`] reads
+    /// from the variable).
+    pub fn with_key(
+        url: &str,
+        model: Option<String>,
+        key: Option<String>,
+        reliability: Reliability,
+    ) -> RerankService {
         let endpoint = Endpoint::new(
             "the rerank service",
             rerank_url(url),
@@ -86,14 +97,14 @@ impl RerankService {
             Some(m) => format!("rerank:{m}@{}", endpoint.shown()),
             None => format!("rerank@{}", endpoint.shown()),
         };
-        Ok(RerankService {
+        RerankService {
             endpoint,
             protocol,
             model,
             name,
             tokenizer: None,
             window: usize::MAX,
-        })
+        }
     }
 
     /// Keep every (question, text) pair inside `window` tokens counted by `tokenizer`: a text
@@ -224,6 +235,39 @@ mod tests {
             Reliability::default(),
         )
         .unwrap()
+    }
+
+    /// A rerank service that answers every request 401 with a body echoing the key it was
+    /// sent, as real services do (tests/fixtures/hostile/service-401-openai.json).
+    #[test]
+    fn a_rerank_service_that_echoes_the_key_never_gets_it_into_the_error() {
+        use crate::embed::testing::loopback::Loopback;
+        let server = Loopback::start(|r| {
+            let sent = r.header("authorization").unwrap_or("").to_string();
+            let body = include_str!("../../tests/fixtures/hostile/service-401-openai.json")
+                .replace("Bearer {KEY}", &sent)
+                .trim()
+                .to_string();
+            (401, Vec::new(), body)
+        });
+        let key = "rk-live-0123456789abcdef";
+        let url = format!("{}/?token=tok-in-the-url-42", server.base);
+        let mut rerank =
+            RerankService::with_key(&url, None, Some(key.to_string()), Reliability::default());
+        assert!(
+            !rerank.name().contains("tok-in-the-url-42"),
+            "{}",
+            rerank.name()
+        );
+        let e = rerank
+            .score("question", &["a text"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("HTTP 401"), "{e}");
+        assert!(e.contains("Incorrect API key provided"), "{e}");
+        for secret in [key, "0123456789abcdef", "tok-in-the-url-42"] {
+            assert!(!e.contains(secret), "{secret} in {e}");
+        }
     }
 
     #[test]

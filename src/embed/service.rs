@@ -284,14 +284,38 @@ impl Embedder for ServiceEmbedder {
         Some(self.endpoint.meter())
     }
     /// Every request of `texts`, up to `concurrency` at once; the first failure stops the rest
-    /// and is the error (the vectors of this call are then all dropped).
+    /// and is the error (the vectors of this call are then all dropped: see
+    /// [`Embedder::embed_keeping`] for the call that keeps them).
     fn embed(&mut self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let fitted = self.fit_to_window(texts)?;
+        let (slots, failure) = self.embed_keeping(texts);
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let got = slots.iter().filter(|v| v.is_some()).count();
+        slots
+            .into_iter()
+            .map(|v| {
+                v.ok_or(EmbedError::Count {
+                    expected: texts.len(),
+                    got,
+                })
+            })
+            .collect()
+    }
+
+    /// Every request of `texts`, up to `concurrency` at once. The first failure stops the
+    /// requests not yet sent and is the error, and every request answered before or while it
+    /// failed keeps its vectors: they were paid for, and a rerun should not pay again.
+    fn embed_keeping(&mut self, texts: &[&str]) -> (Vec<Option<Vec<f32>>>, Option<EmbedError>) {
+        let fitted = match self.fit_to_window(texts) {
+            Ok(f) => f,
+            Err(e) => return (vec![None; texts.len()], Some(e)),
+        };
         let requests = self.plan_requests(&fitted);
         let next = AtomicUsize::new(0);
         let failed = AtomicBool::new(false);
         let error: Mutex<Option<ServiceError>> = Mutex::new(None);
-        let results: Mutex<Vec<Option<Vec<Vec<f32>>>>> = Mutex::new(vec![None; requests.len()]);
+        let out: Mutex<Vec<Option<Vec<f32>>>> = Mutex::new(vec![None; texts.len()]);
         let workers = self.options.concurrency.clamp(1, requests.len().max(1));
         let this = &*self;
         std::thread::scope(|scope| {
@@ -307,13 +331,26 @@ impl Embedder for ServiceEmbedder {
                         let batch: Vec<&str> = indexes.iter().map(|&i| fitted[i].0).collect();
                         match this.request(&batch, *tokens, &stop) {
                             Ok(vectors) => {
-                                if let Ok(mut slots) = results.lock() {
-                                    slots[r] = Some(vectors);
+                                // A poisoned lock means another worker panicked; what this
+                                // one holds still belongs in its slots.
+                                let mut slots = match out.lock() {
+                                    Ok(s) => s,
+                                    Err(poisoned) => poisoned.into_inner(),
+                                };
+                                for (&i, v) in indexes.iter().zip(vectors) {
+                                    slots[i] = Some(v);
                                 }
                             }
+                            // Another request's failure ended this one's retries: not the
+                            // reason, the first failure is.
+                            Err(ServiceError::Cancelled) if stop() => return,
                             Err(e) => {
                                 let first = !failed.swap(true, Ordering::Relaxed);
-                                if first && let Ok(mut slot) = error.lock() {
+                                if first {
+                                    let mut slot = match error.lock() {
+                                        Ok(s) => s,
+                                        Err(poisoned) => poisoned.into_inner(),
+                                    };
                                     *slot = Some(e);
                                 }
                                 return;
@@ -323,30 +360,22 @@ impl Embedder for ServiceEmbedder {
                 });
             }
         });
-        if let Some(e) = error.into_inner().ok().flatten() {
-            return Err(e.into());
-        }
-        let results = results
-            .into_inner()
-            .map_err(|_| EmbedError::Model("a request thread panicked".into()))?;
-        let mut out: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
-        for ((indexes, _), vectors) in requests.iter().zip(results) {
-            let vectors = vectors.ok_or(EmbedError::Count {
-                expected: indexes.len(),
-                got: 0,
-            })?;
-            for (&i, v) in indexes.iter().zip(vectors) {
-                out[i] = Some(v);
+        let out = match out.into_inner() {
+            Ok(o) => o,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let error = match error.into_inner() {
+            Ok(e) => e,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let failure = match error {
+            Some(e) => Some(e.into()),
+            None if out.iter().any(Option::is_none) => {
+                Some(EmbedError::Model("a request thread panicked".into()))
             }
-        }
-        out.into_iter()
-            .map(|v| {
-                v.ok_or(EmbedError::Count {
-                    expected: texts.len(),
-                    got: 0,
-                })
-            })
-            .collect()
+            None => None,
+        };
+        (out, failure)
     }
 }
 
@@ -412,6 +441,96 @@ mod tests {
             embeddings_url("http://localhost:11434/v1"),
             "http://localhost:11434/v1/embeddings"
         );
+    }
+
+    use crate::embed::cache::{VectorCache, text_key};
+    use crate::embed::testing::loopback::{Loopback, embeddings_answer, vector_of};
+    use crate::embed::{EmbedOptions, embed_texts};
+
+    fn options(base: &str, concurrency: usize) -> ServiceOptions {
+        ServiceOptions {
+            url: format!("{base}/v1"),
+            model: "m".into(),
+            key_env: None,
+            window: 256,
+            dimensions: None,
+            request_inputs: 1,
+            request_tokens: 8192,
+            concurrency,
+            reliability: Reliability {
+                timeout: std::time::Duration::from_secs(30),
+                retries: 0,
+                first_backoff: std::time::Duration::from_millis(10),
+            },
+        }
+    }
+
+    /// The repro of issue 28's lost vectors: one request of many fails for good while others
+    /// are in flight. Every text whose answer came back is in the cache afterwards (it was paid
+    /// for); only the failed request's text and those never sent are not.
+    #[test]
+    fn a_failed_request_keeps_every_vector_the_other_requests_delivered() {
+        for concurrency in [4, 8] {
+            let delivered = Arc::new(Mutex::new(Vec::<String>::new()));
+            let tally = delivered.clone();
+            // Request 1 is the dimension probe; request 12 fails, after the requests sent
+            // beside it have had time to answer.
+            let server = Loopback::start(move |r| {
+                if r.n == 12 {
+                    std::thread::sleep(std::time::Duration::from_millis(300));
+                    let body = r#"{"error": {"message": "input rejected by policy"}}"#;
+                    return (400, Vec::new(), body.to_string());
+                }
+                if r.n > 1
+                    && let Some(texts) = r.json()["input"].as_array()
+                {
+                    let mut seen = tally.lock().unwrap();
+                    seen.extend(texts.iter().map(|t| t.as_str().unwrap().to_string()));
+                }
+                embeddings_answer(r, 8)
+            });
+            let tokenizer = TokenCounter::whitespace_for_tests();
+            let mut embedder =
+                ServiceEmbedder::connect(options(&server.base, concurrency), tokenizer.clone())
+                    .unwrap();
+            let texts: Vec<String> = (0..63).map(|i| format!("text number {i}")).collect();
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let dir = tempfile::tempdir().unwrap();
+            let (mut cache, _) = VectorCache::open(dir.path().join("v.bin"), 8);
+            let e = embed_texts(
+                &mut embedder,
+                &tokenizer,
+                &mut cache,
+                &refs,
+                EmbedOptions::default(),
+                &mut |_| true,
+            )
+            .unwrap_err();
+            assert!(e.to_string().contains("input rejected by policy"), "{e}");
+            let delivered = delivered.lock().unwrap().clone();
+            // Requests 2 to 11 arrived before the failure and were all answered.
+            assert!(
+                delivered.len() >= 10,
+                "concurrency {concurrency}: {delivered:?}"
+            );
+            assert_eq!(
+                cache.len(),
+                delivered.len(),
+                "concurrency {concurrency}: every delivered vector is kept"
+            );
+            for text in &delivered {
+                let (kept, _) = cache
+                    .get(&text_key(text))
+                    .expect("a delivered text is cached");
+                let mut expected = vector_of(text, 8);
+                crate::embed::normalize(&mut expected);
+                assert_eq!(kept, expected.as_slice(), "{text}");
+            }
+            assert!(
+                server.arrived() < 64,
+                "the requests not yet sent were not sent"
+            );
+        }
     }
 
     #[test]

@@ -51,16 +51,57 @@ fn split(text: &str) -> Result<(&str, &str), String> {
     Ok((kind.trim(), value))
 }
 
-/// Check a service address: http(s), with a host.
+/// Check a service address: http(s), a host, a port that exists, no spaces or control
+/// characters, no `#fragment` (never sent, and a path appended after it would be lost). Every
+/// error shows the address with its credentials masked.
 fn service_url(value: &str) -> Result<String, String> {
+    let shown = crate::embed::http::mask_credentials(value);
     let rest = ["http://", "https://"]
         .into_iter()
         .find_map(|s| value.strip_prefix(s))
         .ok_or_else(|| {
-            format!("the service address `{value}` must start with http:// or https://")
+            format!("the service address `{shown}` must start with http:// or https://")
         })?;
-    if rest.is_empty() || rest.starts_with('/') || rest.contains(char::is_whitespace) {
-        return Err(format!("the service address `{value}` has no host"));
+    if let Some(c) = value.chars().find(|c| c.is_control() || c.is_whitespace()) {
+        let what = if c.is_whitespace() && !c.is_control() {
+            "a space"
+        } else {
+            "a control character"
+        };
+        return Err(format!(
+            "the service address `{shown}` holds {what} (U+{:04X}): an address has none",
+            c as u32
+        ));
+    }
+    if value.contains('#') {
+        return Err(format!(
+            "the service address `{shown}` has a #fragment, which is never sent to a service (the path after it would be lost): remove it"
+        ));
+    }
+    let authority = &rest[..rest.find(['/', '?']).unwrap_or(rest.len())];
+    let host_port = authority.rsplit('@').next().unwrap_or(authority);
+    let (host, port) = match host_port.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some((h, tail)) => (h, tail.strip_prefix(':')),
+            None => return Err(format!("the service address `{shown}` has an unclosed [")),
+        },
+        None => match host_port.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (host_port, None),
+        },
+    };
+    if host.is_empty() {
+        return Err(format!("the service address `{shown}` has no host"));
+    }
+    if let Some(port) = port {
+        let valid = !port.is_empty()
+            && port.chars().all(|c| c.is_ascii_digit())
+            && port.parse::<u32>().is_ok_and(|p| (1..=65535).contains(&p));
+        if !valid {
+            return Err(format!(
+                "the service address `{shown}` has port `{port}`: a port is a number from 1 to 65535"
+            ));
+        }
     }
     Ok(value.trim_end_matches('/').to_string())
 }
@@ -173,6 +214,37 @@ mod tests {
         assert!(e.contains("must start with http://"), "{e}");
         let e = EmbedderSpec::parse("openai:http:///v1").unwrap_err();
         assert!(e.contains("has no host"), "{e}");
+    }
+
+    #[test]
+    fn addresses_that_cannot_work_are_usage_errors_not_retried_requests() {
+        for (bad, says) in [
+            ("openai:http://127.0.0.1:99999/v1", "port `99999`"),
+            ("openai:http://127.0.0.1:0/v1", "port `0`"),
+            ("openai:http://127.0.0.1:80a/v1", "port `80a`"),
+            ("openai:http://127.0.0.1:/v1", "port ``"),
+            ("openai:http://h/v1#frag", "#fragment"),
+            ("openai:http://h/v\u{7}1", "control character (U+0007)"),
+            ("openai:http://h/v1\u{1b}[2J", "control character (U+001B)"),
+            ("openai:http://h/a b", "a space"),
+            ("openai:http://[::1/v1", "unclosed ["),
+        ] {
+            let e = EmbedderSpec::parse(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+            assert!(!e.contains('\u{1b}') && !e.contains('\u{7}'), "{e:?}");
+            let rerank = bad.replacen("openai:", "rerank:", 1);
+            assert!(RerankerSpec::parse(&rerank).unwrap_err().contains(says));
+        }
+        for good in [
+            "openai:http://[::1]:8080/v1",
+            "openai:https://u:p@host:443/v1?api-version=1",
+            "openai:http://localhost:65535",
+        ] {
+            assert!(EmbedderSpec::parse(good).is_ok(), "{good}");
+        }
+        // An error about an address never shows its key.
+        let e = EmbedderSpec::parse("openai:http://h:99999/v1?key=AIzaSySecret").unwrap_err();
+        assert!(!e.contains("AIzaSySecret"), "{e}");
     }
 
     #[test]

@@ -55,3 +55,6 @@ impl Embedder for HashEmbedder {
             .collect())
     }
 }
+
+#[cfg(test)]
+pub mod loopback;

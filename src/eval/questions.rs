@@ -6,6 +6,9 @@
 //! ```
 //! Offsets are byte offsets into the file, half-open. Sets exported from Python tools may carry
 //! character offsets instead: add `"unit": "char"` to the line and they are converted here.
+//! A span may also give its `text` alone (and optionally the `page` it is on): it is then placed
+//! where the text occurs ([`super::placement`]), which is how evidence is given for a PDF's or
+//! a web page's extracted text, whose offsets nobody knows.
 //!
 //! Fields seamscope does not know (metadata other tools add) are ignored, and each is named once
 //! in a warning. A line with an empty question, no spans, an unknown document or a span outside
@@ -15,17 +18,25 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::placement;
 use crate::corpus::{Corpus, DocId, Span};
 
 /// One gold span as written in the file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RawSpan {
-    /// Start offset (bytes, or characters when the line says `"unit": "char"`).
-    pub start: usize,
-    /// End offset, exclusive.
-    pub end: usize,
-    /// The quoted text, which must equal the document's text over the span.
+    /// Start offset (bytes, or characters when the line says `"unit": "char"`); absent when the
+    /// span is given by its text alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<usize>,
+    /// End offset, exclusive (absent with `start`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<usize>,
+    /// The quoted text, which must equal the document's text over the span (or, without
+    /// offsets, is looked for in the document).
     pub text: String,
+    /// The page the text is on (1-based), for a paged document: narrows where it is looked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
 }
 
 /// Offset unit of a question line.
@@ -42,7 +53,7 @@ pub enum OffsetUnit {
 /// Field names a question line may carry.
 const KNOWN_FIELDS: &[&str] = &["id", "question", "doc", "spans", "tags", "unit"];
 /// Field names a span may carry.
-const KNOWN_SPAN_FIELDS: &[&str] = &["start", "end", "text"];
+const KNOWN_SPAN_FIELDS: &[&str] = &["start", "end", "text", "page"];
 
 /// One question line as written in the file (unknown fields are ignored; see [`ParsedFile`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,6 +170,32 @@ pub enum QuestionError {
         unit: &'static str,
         /// The document's length in that unit.
         len: usize,
+    },
+    /// A span given by its text alone could not be placed.
+    #[error("line {line} ({id}): cannot place the span's text in {doc}: {why}")]
+    Unplaced {
+        /// 1-based line number.
+        line: usize,
+        /// The question id.
+        id: String,
+        /// The document.
+        doc: String,
+        /// Why not.
+        why: String,
+    },
+    /// A span gives one offset without the other.
+    #[error(
+        "line {line} ({id}): a span gives \"{given}\" without \"{missing}\": give both offsets, or neither and the text alone"
+    )]
+    HalfSpan {
+        /// 1-based line number.
+        line: usize,
+        /// The question id.
+        id: String,
+        /// The offset given.
+        given: &'static str,
+        /// The offset missing.
+        missing: &'static str,
     },
     /// The quoted text differs from the document over the span.
     #[error(
@@ -311,13 +348,45 @@ pub fn resolve(
         };
         let mut spans = Vec::new();
         for s in &q.spans {
+            let (start, end) = match (s.start, s.end) {
+                (Some(start), Some(end)) => (start, end),
+                (None, None) => match placement::place_text(doc, &s.text, s.page) {
+                    Ok((span, _)) => {
+                        spans.push(span);
+                        continue;
+                    }
+                    Err(why) => {
+                        errors.push(QuestionError::Unplaced {
+                            line: *line,
+                            id: q.id.clone(),
+                            doc: q.doc.clone(),
+                            why: why.to_string(),
+                        });
+                        continue 'questions;
+                    }
+                },
+                (Some(_), None) | (None, Some(_)) => {
+                    let (given, missing) = if s.start.is_some() {
+                        ("start", "end")
+                    } else {
+                        ("end", "start")
+                    };
+                    errors.push(QuestionError::HalfSpan {
+                        line: *line,
+                        id: q.id.clone(),
+                        given,
+                        missing,
+                    });
+                    continue 'questions;
+                }
+            };
             let bad = |len, why| QuestionError::BadSpan {
                 why,
                 line: *line,
                 id: q.id.clone(),
                 doc: q.doc.clone(),
-                start: s.start,
-                end: s.end,
+                start,
+                end,
                 unit: match q.unit {
                     OffsetUnit::Byte => "byte",
                     OffsetUnit::Char => "char",
@@ -326,13 +395,11 @@ pub fn resolve(
             };
             let span = match q.unit {
                 OffsetUnit::Byte => {
-                    let why = if s.start >= s.end {
+                    let why = if start >= end {
                         Some("it is empty or runs backwards")
-                    } else if s.end > doc.text.len() {
+                    } else if end > doc.text.len() {
                         Some("it runs past the end of the document")
-                    } else if !doc.text.is_char_boundary(s.start)
-                        || !doc.text.is_char_boundary(s.end)
-                    {
+                    } else if !doc.text.is_char_boundary(start) || !doc.text.is_char_boundary(end) {
                         Some(
                             "it starts or ends inside a character (byte offsets must fall between characters; add \"unit\": \"char\" for character offsets)",
                         )
@@ -343,13 +410,13 @@ pub fn resolve(
                         errors.push(bad(doc.text.len(), why));
                         continue 'questions;
                     }
-                    Span::new(s.start, s.end)
+                    Span::new(start, end)
                 }
-                OffsetUnit::Char => match char_to_byte(&doc.text, s.start, s.end) {
+                OffsetUnit::Char => match char_to_byte(&doc.text, start, end) {
                     Some(span) => span,
                     None => {
                         let len = doc.text.chars().count();
-                        let why = if s.start >= s.end {
+                        let why = if start >= end {
                             "it is empty or runs backwards"
                         } else {
                             "it runs past the end of the document"
@@ -482,6 +549,36 @@ mod tests {
         assert_eq!(qs[0].spans, qs[1].spans);
         assert_eq!(qs[0].spans[0], Span::new(15, 26));
         assert!(qs[0].has_tag("inside"));
+    }
+
+    #[test]
+    fn a_span_given_by_its_text_alone_is_placed_where_the_text_is() {
+        let text = r#"{"id":"t","question":"q","doc":"a.md","spans":[{"text":"stale reads"}]}
+{"id":"w","question":"q","doc":"a.md","spans":[{"text":"wörld,\n  stale"}]}
+{"id":"x","question":"q","doc":"a.md","spans":[{"text":"fresh reads"}]}
+{"id":"h","question":"q","doc":"a.md","spans":[{"start":3,"text":"stale reads"}]}
+{"id":"p","question":"q","doc":"a.md","spans":[{"text":"stale reads","page":2}]}"#;
+        let (raw, errs) = parse_questions(text);
+        assert!(errs.is_empty(), "{errs:?}");
+        let (qs, errs) = resolve(&corpus(), &raw);
+        assert_eq!(qs[0].spans, vec![Span::new(15, 26)]);
+        // Its words in order, whatever whitespace lies between them.
+        assert_eq!(qs[1].spans, vec![Span::new(7, 20)]);
+        let messages: Vec<String> = errs.iter().map(ToString::to_string).collect();
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(
+            messages[0].starts_with("line 3 (x): cannot place the span's text in a.md")
+                && messages[0].contains("first 0 of 2 words"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[1].contains("line 4 (h): a span gives \"start\" without \"end\""),
+            "{messages:?}"
+        );
+        assert!(
+            messages[2].contains("page 2 was given, but the document has no pages"),
+            "{messages:?}"
+        );
     }
 
     #[test]

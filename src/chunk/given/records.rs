@@ -37,6 +37,22 @@ pub struct RawCut {
     /// The chunk's text, when the record holds it: checked against the span, or searched for
     /// when there are no offsets.
     pub text: Option<String>,
+    /// The page the record's offsets count from (1-based), when a loader made one document per
+    /// page (LangChain's `metadata.page`, LlamaIndex's `metadata.page_label`).
+    pub page: Option<u32>,
+}
+
+/// The page a loader's `metadata` names, 1-based: LangChain's `page` counts from 0, a
+/// `page_label` ("7") as written; a label that is not a number ("iv") names no page.
+pub fn page_of(meta: &Map<String, Value>) -> Option<u32> {
+    if let Some(p) = meta.get("page").and_then(Value::as_u64) {
+        return u32::try_from(p).ok()?.checked_add(1);
+    }
+    match meta.get("page_label") {
+        Some(Value::String(label)) => label.trim().parse::<u32>().ok().filter(|p| *p > 0),
+        Some(Value::Number(n)) => n.as_u64().and_then(|p| u32::try_from(p).ok()),
+        _ => None,
+    }
 }
 
 /// Every record of a cuts file's `content`, and the format they are in.
@@ -221,6 +237,7 @@ fn plain(at: RecordAt, map: &Map<String, Value>, unit: OffsetUnit) -> Result<Raw
         end,
         unit: unit_of(map)?.unwrap_or(unit),
         text,
+        page: None,
     })
 }
 
@@ -238,6 +255,7 @@ fn langchain(at: RecordAt, map: &Map<String, Value>) -> Result<RawCut, CutsProbl
         end: None,
         unit: OffsetUnit::Chars,
         text,
+        page: page_of(meta),
     })
 }
 
@@ -264,6 +282,7 @@ fn llamaindex(at: RecordAt, map: &Map<String, Value>) -> Result<RawCut, CutsProb
         end,
         unit: OffsetUnit::Chars,
         text,
+        page: meta.and_then(page_of),
     })
 }
 

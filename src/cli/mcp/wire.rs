@@ -55,7 +55,11 @@ pub fn start(arguments: ArgumentCheck) -> ((DuplexStream, DuplexStream), JoinHan
                 Ok(_) => {
                     // C1 controls and bidi overrides as \u escapes, as for every JSON document
                     // seamscope prints: the same message to a parser, inert if a client shows it.
-                    let safe = crate::cli::out::json_safe(&line).into_bytes();
+                    // A service key in any answer (a trace's rerank error under `detail:
+                    // "full"`) is masked: values only, which keeps the JSON whole.
+                    let scrubbed =
+                        seamscope::text::redact::scrub_values(&String::from_utf8_lossy(&line));
+                    let safe = crate::cli::out::json_safe(scrubbed.as_bytes()).into_bytes();
                     if answers.send(safe).is_err() {
                         break;
                     }

@@ -48,9 +48,13 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
                 shown.params.chunker
             ),
         };
+        // Files left out are never silent: how many and why, grouped ("2 skipped: …").
+        let skipped = seamscope::corpus::skip_summary(&open.corpus.skipped)
+            .map(|s| format!(" ({s})"))
+            .unwrap_or_default();
         left.push(Span::styled(
             format!(
-                "│ {} documents · {chunks} · {} seams (k {}) · {} tokens · {mode}",
+                "│ {} documents{skipped} · {chunks} · {} seams (k {}) · {} tokens · {mode}",
                 open.corpus.documents.len(),
                 open.layout.seams.len(),
                 shown.params.k,

@@ -347,6 +347,43 @@ fn tui_the_header_says_when_dense_search_runs_in_chroma() {
 }
 
 #[test]
+fn tui_the_header_says_how_many_files_were_skipped_and_why() {
+    use seamscope::corpus::{SkipReason, SkippedFile};
+    let mut f = Fixture::answered();
+    let top = |f: &mut Fixture| {
+        let screen = f.draw(240, 60).backend().to_string();
+        screen.lines().next().unwrap_or_default().to_string()
+    };
+    assert!(!top(&mut f).contains("skipped"), "{}", top(&mut f));
+    let shown = f.app.shown.as_mut().expect("a corpus is shown");
+    let open = Arc::get_mut(&mut shown.open).expect("the fixture holds the only copy");
+    open.corpus.skipped = vec![
+        SkippedFile {
+            path: "scan.pdf".into(),
+            reason: SkipReason::NoTextLayer { pages: 4 },
+        },
+        SkippedFile {
+            path: "export.docx".into(),
+            reason: SkipReason::Damaged {
+                format: "docx".into(),
+                error: "a ZIP but not a Word document".into(),
+            },
+        },
+        SkippedFile {
+            path: "questions.jsonl".into(),
+            reason: SkipReason::Excluded,
+        },
+    ];
+    let line = top(&mut f);
+    assert!(
+        line.contains(
+            "documents (2 skipped: 1 PDF without a text layer (scanned), 1 damaged or misnamed DOCX file) ·"
+        ),
+        "{line}"
+    );
+}
+
+#[test]
 fn tui_the_header_names_an_embedder_other_than_the_default_without_credentials() {
     let mut f = Fixture::answered();
     let top = |f: &mut Fixture| {

@@ -1,0 +1,780 @@
+//! HTML: a page's main text as Markdown, read with a browser-grade HTML5 parser (html5ever,
+//! through `scraper`).
+//!
+//! Headings become `#` headings (so the structure chunker and heading paths work), lists `- ` /
+//! `1. ` items, tables Markdown tables, `pre` fenced blocks; scripts, styles, navigation, the
+//! page's header, footer and asides, forms and hidden elements are dropped, and `main` (else the
+//! page's `article`s) is preferred when present. Whitespace collapses as a browser's would.
+//! The charset is the byte-order mark's, else a `<meta>` declaration's, else UTF-8: a page that
+//! declares nothing and is not UTF-8 is skipped with that reason rather than guessed at.
+
+use std::path::Path;
+
+use ego_tree::NodeRef;
+use ego_tree::iter::Edge;
+use scraper::{Html, Node};
+
+use super::markdown_out::MarkdownOut;
+use super::{Extracted, Extractor, Format, PageMap};
+use crate::corpus::{DocKind, SkipReason};
+
+/// The HTML extractor's version: a change re-extracts every cached HTML file.
+pub const HTML_EXTRACTOR_VERSION: &str = "1";
+
+/// How many leading bytes are searched for a `<meta>` charset declaration.
+const META_PRESCAN_BYTES: usize = 8192;
+
+/// HTML pages: the main text as Markdown.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HtmlPage;
+
+impl Extractor for HtmlPage {
+    fn format(&self) -> Format {
+        Format::Html
+    }
+    fn version(&self) -> String {
+        format!("{HTML_EXTRACTOR_VERSION}+html5ever")
+    }
+    fn extract(&self, _path: &Path, bytes: Vec<u8>) -> Result<Extracted, SkipReason> {
+        let source = decode_page(&bytes)?;
+        drop(bytes);
+        let depth = nesting_depth(&source);
+        if depth > MAX_NESTING {
+            return Err(SkipReason::Damaged {
+                format: "html".into(),
+                error: format!(
+                    "elements nested {depth} deep, past the {MAX_NESTING} a page is read to"
+                ),
+            });
+        }
+        let text = page_markdown(&source);
+        if text.trim().is_empty() {
+            return Err(SkipReason::Empty);
+        }
+        Ok(Extracted {
+            text,
+            kind: DocKind::Markdown,
+            pages: PageMap::default(),
+        })
+    }
+}
+
+/// A page's bytes as text: the BOM's encoding, else the `<meta>` charset's, else UTF-8.
+pub fn decode_page(bytes: &[u8]) -> Result<String, SkipReason> {
+    if let Some((encoding, bom)) = encoding_rs::Encoding::for_bom(bytes) {
+        let (text, _) = encoding.decode_without_bom_handling(&bytes[bom..]);
+        return Ok(text.into_owned());
+    }
+    if let Some(encoding) = declared_charset(&bytes[..bytes.len().min(META_PRESCAN_BYTES)]) {
+        // Decoded as a browser would: a malformed sequence becomes U+FFFD.
+        let (text, _) = encoding.decode_without_bom_handling(bytes);
+        return Ok(text.into_owned());
+    }
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return Err(SkipReason::Binary);
+    }
+    String::from_utf8(bytes.to_vec()).map_err(|e| SkipReason::InvalidUtf8 {
+        at_byte: e.utf8_error().valid_up_to(),
+    })
+}
+
+/// The encoding a `<meta charset=…>` or `<meta http-equiv="Content-Type" content="…;
+/// charset=…">` in `head` names (UTF-16 labels mean UTF-8 there, as in the HTML standard).
+fn declared_charset(head: &[u8]) -> Option<&'static encoding_rs::Encoding> {
+    let lower = head.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(at) = find(&lower[from..], b"<meta") {
+        let start = from + at + 5;
+        let end = find(&lower[start..], b">").map_or(lower.len(), |e| start + e);
+        let tag = &lower[start..end];
+        if let Some(label) = charset_in(tag)
+            && let Some(encoding) = encoding_rs::Encoding::for_label(label)
+        {
+            if encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE {
+                return Some(encoding_rs::UTF_8);
+            }
+            if encoding == encoding_rs::X_USER_DEFINED {
+                return Some(encoding_rs::WINDOWS_1252);
+            }
+            return Some(encoding);
+        }
+        from = end;
+    }
+    None
+}
+
+/// The label after `charset` `=` in a tag's attributes, unquoted.
+fn charset_in(tag: &[u8]) -> Option<&[u8]> {
+    let at = find(tag, b"charset")?;
+    let rest = &tag[at + 7..];
+    let rest = trim_start(rest);
+    let rest = trim_start(rest.strip_prefix(b"=")?);
+    let rest = rest
+        .strip_prefix(b"\"")
+        .or_else(|| rest.strip_prefix(b"'"))
+        .unwrap_or(rest);
+    let len = rest
+        .iter()
+        .position(|b| matches!(b, b'"' | b'\'' | b';' | b' ' | b'/' | b'\t' | b'\n' | b'\r'))
+        .unwrap_or(rest.len());
+    (len > 0).then(|| &rest[..len])
+}
+
+fn trim_start(b: &[u8]) -> &[u8] {
+    let n = b.iter().take_while(|c| c.is_ascii_whitespace()).count();
+    &b[n..]
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+/// The deepest element nesting a page is read to. The HTML5 tree builder looks down its stack of
+/// open elements at every tag, so a page nested a million deep would take hours; browsers stop
+/// nesting at a few hundred (Chromium at 512), and real pages stay far below.
+pub const MAX_NESTING: usize = 1024;
+
+/// Elements that never nest (void) or whose end tag the parser implies (`<p>`, `<li>`, cells):
+/// not counted by [`nesting_depth`], so a page of unclosed paragraphs is not "deep".
+const NOT_NESTING: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr", "p", "li", "dt", "dd", "tr", "td", "th", "option", "optgroup", "rb", "rt",
+    "rp", "thead", "tbody", "tfoot", "colgroup", "caption", "html", "head", "body",
+];
+
+/// How deep a page's elements nest, from a quick scan of its tags (comments and the text of
+/// scripts and styles skipped): an upper bound on the tree builder's stack, never below it for
+/// well-formed markup.
+pub fn nesting_depth(page: &str) -> usize {
+    let bytes = page.as_bytes();
+    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0usize);
+    while let Some(at) = bytes[i..].iter().position(|b| *b == b'<') {
+        i += at + 1;
+        if bytes[i..].starts_with(b"!--") {
+            i = find(&bytes[i..], b"-->").map_or(bytes.len(), |e| i + e + 3);
+            continue;
+        }
+        let closing = bytes.get(i) == Some(&b'/');
+        let start = i + usize::from(closing);
+        let len = bytes[start..]
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'-')
+            .count();
+        if len == 0 || !bytes[start].is_ascii_alphabetic() {
+            continue;
+        }
+        let name = page[start..start + len].to_ascii_lowercase();
+        let end = bytes[start..]
+            .iter()
+            .position(|b| *b == b'>')
+            .map_or(bytes.len(), |e| start + e);
+        i = end.min(bytes.len());
+        if NOT_NESTING.contains(&name.as_str()) {
+            continue;
+        }
+        if closing {
+            depth = depth.saturating_sub(1);
+            continue;
+        }
+        if end > 0 && bytes.get(end - 1) == Some(&b'/') {
+            continue;
+        }
+        depth += 1;
+        deepest = deepest.max(depth);
+        if matches!(
+            name.as_str(),
+            "script" | "style" | "textarea" | "title" | "xmp"
+        ) {
+            // Raw text: everything up to the end tag is not markup.
+            let close = format!("</{name}");
+            i = bytes[i..]
+                .windows(close.len())
+                .position(|w| w.eq_ignore_ascii_case(close.as_bytes()))
+                .map_or(bytes.len(), |e| i + e);
+        }
+    }
+    deepest
+}
+
+/// Elements whose whole subtree is never text a reader sees.
+const DROPPED: &[&str] = &[
+    "script", "style", "noscript", "template", "head", "nav", "aside", "svg", "math", "iframe",
+    "object", "embed", "canvas", "button", "select", "input", "textarea", "dialog", "map", "audio",
+    "video", "img", "picture",
+];
+
+/// Elements that start and end a block of text.
+const BLOCKS: &[&str] = &[
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "header",
+    "footer",
+    "blockquote",
+    "figure",
+    "figcaption",
+    "address",
+    "details",
+    "summary",
+    "form",
+    "fieldset",
+    "legend",
+    "center",
+    "dl",
+    "dt",
+    "dd",
+    "hr",
+    "body",
+    "html",
+    "caption",
+    "hgroup",
+];
+
+/// A page's main text as Markdown.
+pub fn page_markdown(source: &str) -> String {
+    let page = Html::parse_document(source);
+    let mut writer = PageWriter::default();
+    for root in content_roots(&page) {
+        writer.walk(root);
+    }
+    writer.finish()
+}
+
+/// Where the main text is: the first `main` (or `role="main"`), else every outermost
+/// `article`, else the whole page.
+fn content_roots(page: &Html) -> Vec<NodeRef<'_, Node>> {
+    let root = page.tree.root();
+    let is = |n: &NodeRef<'_, Node>, name: &str| {
+        n.value().as_element().is_some_and(|e| e.name() == name)
+    };
+    if let Some(main) = root.descendants().find(|n| {
+        is(n, "main")
+            || n.value()
+                .as_element()
+                .is_some_and(|e| e.attr("role") == Some("main"))
+    }) {
+        return vec![main];
+    }
+    let articles: Vec<_> = root
+        .descendants()
+        .filter(|n| is(n, "article") && !n.ancestors().any(|a| is(&a, "article")))
+        .filter(|n| !n.ancestors().any(|a| is_dropped(&a)))
+        .collect();
+    if !articles.is_empty() {
+        return articles;
+    }
+    vec![root]
+}
+
+/// Whether a node's subtree is dropped wherever it stands.
+fn is_dropped(node: &NodeRef<'_, Node>) -> bool {
+    let Some(e) = node.value().as_element() else {
+        return false;
+    };
+    let name = e.name();
+    if DROPPED.contains(&name) {
+        return true;
+    }
+    if e.attr("hidden").is_some() || e.attr("aria-hidden") == Some("true") {
+        return true;
+    }
+    if let Some(style) = e.attr("style") {
+        let style: String = style
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if style.contains("display:none") || style.contains("visibility:hidden") {
+            return true;
+        }
+    }
+    if matches!(e.attr("role"), Some("navigation" | "search")) {
+        return true;
+    }
+    // The page's own header and footer (a site banner, a copyright line) are dropped; an
+    // article's or a section's header holds its title and stays.
+    if matches!(name, "header" | "footer")
+        || matches!(e.attr("role"), Some("banner" | "contentinfo"))
+    {
+        return !node.ancestors().any(|a| {
+            a.value()
+                .as_element()
+                .is_some_and(|p| matches!(p.name(), "main" | "article" | "section"))
+        });
+    }
+    false
+}
+
+/// One open list.
+#[derive(Debug)]
+struct List {
+    ordered: bool,
+    next: u64,
+    /// Spaces before this list's markers.
+    indent: usize,
+}
+
+/// One table being collected (only the outermost: a table inside a cell is read as text).
+#[derive(Debug, Default)]
+struct Table {
+    rows: Vec<Vec<String>>,
+    row: Option<Vec<String>>,
+    cell: Option<String>,
+    /// Tables opened inside this one's cells.
+    nested: usize,
+}
+
+/// Walks the page tree (iteratively: a deeply nested page cannot overflow the stack) and
+/// writes Markdown.
+#[derive(Debug, Default)]
+struct PageWriter {
+    md: MarkdownOut,
+    /// The text of the block being read.
+    inline: String,
+    /// Whitespace seen since the last character (written as one space before the next).
+    space: bool,
+    lists: Vec<List>,
+    /// The marker of the list item whose first block has not been written yet.
+    item_marker: Option<String>,
+    quote: usize,
+    heading: Option<usize>,
+    pre: usize,
+    pre_language: String,
+    tables: Vec<Table>,
+}
+
+impl PageWriter {
+    fn finish(mut self) -> String {
+        self.flush();
+        self.md.finish()
+    }
+
+    fn walk(&mut self, root: NodeRef<'_, Node>) {
+        let mut skipping: Option<ego_tree::NodeId> = None;
+        for edge in root.traverse() {
+            match edge {
+                Edge::Open(node) => {
+                    if skipping.is_some() {
+                        continue;
+                    }
+                    if node != root && is_dropped(&node) {
+                        skipping = Some(node.id());
+                        continue;
+                    }
+                    match node.value() {
+                        Node::Text(t) => self.text(t),
+                        Node::Element(e) => self.open(e.name(), e, node),
+                        _ => {}
+                    }
+                }
+                Edge::Close(node) => {
+                    if let Some(id) = skipping {
+                        if id == node.id() {
+                            skipping = None;
+                        }
+                        continue;
+                    }
+                    if let Node::Element(e) = node.value() {
+                        self.close(e.name());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Where inline text goes now: the open table cell, else the block.
+    fn target(&mut self) -> &mut String {
+        if let Some(cell) = self.tables.last_mut().and_then(|t| t.cell.as_mut()) {
+            return cell;
+        }
+        &mut self.inline
+    }
+
+    fn text(&mut self, text: &str) {
+        if self.pre > 0 && !self.in_cell() {
+            self.inline.push_str(text);
+            return;
+        }
+        for c in text.chars() {
+            if matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{c}') {
+                self.space = true;
+            } else {
+                self.push_char(c);
+            }
+        }
+    }
+
+    /// One visible character, after the pending space if there is one.
+    fn push_char(&mut self, c: char) {
+        let space = std::mem::take(&mut self.space);
+        let target = self.target();
+        if space && !target.is_empty() && !target.ends_with([' ', '\n']) {
+            target.push(' ');
+        }
+        target.push(c);
+    }
+
+    fn push_str(&mut self, s: &str) {
+        for c in s.chars() {
+            self.push_char(c);
+        }
+    }
+
+    fn in_cell(&self) -> bool {
+        self.tables.last().is_some_and(|t| t.cell.is_some())
+    }
+
+    /// Spaces before the text of blocks inside the current list item.
+    fn indent(&self) -> usize {
+        self.lists.last().map_or(0, |l| {
+            l.indent + if l.ordered { 3 } else { 2 } // "1. " or "- "
+        })
+    }
+
+    /// Write the block read so far.
+    fn flush(&mut self) {
+        self.space = false;
+        let text = std::mem::take(&mut self.inline);
+        if self.pre > 0 {
+            self.inline = text;
+            return;
+        }
+        let text = text.trim();
+        if let Some(level) = self.heading {
+            if !self.lists.is_empty() && self.item_marker.is_some() {
+                self.write_item(text);
+            } else {
+                self.md.heading(level, text, self.quote);
+            }
+            return;
+        }
+        if text.is_empty() {
+            return;
+        }
+        if self.item_marker.is_some() {
+            self.write_item(text);
+        } else {
+            self.md.paragraph(text, self.quote, self.indent());
+        }
+    }
+
+    fn write_item(&mut self, text: &str) {
+        let marker = self.item_marker.take().unwrap_or_default();
+        let indent = self.lists.last().map_or(0, |l| l.indent);
+        self.md.item(text, &marker, indent, self.quote);
+    }
+
+    fn open(&mut self, name: &str, element: &scraper::node::Element, node: NodeRef<'_, Node>) {
+        if self.in_cell() || self.tables.last().is_some_and(|t| t.nested > 0) {
+            // Inside a cell everything is inline text; cells of a nested table are spaced.
+            match name {
+                "table" => {
+                    if let Some(t) = self.tables.last_mut() {
+                        t.nested += 1;
+                    }
+                }
+                "br" | "td" | "th" | "tr" | "p" | "div" | "li" => self.space = true,
+                "code" if self.pre == 0 => self.push_str("`"),
+                _ => {}
+            }
+            if name == "pre" {
+                self.pre += 1;
+            }
+            return;
+        }
+        match name {
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                self.flush();
+                self.heading = name[1..].parse().ok();
+            }
+            "ul" | "ol" | "menu" => {
+                self.flush();
+                let indent = if self.lists.is_empty() {
+                    0
+                } else {
+                    self.indent()
+                };
+                let next = element
+                    .attr("start")
+                    .and_then(|s| s.trim().parse().ok())
+                    .unwrap_or(1);
+                self.lists.push(List {
+                    ordered: name == "ol",
+                    next,
+                    indent,
+                });
+            }
+            "li" => {
+                self.flush();
+                if self.item_marker.is_some() {
+                    // The previous item held nothing: keep its marker on a line of its own.
+                    self.write_item("");
+                }
+                let marker = match self.lists.last_mut() {
+                    Some(l) if l.ordered => {
+                        let m = format!("{}. ", l.next);
+                        l.next += 1;
+                        m
+                    }
+                    _ => "- ".to_string(),
+                };
+                self.item_marker = Some(marker);
+            }
+            "blockquote" => {
+                self.flush();
+                self.quote += 1;
+            }
+            "pre" => {
+                self.flush();
+                self.pre += 1;
+                if self.pre == 1 {
+                    self.pre_language = code_language(element)
+                        .or_else(|| {
+                            node.children()
+                                .find_map(|c| c.value().as_element().and_then(code_language))
+                        })
+                        .unwrap_or_default();
+                }
+            }
+            "br" => {
+                if self.pre > 0 {
+                    self.inline.push('\n');
+                } else {
+                    self.space = false;
+                    self.target().push('\n');
+                }
+            }
+            "code" | "kbd" | "samp" if self.pre == 0 => self.push_str("`"),
+            "table" => {
+                self.flush();
+                self.tables.push(Table::default());
+            }
+            "tr" => {
+                if let Some(t) = self.tables.last_mut() {
+                    t.row = Some(Vec::new());
+                }
+            }
+            "td" | "th" => {
+                self.space = false;
+                if let Some(t) = self.tables.last_mut() {
+                    if t.row.is_none() {
+                        t.row = Some(Vec::new());
+                    }
+                    t.cell = Some(String::new());
+                }
+            }
+            _ if BLOCKS.contains(&name) => self.flush(),
+            _ => {}
+        }
+    }
+
+    fn close(&mut self, name: &str) {
+        if let Some(t) = self.tables.last_mut() {
+            if t.nested > 0 {
+                match name {
+                    "table" => t.nested -= 1,
+                    "td" | "th" | "tr" => self.space = true,
+                    "pre" => self.pre = self.pre.saturating_sub(1),
+                    "code" if self.pre == 0 => self.push_str("`"),
+                    _ => {}
+                }
+                return;
+            }
+            if t.cell.is_some() {
+                match name {
+                    "td" | "th" => {
+                        let cell = t.cell.take().unwrap_or_default();
+                        t.row
+                            .get_or_insert_with(Vec::new)
+                            .push(cell.trim().to_string());
+                        self.space = false;
+                        return;
+                    }
+                    "tr" | "table" => {
+                        // A cell the markup never closed.
+                        let cell = t.cell.take().unwrap_or_default();
+                        t.row
+                            .get_or_insert_with(Vec::new)
+                            .push(cell.trim().to_string());
+                    }
+                    "pre" => {
+                        self.pre = self.pre.saturating_sub(1);
+                        return;
+                    }
+                    "code" if self.pre == 0 => {
+                        self.push_str("`");
+                        return;
+                    }
+                    "p" | "div" | "li" | "br" => {
+                        self.space = true;
+                        return;
+                    }
+                    _ => return,
+                }
+            }
+        }
+        match name {
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                self.flush();
+                self.heading = None;
+            }
+            "ul" | "ol" | "menu" => {
+                self.flush();
+                if self.item_marker.is_some() {
+                    self.write_item("");
+                }
+                self.lists.pop();
+                if self.lists.is_empty() {
+                    self.md.end_list();
+                }
+            }
+            "li" => {
+                self.flush();
+                if self.item_marker.is_some() {
+                    self.write_item("");
+                }
+            }
+            "blockquote" => {
+                self.flush();
+                self.quote = self.quote.saturating_sub(1);
+            }
+            "pre" => {
+                self.pre = self.pre.saturating_sub(1);
+                if self.pre == 0 {
+                    let code = std::mem::take(&mut self.inline);
+                    let language = std::mem::take(&mut self.pre_language);
+                    if self.item_marker.is_some() {
+                        // A list item that opens with code: the marker goes on its own line.
+                        self.write_item("");
+                    }
+                    self.md.code(&code, &language, self.quote, self.indent());
+                }
+            }
+            "code" | "kbd" | "samp" if self.pre == 0 => self.push_str("`"),
+            "tr" => {
+                if let Some(t) = self.tables.last_mut()
+                    && let Some(row) = t.row.take()
+                {
+                    t.rows.push(row);
+                }
+            }
+            "table" => {
+                if let Some(mut t) = self.tables.pop() {
+                    if let Some(row) = t.row.take() {
+                        t.rows.push(row);
+                    }
+                    if self.item_marker.is_some() {
+                        self.write_item("");
+                    }
+                    self.md.table(&t.rows, self.quote, self.indent());
+                }
+            }
+            _ if BLOCKS.contains(&name) => self.flush(),
+            _ => {}
+        }
+    }
+}
+
+/// A code block's language from its `class` (`language-rust`, `lang-rust`).
+fn code_language(element: &scraper::node::Element) -> Option<String> {
+    element.classes().find_map(|c| {
+        c.strip_prefix("language-")
+            .or_else(|| c.strip_prefix("lang-"))
+            .map(str::to_string)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn md(html: &str) -> String {
+        page_markdown(html)
+    }
+
+    #[test]
+    fn headings_lists_tables_and_code_become_markdown() {
+        let page = r#"<!doctype html><html><head><title>T</title><style>p{}</style></head>
+<body><nav><a href="/">Home</a></nav><header>Site banner</header>
+<h1>Order  service</h1><p>The service
+   takes &amp; keeps <em>orders</em>.</p>
+<h2>Interfaces</h2><ul><li>Create</li><li>Cancel<ul><li>within 5 min</li></ul></li></ul>
+<ol start="3"><li>three</li><li><p>four</p></li></ol>
+<table><thead><tr><th>Code</th><th>Meaning</th></tr></thead>
+<tbody><tr><td>409</td><td>a | b</td></tr></tbody></table>
+<pre><code class="language-python">def f():
+    return 1
+</code></pre>
+<p>Use <code>retry()</code> twice.<br>Then stop.</p>
+<script>alert("no")</script><footer>(c) 2025</footer></body></html>"#;
+        assert_eq!(
+            md(page),
+            "# Order service\n\nThe service takes & keeps orders.\n\n## Interfaces\n\n\
+             - Create\n- Cancel\n  - within 5 min\n\n3. three\n4. four\n\n\
+             | Code | Meaning |\n|---|---|\n| 409 | a \\| b |\n\n\
+             ```python\ndef f():\n    return 1\n```\n\nUse `retry()` twice.\nThen stop."
+        );
+    }
+
+    #[test]
+    fn main_is_preferred_and_an_articles_header_stays() {
+        let page = "<body><div>Sidebar words</div><main><article><header><h1>Title</h1>\
+                    </header><p>Body.</p></article></main><div>More chrome</div></body>";
+        assert_eq!(md(page), "# Title\n\nBody.");
+        let page = "<body><div>Chrome</div><article><h2>A</h2><p>x</p></article>\
+                    <article><h2>B</h2></article></body>";
+        assert_eq!(md(page), "## A\n\nx\n\n## B");
+    }
+
+    #[test]
+    fn hidden_elements_are_dropped() {
+        let page = "<p>seen</p><p hidden>not</p><div style=\"display: none\">not</div>\
+                    <span aria-hidden=\"true\">not</span><noscript>not</noscript>";
+        assert_eq!(md(page), "seen");
+    }
+
+    #[test]
+    fn the_charset_comes_from_the_bom_then_the_meta_then_utf8() {
+        let latin1 = b"<html><head><meta charset=\"iso-8859-1\"></head><p>caf\xe9</p>";
+        assert_eq!(md(&decode_page(latin1).unwrap()), "café");
+        let equiv = b"<meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1252\"><p>\x93q\x94</p>";
+        assert_eq!(md(&decode_page(equiv).unwrap()), "\u{201c}q\u{201d}");
+        let bom = [&[0xEF, 0xBB, 0xBF][..], "<p>é</p>".as_bytes()].concat();
+        assert_eq!(md(&decode_page(&bom).unwrap()), "é");
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("<p>ok</p>".encode_utf16().flat_map(|u| u.to_le_bytes()))
+            .collect();
+        assert_eq!(md(&decode_page(&utf16).unwrap()), "ok");
+        assert_eq!(
+            decode_page(b"<p>caf\xe9</p>"),
+            Err(SkipReason::InvalidUtf8 { at_byte: 6 })
+        );
+    }
+
+    #[test]
+    fn a_page_of_chrome_only_is_empty_and_deep_nesting_does_not_overflow() {
+        let extractor = HtmlPage;
+        let empty = extractor.extract(
+            Path::new("a.html"),
+            b"<nav>menu</nav><script>x</script>".to_vec(),
+        );
+        assert_eq!(empty, Err(SkipReason::Empty));
+        let nested = |n: usize| format!("{}deep{}", "<div>".repeat(n), "</div>".repeat(n));
+        let page = |text: String| extractor.extract(Path::new("d.html"), text.into_bytes());
+        assert_eq!(page(nested(1000)).map(|e| e.text).as_deref(), Ok("deep"));
+        // Past the limit it is a named skip, found before the tree builder is started.
+        assert!(matches!(
+            page(nested(200_000)),
+            Err(SkipReason::Damaged { error, .. }) if error.contains("nested 200000 deep")
+        ));
+        // Unclosed paragraphs and list items, comments and scripts do not count as depth.
+        let flat = format!(
+            "{}<!-- <div><div> --><script>'<div><div><div>'</script>",
+            "<p>para<li>item<br>".repeat(5000)
+        );
+        assert_eq!(nesting_depth(&flat), 1);
+    }
+}
