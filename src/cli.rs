@@ -287,7 +287,7 @@ enum Command {
         /// `scale`: questions timed per size, and used for HNSW recall, 1 to 1000.
         #[arg(long, default_value_t = 20, value_parser = usize_in(1..=1000))]
         questions: usize,
-        /// `scale`: time only the screen's first frame, cold and warm, at each size (no
+        /// `scale` and `open`: time only the screen's first frame, cold and warm (no
         /// embedding, no index, no queries).
         #[arg(long)]
         open_only: bool,
@@ -469,7 +469,7 @@ pub fn run() -> ExitCode {
             bench::BenchKind::Ingest => bench::ingest::run(&cli.global, &corpus, json),
             bench::BenchKind::Query => bench::query::run(&cli.global, &corpus, json),
             bench::BenchKind::Draw => bench::draw::run(&cli.global, &corpus, json),
-            bench::BenchKind::Open => bench::open::run(&cli.global, &corpus, json),
+            bench::BenchKind::Open => bench::open::run(&cli.global, &corpus, open_only, json),
             bench::BenchKind::Store => bench::store::run(&cli.global, &corpus, json),
             bench::BenchKind::Scale => {
                 let plan = bench::scale::ScalePlan {

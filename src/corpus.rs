@@ -330,6 +330,10 @@ pub struct LoadOptions {
     pub forced_format: Option<Format>,
     /// Extension (lowercase, no dot) → format, over [`Format::from_extension`]'s defaults.
     pub extension_formats: Vec<(String, Format)>,
+    /// The pdfium library PDFs are read with (`None`: the default places').
+    pub pdfium_library: Option<PathBuf>,
+    /// The extraction cache folder (`None`: every file is extracted on every load).
+    pub extraction_cache: Option<PathBuf>,
     /// Where the documents come from: the files under the corpus path (the default), or a
     /// dump that the user's own loader or splitter wrote ([`dump`]).
     pub source: DocumentSource,
@@ -365,6 +369,14 @@ impl LoadOptions {
             .or_else(|| Format::from_extension(&ext))
             .unwrap_or(Format::Text)
     }
+
+    /// The extractor files of `format` are read with under these options.
+    pub fn extractor(&self, format: Format) -> Result<Box<dyn extract::Extractor>, SkipReason> {
+        match (format, &self.pdfium_library) {
+            (Format::Pdf, Some(library)) => Ok(Box::new(extract::pdf::Pdf::new(library.clone()))),
+            _ => extract::extractor_for(format),
+        }
+    }
 }
 
 /// The name of a corpus' own question set, kept in its folder: never loaded as a document, and
@@ -384,6 +396,8 @@ impl Default for LoadOptions {
             follow_outside_symlinks: false,
             forced_format: None,
             extension_formats: Vec::new(),
+            pdfium_library: None,
+            extraction_cache: None,
             source: DocumentSource::Files,
         }
     }
@@ -676,7 +690,8 @@ fn read_document(
             limit: max_bytes,
         });
     }
-    let extractor = extract::extractor_for(options.format_of(path))?;
+    let format = options.format_of(path);
+    let extractor = options.extractor(format)?;
     // A regular file (or a link to one) within the limit, read without blocking: a file
     // swapped for a FIFO after the walk, or one that grew, never hangs or floods the load.
     let bytes = crate::files::read_named(path, max_bytes).map_err(|e| match e {
@@ -687,7 +702,12 @@ fn read_document(
             error: other.to_string(),
         },
     })?;
-    let extracted = extractor.extract(path, bytes)?;
+    let extracted = match &options.extraction_cache {
+        Some(dir) if format != Format::Text => {
+            extract::cache::extract_cached(dir, extractor.as_ref(), path, bytes).0?
+        }
+        _ => extractor.extract(path, bytes)?,
+    };
     let source = extractor.source(extracted.pages);
     Ok((extracted.text, extracted.kind, source))
 }

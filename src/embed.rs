@@ -9,6 +9,7 @@ pub mod device;
 pub mod http;
 pub mod install;
 pub mod install_gpu;
+pub mod install_pdfium;
 pub mod model;
 pub mod pipeline;
 pub mod rerank_service;

@@ -9,9 +9,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::{DocKind, SkipReason};
 
+pub mod cache;
 pub mod docx;
 pub mod html;
 mod markdown_out;
+pub mod pdf;
+pub mod pdfium;
 
 /// A document format seamscope can read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -207,15 +210,14 @@ impl Extractor for PlainText {
     }
 }
 
-/// The extractor for a format, or why the format cannot be read in this build or setup.
+/// The extractor for a format, or why the format cannot be read in this build or setup (PDF
+/// with the pdfium library of the default places; [`crate::corpus::LoadOptions`] names another).
 pub fn extractor_for(format: Format) -> Result<Box<dyn Extractor>, SkipReason> {
     match format {
         Format::Text => Ok(Box::new(PlainText)),
+        Format::Pdf => Ok(Box::new(pdf::Pdf::new(pdfium::library_without_settings()))),
         Format::Html => Ok(Box::new(html::HtmlPage)),
         Format::Docx => Ok(Box::new(docx::WordDocument)),
-        other => Err(SkipReason::UnsupportedFormat {
-            format: other.name().to_string(),
-        }),
     }
 }
 

@@ -126,6 +126,15 @@ pub struct Settings {
     pub rerank_key_env: Option<String>,
     /// Never ask fastembed's hub for a catalog model: only files already on disk are used.
     pub offline: bool,
+    /// Read every file as this format (`text`, `pdf`, `html`, `docx`), whatever its extension;
+    /// none: by extension.
+    pub format: Option<crate::extract::Format>,
+    /// Extension (no dot) → format, over the defaults (`pdf` → pdf, `html`/`htm` → html,
+    /// `docx` → docx, anything else text): `[formats]` with `log = "text"`, `xhtm = "html"`.
+    pub formats: std::collections::BTreeMap<String, crate::extract::Format>,
+    /// The pdfium shared library PDFs are read with; default: the data directory's (`seamscope
+    /// setup` installs it), or SEAMSCOPE_PDFIUM_LIB.
+    pub pdfium_path: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -176,6 +185,9 @@ impl Default for Settings {
             rerank_model: None,
             rerank_key_env: None,
             offline: false,
+            format: None,
+            formats: std::collections::BTreeMap::new(),
+            pdfium_path: None,
         }
     }
 }
@@ -328,6 +340,16 @@ impl Settings {
             "1 to 400 letters, digits, '.', '_' or '-', starting and ending with a letter or digit",
         )?;
         self.check_pipeline()?;
+        for ext in self.formats.keys() {
+            if ext.is_empty() || ext.starts_with('.') || ext.contains(['/', '\\']) {
+                return Err(SettingsError::Invalid {
+                    name: "formats",
+                    why: format!(
+                        "{ext:?} is not an extension: give it without the dot, e.g. log = \"text\""
+                    ),
+                });
+            }
+        }
         Ok(())
     }
 
@@ -403,6 +425,7 @@ impl Settings {
     /// How corpus folders are read under these settings.
     pub fn load_options(&self) -> crate::corpus::LoadOptions {
         use crate::corpus::DocumentSource;
+        let places = self.places();
         let source = match (&self.documents_file, &self.cuts_file) {
             (Some(file), _) => DocumentSource::Loader(file.clone()),
             (None, Some(cuts)) if self.documents_from_cuts => DocumentSource::Chunks(cuts.clone()),
@@ -412,6 +435,14 @@ impl Settings {
             max_file_bytes: self.max_file_bytes,
             follow_outside_symlinks: self.follow_outside_symlinks,
             source,
+            forced_format: self.format,
+            extension_formats: self
+                .formats
+                .iter()
+                .map(|(ext, format)| (ext.to_ascii_lowercase(), *format))
+                .collect(),
+            pdfium_library: Some(places.pdfium_path),
+            extraction_cache: Some(crate::extract::cache::cache_dir(&places.cache_dir)),
             ..crate::corpus::LoadOptions::default()
         }
     }
@@ -497,7 +528,12 @@ impl Settings {
             .or_else(|| std::env::var_os("SEAMSCOPE_RERANKER_DIR").map(PathBuf::from));
         let user_runtime =
             self.runtime_path.is_some() || std::env::var_os("SEAMSCOPE_ORT_LIB").is_some();
+        let pdfium_path = self
+            .pdfium_path
+            .clone()
+            .unwrap_or_else(|| crate::extract::pdfium::default_library(&data_dir));
         Places {
+            pdfium_path,
             gpu_runtime_path: crate::embed::install_gpu::gpu_runtime_path(&data_dir),
             user_runtime,
             reranker_dir,
@@ -523,6 +559,8 @@ pub struct Places {
     pub model_dir: PathBuf,
     /// The ONNX Runtime library in use.
     pub runtime_path: PathBuf,
+    /// The pdfium library PDFs are read with.
+    pub pdfium_path: PathBuf,
     /// The cross-encoder reranker folder, when one is configured.
     pub reranker_dir: Option<PathBuf>,
     /// Where `setup --gpu` puts the GPU build of ONNX Runtime.

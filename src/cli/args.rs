@@ -28,6 +28,14 @@ pub struct GlobalArgs {
     /// Another ONNX Runtime shared library (1.24 or newer).
     #[arg(long, global = true, value_name = "FILE", env = "SEAMSCOPE_ORT_LIB", value_parser = non_empty_path)]
     pub(super) runtime: Option<PathBuf>,
+    /// Another pdfium shared library to read PDFs with (default: the one `seamscope setup`
+    /// installs in the data directory).
+    #[arg(long, global = true, value_name = "FILE", env = "SEAMSCOPE_PDFIUM_LIB", value_parser = non_empty_path)]
+    pub(super) pdfium: Option<PathBuf>,
+    /// Read every file as this format, whatever its extension: text, pdf, html or docx (default:
+    /// by extension; `[formats]` in settings.toml maps more extensions).
+    #[arg(long, global = true, value_name = "NAME", value_parser = format_name)]
+    pub(super) format: Option<seamscope::extract::Format>,
     /// Where the model runs: auto (the GPU when `setup --gpu` installed its runtime and a driver
     /// and GPU are there, else the CPU, saying why), cpu or cuda (default: auto).
     #[arg(long, global = true, value_enum, value_name = "DEVICE")]
@@ -167,6 +175,12 @@ impl GlobalArgs {
         if self.runtime.is_some() {
             s.runtime_path.clone_from(&self.runtime);
         }
+        if self.pdfium.is_some() {
+            s.pdfium_path.clone_from(&self.pdfium);
+        }
+        if self.format.is_some() {
+            s.format = self.format;
+        }
         if let Some(device) = self.device {
             s.device = device.into();
         }
@@ -269,7 +283,7 @@ impl LayoutArgs {
 /// Environment variables that name places, with what each should hold. Set but empty, they are
 /// an error that names the variable: clap would otherwise blame the matching flag, which the user
 /// never typed.
-const PLACE_VARIABLES: [(&str, &str); 8] = [
+const PLACE_VARIABLES: [(&str, &str); 9] = [
     ("SEAMSCOPE_CACHE_DIR", "a path"),
     ("SEAMSCOPE_CUTS", "a path"),
     (
@@ -279,6 +293,7 @@ const PLACE_VARIABLES: [(&str, &str); 8] = [
     ("SEAMSCOPE_DATA_DIR", "a path"),
     ("SEAMSCOPE_MODEL_DIR", "a path"),
     ("SEAMSCOPE_ORT_LIB", "a path"),
+    ("SEAMSCOPE_PDFIUM_LIB", "a path"),
     ("SEAMSCOPE_RERANKER_DIR", "a path"),
     ("SEAMSCOPE_CONFIG_DIR", "a path"),
 ];
@@ -298,6 +313,17 @@ pub(super) fn non_empty_path(text: &str) -> Result<PathBuf, String> {
     } else {
         Ok(PathBuf::from(text))
     }
+}
+
+/// Parse `--format`: one of the format names.
+fn format_name(text: &str) -> Result<seamscope::extract::Format, String> {
+    seamscope::extract::Format::from_name(text).ok_or_else(|| {
+        let names: Vec<&str> = seamscope::extract::Format::ALL
+            .iter()
+            .map(|f| f.name())
+            .collect();
+        format!("{text:?} is not a format: use one of {}", names.join(", "))
+    })
 }
 
 /// A command line that is wrong as typed: exits 2, like clap's own usage errors, while a run

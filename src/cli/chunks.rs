@@ -31,6 +31,13 @@ struct DocumentRow {
     id: u32,
     path: String,
     bytes: usize,
+    /// The extractor that made the text (`text`, `pdf`, ...) and its version: offsets are byte
+    /// offsets into that text.
+    extractor: String,
+    extractor_version: String,
+    /// Pages, for a paged document.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pages: Option<usize>,
     tokens: usize,
     chunks: usize,
     /// Spans no chunk holds (given cuts only: the built-in chunkers tile every document).
@@ -102,6 +109,9 @@ impl ChunkListing {
                     id: d.id.0,
                     path: d.path.clone(),
                     bytes: d.text.len(),
+                    extractor: d.source.extractor.clone(),
+                    extractor_version: d.source.version.clone(),
+                    pages: (!d.source.pages.is_empty()).then(|| d.source.pages.len()),
                     tokens: layout.offsets[d.id.0 as usize].len(),
                     chunks: layout.chunks.iter().filter(|c| c.doc == d.id).count(),
                     uncovered: layout.uncovered(d.id, d.text.len()),

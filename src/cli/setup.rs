@@ -3,6 +3,7 @@
 
 use seamscope::embed::install;
 use seamscope::embed::install_gpu::{self, GpuPlan};
+use seamscope::embed::install_pdfium as pdf_install;
 
 use super::GlobalArgs;
 
@@ -19,6 +20,7 @@ pub fn run(global: &GlobalArgs, gpu: bool, dry_run: bool, json: bool) -> anyhow:
         }
     };
     let report = install::install(&places.data_dir, &mut log)?;
+    let pdfium = pdf_install::install_pdfium(&places.data_dir, &mut log)?;
     let gpu_plan = if gpu {
         Some(install_gpu::install_gpu(&places.data_dir, &mut log)?)
     } else {
@@ -26,6 +28,7 @@ pub fn run(global: &GlobalArgs, gpu: bool, dry_run: bool, json: bool) -> anyhow:
     };
     if json {
         let mut v = serde_json::to_value(&report)?;
+        v["pdfium"] = serde_json::to_value(&pdfium)?;
         if let Some(plan) = &gpu_plan {
             v["gpu"] = serde_json::to_value(plan)?;
         }
@@ -33,13 +36,14 @@ pub fn run(global: &GlobalArgs, gpu: bool, dry_run: bool, json: bool) -> anyhow:
     } else {
         outln!("model:   {}", report.model_dir.display())?;
         outln!("runtime: {}", report.runtime_path.display())?;
+        outln!("pdfium:  {}", pdfium.path.display())?;
         if let Some(plan) = &gpu_plan {
             outln!(
                 "gpu:     {} (use --device cuda, or auto)",
                 plan.runtime_path.display()
             )?;
         }
-        for note in &report.notes {
+        for note in report.notes.iter().chain(&pdfium.notes) {
             outln!("note:    {note}")?;
         }
     }
@@ -54,9 +58,16 @@ fn print_plan(places: &seamscope::settings::Places, gpu: bool, json: bool) -> an
         "runtime_path": places.runtime_path,
         "runtime_installed": install::runtime_installed(&places.runtime_path),
     });
+    let pdfium_at = seamscope::extract::pdfium::pdfium_path(&places.data_dir);
+    let pdfium = serde_json::json!({
+        "path": pdfium_at,
+        "package": format!("pypdfium2 {}", pdf_install::PYPDFIUM2_VERSION),
+        "build": seamscope::extract::pdfium::PDFIUM_BUILD,
+        "installed": seamscope::extract::pdfium::installed(&pdfium_at),
+    });
     let plan = gpu.then(|| install_gpu::gpu_plan(&places.data_dir));
     if json {
-        let mut v = serde_json::json!({ "dry_run": true, "cpu": cpu });
+        let mut v = serde_json::json!({ "dry_run": true, "cpu": cpu, "pdfium": pdfium });
         if let Some(plan) = &plan {
             v["gpu"] = serde_json::to_value(plan)?;
         }
@@ -80,6 +91,12 @@ fn print_plan(places: &seamscope::settings::Places, gpu: bool, json: bool) -> an
         "runtime  {} ({})",
         places.runtime_path.display(),
         state(install::runtime_installed(&places.runtime_path))
+    )?;
+    outln!(
+        "pdfium   {} (pypdfium2 {}, {})",
+        pdfium_at.display(),
+        pdf_install::PYPDFIUM2_VERSION,
+        state(seamscope::extract::pdfium::installed(&pdfium_at))
     )?;
     if let Some(plan) = &plan {
         print_gpu_plan(plan)?;

