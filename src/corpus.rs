@@ -15,38 +15,7 @@ pub mod dump;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct DocId(pub u32);
 
-/// A half-open byte range `[start, end)` into one document's text, always on `char` boundaries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct Span {
-    /// First byte.
-    pub start: usize,
-    /// One past the last byte.
-    pub end: usize,
-}
-
-impl Span {
-    /// A span from `start` to `end`.
-    pub fn new(start: usize, end: usize) -> Self {
-        debug_assert!(start <= end);
-        Span { start, end }
-    }
-    /// Length in bytes.
-    pub fn len(&self) -> usize {
-        self.end - self.start
-    }
-    /// Whether the span holds no bytes.
-    pub fn is_empty(&self) -> bool {
-        self.end == self.start
-    }
-    /// Whether `other` lies wholly inside this span.
-    pub fn contains(&self, other: &Span) -> bool {
-        self.start <= other.start && other.end <= self.end
-    }
-    /// Whether the two spans share at least one byte.
-    pub fn overlaps(&self, other: &Span) -> bool {
-        self.start < other.end && other.start < self.end
-    }
-}
+pub use crate::text::Span;
 
 /// One document: a file's whole text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,155 +39,7 @@ impl Document {
     }
 }
 
-/// The kind of a document, from its extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DocKind {
-    /// Markdown (`.md`, `.markdown`).
-    Markdown,
-    /// Source code (a known programming-language extension).
-    Code,
-    /// Any other UTF-8 text.
-    Text,
-}
-
-impl DocKind {
-    /// The kind a file's extension names.
-    pub fn from_path(path: &Path) -> Self {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("")
-            .to_ascii_lowercase();
-        match ext.as_str() {
-            "md" | "markdown" | "mdown" => DocKind::Markdown,
-            "rs" | "py" | "go" | "js" | "ts" | "java" | "c" | "h" | "cpp" | "hpp" | "cc" | "rb"
-            | "sh" | "toml" | "yaml" | "yml" | "sql" | "kt" | "swift" | "cs" | "scala" => {
-                DocKind::Code
-            }
-            _ => DocKind::Text,
-        }
-    }
-}
-
-/// Why a file was left out of the corpus.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "reason", rename_all = "snake_case")]
-pub enum SkipReason {
-    /// The file holds NUL bytes or other binary content.
-    Binary,
-    /// The file is larger than the size limit.
-    TooLarge {
-        /// The file's size.
-        bytes: u64,
-        /// The limit in force.
-        limit: u64,
-    },
-    /// The file is not valid UTF-8.
-    InvalidUtf8 {
-        /// Offset of the first byte that is not valid UTF-8.
-        at_byte: usize,
-    },
-    /// The file holds no text, or only whitespace.
-    Empty,
-    /// The file could not be read.
-    Unreadable {
-        /// The operating system's message.
-        error: String,
-    },
-    /// The path was excluded by name (question files, hidden files).
-    Excluded,
-    /// A symbolic link that leads back into a folder already being walked.
-    SymlinkLoop,
-    /// A symbolic link whose target lies outside the corpus folder (not followed unless
-    /// `follow_outside_symlinks` is set).
-    SymlinkOutside {
-        /// Where the link leads.
-        target: String,
-    },
-    /// A folder that could not be listed: nothing in it was loaded.
-    UnreadableFolder {
-        /// The operating system's message.
-        error: String,
-    },
-    /// The file's format has no extractor in this build or setup.
-    UnsupportedFormat {
-        /// The format's name.
-        format: String,
-    },
-    /// The file is encrypted (a password-protected PDF, an encrypted Office file).
-    Encrypted {
-        /// The format's name.
-        format: String,
-    },
-    /// A paged file with no text layer (a scan): nothing to extract without OCR.
-    NoTextLayer {
-        /// How many pages the file has.
-        pages: u32,
-    },
-    /// The file is not a valid file of its format (truncated, damaged, or another format renamed).
-    Damaged {
-        /// The format's name.
-        format: String,
-        /// What the extractor found wrong.
-        error: String,
-    },
-    /// The engine that reads this format is not installed.
-    EngineMissing {
-        /// The format's name.
-        format: String,
-        /// What to do about it.
-        fix: String,
-    },
-}
-
-impl std::fmt::Display for SkipReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            SkipReason::Binary => write!(f, "binary file (holds NUL bytes)"),
-            SkipReason::TooLarge { bytes, limit } => write!(
-                f,
-                "too large: {bytes} bytes, over the {limit}-byte limit (raise max_file_bytes to include it)"
-            ),
-            SkipReason::InvalidUtf8 { at_byte } => write!(
-                f,
-                "not valid UTF-8 (first bad byte at offset {at_byte}); convert it to UTF-8 to include it"
-            ),
-            SkipReason::Empty => write!(f, "empty or whitespace only"),
-            SkipReason::Unreadable { error } => write!(f, "unreadable: {error}"),
-            SkipReason::Excluded => write!(f, "excluded by name"),
-            SkipReason::SymlinkLoop => write!(f, "symbolic link loop"),
-            SkipReason::SymlinkOutside { target } => write!(
-                f,
-                "symlink leads outside the corpus folder (to {}); set follow_outside_symlinks = true to include it",
-                crate::text::safe_name(target)
-            ),
-            SkipReason::UnreadableFolder { error } => {
-                write!(f, "folder unreadable, nothing in it loaded: {error}")
-            }
-            SkipReason::UnsupportedFormat { format } => {
-                write!(f, "{format} files cannot be read by this build")
-            }
-            SkipReason::Encrypted { format } => {
-                write!(f, "encrypted {format}: give seamscope a decrypted copy")
-            }
-            SkipReason::NoTextLayer { pages } => write!(
-                f,
-                "no text layer in its {pages} page(s) (a scan?): run OCR on it first"
-            ),
-            SkipReason::Damaged { format, error } => {
-                write!(
-                    f,
-                    "not a readable {format} file: {}",
-                    crate::text::safe_name(error)
-                )
-            }
-            SkipReason::EngineMissing { format, fix } => {
-                write!(f, "cannot read {format} files here: {fix}")
-            }
-        }
-    }
-}
+pub use crate::extract::{DocKind, SkipReason, decode_text};
 
 /// A file that was not loaded, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -710,21 +531,6 @@ fn read_document(
     };
     let source = extractor.source(extracted.pages);
     Ok((extracted.text, extracted.kind, source))
-}
-
-/// Check that bytes are a usable text document and return them as a string.
-pub fn decode_text(bytes: Vec<u8>) -> Result<String, SkipReason> {
-    let head = &bytes[..bytes.len().min(8192)];
-    if head.contains(&0) {
-        return Err(SkipReason::Binary);
-    }
-    let text = String::from_utf8(bytes).map_err(|e| SkipReason::InvalidUtf8 {
-        at_byte: e.utf8_error().valid_up_to(),
-    })?;
-    if text.trim().is_empty() {
-        return Err(SkipReason::Empty);
-    }
-    Ok(text)
 }
 
 #[cfg(test)]

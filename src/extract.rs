@@ -7,7 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::corpus::{DocKind, SkipReason};
+mod outcome;
+
+pub use outcome::{DocKind, SkipReason, decode_text};
 
 pub mod cache;
 pub mod docx;
@@ -130,7 +132,7 @@ pub struct TextSource {
     /// Byte spans of text nobody knows (a document rebuilt from chunks that leave gaps): they
     /// hold spaces, and the screen shows them as unknown.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub unknown: Vec<crate::corpus::Span>,
+    pub unknown: Vec<crate::text::Span>,
 }
 
 impl TextSource {
@@ -201,7 +203,7 @@ impl Extractor for PlainText {
         TEXT_EXTRACTOR_VERSION.to_string()
     }
     fn extract(&self, path: &std::path::Path, bytes: Vec<u8>) -> Result<Extracted, SkipReason> {
-        let text = crate::corpus::decode_text(bytes)?;
+        let text = decode_text(bytes)?;
         Ok(Extracted {
             text,
             kind: DocKind::from_path(path),

@@ -1,6 +1,9 @@
 //! Showing corpus text safely: control characters and escape sequences are neutralised.
 
 pub mod redact;
+mod span;
+
+pub use span::Span;
 
 /// Replace control characters (escape sequences included) with visible stand-ins, keeping
 /// newlines and tabs. Corpus text passes through this before reaching a terminal; file names and

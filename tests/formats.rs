@@ -229,12 +229,6 @@ fn docx_recovers_the_words_in_order_and_the_headings() {
 
 #[test]
 fn pdf_recovers_the_words_in_order() {
-    // PDF extraction comes with its own engine (another change); until it is registered this
-    // test says so and checks nothing else. The escape goes once PDF extraction exists.
-    if let Err(reason @ SkipReason::UnsupportedFormat { .. }) = extractor_for(Format::Pdf) {
-        println!("pdf recovery not checked: {reason}");
-        return;
-    }
     check_recovery(Format::Pdf, "pdf", "pdf");
 }
 

@@ -87,8 +87,8 @@ impl GivenCuts {
             // The previous chunk of the document, if it lies on this record's page (a record on
             // a page is looked for from that page's first byte on).
             let previous_here = previous.get(&doc).copied().filter(|p| *p >= page_start);
-            let span = place(&cut, document, table, previous_here, page_start)
-                .map_err(|p| fail(at, p))?;
+            let span =
+                place(&cut, document, table, previous_here, page_start).map_err(|p| fail(at, p))?;
             previous.insert(doc, span.start);
             placed.push(Placed {
                 doc,

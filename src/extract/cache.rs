@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::{Extracted, Extractor, PageMap};
-use crate::corpus::{DocKind, SkipReason};
+use crate::extract::{DocKind, SkipReason};
 
 /// The layout of an entry; a change makes every older entry a miss.
 const ENTRY_FORMAT: u32 = 1;

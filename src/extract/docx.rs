@@ -16,7 +16,7 @@ use quick_xml::events::{BytesStart, Event};
 
 use super::markdown_out::MarkdownOut;
 use super::{Extracted, Extractor, Format, PageMap};
-use crate::corpus::{DocKind, SkipReason};
+use crate::extract::{DocKind, SkipReason};
 
 /// The DOCX extractor's version: a change re-extracts every cached Word file.
 pub const DOCX_EXTRACTOR_VERSION: &str = "1";

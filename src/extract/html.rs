@@ -16,7 +16,7 @@ use scraper::{Html, Node};
 
 use super::markdown_out::MarkdownOut;
 use super::{Extracted, Extractor, Format, PageMap};
-use crate::corpus::{DocKind, SkipReason};
+use crate::extract::{DocKind, SkipReason};
 
 /// The HTML extractor's version: a change re-extracts every cached HTML file.
 pub const HTML_EXTRACTOR_VERSION: &str = "1";

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use super::pdfium::{self, Opened};
 use super::{Extracted, Extractor, Format, PageMap, PageStart};
-use crate::corpus::{DocKind, SkipReason};
+use crate::extract::{DocKind, SkipReason};
 
 /// The extractor's own revision: a change to how pdfium's text is joined or normalised
 /// re-extracts every cached PDF. The engine's identity is added to it ([`Extractor::version`]).

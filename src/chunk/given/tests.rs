@@ -97,6 +97,7 @@ fn langchain_start_index_is_checked_or_found() {
         path: "echo.md".into(),
         text: twice.into(),
         kind: DocKind::Text,
+        source: crate::extract::TextSource::plain(),
     };
     let echo = Corpus {
         root: std::path::PathBuf::from("/nonexistent/corpus"),
@@ -249,6 +250,38 @@ fn a_document_name_with_escape_sequences_cannot_reach_the_terminal() {
     assert!(!e.chars().any(|c| c == '\u{1b}' || c == '\u{7}'), "{e:?}");
 }
 
+#[test]
+fn crlf_line_ends_are_named_with_or_without_start_index() {
+    // Python's text mode reads the document's CRLF as LF: the splitter's text has no `\r`.
+    let doc = Document {
+        id: DocId(0),
+        path: "win.md".into(),
+        text: "Line one.\r\nLine two.\r\nLine three.\r\n".into(),
+        kind: DocKind::Text,
+        source: crate::extract::TextSource::plain(),
+    };
+    let win = Corpus {
+        root: std::path::PathBuf::from("/nonexistent/corpus"),
+        documents: vec![doc],
+        skipped: Vec::new(),
+    };
+    let parse = |content: &str| {
+        GivenCuts::parse(Path::new("cuts.jsonl"), content, &win)
+            .unwrap_err()
+            .to_string()
+    };
+    let searched =
+        parse(r#"{"page_content": "Line one.\nLine two.", "metadata": {"source": "win.md"}}"#);
+    assert!(searched.contains("CRLF line ends"), "{searched}");
+    let offset = parse(
+        r#"{"page_content": "Line two.\nLine three.", "metadata": {"source": "win.md", "start_index": 10}}"#,
+    );
+    assert!(offset.contains("CRLF line ends"), "{offset}");
+    // A one-line text that is simply not there says nothing about line ends.
+    let absent = parse(r#"{"page_content": "Line four.", "metadata": {"source": "win.md"}}"#);
+    assert!(!absent.contains("CRLF"), "{absent}");
+}
+
 /// Why loading the cuts file at `path` failed, loaded on another thread so a reader that blocks
 /// (on a FIFO) or reads without end (`/dev/zero`) fails the test instead of hanging it.
 #[cfg(unix)]
@@ -303,33 +336,4 @@ fn a_cuts_file_that_never_ends_is_refused_before_it_is_read() {
     std::os::unix::fs::symlink(&real, &link).unwrap_or_else(|e| panic!("{e}"));
     let cuts = GivenCuts::load(&link, &corpus()).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(cuts.records, 1);
-#[test]
-fn crlf_line_ends_are_named_with_or_without_start_index() {
-    // Python's text mode reads the document's CRLF as LF: the splitter's text has no `\r`.
-    let doc = Document {
-        id: DocId(0),
-        path: "win.md".into(),
-        text: "Line one.\r\nLine two.\r\nLine three.\r\n".into(),
-        kind: DocKind::Text,
-    };
-    let win = Corpus {
-        root: std::path::PathBuf::from("/nonexistent/corpus"),
-        documents: vec![doc],
-        skipped: Vec::new(),
-    };
-    let parse = |content: &str| {
-        GivenCuts::parse(Path::new("cuts.jsonl"), content, &win)
-            .unwrap_err()
-            .to_string()
-    };
-    let searched =
-        parse(r#"{"page_content": "Line one.\nLine two.", "metadata": {"source": "win.md"}}"#);
-    assert!(searched.contains("CRLF line ends"), "{searched}");
-    let offset = parse(
-        r#"{"page_content": "Line two.\nLine three.", "metadata": {"source": "win.md", "start_index": 10}}"#,
-    );
-    assert!(offset.contains("CRLF line ends"), "{offset}");
-    // A one-line text that is simply not there says nothing about line ends.
-    let absent = parse(r#"{"page_content": "Line four.", "metadata": {"source": "win.md"}}"#);
-    assert!(!absent.contains("CRLF"), "{absent}");
 }
