@@ -50,6 +50,7 @@ pub mod board;
 pub mod calibrate;
 pub mod chunk;
 pub mod corpus;
+pub mod cuts;
 pub mod embed;
 pub mod eval;
 pub mod export;

@@ -20,10 +20,9 @@ use crate::tokens::TokenOffsets;
 
 pub mod docs;
 mod pages;
-mod problems;
-pub mod records;
 
-pub use problems::{CutsError, CutsFormat, CutsProblem, OffsetUnit, RecordAt};
+pub use crate::cuts::records;
+pub use crate::cuts::{CutsError, CutsFormat, CutsProblem, OffsetUnit, RecordAt};
 
 /// Chunks given by a cuts file, placed in the documents of one corpus.
 #[derive(Debug, Clone, PartialEq, Eq)]

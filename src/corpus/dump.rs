@@ -21,8 +21,8 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use super::{Corpus, DocId, DocKind, Document, Span};
-use crate::chunk::given::records::{self, RawCut, page_of};
-use crate::chunk::given::{OffsetUnit, RecordAt};
+use crate::cuts::records::{self, RawCut, page_of};
+use crate::cuts::{OffsetUnit, RecordAt};
 use crate::extract::{PageMap, PageStart, TextSource};
 
 /// At most this many bytes of a loader or split dump.
