@@ -106,37 +106,34 @@ pub fn place_text(
         n if n > 1 => return Err(PlaceFailure::Ambiguous { at: exact }),
         _ => {}
     }
-    let wanted: Vec<&str> = words(quote).map(|(_, w)| w).collect();
-    if wanted.is_empty() {
+    let wanted: Vec<Word<'_>> = words(quote).collect();
+    if wanted.iter().all(|w| w.markup) {
         return Err(PlaceFailure::NoWords);
     }
-    let have: Vec<(usize, &str)> = words(&text[within.start..within.end])
-        .map(|(at, w)| (within.start + at, w))
+    let have: Vec<Word<'_>> = words(&text[within.start..within.end])
+        .map(|w| Word {
+            at: within.start + w.at,
+            ..w
+        })
         .collect();
     let mut found = Vec::new();
     let mut longest = 0;
     for i in 0..have.len() {
-        let run = wanted
-            .iter()
-            .zip(&have[i..])
-            .take_while(|(w, (_, h))| *w == h)
-            .count();
-        longest = longest.max(run);
-        if run == wanted.len() {
-            let first = have[i].0;
-            let (last_at, last) = have[i + run - 1];
-            found.push(widen(
-                text,
-                quote,
-                Span::new(first, last_at + last.len()),
-                within,
-            ));
+        let (matched, span) = align(&wanted, &have[i..]);
+        longest = longest.max(matched);
+        if let Some(span) = span {
+            let span = widen(text, quote, span, within);
+            // Two starts that end at the same word (one of them past a list number) are the
+            // same occurrence: keep the one that starts first.
+            if !found.iter().any(|f: &Span| f.end == span.end) {
+                found.push(span);
+            }
         }
     }
     match found.len() {
         0 => Err(PlaceFailure::NotFound {
             longest_prefix_words: longest,
-            words: wanted.len(),
+            words: wanted.iter().filter(|w| !w.markup).count(),
         }),
         1 => Ok((found[0], PlacedBy::Words)),
         _ => Err(PlaceFailure::Ambiguous { at: found }),
@@ -168,8 +165,48 @@ fn find_all<'a>(haystack: &'a str, needle: &'a str) -> impl Iterator<Item = usiz
     })
 }
 
-/// The words of a text (runs of letters and digits) with their byte offsets.
-fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+/// One word of a text: a run of letters and digits, where it starts, and whether it may be
+/// markup a renderer rewrites rather than content.
+#[derive(Debug, Clone, Copy)]
+struct Word<'t> {
+    at: usize,
+    text: &'t str,
+    markup: bool,
+}
+
+/// Match the quote's words against the document's from `have[0]` on: equal words are matched,
+/// and a word that may be markup (an ordered list's number at the start of a line, `3.`, which a
+/// renderer may number anew or turn into a bullet; a code fence's info string, ```` ```shell ````)
+/// may be passed over on either side when it does not match. The first document word must
+/// match. Returns how many of the quote's words matched, and the span when all of them did.
+fn align(wanted: &[Word<'_>], have: &[Word<'_>]) -> (usize, Option<Span>) {
+    let (mut i, mut j, mut matched) = (0, 0, 0);
+    let mut span: Option<Span> = None;
+    while j < wanted.len() {
+        let Some(h) = have.get(i) else {
+            return (matched, None);
+        };
+        if h.text == wanted[j].text {
+            span = Some(match span {
+                None => Span::new(h.at, h.at + h.text.len()),
+                Some(s) => Span::new(s.start, h.at + h.text.len()),
+            });
+            matched += usize::from(!wanted[j].markup);
+            i += 1;
+            j += 1;
+        } else if wanted[j].markup {
+            j += 1;
+        } else if h.markup && span.is_some() {
+            i += 1;
+        } else {
+            return (matched, None);
+        }
+    }
+    (matched, span)
+}
+
+/// The words of a text with their byte offsets.
+fn words(text: &str) -> impl Iterator<Item = Word<'_>> {
     let mut rest = text.char_indices().peekable();
     std::iter::from_fn(move || {
         let (start, _) = rest.find(|(_, c)| c.is_alphanumeric())?;
@@ -181,8 +218,29 @@ fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
             }
             rest.next();
         }
-        Some((start, &text[start..end]))
+        let word = &text[start..end];
+        Some(Word {
+            at: start,
+            text: word,
+            markup: may_be_markup(text, start, word),
+        })
     })
+}
+
+/// Whether the word at `at` may be a list number or a fence's info string (see [`align`]).
+fn may_be_markup(text: &str, at: usize, word: &str) -> bool {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let before = &text[line_start..at];
+    let after = &text[at + word.len()..];
+    let numbered = before.trim().is_empty()
+        && word.chars().all(|c| c.is_ascii_digit())
+        && [". ", ") ", ".\n", "\\. "]
+            .iter()
+            .any(|m| after.starts_with(m));
+    let lead = before.trim_start();
+    let fence = (lead.starts_with("```") || lead.starts_with("~~~"))
+        && lead.chars().all(|c| c == '`' || c == '~');
+    numbered || fence
 }
 
 /// Widen a words-placed span over the punctuation the quote has before its first word and after
@@ -281,6 +339,39 @@ mod tests {
             err.to_string(),
             "page 7 was given, but the document has 3 pages"
         );
+    }
+
+    #[test]
+    fn list_numbers_and_fence_languages_are_markup_not_words() {
+        // A renderer numbers a list anew (or bullets it) and drops a fence's info string.
+        let d = doc(
+            "Steps:\n\n\u{2022} If the rewind fails, rebuild.\n\n    tw dlq stats --since 1h\n",
+            &[],
+        );
+        let quote = "3. If the rewind fails, rebuild.\n\n   ```shell\n   tw dlq stats --since 1h";
+        let (span, how) = place_text(&d, quote, None).unwrap();
+        assert_eq!(how, PlacedBy::Words);
+        // The document's own number may stay ("2\\." in extracted HTML): one occurrence.
+        let numbered = doc("Steps:\n\n2\\. Wait an hour, then compare.\n", &[]);
+        let (at, _) = place_text(&numbered, "2. Wait an hour, then compare.", None).unwrap();
+        assert_eq!(
+            &numbered.text[at.start..at.end],
+            "2\\. Wait an hour, then compare."
+        );
+        assert_eq!(
+            &d.text[span.start..span.end],
+            "If the rewind fails, rebuild.\n\n    tw dlq stats --since 1h"
+        );
+        // A year a PDF's line break put at the start of a line is still a word of the quote.
+        let d = doc("fell in December\n2024. That is large.", &[]);
+        let (span, _) = place_text(&d, "fell in December 2024. That is large.", None).unwrap();
+        assert_eq!(
+            &d.text[span.start..span.end],
+            "fell in December\n2024. That is large."
+        );
+        // A number inside a sentence is a word like any other.
+        let d = doc("Wait 3. Then go.", &[]);
+        assert!(place_text(&d, "Wait 4. Then go.", None).is_err());
     }
 
     #[test]
