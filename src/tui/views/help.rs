@@ -50,8 +50,8 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("t", "next theme (dark, light, mono)"),
             ("R", "read the files again (after edits)"),
             ("?", "this help (Esc closes it)"),
-            ("q  or  Ctrl-C", "quit"),
-            ("Ctrl-Z", "suspend to the shell (fg resumes)"),
+            // One row for both, so the help still fits the smallest screen whole.
+            ("q  or  Ctrl-C", "quit; Ctrl-Z suspends (fg resumes)"),
         ],
     ),
     (
