@@ -169,10 +169,10 @@ fn tui_ctrl_z_gives_the_shell_its_screen_and_fg_draws_the_screen_again() {
         );
         // And it answers keys: the help opens and closes.
         tmux.keys(&["?"]);
-        tmux.wait_for(&["suspend to the shell"], 10);
+        tmux.wait_for(&["Ctrl-Z suspends (fg resumes)"], 10);
         tmux.keys(&["Escape"]);
         tmux.wait_until("the help to close", 10, |s| {
-            !s.contains("suspend to the shell")
+            !s.contains("Ctrl-Z suspends (fg resumes)")
         });
     }
     tmux.keys(&["q"]);
