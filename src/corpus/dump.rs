@@ -105,7 +105,7 @@ pub fn load_documents(file: &Path) -> Result<Corpus, DumpError> {
         let Value::Object(map) = value else {
             return Err(fail("not a JSON object".into()));
         };
-        records.push(loaded_record(unwrap_serialised(map)).map_err(fail)?);
+        records.push(loaded_record(records::unwrap_serialised(map)).map_err(fail)?);
     }
     // Sources in the order they first appear; each source's records by page (a record without a
     // page keeps its place), so a dump written page by page or shuffled gives the same document.
@@ -381,47 +381,15 @@ fn read(file: &Path) -> Result<String, DumpError> {
 /// array when the file starts with `[`.
 fn read_values(file: &Path) -> Result<Vec<(RecordAt, Value)>, DumpError> {
     let name = file.display().to_string();
-    let content = read(file)?;
-    let content = content.strip_prefix('\u{feff}').unwrap_or(&content);
-    if content.trim_start().starts_with('[') {
-        let items: Vec<Value> = serde_json::from_str(content).map_err(|e| DumpError::Record {
-            file: name.clone(),
-            at: RecordAt::Line(e.line()),
-            why: format!("not JSON: {e}"),
-        })?;
-        return Ok(items
-            .into_iter()
-            .enumerate()
-            .map(|(i, v)| (RecordAt::Item(i + 1), v))
-            .collect());
-    }
-    let mut out = Vec::new();
-    for (i, line) in content.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let at = RecordAt::Line(i + 1);
-        let value = serde_json::from_str(line).map_err(|e| DumpError::Record {
-            file: name.clone(),
-            at,
-            why: format!("not JSON: {e}"),
-        })?;
-        out.push((at, value));
-    }
-    if out.is_empty() {
+    let values = records::json_values(&read(file)?).map_err(|(at, problem)| DumpError::Record {
+        file: name.clone(),
+        at: at.unwrap_or(RecordAt::Line(1)),
+        why: problem.to_string(),
+    })?;
+    if values.is_empty() {
         return Err(DumpError::Empty { file: name });
     }
-    Ok(out)
-}
-
-/// LangChain's `dumpd` form unwrapped to its fields; anything else as it is.
-fn unwrap_serialised(mut map: Map<String, Value>) -> Map<String, Value> {
-    if map.contains_key("lc")
-        && let Some(Value::Object(kwargs)) = map.remove("kwargs")
-    {
-        return kwargs;
-    }
-    map
+    Ok(values)
 }
 
 /// A LangChain or LlamaIndex document record.

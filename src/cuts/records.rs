@@ -107,7 +107,7 @@ pub fn read_records(content: &str) -> Result<(CutsFormat, Vec<RawCut>), Located>
 
 /// The JSON values of the file with where each is: one per non-blank line, or the items of one
 /// array when the file starts with `[`.
-fn json_values(content: &str) -> Result<Vec<(RecordAt, Value)>, Located> {
+pub fn json_values(content: &str) -> Result<Vec<(RecordAt, Value)>, Located> {
     let content = content.strip_prefix('\u{feff}').unwrap_or(content);
     if content.trim_start().starts_with('[') {
         let items: Vec<Value> = serde_json::from_str(content).map_err(|e| {
@@ -137,7 +137,7 @@ fn json_values(content: &str) -> Result<Vec<(RecordAt, Value)>, Located> {
 
 /// LangChain's `dumpd` form (`{"lc": 1, "type": "constructor", "kwargs": {...}}`) unwrapped to
 /// its fields; anything else as it is.
-fn unwrap_serialised(mut map: Map<String, Value>) -> Map<String, Value> {
+pub fn unwrap_serialised(mut map: Map<String, Value>) -> Map<String, Value> {
     if map.contains_key("lc")
         && let Some(Value::Object(kwargs)) = map.remove("kwargs")
     {
