@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 use crate::extract::{self, Format, TextSource};
 
 pub mod dump;
+mod reader;
+
+pub use reader::CorpusReader;
 
 /// Index of a document in a [`Corpus`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -296,110 +299,10 @@ pub struct Corpus {
 
 impl Corpus {
     /// Load every usable file under `root` (or `root` itself when it is a file), or the
-    /// documents of the dump `options.source` names.
+    /// documents of the dump `options.source` names. [`CorpusReader`] reads the same files a
+    /// few at a time.
     pub fn load(root: &Path, options: &LoadOptions) -> Result<Corpus, CorpusError> {
-        match &options.source {
-            DocumentSource::Files => {}
-            DocumentSource::Loader(file) => return Ok(dump::load_documents(file)?),
-            DocumentSource::Chunks(file) => return Ok(dump::documents_from_cuts(file)?),
-        }
-        let meta = std::fs::metadata(root).map_err(|error| CorpusError::Open {
-            path: root.to_path_buf(),
-            error,
-        })?;
-        let mut found: Vec<(String, PathBuf)> = Vec::new();
-        let mut skipped = Vec::new();
-        if meta.is_file() {
-            let name = root
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| root.display().to_string());
-            found.push((name, root.to_path_buf()));
-        } else {
-            // Links are followed, but one leading out of the corpus folder is skipped (and its
-            // folder not entered) unless the user allows it.
-            let canonical_root =
-                std::fs::canonicalize(root).map_err(|error| CorpusError::Open {
-                    path: root.to_path_buf(),
-                    error,
-                })?;
-            let mut outside = Vec::new();
-            let walker = walkdir::WalkDir::new(root)
-                .follow_links(true)
-                .sort_by_file_name()
-                .into_iter()
-                .filter_entry(|e| {
-                    if e.depth() == 0 {
-                        return true;
-                    }
-                    if is_hidden(e.file_name()) {
-                        return false;
-                    }
-                    if e.path_is_symlink() && !options.follow_outside_symlinks {
-                        let target = std::fs::canonicalize(e.path());
-                        if let Ok(target) = target
-                            && !target.starts_with(&canonical_root)
-                        {
-                            outside.push(SkippedFile {
-                                path: relative_path(root, e.path()),
-                                reason: SkipReason::SymlinkOutside {
-                                    target: target.display().to_string(),
-                                },
-                            });
-                            return false;
-                        }
-                    }
-                    true
-                });
-            for entry in walker {
-                match entry {
-                    Ok(e) if e.file_type().is_file() => {
-                        let rel = relative_path(root, e.path());
-                        let name = e.file_name().to_string_lossy();
-                        if options.exclude_names.iter().any(|x| x == name.as_ref()) {
-                            skipped.push(SkippedFile {
-                                path: rel,
-                                reason: SkipReason::Excluded,
-                            });
-                        } else {
-                            found.push((rel, e.path().to_path_buf()));
-                        }
-                    }
-                    Ok(_) => {}
-                    Err(err) => match walk_error(root, err) {
-                        Ok(skip) => skipped.push(skip),
-                        Err(fatal) => return Err(fatal),
-                    },
-                }
-            }
-            skipped.extend(outside);
-        }
-        found.sort();
-        let mut documents = Vec::new();
-        for (rel, path) in found {
-            match read_document(&path, options) {
-                Ok((text, kind, source)) => documents.push(Document {
-                    id: DocId(documents.len() as u32),
-                    path: rel,
-                    text,
-                    kind,
-                    source,
-                }),
-                Err(reason) => skipped.push(SkippedFile { path: rel, reason }),
-            }
-        }
-        skipped.sort_by(|a, b| a.path.cmp(&b.path));
-        if documents.is_empty() {
-            return Err(CorpusError::NoDocuments {
-                path: root.to_path_buf(),
-                skipped,
-            });
-        }
-        Ok(Corpus {
-            root: root.to_path_buf(),
-            documents,
-            skipped,
-        })
+        CorpusReader::open(root, options)?.finish()
     }
 
     /// A corpus built from in-memory texts, for tests and examples.
@@ -453,7 +356,7 @@ impl Corpus {
 
 /// What a walk error means: the corpus folder itself unreadable stops the load with the reason;
 /// anything below it is a skipped file or folder, named, with the reason.
-fn walk_error(root: &Path, err: walkdir::Error) -> Result<SkippedFile, CorpusError> {
+pub(crate) fn walk_error(root: &Path, err: walkdir::Error) -> Result<SkippedFile, CorpusError> {
     let path = err.path().map(Path::to_path_buf);
     let is_dir = path.as_deref().is_some_and(Path::is_dir);
     let looped = err.loop_ancestor().is_some();
@@ -483,11 +386,11 @@ fn walk_error(root: &Path, err: walkdir::Error) -> Result<SkippedFile, CorpusErr
     })
 }
 
-fn is_hidden(name: &std::ffi::OsStr) -> bool {
+pub(crate) fn is_hidden(name: &std::ffi::OsStr) -> bool {
     name.to_str().is_some_and(|s| s.starts_with('.'))
 }
 
-fn relative_path(root: &Path, path: &Path) -> String {
+pub(crate) fn relative_path(root: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);
     rel.components()
         .map(|c| c.as_os_str().to_string_lossy())
@@ -496,7 +399,7 @@ fn relative_path(root: &Path, path: &Path) -> String {
 }
 
 /// Read one file as a document through its format's extractor, or say why it cannot be one.
-fn read_document(
+pub(crate) fn read_document(
     path: &Path,
     options: &LoadOptions,
 ) -> Result<(String, DocKind, TextSource), SkipReason> {
@@ -531,6 +434,39 @@ fn read_document(
     };
     let source = extractor.source(extracted.pages);
     Ok((extracted.text, extracted.kind, source))
+}
+
+/// The start of the file at `path` as a document (about `budget` bytes of its text, see
+/// [`extract::Extracted::start`]), when the file is large enough that its whole text would be
+/// slow to have: from the extraction cache when the whole is there, else from the extractor's
+/// cheaper start (a PDF's first pages), else a text file's first bytes. `None` when the file
+/// is small, unusable (its full read says why), or its format has no cheap start.
+pub(crate) fn read_document_start(
+    path: &Path,
+    options: &LoadOptions,
+    budget: usize,
+) -> Option<(String, DocKind, TextSource)> {
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.len() <= budget as u64 || meta.len() > options.max_file_bytes {
+        return None;
+    }
+    let format = options.format_of(path);
+    let extractor = options.extractor(format).ok()?;
+    let bytes = crate::files::read_named(path, options.max_file_bytes).ok()?;
+    let cached = match &options.extraction_cache {
+        Some(dir) if format != Format::Text => {
+            extract::cache::lookup(dir, extractor.as_ref(), &bytes)
+        }
+        _ => None,
+    };
+    let whole = match cached {
+        Some(found) => found.ok()?,
+        None if format == Format::Text => extractor.extract(path, bytes).ok()?,
+        None => extractor.extract_start(path, &bytes, budget)?,
+    };
+    let start = whole.start(budget);
+    let source = extractor.source(start.pages.clone());
+    Some((start.text, start.kind, source))
 }
 
 #[cfg(test)]

@@ -164,6 +164,27 @@ pub struct Extracted {
     pub pages: PageMap,
 }
 
+impl Extracted {
+    /// The text's first `budget` bytes or so, ended at the last paragraph break (else line
+    /// end, else character) at or before `budget`, with the pages that start within it: a
+    /// document's start, shown while the whole is laid out. Unchanged when already short.
+    pub fn start(mut self, budget: usize) -> Extracted {
+        if self.text.len() <= budget {
+            return self;
+        }
+        let head = &self.text[..self.text.floor_char_boundary(budget)];
+        let end = head
+            .rfind("\n\n")
+            .or_else(|| head.rfind('\n'))
+            .filter(|&at| at > 0)
+            .unwrap_or(head.len());
+        self.text.truncate(end);
+        let kept = self.text.len();
+        self.pages.starts.retain(|s| s.byte < kept || s.byte == 0);
+        self
+    }
+}
+
 /// One format's extraction: bytes in, text (or the reason there is none) out.
 ///
 /// Implementations must not panic on any input, must return text whose every offset the rest of
@@ -176,6 +197,18 @@ pub trait Extractor: Send + Sync {
     fn version(&self) -> String;
     /// Extract one file's text. `path` is for the file's kind (`.md` vs `.txt`) and messages.
     fn extract(&self, path: &std::path::Path, bytes: Vec<u8>) -> Result<Extracted, SkipReason>;
+
+    /// The start of a file's text, about `budget` bytes of it, when the format can give it for
+    /// much less work than the whole (a long PDF's first pages): what the screen draws first
+    /// while the rest is extracted. `None` (the default) when only the whole text is cheap.
+    fn extract_start(
+        &self,
+        _path: &std::path::Path,
+        _bytes: &[u8],
+        _budget: usize,
+    ) -> Option<Extracted> {
+        None
+    }
 
     /// The source record of a document this extractor made.
     fn source(&self, pages: PageMap) -> TextSource {

@@ -232,6 +232,39 @@ fn pdf_recovers_the_words_in_order() {
     check_recovery(Format::Pdf, "pdf", "pdf");
 }
 
+/// A long PDF's start (what the screen draws while the whole is extracted) is the first pages
+/// of the whole extraction, byte for byte, with those pages' map, and ends at a paragraph.
+#[test]
+fn a_pdfs_start_is_its_first_pages_as_the_whole_extraction_has_them() {
+    let path = formats_dir().join("pdf").join("order-service-design.pdf");
+    let whole = extract(Format::Pdf, &path);
+    assert!(whole.pages.len() >= 4, "{} pages", whole.pages.len());
+    let budget = whole.pages.starts[2].byte + 300;
+    let extractor = extractor_for(Format::Pdf).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let start = extractor
+        .extract_start(&path, &bytes, budget)
+        .expect("a PDF has a start");
+    assert!(start.text.len() <= budget && start.text.len() > whole.pages.starts[1].byte);
+    assert!(whole.text.starts_with(&start.text));
+    assert!(whole.text[start.text.len()..].starts_with('\n'));
+    let begun: Vec<_> = whole
+        .pages
+        .starts
+        .iter()
+        .filter(|p| p.byte < start.text.len())
+        .copied()
+        .collect();
+    assert_eq!(
+        start.pages.starts, begun,
+        "the pages that begin within the start"
+    );
+    assert!(begun.len() >= 2);
+    // Past the whole text, the start is the whole.
+    let all = extractor.extract_start(&path, &bytes, usize::MAX).unwrap();
+    assert_eq!(all, whole);
+}
+
 #[test]
 fn hostile_files_are_named_skips_and_the_rest_opens() {
     let folder = formats_dir().join("hostile");

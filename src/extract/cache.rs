@@ -134,6 +134,22 @@ fn write_entry(dir: &Path, path: &Path, entry: &Entry) -> std::io::Result<()> {
     Ok(())
 }
 
+/// What the cache under `dir` holds for `bytes` read by `extractor`, without extracting: `None`
+/// when there is no usable entry.
+pub fn lookup(
+    dir: &Path,
+    extractor: &dyn Extractor,
+    bytes: &[u8],
+) -> Option<Result<Extracted, SkipReason>> {
+    let file_hash = blake3::hash(bytes).to_hex().to_string();
+    let name = extractor.format().name();
+    let version = extractor.version();
+    let entry_at = entry_path(dir, &file_hash, name, &version);
+    read_entry(&entry_at, &file_hash, name, &version)
+        .ok()
+        .flatten()
+}
+
 /// Extract `bytes` with `extractor` through the cache in `dir` (see the module's notes). A
 /// cache that cannot be written costs only speed: the extraction is returned all the same.
 pub fn extract_cached(

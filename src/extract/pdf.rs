@@ -70,7 +70,7 @@ impl Extractor for Pdf {
     }
 
     fn extract(&self, _path: &Path, bytes: Vec<u8>) -> Result<Extracted, SkipReason> {
-        let opened = pdfium::page_texts(&self.library, &bytes).map_err(|missing| {
+        let opened = pdfium::page_texts(&self.library, &bytes, None).map_err(|missing| {
             SkipReason::EngineMissing {
                 format: Format::Pdf.name().into(),
                 fix: format!(
@@ -95,6 +95,22 @@ impl Extractor for Pdf {
             }
         };
         join_pages(&pages)
+    }
+
+    fn extract_start(&self, _path: &Path, bytes: &[u8], budget: usize) -> Option<Extracted> {
+        self.first_pages(bytes, budget)
+    }
+}
+
+impl Pdf {
+    /// The first pages' text, until about `budget` bytes: what the screen shows of a long PDF
+    /// while the rest is extracted (`None` when pdfium cannot open it, or those pages hold no
+    /// text: the whole extraction then says why).
+    fn first_pages(&self, bytes: &[u8], budget: usize) -> Option<Extracted> {
+        match pdfium::page_texts(&self.library, bytes, Some(budget)) {
+            Ok(Opened::Pages(pages)) => join_pages(&pages).ok().map(|x| x.start(budget)),
+            _ => None,
+        }
     }
 }
 

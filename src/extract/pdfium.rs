@@ -145,8 +145,13 @@ pub fn installed(path: &Path) -> bool {
     path.is_file()
 }
 
-/// Open `bytes` as a PDF with the library at `library` and take every page's text.
-pub fn page_texts(library: &Path, bytes: &[u8]) -> Result<Opened, EngineMissing> {
+/// Open `bytes` as a PDF with the library at `library` and take every page's text, or, with
+/// `chars`, the first pages until they hold that many bytes of text.
+pub fn page_texts(
+    library: &Path,
+    bytes: &[u8],
+    chars: Option<usize>,
+) -> Result<Opened, EngineMissing> {
     let mut guard = ENGINE.lock().unwrap_or_else(|p| p.into_inner());
     if guard.as_ref().is_none_or(|(p, _)| p != library) {
         *guard = Some((library.to_path_buf(), load(library)));
@@ -158,12 +163,12 @@ pub fn page_texts(library: &Path, bytes: &[u8]) -> Result<Opened, EngineMissing>
     };
     // SAFETY: the lock is held for the whole extraction (pdfium is not thread-safe); `bytes`
     // outlives the document, which is closed before this returns.
-    Ok(unsafe { read_document(api, bytes) })
+    Ok(unsafe { read_document(api, bytes, chars.unwrap_or(usize::MAX)) })
 }
 
 /// # Safety
 /// The caller holds the ENGINE lock, and `api` is a loaded, initialised pdfium.
-unsafe fn read_document(api: &Api, bytes: &[u8]) -> Opened {
+unsafe fn read_document(api: &Api, bytes: &[u8], chars: usize) -> Opened {
     if bytes.is_empty() {
         return Opened::Damaged("the file is empty (0 bytes)".into());
     }
@@ -188,10 +193,17 @@ unsafe fn read_document(api: &Api, bytes: &[u8]) -> Opened {
     let count = unsafe { (api.get_page_count)(doc) }.max(0);
     let mut pages = Vec::with_capacity(count as usize);
     let mut failed = None;
+    let mut taken = 0;
     for index in 0..count {
+        if taken >= chars {
+            break;
+        }
         // SAFETY: `doc` is valid and `index` is within its page count.
         match unsafe { page_text(api, doc, index) } {
-            Some(text) => pages.push(text),
+            Some(text) => {
+                taken += text.len();
+                pages.push(text);
+            }
             None => {
                 failed = Some(index);
                 break;

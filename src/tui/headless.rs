@@ -144,3 +144,68 @@ impl Headless {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The real worker over a folder of files (the installed tokenizer lays them out): the
+    /// first frame holds the first document while the files after it are still unread, so a
+    /// folder of long PDFs is drawn before the rest are extracted.
+    #[test]
+    fn tui_the_first_document_is_shown_before_the_rest_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let corpus = dir.path().join("corpus");
+        std::fs::create_dir(&corpus).unwrap();
+        for name in ["a.md", "b.md", "c.md"] {
+            let body = format!("# {name}\n\n{}\n", "Words of one paragraph. ".repeat(120));
+            std::fs::write(corpus.join(name), body).unwrap();
+        }
+        // Read last: an empty file is a skip, and the first frame cannot know it yet.
+        std::fs::write(corpus.join("z-empty.txt"), "").unwrap();
+        let options = crate::tui::Options {
+            corpus,
+            settings: seamscope::settings::Settings {
+                cache_dir: Some(dir.path().join("cache")),
+                ..seamscope::settings::Settings::default()
+            },
+            theme: None,
+            view: None,
+            bundle: false,
+        };
+        let mut screen = Headless::start(&options, 200, 40).unwrap();
+        let patience = Duration::from_secs(120);
+        screen
+            .pump("the first document", patience, &|a| a.shown.is_some())
+            .unwrap();
+        let shown = screen.app.shown.as_ref().unwrap();
+        let paths: Vec<&str> = shown
+            .open
+            .corpus
+            .documents
+            .iter()
+            .map(|d| d.path.as_str())
+            .collect();
+        assert_eq!(
+            paths,
+            ["a.md"],
+            "the first frame holds the first document alone"
+        );
+        assert_eq!(shown.coming, Some(4), "of the four files found");
+        assert!(
+            shown.open.corpus.skipped.is_empty(),
+            "the empty file, read after the first frame, is not known yet"
+        );
+        let text = screen.screen_text().unwrap();
+        assert!(text.contains("Documents · 1 of 4"), "{text}");
+        screen
+            .pump("every document", patience, &|a| {
+                a.shown.as_ref().is_some_and(|s| s.coming.is_none())
+            })
+            .unwrap();
+        let shown = screen.app.shown.as_ref().unwrap();
+        assert_eq!(shown.open.corpus.documents.len(), 3);
+        assert_eq!(shown.open.corpus.skipped.len(), 1, "the empty file, named");
+        screen.finish();
+    }
+}

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use seamscope::corpus::Corpus;
+use seamscope::chunk::ChunkerKind;
+use seamscope::corpus::{Corpus, CorpusReader};
 use seamscope::index::BuildProgress;
 use seamscope::layout::{Layout, LayoutBuilder};
 use seamscope::retrieve::QuerySettings;
@@ -108,8 +109,11 @@ impl Worker<'_> {
         }
         let (corpus, layout) = match current {
             None => {
-                let corpus = Corpus::load(&self.setup.corpus, &settings.load_options())
-                    .map_err(|e| e.to_string())?;
+                let Some(corpus) =
+                    self.read_corpus((generation, params), &settings, asked, reporter)?
+                else {
+                    return Ok(None);
+                };
                 let Some(layout) =
                     self.stream_layout((generation, params), &corpus, &settings, asked, reporter)?
                 else {
@@ -126,6 +130,62 @@ impl Worker<'_> {
             }
         };
         Ok(Some((corpus, layout, settings)))
+    }
+
+    /// Read the corpus' files. When a chunker of seamscope's own cuts them, the first document
+    /// is laid out and shown as soon as it is read, and the rest are read after: a folder of
+    /// PDFs draws its first document before the others are extracted. A long first file is
+    /// shown by its start ([`CorpusReader::start_of_next`]: a long PDF's first pages) before it
+    /// is read whole. `None` when a newer layout job superseded this one.
+    fn read_corpus(
+        &mut self,
+        job: (u64, LayoutParams),
+        settings: &Settings,
+        asked: (Option<&str>, QuerySettings),
+        reporter: &mut Reporter<'_>,
+    ) -> Result<Option<Corpus>, String> {
+        let (generation, params) = job;
+        let mut reader = CorpusReader::open(&self.setup.corpus, &settings.load_options())
+            .map_err(|e| e.to_string())?;
+        let files = reader.files();
+        // Given cuts are placed against every document at once, so they wait for all of them.
+        if settings.chunker != ChunkerKind::Given {
+            // A long first file (a PDF of hundreds of pages) is shown by its start first.
+            let mut first = reader.start_of_next(START_PREVIEW_BYTES);
+            if first.is_none() && reader.unread() > 1 {
+                reader.read_until(1);
+                reporter.report(JobStage::Layout, files - reader.unread(), files);
+                first = reader.partial().filter(|_| reader.unread() > 0);
+            }
+            if let Some(first) = first {
+                // Not stored: a start's layout is never asked for again.
+                let tokenizer = self.layout_tokenizer()?.clone();
+                let mut builder = LayoutBuilder::for_settings(&first, &tokenizer, settings, None)
+                    .map_err(|e| e.to_string())?;
+                builder
+                    .lay_out(&first, &tokenizer, first.documents.len())
+                    .map_err(|e| e.to_string())?;
+                let layout = builder.into_layout(&first);
+                let preview =
+                    OpenCorpus::documents_only(first, layout).map_err(|e| e.to_string())?;
+                if !self.gens.is_current(JobKind::Layout, generation) {
+                    return Ok(None);
+                }
+                let shown = Shown {
+                    params,
+                    coming: Some(files),
+                    finished: false,
+                };
+                self.deliver(generation, shown, Arc::new(preview), asked);
+            }
+        }
+        while reader.read_next() {
+            reporter.report(JobStage::Layout, files - reader.unread(), files);
+            if !self.gens.is_current(JobKind::Layout, generation) {
+                return Ok(None);
+            }
+        }
+        reader.finish().map(Some).map_err(|e| e.to_string())
     }
 
     /// Lay `corpus` out in batches of documents, each batch as many bytes as all before it,
@@ -303,6 +363,10 @@ struct Shown {
 
 /// At most this often the screen gets the documents laid out so far.
 const STREAM_EVERY: Duration = Duration::from_millis(250);
+
+/// The text a long first document is shown by while it is read whole: about 64k tokens, laid
+/// out in a fraction of a second.
+const START_PREVIEW_BYTES: usize = 256 * 1024;
 
 /// The bytes the second batch of documents lays out at least (the first is one document).
 const FIRST_BATCH_BYTES: usize = 64 * 1024;
