@@ -19,7 +19,7 @@ use super::{Extracted, Extractor, Format, PageMap};
 use crate::extract::{DocKind, SkipReason};
 
 /// The HTML extractor's version: a change re-extracts every cached HTML file.
-pub const HTML_EXTRACTOR_VERSION: &str = "1";
+pub const HTML_EXTRACTOR_VERSION: &str = "2";
 
 /// How many leading bytes are searched for a `<meta>` charset declaration.
 const META_PRESCAN_BYTES: usize = 8192;
@@ -343,6 +343,11 @@ struct PageWriter {
     pre: usize,
     pre_language: String,
     tables: Vec<Table>,
+    /// Open emphasis: where its text began in the target, in which block, and its marker's
+    /// length.
+    emphasis: Vec<(usize, u64, usize)>,
+    /// Blocks flushed so far.
+    flushes: u64,
 }
 
 impl PageWriter {
@@ -422,6 +427,32 @@ impl PageWriter {
         }
     }
 
+    /// Open emphasis: its Markdown marker, after the pending space.
+    fn open_emphasis(&mut self, marker: &str) {
+        self.push_str(marker);
+        let at = self.target().len();
+        self.emphasis.push((at, self.flushes, marker.len()));
+    }
+
+    /// Close emphasis: its marker right after the text (a pending space stays pending). One
+    /// that held nothing is taken back; one whose block ended inside it (it spanned blocks)
+    /// adds no stray marker.
+    fn close_emphasis(&mut self, marker: &str) {
+        let Some((at, flushes, _)) = self.emphasis.pop() else {
+            return;
+        };
+        let same_block = flushes == self.flushes;
+        let target = self.target();
+        if !same_block || target.len() < at {
+            return;
+        }
+        if target.len() == at {
+            target.truncate(at.saturating_sub(marker.len()));
+        } else {
+            target.push_str(marker);
+        }
+    }
+
     fn in_cell(&self) -> bool {
         self.tables.last().is_some_and(|t| t.cell.is_some())
     }
@@ -435,6 +466,14 @@ impl PageWriter {
 
     /// Write the block read so far.
     fn flush(&mut self) {
+        // Emphasis opened at the end of this block holds the next block: its marker goes.
+        for &(at, flushes, len) in self.emphasis.iter().rev() {
+            if flushes != self.flushes || at != self.inline.len() {
+                break;
+            }
+            self.inline.truncate(at - len);
+        }
+        self.flushes += 1;
         self.space = false;
         let text = std::mem::take(&mut self.inline);
         if self.pre > 0 {
@@ -477,6 +516,9 @@ impl PageWriter {
                 }
                 "br" | "td" | "th" | "tr" | "p" | "div" | "li" => self.space = true,
                 "code" if self.pre == 0 => self.push_str("`"),
+                _ if self.pre == 0 && emphasis(name).is_some() => {
+                    self.open_emphasis(emphasis(name).unwrap_or_default());
+                }
                 _ => {}
             }
             if name == "pre" {
@@ -547,6 +589,13 @@ impl PageWriter {
                 }
             }
             "code" | "kbd" | "samp" if self.pre == 0 => self.push_str("`"),
+            _ if self.pre == 0 && emphasis(name).is_some() => {
+                self.open_emphasis(emphasis(name).unwrap_or_default());
+            }
+            "hr" => {
+                self.flush();
+                self.md.rule(self.quote);
+            }
             "table" => {
                 self.flush();
                 self.tables.push(Table::default());
@@ -578,6 +627,9 @@ impl PageWriter {
                     "td" | "th" | "tr" => self.space = true,
                     "pre" => self.pre = self.pre.saturating_sub(1),
                     "code" if self.pre == 0 => self.push_str("`"),
+                    _ if self.pre == 0 && emphasis(name).is_some() => {
+                        self.close_emphasis(emphasis(name).unwrap_or_default());
+                    }
                     _ => {}
                 }
                 return;
@@ -605,6 +657,10 @@ impl PageWriter {
                     }
                     "code" if self.pre == 0 => {
                         self.push_str("`");
+                        return;
+                    }
+                    _ if self.pre == 0 && emphasis(name).is_some() => {
+                        self.close_emphasis(emphasis(name).unwrap_or_default());
                         return;
                     }
                     "p" | "div" | "li" | "br" => {
@@ -653,6 +709,9 @@ impl PageWriter {
                 }
             }
             "code" | "kbd" | "samp" if self.pre == 0 => self.push_str("`"),
+            _ if self.pre == 0 && emphasis(name).is_some() => {
+                self.close_emphasis(emphasis(name).unwrap_or_default());
+            }
             "tr" => {
                 if let Some(t) = self.tables.last_mut()
                     && let Some(row) = t.row.take()
@@ -674,6 +733,16 @@ impl PageWriter {
             _ if BLOCKS.contains(&name) => self.flush(),
             _ => {}
         }
+    }
+}
+
+/// The Markdown marker of an inline emphasis element: `**` for strong and bold, `*` for
+/// emphasis and italics (what a Markdown renderer made them from).
+fn emphasis(name: &str) -> Option<&'static str> {
+    match name {
+        "strong" | "b" => Some("**"),
+        "em" | "i" => Some("*"),
+        _ => None,
     }
 }
 
@@ -711,11 +780,32 @@ mod tests {
 <script>alert("no")</script><footer>(c) 2025</footer></body></html>"#;
         assert_eq!(
             md(page),
-            "# Order service\n\nThe service takes & keeps orders.\n\n## Interfaces\n\n\
+            "# Order service\n\nThe service takes & keeps *orders*.\n\n## Interfaces\n\n\
              - Create\n- Cancel\n  - within 5 min\n\n3. three\n4. four\n\n\
              | Code | Meaning |\n|---|---|\n| 409 | a \\| b |\n\n\
              ```python\ndef f():\n    return 1\n```\n\nUse `retry()` twice.\nThen stop."
         );
+    }
+
+    /// Emphasis keeps the Markdown a renderer made it from, so the extracted text cuts where
+    /// the source's does; empty emphasis leaves nothing, and a rule is `---`.
+    #[test]
+    fn emphasis_and_rules_keep_their_markdown() {
+        assert_eq!(
+            md("<p><strong>Owner:</strong> Platform, <em>not</em> <b>Data </b>team.</p>"),
+            "**Owner:** Platform, *not* **Data** team."
+        );
+        assert_eq!(md("<p>a<strong> </strong>b <em></em>c</p>"), "a b c");
+        assert_eq!(
+            md("<p><em><strong>both</strong></em></p><hr><p>after</p>"),
+            "***both***\n\n---\n\nafter"
+        );
+        assert_eq!(
+            md("<table><tr><th><b>Tier</b></th></tr><tr><td>1</td></tr></table>"),
+            "| **Tier** |\n|---|\n| 1 |"
+        );
+        // Emphasis that spans blocks adds no stray closing marker.
+        assert_eq!(md("<b><p>one</p><p>two</p></b>"), "one\n\ntwo");
     }
 
     #[test]

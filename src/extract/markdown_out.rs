@@ -52,6 +52,12 @@ impl MarkdownOut {
         self.block(&text, &prefix, &prefix, continues);
     }
 
+    /// A thematic break (`---`), under `quote` levels of `> `.
+    pub(crate) fn rule(&mut self, quote: usize) {
+        let prefix = "> ".repeat(quote);
+        self.block("---", &prefix, &prefix, false);
+    }
+
     /// A heading of `level` (1–6); lines inside it are joined.
     pub(crate) fn heading(&mut self, level: usize, text: &str, quote: usize) {
         let title = collapse_lines(text);
