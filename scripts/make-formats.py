@@ -37,7 +37,7 @@ def find_font(name):
         path = os.path.join(folder, name)
         if os.path.exists(path):
             return path
-    sys.exit(f"make-formats.py: {name} not found in {FONT_DIRS}: install fonts-dejavu-core")
+    sys.exit(f"make-formats.py: {name} not found in {FONT_DIRS}: install fonts-dejavu-core and fonts-dejavu-extra")
 
 
 def body_html(path, text):
@@ -66,13 +66,42 @@ def page(title, body):
 """
 
 
+def runs_of(raw_runs):
+    """A block's (style, text) runs with whitespace collapsed as its plain text has it: one
+    space between words, none at the ends; style is (bold, italic, code)."""
+    runs = []
+    for style, raw in raw_runs:
+        text = " ".join(raw.split())
+        if raw[:1].isspace() and text:
+            text = " " + text
+        if raw[-1:].isspace() and text:
+            text = text + " "
+        if not text.strip():
+            text = " " if raw else ""
+        if not text:
+            continue
+        if runs and runs[-1][1].endswith(" ") and text.startswith(" "):
+            text = text[1:]
+        if runs and runs[-1][0] == style:
+            runs[-1] = (style, runs[-1][1] + text)
+        elif text:
+            runs.append((style, text))
+    if runs:
+        runs[0] = (runs[0][0], runs[0][1].lstrip())
+        runs[-1] = (runs[-1][0], runs[-1][1].rstrip())
+    return [r for r in runs if r[1]]
+
+
 class Blocks(html.parser.HTMLParser):
-    """Rendered HTML as blocks: ("heading", level, text), ("para", text),
-    ("item", ordered, depth, text), ("table", rows), ("code", text)."""
+    """Rendered HTML as blocks: ("heading", level, text), ("para", text, runs),
+    ("item", ordered, depth, text, runs), ("table", rows), ("code", text); runs are the
+    paragraph's (style, text) pieces, style (bold, italic, code), for the PDF writer."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
         self.blocks = []
+        self.raw_runs = []
+        self.faces = {"b": 0, "i": 0, "code": 0}
         self.text = None
         self.lists = []
         self.heading = None
@@ -83,12 +112,15 @@ class Blocks(html.parser.HTMLParser):
     def start_text(self):
         if self.text is None:
             self.text = []
+            self.raw_runs = []
 
     def flush(self):
         if self.text is None:
             return
         raw = "".join(self.text)
         self.text = None
+        runs = runs_of(self.raw_runs)
+        self.raw_runs = []
         if self.pre:
             return
         text = " ".join(raw.split())
@@ -98,11 +130,20 @@ class Blocks(html.parser.HTMLParser):
             self.blocks.append(("heading", self.heading, text))
         elif self.lists:
             ordered = self.lists[-1]
-            self.blocks.append(("item", ordered, len(self.lists) - 1, text))
+            self.blocks.append(("item", ordered, len(self.lists) - 1, text, runs))
         else:
-            self.blocks.append(("para", text))
+            self.blocks.append(("para", text, runs))
+
+    def face(self):
+        return (self.faces["b"] > 0, self.faces["i"] > 0, self.faces["code"] > 0)
 
     def handle_starttag(self, tag, attrs):
+        if tag in ("strong", "b"):
+            self.faces["b"] += 1
+        elif tag in ("em", "i"):
+            self.faces["i"] += 1
+        elif tag == "code" and not self.pre:
+            self.faces["code"] += 1
         if self.table is not None:
             if tag == "tr":
                 self.row = []
@@ -134,6 +175,12 @@ class Blocks(html.parser.HTMLParser):
                 self.text.append("\n")
 
     def handle_endtag(self, tag):
+        if tag in ("strong", "b"):
+            self.faces["b"] = max(0, self.faces["b"] - 1)
+        elif tag in ("em", "i"):
+            self.faces["i"] = max(0, self.faces["i"] - 1)
+        elif tag == "code" and not self.pre:
+            self.faces["code"] = max(0, self.faces["code"] - 1)
         if self.table is not None:
             if tag in ("td", "th"):
                 self.row.append(" ".join("".join(self.text or []).split()))
@@ -163,9 +210,12 @@ class Blocks(html.parser.HTMLParser):
     def handle_data(self, data):
         if self.text is not None:
             self.text.append(data)
+            if self.table is None:
+                self.raw_runs.append((self.face(), data))
         elif data.strip() and self.table is None:
             # Text outside any block (inside an <li> after a nested list, say).
             self.text = [data]
+            self.raw_runs = [(self.face(), data)]
 
 
 def blocks_of(body):
@@ -185,7 +235,7 @@ def write_docx(blocks, out):
         elif kind == "para":
             document.add_paragraph(block[1])
         elif kind == "item":
-            _, ordered, depth, text = block
+            _, ordered, depth, text, _runs = block
             style = "List Number" if ordered else "List Bullet"
             if depth > 0:
                 style += f" {min(depth + 1, 3)}"
@@ -206,14 +256,29 @@ def write_docx(blocks, out):
     document.save(out)
 
 
+def write_runs(pdf, runs, size, line_height):
+    """A paragraph's runs in their faces (DejaVu Sans, bold and italic; DejaVu Sans Mono for
+    code), flowing from the current position and wrapping at the margins."""
+    for (bold, italic, code), text in runs:
+        if code:
+            pdf.set_font("DejaVuMono", "", size - 1)
+        else:
+            pdf.set_font("DejaVu", ("B" if bold else "") + ("I" if italic else ""), size)
+        pdf.write(line_height, text)
+    pdf.ln(line_height)
+
+
 def write_pdf(blocks, out, fonts):
     pdf = FPDF()
     pdf.set_auto_page_break(auto=True, margin=15)
     pdf.add_font("DejaVu", "", fonts["sans"])
     pdf.add_font("DejaVu", "B", fonts["bold"])
     pdf.add_font("DejaVuMono", "", fonts["mono"])
+    pdf.add_font("DejaVu", "I", fonts["italic"])
+    pdf.add_font("DejaVu", "BI", fonts["bold_italic"])
     pdf.add_page()
     width = pdf.epw
+    margin = pdf.l_margin
     for block in blocks:
         kind = block[0]
         pdf.set_x(pdf.l_margin)
@@ -222,14 +287,15 @@ def write_pdf(blocks, out, fonts):
             pdf.multi_cell(width, 8, block[2])
             pdf.ln(2)
         elif kind == "para":
-            pdf.set_font("DejaVu", "", 10)
-            pdf.multi_cell(width, 5, block[1])
+            write_runs(pdf, block[2], 10, 5)
             pdf.ln(2)
         elif kind == "item":
-            _, ordered, depth, text = block
-            pdf.set_font("DejaVu", "", 10)
-            pdf.set_x(pdf.l_margin + 5 * (depth + 1))
-            pdf.multi_cell(width - 5 * (depth + 1), 5, "\u2022 " + text)
+            _, ordered, depth, text, runs = block
+            indent = 5 * (depth + 1)
+            pdf.set_left_margin(margin + indent)
+            pdf.set_x(margin + indent)
+            write_runs(pdf, [((False, False, False), "\u2022 ")] + runs, 10, 5)
+            pdf.set_left_margin(margin)
         elif kind == "table":
             pdf.set_font("DejaVu", "", 9)
             for row in block[1]:
@@ -281,6 +347,8 @@ def main():
     fonts = {
         "sans": find_font("DejaVuSans.ttf"),
         "bold": find_font("DejaVuSans-Bold.ttf"),
+        "italic": find_font("DejaVuSans-Oblique.ttf"),
+        "bold_italic": find_font("DejaVuSans-BoldOblique.ttf"),
         "mono": find_font("DejaVuSansMono.ttf"),
     }
     sources = {}

@@ -16,6 +16,7 @@ pub mod docx;
 pub mod html;
 mod markdown_out;
 pub mod pdf;
+pub mod pdf_markdown;
 pub mod pdfium;
 
 /// A document format seamscope can read.

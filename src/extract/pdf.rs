@@ -1,21 +1,24 @@
-//! PDF: each page's text through pdfium, in page order, with a page map.
+//! PDF: each page's lines through pdfium, in page order, read into Markdown by their fonts and
+//! spacing ([`super::pdf_markdown`]: headings, code, list items, paragraphs, bold and italic),
+//! with a page map.
 //!
 //! Pages are joined with a blank line ([`PAGE_BREAK`]), so a paragraph never runs across pages
 //! into the next one's first line; the [`PageMap`] says where each page's text begins (1-based
-//! page numbers). pdfium's line ends (`\r\n`) become `\n`, trailing blanks on a line are dropped,
-//! and control characters other than tab and newline are removed; nothing else is rewritten
-//! (NFKC was measured and left out: see the README's PDF section).
+//! page numbers). Control characters other than tab are removed and trailing blanks dropped;
+//! characters are not otherwise rewritten (NFKC was measured and left out: see the manual's
+//! PDF section).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::pdfium::{self, Opened};
+use super::pdf_markdown::{Measures, page_markdown};
+use super::pdfium::{self, Line, Opened};
 use super::{Extracted, Extractor, Format, PageMap, PageStart};
 use crate::extract::{DocKind, SkipReason};
 
 /// The extractor's own revision: a change to how pdfium's text is joined or normalised
 /// re-extracts every cached PDF. The engine's identity is added to it ([`Extractor::version`]).
-pub const PDF_EXTRACTOR_REV: &str = "1";
+pub const PDF_EXTRACTOR_REV: &str = "2";
 
 /// What goes between two pages' text.
 pub const PAGE_BREAK: &str = "\n\n";
@@ -114,36 +117,20 @@ impl Pdf {
     }
 }
 
-/// One page's text as the document keeps it.
-pub fn normalise_page(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    let unified = raw.replace("\r\n", "\n").replace('\r', "\n");
-    for line in unified.split('\n') {
-        let clean: String = line
-            .chars()
-            .filter(|c| *c == '\t' || !(c.is_control() || *c == '\u{feff}' || *c == '\u{fffe}'))
-            .collect();
-        out.push_str(clean.trim_end());
-        out.push('\n');
-    }
-    let kept = out.trim_end().len();
-    out.truncate(kept);
-    out
-}
-
-/// The document's text and page map from its pages' raw text; a document whose every page is
-/// without text is a scan ([`SkipReason::NoTextLayer`]).
-pub fn join_pages(pages: &[String]) -> Result<Extracted, SkipReason> {
+/// The document's Markdown and page map from its pages' lines ([`super::pdf_markdown`]); a
+/// document whose every page is without text is a scan ([`SkipReason::NoTextLayer`]).
+pub fn join_pages(pages: &[Vec<Line>]) -> Result<Extracted, SkipReason> {
     if pages.is_empty() {
         return Err(SkipReason::Damaged {
             format: Format::Pdf.name().into(),
             error: "it has no pages".into(),
         });
     }
+    let measures = Measures::of(pages);
     let mut text = String::new();
     let mut starts = Vec::with_capacity(pages.len());
-    for (i, raw) in pages.iter().enumerate() {
-        let page = normalise_page(raw);
+    for (i, lines) in pages.iter().enumerate() {
+        let page = page_markdown(lines, &measures);
         if !page.is_empty() && !text.is_empty() {
             text.push_str(PAGE_BREAK);
         }
@@ -160,7 +147,7 @@ pub fn join_pages(pages: &[String]) -> Result<Extracted, SkipReason> {
     }
     Ok(Extracted {
         text,
-        kind: DocKind::Text,
+        kind: DocKind::Markdown,
         pages: PageMap::new(starts),
     })
 }
@@ -169,12 +156,21 @@ pub fn join_pages(pages: &[String]) -> Result<Extracted, SkipReason> {
 mod tests {
     use super::*;
 
+    /// A page of body lines, 14 points apart.
+    fn page(lines: &[&str]) -> Vec<Line> {
+        lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| Line::plain(l, 10.0, 700.0 - 14.0 * i as f32))
+            .collect()
+    }
+
     #[test]
     fn pages_join_with_a_blank_line_and_map_their_bytes() {
         let pages = vec![
-            "First page line one \r\nline two\r\n".to_string(),
-            String::new(),
-            "Third\u{2}page\r\n".to_string(),
+            page(&["First page line one ", "line two"]),
+            Vec::new(),
+            page(&["Thirdpage"]),
         ];
         let got = join_pages(&pages).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(got.text, "First page line one\nline two\n\nThirdpage");
@@ -189,7 +185,7 @@ mod tests {
 
     #[test]
     fn pages_without_text_are_a_scan_and_no_pages_is_damage() {
-        let blank = vec![" \r\n".to_string(), String::new()];
+        let blank = vec![Vec::new(), Vec::new()];
         assert_eq!(
             join_pages(&blank),
             Err(SkipReason::NoTextLayer { pages: 2 })

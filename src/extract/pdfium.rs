@@ -4,7 +4,7 @@
 //! pdfium is not thread-safe: every call goes through one process-wide lock, and the library,
 //! once loaded and initialised, stays loaded for the life of the process.
 
-use std::ffi::{c_char, c_int, c_ulong, c_ushort, c_void};
+use std::ffi::{c_char, c_double, c_int, c_uint, c_ulong, c_void};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -46,7 +46,14 @@ struct Api {
     text_load_page: unsafe extern "C" fn(Page) -> TextPage,
     text_close_page: unsafe extern "C" fn(TextPage),
     text_count_chars: unsafe extern "C" fn(TextPage) -> c_int,
-    text_get_text: unsafe extern "C" fn(TextPage, c_int, c_int, *mut c_ushort) -> c_int,
+    text_get_unicode: unsafe extern "C" fn(TextPage, c_int) -> c_uint,
+    text_get_font_size: unsafe extern "C" fn(TextPage, c_int) -> c_double,
+    text_get_font_weight: unsafe extern "C" fn(TextPage, c_int) -> c_int,
+    text_get_font_info:
+        unsafe extern "C" fn(TextPage, c_int, *mut c_void, c_ulong, *mut c_int) -> c_ulong,
+    text_get_char_origin:
+        unsafe extern "C" fn(TextPage, c_int, *mut c_double, *mut c_double) -> c_int,
+    text_get_text_object: unsafe extern "C" fn(TextPage, c_int) -> *mut c_void,
     /// Keeps the code behind the pointers above mapped.
     _library: libloading::Library,
 }
@@ -59,11 +66,64 @@ unsafe impl Sync for Api {}
 /// The loaded engine, by library path (a second path loads that library instead).
 static ENGINE: Mutex<Option<(PathBuf, Result<&'static Api, String>)>> = Mutex::new(None);
 
+/// How a run of characters is set: what the Markdown a PDF is read into keeps of its fonts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Style {
+    /// A bold face (weight 600 and up, or a bold font name).
+    pub bold: bool,
+    /// An italic or oblique face.
+    pub italic: bool,
+    /// A fixed-pitch face (code).
+    pub mono: bool,
+}
+
+/// Characters of one style, in reading order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// The characters (spaces pdfium inserted between words included).
+    pub text: String,
+    /// Their face.
+    pub style: Style,
+}
+
+/// One line of a page as pdfium reads it out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    /// The line's runs, a new one where the face changes.
+    pub runs: Vec<Run>,
+    /// The largest font size on the line, in points.
+    pub size: f32,
+    /// The baseline of its first character: points up from the page's bottom edge.
+    pub baseline: f32,
+    /// The left edge of its first character, in points.
+    pub left: f32,
+}
+
+impl Line {
+    /// The line's text, runs joined.
+    pub fn text(&self) -> String {
+        self.runs.iter().map(|r| r.text.as_str()).collect()
+    }
+
+    /// A line of one face, for tests and plain input.
+    pub fn plain(text: &str, size: f32, baseline: f32) -> Line {
+        Line {
+            runs: vec![Run {
+                text: text.to_string(),
+                style: Style::default(),
+            }],
+            size,
+            baseline,
+            left: 0.0,
+        }
+    }
+}
+
 /// What pdfium made of one document.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Opened {
-    /// Each page's text, in page order (UTF-16 decoded, unnormalised).
-    Pages(Vec<String>),
+    /// Each page's lines, in page order.
+    Pages(Vec<Vec<Line>>),
     /// The document needs a password.
     Encrypted,
     /// pdfium could not parse it; the words say why.
@@ -103,7 +163,12 @@ fn load(path: &Path) -> Result<&'static Api, String> {
         text_load_page: sym!("FPDFText_LoadPage"),
         text_close_page: sym!("FPDFText_ClosePage"),
         text_count_chars: sym!("FPDFText_CountChars"),
-        text_get_text: sym!("FPDFText_GetText"),
+        text_get_unicode: sym!("FPDFText_GetUnicode"),
+        text_get_font_size: sym!("FPDFText_GetFontSize"),
+        text_get_font_weight: sym!("FPDFText_GetFontWeight"),
+        text_get_font_info: sym!("FPDFText_GetFontInfo"),
+        text_get_char_origin: sym!("FPDFText_GetCharOrigin"),
+        text_get_text_object: sym!("FPDFText_GetTextObject"),
         _library: library,
     };
     // SAFETY: FPDF_InitLibrary takes no arguments and is called once per loaded library, under
@@ -199,10 +264,10 @@ unsafe fn read_document(api: &Api, bytes: &[u8], chars: usize) -> Opened {
             break;
         }
         // SAFETY: `doc` is valid and `index` is within its page count.
-        match unsafe { page_text(api, doc, index) } {
-            Some(text) => {
-                taken += text.len();
-                pages.push(text);
+        match unsafe { page_lines(api, doc, index) } {
+            Some(lines) => {
+                taken += lines.iter().map(|l| l.text().len() + 1).sum::<usize>();
+                pages.push(lines);
             }
             None => {
                 failed = Some(index);
@@ -220,7 +285,7 @@ unsafe fn read_document(api: &Api, bytes: &[u8], chars: usize) -> Opened {
 
 /// # Safety
 /// The caller holds the ENGINE lock, `doc` is a valid document and `index` one of its pages.
-unsafe fn page_text(api: &Api, doc: Doc, index: c_int) -> Option<String> {
+unsafe fn page_lines(api: &Api, doc: Doc, index: c_int) -> Option<Vec<Line>> {
     // SAFETY: as the function's contract says.
     let page = unsafe { (api.load_page)(doc, index) };
     if page.is_null() {
@@ -228,26 +293,132 @@ unsafe fn page_text(api: &Api, doc: Doc, index: c_int) -> Option<String> {
     }
     // SAFETY: `page` is a valid page handle until closed below.
     let text_page = unsafe { (api.text_load_page)(page) };
-    let text = if text_page.is_null() {
+    let lines = if text_page.is_null() {
         None
     } else {
         // SAFETY: `text_page` is valid until closed below.
-        let chars = unsafe { (api.text_count_chars)(text_page) }.max(0);
-        let mut buf: Vec<c_ushort> = vec![0; chars as usize + 1];
-        let written = if chars > 0 {
-            // SAFETY: `buf` holds `chars + 1` UTF-16 units, room for `chars` characters and the
-            // terminating NUL pdfium writes; the call returns how many units it wrote, NUL
-            // included, and `text_page` is valid.
-            unsafe { (api.text_get_text)(text_page, 0, chars, buf.as_mut_ptr()) }
-        } else {
-            0
-        };
-        let len = (written.max(0) as usize).min(buf.len()).saturating_sub(1);
+        let lines = unsafe { read_lines(api, text_page) };
         // SAFETY: `text_page` is valid and closed once.
         unsafe { (api.text_close_page)(text_page) };
-        Some(String::from_utf16_lossy(&buf[..len]))
+        Some(lines)
     };
     // SAFETY: `page` is valid and closed once, after its text page.
     unsafe { (api.close_page)(page) };
-    text
+    lines
+}
+
+/// # Safety
+/// The caller holds the ENGINE lock and `text_page` is a valid text page.
+unsafe fn read_lines(api: &Api, text_page: TextPage) -> Vec<Line> {
+    // SAFETY: `text_page` is valid (the function's contract).
+    let chars = unsafe { (api.text_count_chars)(text_page) }.max(0);
+    let mut lines = Vec::new();
+    let mut line: Option<Line> = None;
+    // The face of the text object last looked at: characters of one object share a font.
+    let mut face: Option<(*mut c_void, Style)> = None;
+    for i in 0..chars {
+        // SAFETY: `i` is below the page's character count, `text_page` is valid.
+        let code = unsafe { (api.text_get_unicode)(text_page, i) };
+        let Some(c) = char::from_u32(code) else {
+            continue;
+        };
+        if c == '\n' {
+            lines.extend(line.take());
+            continue;
+        }
+        if c == '\r' || (c.is_control() && c != '\t') || c == '\u{feff}' || c == '\u{fffe}' {
+            continue;
+        }
+        let current = line.get_or_insert_with(|| Line {
+            runs: Vec::new(),
+            size: 0.0,
+            baseline: 0.0,
+            left: 0.0,
+        });
+        if c.is_whitespace() {
+            // A space keeps the run it is in (a line's leading space opens a plain one).
+            match current.runs.last_mut() {
+                Some(run) => run.text.push(' '),
+                None => current.runs.push(Run {
+                    text: " ".into(),
+                    style: Style::default(),
+                }),
+            }
+            continue;
+        }
+        // SAFETY: as above.
+        let object = unsafe { (api.text_get_text_object)(text_page, i) };
+        let style = match face {
+            Some((o, style)) if o == object && !object.is_null() => style,
+            _ => {
+                // SAFETY: as above.
+                let style = unsafe { face_of(api, text_page, i) };
+                face = Some((object, style));
+                style
+            }
+        };
+        // SAFETY: as above.
+        let size = unsafe { (api.text_get_font_size)(text_page, i) } as f32;
+        if current.runs.iter().all(|r| r.text.trim().is_empty()) {
+            let (mut x, mut y) = (0.0, 0.0);
+            // SAFETY: as above; the two pointers are to locals that outlive the call.
+            if unsafe { (api.text_get_char_origin)(text_page, i, &mut x, &mut y) } != 0 {
+                current.left = x as f32;
+                current.baseline = y as f32;
+            }
+        }
+        current.size = current.size.max(size);
+        match current.runs.last_mut() {
+            Some(run) if run.style == style || run.text.trim().is_empty() => {
+                run.style = style;
+                run.text.push(c);
+            }
+            _ => current.runs.push(Run {
+                text: c.to_string(),
+                style,
+            }),
+        }
+    }
+    lines.extend(line);
+    lines.retain(|l| !l.text().trim().is_empty());
+    lines
+}
+
+/// The face of character `index`: its font's name, flags and weight.
+///
+/// # Safety
+/// The caller holds the ENGINE lock, `text_page` is valid and `index` one of its characters.
+unsafe fn face_of(api: &Api, text_page: TextPage, index: c_int) -> Style {
+    let mut name = [0u8; 128];
+    let mut flags: c_int = 0;
+    // SAFETY: `name` holds 128 bytes and pdfium writes at most `buflen` of them; `flags` is a
+    // local that outlives the call.
+    let len = unsafe {
+        (api.text_get_font_info)(
+            text_page,
+            index,
+            name.as_mut_ptr().cast(),
+            name.len() as c_ulong,
+            &mut flags,
+        )
+    };
+    let name = if (len as usize) <= name.len() {
+        String::from_utf8_lossy(&name[..(len as usize).saturating_sub(1)]).to_ascii_lowercase()
+    } else {
+        String::new()
+    };
+    // SAFETY: as the function's contract says.
+    let weight = unsafe { (api.text_get_font_weight)(text_page, index) };
+    // The PDF font descriptor's flags: FixedPitch is bit 1, Italic bit 7, ForceBold bit 19.
+    const FIXED_PITCH: c_int = 1;
+    const ITALIC: c_int = 1 << 6;
+    const FORCE_BOLD: c_int = 1 << 18;
+    let named = |words: &[&str]| words.iter().any(|w| name.contains(w));
+    Style {
+        bold: weight >= 600
+            || flags & FORCE_BOLD != 0
+            || named(&["bold", "black", "heavy", "semibold", "demi"]),
+        italic: flags & ITALIC != 0 || named(&["italic", "oblique"]),
+        mono: flags & FIXED_PITCH != 0 || named(&["mono", "courier", "consol", "code"]),
+    }
 }
