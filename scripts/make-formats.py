@@ -18,6 +18,7 @@ import html
 import html.parser
 import json
 import os
+import re
 import sys
 import zipfile
 
@@ -264,7 +265,18 @@ def write_runs(pdf, runs, size, line_height):
             pdf.set_font("DejaVuMono", "", size - 1)
         else:
             pdf.set_font("DejaVu", ("B" if bold else "") + ("I" if italic else ""), size)
-        pdf.write(line_height, text)
+        # Word by word, so a word that does not fit goes to the next line whole (write() would
+        # break it between letters when it starts a run near the margin).
+        for piece in re.findall(r"\S+|\s+", text):
+            at_start = pdf.get_x() <= pdf.l_margin + 0.01
+            if piece.isspace():
+                if not at_start:
+                    pdf.write(line_height, " ")
+                continue
+            room = pdf.w - pdf.r_margin - pdf.get_x() - 2 * pdf.c_margin - 0.5
+            if not at_start and pdf.get_string_width(piece) > room:
+                pdf.ln(line_height)
+            pdf.write(line_height, piece)
     pdf.ln(line_height)
 
 
