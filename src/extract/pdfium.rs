@@ -314,8 +314,8 @@ unsafe fn read_lines(api: &Api, text_page: TextPage) -> Vec<Line> {
     let chars = unsafe { (api.text_count_chars)(text_page) }.max(0);
     let mut lines = Vec::new();
     let mut line: Option<Line> = None;
-    // The face of the text object last looked at: characters of one object share a font.
-    let mut face: Option<(*mut c_void, Style)> = None;
+    // The face and size of the text object last looked at: its characters share both.
+    let mut face: Option<(*mut c_void, Style, f32)> = None;
     for i in 0..chars {
         // SAFETY: `i` is below the page's character count, `text_page` is valid.
         let code = unsafe { (api.text_get_unicode)(text_page, i) };
@@ -348,17 +348,17 @@ unsafe fn read_lines(api: &Api, text_page: TextPage) -> Vec<Line> {
         }
         // SAFETY: as above.
         let object = unsafe { (api.text_get_text_object)(text_page, i) };
-        let style = match face {
-            Some((o, style)) if o == object && !object.is_null() => style,
+        let (style, size) = match face {
+            Some((o, style, size)) if o == object && !object.is_null() => (style, size),
             _ => {
                 // SAFETY: as above.
                 let style = unsafe { face_of(api, text_page, i) };
-                face = Some((object, style));
-                style
+                // SAFETY: as above.
+                let size = unsafe { (api.text_get_font_size)(text_page, i) } as f32;
+                face = Some((object, style, size));
+                (style, size)
             }
         };
-        // SAFETY: as above.
-        let size = unsafe { (api.text_get_font_size)(text_page, i) } as f32;
         if current.runs.iter().all(|r| r.text.trim().is_empty()) {
             let (mut x, mut y) = (0.0, 0.0);
             // SAFETY: as above; the two pointers are to locals that outlive the call.
