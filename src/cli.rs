@@ -148,11 +148,12 @@ enum Command {
         json: bool,
     },
     /// Say what the cache folder holds: the vector cache's size and texts per model, the index
-    /// folders and the stored document layouts; `--prune` removes the cached vectors of texts no
-    /// index uses.
+    /// folders, the stored document layouts and the extracted text; `--prune` removes the cached
+    /// vectors of texts no index uses and extracted text no current extractor reads.
     Cache {
         /// Remove from each model's vector cache the texts no index folder of that model records
-        /// (a model whose indexes do not all record their texts is left whole).
+        /// (a model whose indexes do not all record their texts is left whole), and the extracted
+        /// text of older extractor versions (or damaged entries).
         #[arg(long)]
         prune: bool,
         /// With --prune: count what would be removed and remove nothing.

@@ -139,3 +139,54 @@ fn prune_leaves_a_model_whole_when_an_index_does_not_record_its_texts() {
         "{v}"
     );
 }
+
+/// The extraction cache is listed, and `--prune` removes the entries no extractor reads any
+/// more (an older version's, a damaged one) and keeps the current one, which the next open
+/// reads back.
+#[test]
+fn prune_drops_extracted_text_of_older_extractors_and_damaged_entries() {
+    let cache = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let corpus = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        corpus.path().join("page.html"),
+        "<html><body><h1>Failover</h1><p>Promote the replica, then watch the error rate.</p></body></html>",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let chunks = || {
+        json_of(
+            seamscope(cache.path())
+                .args(["chunks", "--json"])
+                .arg(corpus.path()),
+        )
+    };
+    assert_eq!(chunks()["documents"][0]["extractor"], "html");
+    let extracted = cache.path().join("extracted");
+    let live: Vec<PathBuf> = std::fs::read_dir(&extracted)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(live.len(), 1, "{live:?}");
+    let entry = std::fs::read_to_string(&live[0]).unwrap_or_else(|e| panic!("{e}"));
+    let older = entry.replacen("\"version\":\"", "\"version\":\"0-older+", 1);
+    assert_ne!(older, entry, "the entry names its extractor's version");
+    std::fs::write(extracted.join("0000older.json"), older).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(extracted.join("0000damaged.json"), "{\"format\": 1, \"ext")
+        .unwrap_or_else(|e| panic!("{e}"));
+
+    let v = cache_json(cache.path(), &[]);
+    assert_eq!(v["extracted"]["entries"], 3, "{v}");
+    assert_eq!(v["extracted"]["stale"], 2, "{v}");
+    let dry = cache_json(cache.path(), &["--prune", "--dry-run"]);
+    assert_eq!(dry["extracted"]["removed"], 0, "{dry}");
+    assert!(extracted.join("0000older.json").exists());
+    let pruned = cache_json(cache.path(), &["--prune"]);
+    assert_eq!(pruned["extracted"]["removed"], 2, "{pruned}");
+    assert!(!extracted.join("0000older.json").exists());
+    assert!(!extracted.join("0000damaged.json").exists());
+    assert!(live[0].exists(), "the current extractor's entry stays");
+    let after = cache_json(cache.path(), &[]);
+    assert_eq!(after["extracted"]["entries"], 1, "{after}");
+    assert_eq!(after["extracted"]["stale"], 0, "{after}");
+    assert_eq!(chunks()["documents"][0]["extractor"], "html");
+}

@@ -1,6 +1,9 @@
 //! `seamscope cache`: what the cache folder holds (vectors per model, index folders, stored
-//! layouts), and `--prune` to drop the cached vectors no index uses.
+//! layouts, extracted text), and `--prune` to drop the cached vectors no index uses and the
+//! extracted text no current extractor reads.
 
+use seamscope::extract::Format;
+use seamscope::extract::cache::{CacheSurvey, cache_dir};
 use seamscope::index::usage::{CacheReport, PruneMode, survey};
 use seamscope::text::safe;
 
@@ -8,17 +11,67 @@ use super::GlobalArgs;
 
 /// Survey (and with `prune`, prune) the cache folder of the settings in force.
 pub fn run(global: &GlobalArgs, prune: bool, dry_run: bool, json: bool) -> anyhow::Result<()> {
-    let places = global.settings()?.places();
+    let settings = global.settings()?;
+    let places = settings.places();
     let mode = prune.then_some(if dry_run {
         PruneMode::DryRun
     } else {
         PruneMode::Removed
     });
     let report = survey(&places.cache_dir, mode);
+    // The extractors as they stand read only entries of their own version.
+    let options = settings.load_options();
+    let current: Vec<(String, String)> = Format::ALL
+        .iter()
+        .filter(|f| **f != Format::Text)
+        .filter_map(|f| options.extractor(*f).ok())
+        .map(|x| (x.format().name().to_string(), x.version()))
+        .collect();
+    let extracted = seamscope::extract::cache::survey(
+        &cache_dir(&places.cache_dir),
+        &current,
+        mode == Some(PruneMode::Removed),
+    );
     if json {
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+        let mut value = serde_json::to_value(&report)?;
+        if let Some(map) = value.as_object_mut() {
+            map.insert("extracted".into(), serde_json::to_value(&extracted)?);
+        }
+        outln!("{}", serde_json::to_string_pretty(&value)?)?;
     } else {
         print(&report)?;
+        print_extracted(&extracted, report.prune)?;
+    }
+    Ok(())
+}
+
+fn print_extracted(
+    x: &CacheSurvey,
+    prune: Option<PruneMode>,
+) -> Result<(), crate::cli::out::StdoutError> {
+    outln!(
+        "extracted text  {} file{}, {}{}",
+        x.entries,
+        if x.entries == 1 { "" } else { "s" },
+        mb(x.bytes),
+        if x.stale > 0 {
+            format!(
+                " ({} from older extractors or damaged, {})",
+                x.stale,
+                mb(x.stale_bytes)
+            )
+        } else {
+            String::new()
+        }
+    )?;
+    match prune {
+        Some(PruneMode::DryRun) if x.stale > 0 => {
+            outln!("  prune: would remove {} entries", x.stale)?
+        }
+        Some(PruneMode::Removed) if x.stale > 0 => {
+            outln!("  prune: removed {} of {} entries", x.removed, x.stale)?
+        }
+        _ => {}
     }
     Ok(())
 }

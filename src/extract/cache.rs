@@ -48,6 +48,71 @@ enum Outcome {
     Skip(SkipReason),
 }
 
+/// What the extraction cache holds, and what `--prune` did to it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct CacheSurvey {
+    /// The cache's folder.
+    pub dir: PathBuf,
+    /// Entries (one per file and extractor version).
+    pub entries: usize,
+    /// Their size in bytes.
+    pub bytes: u64,
+    /// Entries no current extractor reads: made by an older extractor or engine, or damaged.
+    pub stale: usize,
+    /// Their size in bytes.
+    pub stale_bytes: u64,
+    /// Stale entries removed (`--prune`; none on a dry run).
+    pub removed: usize,
+}
+
+/// An entry's identity, read without its text.
+#[derive(Deserialize)]
+struct EntryHead {
+    format: u32,
+    extractor: String,
+    version: String,
+}
+
+/// Survey the extraction cache under `dir`: every entry, and those no extractor of `current`
+/// (each format's name and version as they stand) would read; with `remove`, delete those.
+pub fn survey(dir: &Path, current: &[(String, String)], remove: bool) -> CacheSurvey {
+    let mut report = CacheSurvey {
+        dir: dir.to_path_buf(),
+        ..CacheSurvey::default()
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| entries.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    for path in files {
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if !meta.is_file() || path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        report.entries += 1;
+        report.bytes += meta.len();
+        let head: Option<EntryHead> = crate::files::read_named(&path, ENTRY_LIMIT)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+        let live = head.is_some_and(|h| {
+            h.format == ENTRY_FORMAT
+                && current
+                    .iter()
+                    .any(|(name, version)| *name == h.extractor && *version == h.version)
+        });
+        if !live {
+            report.stale += 1;
+            report.stale_bytes += meta.len();
+            if remove && std::fs::remove_file(&path).is_ok() {
+                report.removed += 1;
+            }
+        }
+    }
+    report
+}
+
 /// What a look-up found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CacheState {
