@@ -167,7 +167,7 @@ fn the_board_scores_every_family_reproduces_eval_and_gives_an_honest_verdict() {
                 "--json",
             ]),
     );
-    let eval_rows = eval.as_array().unwrap();
+    let eval_rows = eval["rows"].as_array().unwrap();
     let eval_rate = |label: &str| rate(eval_rows, label);
     assert_eq!(rate(rows, "chunks only"), eval_rate("no overlap"));
     assert_eq!(rate(rows, "Seams k 24 m 2"), eval_rate("Seams k=24"));

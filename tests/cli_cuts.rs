@@ -359,7 +359,7 @@ fn cuts_eval_runs_on_langchain_cuts_and_names_them_the_base() {
             .arg(&cuts)
             .args(["--seam-k", "150", "--json"]),
     );
-    let rows = rows.as_array().unwrap_or_else(|| panic!("rows"));
+    let rows = rows["rows"].as_array().unwrap_or_else(|| panic!("rows"));
     let label = |i: usize| rows[i]["label"].as_str().unwrap_or("").to_string();
     assert_eq!(label(0), "given chunks");
     assert!(rows.iter().any(|r| r["label"] == "Seams k=150"), "{rows:?}");

@@ -208,6 +208,8 @@ fn eval_json_keeps_stdout_one_document_and_reports_progress_on_stderr() {
         })
         .collect();
     std::fs::write(&file, many.join("\n")).unwrap();
+    // A file the corpus leaves out: the JSON document lists it, with its reason.
+    std::fs::write(corpus.path().join("empty.txt"), "").unwrap();
     for extra in [&["--seam-k", "30"][..], &["--sweep-m", "0,2"][..]] {
         let out = seamscope(cache.path())
             .args(["eval", "--chunk-tokens", "120", "--k", "30", "--json"])
@@ -220,9 +222,14 @@ fn eval_json_keeps_stdout_one_document_and_reports_progress_on_stderr() {
         let json: serde_json::Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("stdout is one JSON document ({e}):\n{stderr}"));
         assert!(
-            json.as_array().is_some_and(|rows| rows.len() >= 2),
+            json["rows"].as_array().is_some_and(|rows| rows.len() >= 2),
             "{json}"
         );
+        let skipped = json["skipped"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{json}"));
+        assert_eq!(skipped.len(), 1, "{json}");
+        assert_eq!(skipped[0]["path"], "empty.txt", "{json}");
         let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("eval: ")).collect();
         assert!(
             lines.contains(&"eval: embedding questions: 120/120 (100%)")

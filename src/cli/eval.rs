@@ -359,6 +359,12 @@ fn print_by_tag(rows: &[GridRow]) -> Result<(), crate::cli::out::StdoutError> {
     Ok(())
 }
 
+/// The `--json` document: `{"rows": [...]}`, to which the files the corpus left out are added
+/// as `skipped` ([`crate::cli::out::with_skipped`]).
+fn rows_json<T: serde::Serialize>(rows: &[T]) -> serde_json::Result<String> {
+    serde_json::to_string_pretty(&serde_json::json!({ "rows": rows }))
+}
+
 /// Run the evaluation and print the table (or JSON / CSV).
 pub fn run(
     global: &GlobalArgs,
@@ -400,7 +406,7 @@ pub fn run(
             &mut |p| lines.update(p),
         )?;
         if json {
-            outln!("{}", serde_json::to_string_pretty(&rows)?)?;
+            outln!("{}", rows_json(&rows)?)?;
         } else {
             print_grid(&rows)?;
         }
@@ -430,7 +436,7 @@ pub fn run(
     let rows = name_given_base(rows, &open.layout);
     write_csv(args, &rows)?;
     if json {
-        outln!("{}", serde_json::to_string_pretty(&rows)?)?;
+        outln!("{}", rows_json(&rows)?)?;
         return gate(
             engine.embedder.identity(),
             args,
