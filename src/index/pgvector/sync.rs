@@ -291,36 +291,44 @@ async fn plan_searches(c: &mut super::Connection, count: usize) -> Result<(), Fa
     Ok(())
 }
 
+/// Run `sql` (statements in the simple protocol) within `scale` timeouts; with `on`, only on the
+/// connection of that serial (the one a fill's transaction is on).
+fn batch(
+    client: &PgClient,
+    action: &str,
+    (scale, on): (u32, Option<u64>),
+    sql: String,
+) -> Result<(), PgError> {
+    client.run(action, scale, |c| {
+        Box::pin(async move {
+            if on.is_some_and(|serial| serial != c.serial) {
+                return Err(lost());
+            }
+            c.client.batch_execute(&sql).await.map_err(Failure::from)
+        })
+    })
+}
+
+/// Why a fill stopped when its connection was replaced under it.
+fn lost() -> Failure {
+    Failure::Unexpected("the connection was lost during the fill; nothing of it was kept".into())
+}
+
 /// Create the extension and the tables when absent (under a lock, so two first runs at once
 /// do not race).
 fn ensure_tables(client: &PgClient) -> Result<(), PgError> {
-    client
-        .with_connection(
-            "create the pgvector extension and the langchain_pg tables",
-            |c| {
-                Box::pin(async move {
-                    c.client
-                        .batch_execute(&format!(
-                            "BEGIN; SELECT pg_advisory_xact_lock(5432100777); {TABLES} COMMIT;"
-                        ))
-                        .await
-                        .map_err(Failure::from)
-                })
-            },
-        )
-        .inspect_err(|_| rollback(client))
+    batch(
+        client,
+        "create the pgvector extension and the langchain_pg tables",
+        (1, None),
+        format!("BEGIN; SELECT pg_advisory_xact_lock(5432100777); {TABLES} COMMIT;"),
+    )
+    .inspect_err(|_| rollback(client))
 }
 
 /// End an open transaction, best effort (the error that stopped it is the one reported).
 fn rollback(client: &PgClient) {
-    let _ = client.with_connection("roll back", |c| {
-        Box::pin(async move {
-            c.client
-                .batch_execute("ROLLBACK")
-                .await
-                .map_err(Failure::from)
-        })
-    });
+    let _ = batch(client, "roll back", (1, None), "ROLLBACK".into());
 }
 
 /// A collection as the server describes it: its uuid and metadata (none when it has none).
@@ -474,11 +482,6 @@ fn fill_in_transaction(
         rows,
         total,
     } = plan;
-    let lost = || {
-        Failure::Unexpected(
-            "the connection was lost during the fill; nothing of it was kept".into(),
-        )
-    };
     let owned = name.to_string();
     // The connection the transaction is on: every later step checks it is still that one (a
     // lost connection's transaction is gone, and the next statement would run outside it).
@@ -578,17 +581,11 @@ fn fill_in_transaction(
         index_sql(&uuid, Kind::Chunk, dim),
         index_sql(&uuid, Kind::Seam, dim)
     );
-    client.run(
+    batch(
+        client,
         &format!("build the HNSW indexes of {name}"),
-        INDEX_TIMEOUTS,
-        |c| {
-            Box::pin(async move {
-                if c.serial != serial {
-                    return Err(lost());
-                }
-                c.client.batch_execute(&finish).await.map_err(Failure::from)
-            })
-        },
+        (INDEX_TIMEOUTS, Some(serial)),
+        finish,
     )?;
     let (uuid_done, metadata) = (uuid.clone(), metadata.to_string());
     client.with_connection(&format!("finish filling {name}"), |c| {
@@ -608,14 +605,12 @@ fn fill_in_transaction(
         })
     })?;
     // Fresh statistics, so the planner knows the new rows (best effort).
-    let _ = client.run("analyze langchain_pg_embedding", INDEX_TIMEOUTS, |c| {
-        Box::pin(async move {
-            c.client
-                .batch_execute("ANALYZE langchain_pg_embedding")
-                .await
-                .map_err(Failure::from)
-        })
-    });
+    let _ = batch(
+        client,
+        "analyze langchain_pg_embedding",
+        (INDEX_TIMEOUTS, None),
+        "ANALYZE langchain_pg_embedding".into(),
+    );
     Ok((uuid, replaced))
 }
 
@@ -626,9 +621,12 @@ fn ensure_indexes(client: &PgClient, uuid: &str, dim: usize) -> Result<(), PgErr
         index_sql(uuid, Kind::Chunk, dim),
         index_sql(uuid, Kind::Seam, dim)
     );
-    client.run("build the HNSW indexes", INDEX_TIMEOUTS, |c| {
-        Box::pin(async move { c.client.batch_execute(&sql).await.map_err(Failure::from) })
-    })
+    batch(
+        client,
+        "build the HNSW indexes",
+        (INDEX_TIMEOUTS, None),
+        sql,
+    )
 }
 
 /// Text Postgres can hold: `varchar` and `jsonb` take no NUL.
