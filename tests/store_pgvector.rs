@@ -232,6 +232,21 @@ fn the_pgvector_store_answers_the_sample_questions_as_the_embedded_one_does() {
     proxy.stall.store(false, Ordering::SeqCst);
     let (after, _) = engine.ask(&open, question, &qs).unwrap();
     assert_eq!(before.fill.chunks, after.fill.chunks);
+    // The server goes away under the session: said at once, and the next question connects anew.
+    proxy.cut();
+    let started = Instant::now();
+    let cut = engine.ask(&open, question, &qs).unwrap_err().to_string();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        cut.contains("cannot reach Postgres at") && cut.contains("connection closed"),
+        "{cut}"
+    );
+    let (back, _) = engine.ask(&open, question, &qs).unwrap();
+    assert_eq!(before.fill.chunks, back.fill.chunks);
 
     // The collection removed under the session: the question says what to do, and opening
     // again fills it anew.

@@ -452,3 +452,38 @@ pub fn u32_in(range: RangeInclusive<u32>) -> RangedI64ValueParser<u32> {
 pub fn range_text<T: std::fmt::Display>(range: &RangeInclusive<T>) -> String {
     format!("{} to {}", range.start(), range.end())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_are_read_and_a_bad_one_is_said_with_its_password_masked() {
+        let read = |t: &str| store_choice(t).expect("never fails in clap");
+        assert_eq!(read("embedded"), StoreChoice::Embedded);
+        assert_eq!(
+            read("chroma:http://h:8000"),
+            StoreChoice::Chroma("http://h:8000".into())
+        );
+        for given in [
+            "pgvector:postgresql://u@h:5432/db",
+            "postgresql://u@h:5432/db",
+        ] {
+            assert_eq!(
+                read(given),
+                StoreChoice::Pgvector("postgresql://u@h:5432/db".into()),
+                "{given}"
+            );
+        }
+        for (given, said) in [
+            ("pgvector:", "needs the server's address"),
+            ("chroma", "needs the server's address"),
+            ("mongo:mongodb://u:s3cret@h/db", "unknown store"),
+        ] {
+            let StoreChoice::Invalid(why) = read(given) else {
+                panic!("{given} is not a store");
+            };
+            assert!(why.contains(said) && !why.contains("s3cret"), "{why}");
+        }
+    }
+}

@@ -74,12 +74,15 @@ pub fn fresh_database(tag: &str) -> String {
 }
 
 /// A loopback proxy to the test server's port: forwards every connection until `stall` is set,
-/// then holds what it gets without passing it on (a server that stopped answering).
+/// then holds what it gets without passing it on (a server that stopped answering); `cut`
+/// closes every connection it carries (a server that went away).
 pub struct Proxy {
     /// The proxy's port.
     pub port: u16,
     /// While set, nothing is forwarded.
     pub stall: Arc<AtomicBool>,
+    /// Every socket it has opened or accepted.
+    sockets: Arc<std::sync::Mutex<Vec<TcpStream>>>,
 }
 
 impl Proxy {
@@ -96,11 +99,17 @@ impl Proxy {
         let port = listener.local_addr().unwrap().port();
         let stall = Arc::new(AtomicBool::new(false));
         let flag = Arc::clone(&stall);
+        let sockets = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let held = Arc::clone(&sockets);
         std::thread::spawn(move || {
             for client in listener.incoming().flatten() {
                 let Ok(upstream) = TcpStream::connect(&authority) else {
                     continue;
                 };
+                let mut all = held.lock().unwrap();
+                all.push(client.try_clone().unwrap());
+                all.push(upstream.try_clone().unwrap());
+                drop(all);
                 for (mut from, mut to) in [
                     (client.try_clone().unwrap(), upstream.try_clone().unwrap()),
                     (upstream, client),
@@ -124,6 +133,17 @@ impl Proxy {
                 }
             }
         });
-        Proxy { port, stall }
+        Proxy {
+            port,
+            stall,
+            sockets,
+        }
+    }
+
+    /// Close every connection the proxy carries, both ways.
+    pub fn cut(&self) {
+        for socket in self.sockets.lock().unwrap().drain(..) {
+            let _ = socket.shutdown(std::net::Shutdown::Both);
+        }
     }
 }
