@@ -151,6 +151,9 @@ pub(super) struct Connection {
     pub(super) client: tokio_postgres::Client,
     /// The `hnsw.ef_search` this session has set (0: the server's default).
     pub(super) ef_search: usize,
+    /// Search statements prepared on this connection, by their text: a search is then one
+    /// round trip (bind and execute) instead of two.
+    pub(super) searches: std::collections::HashMap<String, tokio_postgres::Statement>,
     /// Which connection this is (one number per connection opened by this process), so a
     /// transaction spanning several calls finds out when the connection under it was replaced.
     pub(super) serial: u64,
@@ -336,6 +339,7 @@ impl PgClient {
         Ok(Connection {
             client,
             ef_search: 0,
+            searches: std::collections::HashMap::new(),
             serial: CONNECTIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }

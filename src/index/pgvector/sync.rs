@@ -194,7 +194,15 @@ impl DenseCollection for PgCollection {
             .with_connection(&format!("search {}", self.name), |c| {
                 Box::pin(async move {
                     plan_searches(c, count).await?;
-                    let rows = c.client.query(&sql, &[&vector]).await?;
+                    let statement = match c.searches.get(&sql) {
+                        Some(statement) => statement.clone(),
+                        None => {
+                            let statement = c.client.prepare(&sql).await?;
+                            c.searches.insert(sql, statement.clone());
+                            statement
+                        }
+                    };
+                    let rows = c.client.query(&statement, &[&vector]).await?;
                     rows.iter()
                         .map(|row| {
                             let id: String = column(row, 0)?;
