@@ -359,3 +359,80 @@ fn bad_addresses_and_absent_servers_are_clear_errors_with_no_password_shown() {
     );
     assert!(started.elapsed() < Duration::from_secs(60));
 }
+
+#[test]
+fn one_database_holds_one_index_at_a_time_and_never_takes_rows_it_did_not_write() {
+    let url = pg::fresh_database("ids");
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = |name: &str, text: &str| {
+        let folder = dir.path().join(name);
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join("note.txt"), text).unwrap();
+        folder.to_str().unwrap().to_string()
+    };
+    let badges = corpus(
+        "badges",
+        "Badges are renewed every year at the front desk.\n",
+    );
+    let keys = corpus(
+        "keys",
+        "Keys to the archive are signed out at the loading dock.\n",
+    );
+    let cache = dir.path().join("cache");
+    let index = |folder: &str| {
+        synced(&json_clean(&mut run_with(
+            &cache,
+            &url,
+            &["index", folder, "--json"],
+        )))
+    };
+    // A corpus without seams: an empty seam kind verifies too, and the question is answered.
+    let first = index(&badges);
+    assert!(first.1, "{first:?}");
+    assert!(!index(&badges).1, "reopened, nothing written");
+    let answer = json_clean(&mut run_with(
+        &cache,
+        &url,
+        &["query", &badges, "When are badges renewed?", "--json"],
+    ));
+    assert_eq!(answer["trace"]["fill"]["chunks"], serde_json::json!([0]));
+    // Another index's rows take the same ids (chunk-0): filling it replaces the first
+    // collection, saying so, and the first is refilled when it is opened again.
+    let second = index(&keys);
+    assert!(
+        second.1 && second.2.contains(&format!("it replaced {}", first.0)),
+        "{second:?}"
+    );
+    let again = index(&badges);
+    assert!(
+        again.1 && again.2.contains("no such collection"),
+        "{again:?}"
+    );
+    // Rows seamscope did not write holding its ids are never taken.
+    pg::sql(
+        &url,
+        "DELETE FROM langchain_pg_collection WHERE name LIKE 'seamscope-%'; \
+         INSERT INTO langchain_pg_collection (uuid, name, cmetadata) VALUES (gen_random_uuid(), 'team-docs', '{}'); \
+         INSERT INTO langchain_pg_embedding (id, collection_id, embedding, document, cmetadata) \
+           SELECT 'chunk-0', uuid, array_fill(0.1, ARRAY[384])::vector, 'theirs', '{}' \
+           FROM langchain_pg_collection WHERE name = 'team-docs';",
+    );
+    let out = run_with(&cache, &url, &["index", &keys]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("team-docs") && err.contains("not written by seamscope"),
+        "{err}"
+    );
+    let theirs = pg::sql(
+        &url,
+        "SELECT document FROM langchain_pg_embedding WHERE id = 'chunk-0'",
+    );
+    assert_eq!(theirs, vec![vec![Some("theirs".to_string())]]);
+    // The failed fill left nothing behind.
+    let ours = pg::sql(
+        &url,
+        "SELECT count(*) FROM langchain_pg_collection WHERE name LIKE 'seamscope-%'",
+    );
+    assert_eq!(ours, vec![vec![Some("0".to_string())]]);
+}

@@ -45,7 +45,7 @@ pub fn sql(url: &str, sql: &str) -> Vec<Vec<Option<String>>> {
         let messages = client
             .simple_query(sql)
             .await
-            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+            .unwrap_or_else(|e| panic!("{sql}: {e:?}"));
         messages
             .into_iter()
             .filter_map(|m| match m {
