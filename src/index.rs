@@ -9,6 +9,8 @@ pub mod disk;
 pub mod keywords;
 pub mod lineage;
 pub mod manifest;
+pub mod pgvector;
+pub mod remote;
 pub mod report;
 pub mod search;
 mod staging;
@@ -48,6 +50,9 @@ pub enum IndexError {
     /// The Chroma server holding the vectors failed.
     #[error(transparent)]
     Chroma(#[from] chroma::ChromaError),
+    /// The Postgres server holding the vectors failed.
+    #[error(transparent)]
+    Pg(#[from] pgvector::PgError),
     /// The cache folder cannot be written, found before any embedding starts.
     #[error(
         "the cache folder {} cannot be written ({message}); nothing was embedded: choose a writable folder with --cache-dir, SEAMSCOPE_CACHE_DIR or cache_dir in settings.toml",
@@ -91,8 +96,8 @@ pub struct IndexSet {
     pub dir: PathBuf,
     /// What they were built from.
     pub manifest: Manifest,
-    /// Chunk vectors, keyed by chunk id (the embedded usearch index, or a Chroma collection
-    /// after [`IndexSet::attach_chroma`]).
+    /// Chunk vectors, keyed by chunk id (the embedded usearch index, or a server's collection
+    /// after [`IndexSet::attach_chroma`] or [`IndexSet::attach_pgvector`]).
     pub chunk_vectors: Box<dyn DenseCollection>,
     /// Seam vectors, keyed by seam id.
     pub seam_vectors: Box<dyn DenseCollection>,
@@ -118,6 +123,14 @@ pub enum DenseStore {
         url: String,
         /// The chunk and the seam collection.
         collections: [String; 2],
+    },
+    /// One collection of langchain-postgres's tables in Postgres with pgvector, searched
+    /// through its HNSW indexes.
+    Pgvector {
+        /// The server, any password masked.
+        url: String,
+        /// The collection's name.
+        collection: String,
     },
 }
 
@@ -194,11 +207,15 @@ impl IndexSet {
     }
 
     /// How dense search runs, for report lines: `exact`, `approximate (HNSW)`, or
-    /// `HNSW in Chroma at URL` once attached to a server.
+    /// `HNSW in Chroma at URL` or `approximate (pgvector HNSW) in Postgres at URL` once
+    /// attached to a server.
     pub fn dense_search(&self) -> String {
         match &self.store {
             DenseStore::Embedded => self.search_mode.describe().to_string(),
             DenseStore::Chroma { url, .. } => format!("HNSW in Chroma at {url}"),
+            DenseStore::Pgvector { url, .. } => {
+                format!("approximate (pgvector HNSW) in Postgres at {url}")
+            }
         }
     }
 }

@@ -24,6 +24,7 @@ use crate::corpus::{Corpus, CorpusError};
 use crate::embed::install;
 use crate::embed::{EmbedError, EmbedOptions};
 use crate::index::chroma::ChromaClient;
+use crate::index::pgvector::PgClient;
 use crate::index::{
     BuildOptions, BuildProgress, BuildReport, BuildStage, IndexError, IndexSet, open_or_build,
 };
@@ -118,6 +119,9 @@ pub struct Engine {
     /// The Chroma server of `settings.chroma_url` (the address as given, the client), connected
     /// on first use.
     chroma: Option<(String, Arc<ChromaClient>)>,
+    /// The Postgres server of `settings.pg_url` (the address as given, the client), connected on
+    /// first use.
+    pg: Option<(String, Arc<PgClient>)>,
 }
 
 /// A corpus opened under the engine's settings: its layout and indexes.
@@ -445,6 +449,7 @@ impl Engine {
             reranker,
             halves: None,
             chroma: None,
+            pg: None,
         })
     }
 
@@ -499,6 +504,17 @@ impl Engine {
         Ok(client)
     }
 
+    /// The client of the Postgres server at `url`, connecting when it is not the one held.
+    fn pg_client(&mut self, url: &str) -> Result<Arc<PgClient>, EngineError> {
+        if let Some((_, client)) = self.pg.as_ref().filter(|(given, _)| given == url) {
+            return Ok(Arc::clone(client));
+        }
+        let timeout = std::time::Duration::from_secs(self.settings.pg_timeout_secs);
+        let client = Arc::new(PgClient::connect(url, timeout).map_err(IndexError::from)?);
+        self.pg = Some((url.to_string(), Arc::clone(&client)));
+        Ok(client)
+    }
+
     /// Open (or build) the indexes of an already laid-out corpus.
     pub fn index_layout(
         &mut self,
@@ -517,6 +533,10 @@ impl Engine {
             Some(url) => Some(self.chroma_client(&url)?),
             None => None,
         };
+        let pg = match self.settings.pg_url.clone() {
+            Some(url) => Some(self.pg_client(&url)?),
+            None => None,
+        };
         let (mut indexes, mut report) = open_or_build(
             &corpus,
             &layout,
@@ -526,16 +546,23 @@ impl Engine {
             options,
             progress,
         )?;
-        if let Some(client) = chroma {
-            let mut uploaded = |done, total| {
-                progress(BuildProgress {
-                    stage: BuildStage::UploadVectors,
-                    done,
-                    total,
-                });
-            };
-            let sync =
-                indexes.attach_chroma(&client, &self.settings.chroma_prefix, &mut uploaded)?;
+        let mut uploaded = |done, total| {
+            progress(BuildProgress {
+                stage: BuildStage::UploadVectors,
+                done,
+                total,
+            });
+        };
+        let synced = match (chroma, pg) {
+            (Some(client), _) => {
+                Some(indexes.attach_chroma(&client, &self.settings.chroma_prefix, &mut uploaded)?)
+            }
+            (None, Some(client)) => {
+                Some(indexes.attach_pgvector(&client, (&corpus, &layout), &mut uploaded)?)
+            }
+            (None, None) => None,
+        };
+        if let Some(sync) = synced {
             report.store = Some(sync);
             report.search_mode = indexes.search_mode;
         }

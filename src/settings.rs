@@ -90,6 +90,13 @@ pub struct Settings {
     /// Seconds the Chroma server has to accept a connection and to send each part of a reply;
     /// a stalled server fails after this instead of hanging.
     pub chroma_timeout_secs: u64,
+    /// A Postgres server with pgvector (`postgresql://USER@HOST:PORT/DATABASE`) to keep the
+    /// chunk and seam vectors in and run dense search on (its HNSW index); the password comes
+    /// from `SEAMSCOPE_PG_PASSWORD` or `PGPASSWORD`, never from here. None: the embedded store.
+    pub pg_url: Option<String>,
+    /// Seconds the Postgres server has to connect and to answer each statement (building the
+    /// HNSW indexes may take ten times this); a stalled server fails after this.
+    pub pg_timeout_secs: u64,
     /// Which embedder makes the vectors, as `KIND:VALUE` (`fastembed:NAME`, `openai:URL`,
     /// `onnx:DIR`); none: the pinned model (or `model_dir`).
     pub embedder: Option<String>,
@@ -169,6 +176,8 @@ impl Default for Settings {
             chroma_url: None,
             chroma_prefix: "seamscope".to_string(),
             chroma_timeout_secs: DEFAULT_CHROMA_TIMEOUT_SECS,
+            pg_url: None,
+            pg_timeout_secs: DEFAULT_CHROMA_TIMEOUT_SECS,
             embedder: None,
             embed_model: None,
             embed_key_env: None,
@@ -326,6 +335,30 @@ impl Settings {
                     .map(crate::text::mask_credentials)
             ),
             "an http:// or https:// address of a Chroma server, or absent (embedded store)",
+        )?;
+        check(
+            self.pg_url.as_deref().is_none_or(|u| {
+                let u = u.trim();
+                u.starts_with("postgresql://") || u.starts_with("postgres://")
+            }),
+            "pg_url",
+            format!(
+                "{:?}",
+                self.pg_url.as_deref().map(crate::text::mask_password)
+            ),
+            "a postgresql:// address of a Postgres server with pgvector, or absent (embedded store)",
+        )?;
+        check(
+            self.pg_url.is_none() || self.chroma_url.is_none(),
+            "pg_url",
+            "set beside chroma_url",
+            "one vector store at a time: Chroma or Postgres",
+        )?;
+        check(
+            (1..=3600).contains(&self.pg_timeout_secs),
+            "pg_timeout_secs",
+            self.pg_timeout_secs,
+            "1 to 3600 seconds",
         )?;
         check(
             (1..=3600).contains(&self.chroma_timeout_secs),

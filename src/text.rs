@@ -60,6 +60,41 @@ pub fn mask_credentials(url: &str) -> String {
     format!("{}{masked}{}", &url[..scheme_end], &rest[at..])
 }
 
+/// An address as messages show it (a database URL, where a lone user name is no secret): a password in the user part or in a `password=` parameter
+/// replaced by `***` (the user name stays: it is not a secret).
+pub fn mask_password(url: &str) -> String {
+    let given = url;
+    let shown = match given.find("://").map(|i| i + 3) {
+        Some(scheme_end) => {
+            let rest = &given[scheme_end..];
+            let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+            match rest[..authority_end].rfind('@') {
+                Some(at) if rest[..at].contains(':') => mask_credentials(given),
+                _ => given.to_string(),
+            }
+        }
+        None => given.to_string(),
+    };
+    // `?password=…` / `&password=…`, up to the next parameter.
+    let mut out = String::with_capacity(shown.len());
+    let mut rest = shown.as_str();
+    while let Some(at) = rest.find("password=") {
+        let starts_parameter = at > 0 && matches!(rest.as_bytes()[at - 1], b'?' | b'&' | b' ');
+        let value_start = at + "password=".len();
+        out.push_str(&rest[..value_start]);
+        let after = &rest[value_start..];
+        if starts_parameter {
+            let end = after.find(['&', '#', ' ']).unwrap_or(after.len());
+            out.push_str("***");
+            rest = &after[end..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    safe_name(&out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

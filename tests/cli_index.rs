@@ -265,6 +265,11 @@ fn an_empty_place_is_blamed_on_where_it_came_from() {
     for (variable, flag, holds) in [
         ("SEAMSCOPE_CACHE_DIR", "--cache-dir", "a path"),
         ("SEAMSCOPE_CHROMA_URL", "--chroma", "a server address"),
+        (
+            "SEAMSCOPE_STORE",
+            "--store",
+            "a store (embedded, chroma:URL or pgvector:URL)",
+        ),
     ] {
         let out = seamscope(cache.path())
             .env(variable, "")

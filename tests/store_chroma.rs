@@ -105,11 +105,11 @@ fn the_chroma_store_answers_the_sample_questions_as_the_embedded_one_does() {
         "the fills agree wherever no tie moved"
     );
     assert!(bench["max_score_difference"].as_f64().unwrap() < 1e-4);
-    for c in bench["chroma"]["collections"].as_array().unwrap() {
+    for c in bench["store"]["collections"].as_array().unwrap() {
         assert_eq!(c["uploaded"], true, "a fresh prefix is filled: {c}");
         assert!(c["vectors"].as_u64().unwrap() > 10);
     }
-    for store in ["embedded", "chroma_latency"] {
+    for store in ["embedded", "store_latency"] {
         assert!(bench[store]["dense_ms"]["median"].as_f64().unwrap() > 0.0);
     }
 

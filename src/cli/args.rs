@@ -44,6 +44,12 @@ pub struct GlobalArgs {
     /// dense search there; keyword lists stay local (default: the embedded usearch files).
     #[arg(long, global = true, value_name = "URL", env = "SEAMSCOPE_CHROMA_URL")]
     pub(super) chroma: Option<String>,
+    /// Where the chunk and seam vectors are searched: embedded (the usearch files),
+    /// chroma:http://HOST:PORT (as --chroma) or pgvector:postgresql://USER@HOST:PORT/DB
+    /// (Postgres with pgvector, its HNSW index; the password in SEAMSCOPE_PG_PASSWORD or
+    /// PGPASSWORD, never in the address). Keyword lists stay local.
+    #[arg(long, global = true, value_name = "KIND:URL", env = "SEAMSCOPE_STORE", value_parser = store_choice)]
+    pub(super) store: Option<StoreChoice>,
     /// Which embedder makes the vectors: fastembed:NAME (fastembed's catalog; `seamscope
     /// models` lists it), openai:URL (an OpenAI-compatible /v1/embeddings service) or onnx:DIR
     /// (default: the pinned all-MiniLM-L6-v2).
@@ -187,6 +193,28 @@ impl GlobalArgs {
         if let Some(url) = &self.chroma {
             s.chroma_url = Some(url.clone());
         }
+        match &self.store {
+            Some(StoreChoice::Embedded) => {
+                s.chroma_url = None;
+                s.pg_url = None;
+            }
+            Some(StoreChoice::Chroma(url)) => {
+                s.chroma_url = Some(url.clone());
+                s.pg_url = None;
+            }
+            Some(StoreChoice::Pgvector(url)) => {
+                if self.chroma.is_some() {
+                    return Err(UsageError(
+                        "--chroma and --store pgvector: name one vector store".into(),
+                    )
+                    .into());
+                }
+                s.pg_url = Some(url.clone());
+                s.chroma_url = None;
+            }
+            Some(StoreChoice::Invalid(why)) => return Err(UsageError(why.clone()).into()),
+            None => {}
+        }
         self.apply_pipeline(&mut s);
         s.validate().map_err(|e| UsageError(e.to_string()))?;
         Ok(s)
@@ -280,15 +308,61 @@ impl LayoutArgs {
     }
 }
 
+/// The `--store` flag: where dense search runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum StoreChoice {
+    /// The usearch files in the index folder.
+    Embedded,
+    /// A Chroma server at this address.
+    Chroma(String),
+    /// Postgres with pgvector at this address.
+    Pgvector(String),
+    /// Not a store: what is wrong, the address masked.
+    Invalid(String),
+}
+
+/// Parse `--store`: `embedded`, `chroma:URL` or `pgvector:URL` (a bare `postgresql://` address
+/// is pgvector's). It never fails in clap, whose message would echo the value, password and all:
+/// what is wrong is kept and said by [`GlobalArgs::settings`] with the address masked.
+fn store_choice(text: &str) -> Result<StoreChoice, String> {
+    let text = text.trim();
+    if text == "embedded" {
+        return Ok(StoreChoice::Embedded);
+    }
+    if text.starts_with("postgresql://") || text.starts_with("postgres://") {
+        return Ok(StoreChoice::Pgvector(text.to_string()));
+    }
+    let (kind, url) = text.split_once(':').unwrap_or((text, ""));
+    let url = url.trim();
+    Ok(match kind {
+        "chroma" if !url.is_empty() => StoreChoice::Chroma(url.to_string()),
+        "pgvector" if !url.is_empty() => StoreChoice::Pgvector(url.to_string()),
+        "chroma" => StoreChoice::Invalid(
+            "--store chroma: needs the server's address, as chroma:http://HOST:PORT".into(),
+        ),
+        "pgvector" => StoreChoice::Invalid(
+            "--store pgvector: needs the server's address, as pgvector:postgresql://USER@HOST:PORT/DATABASE".into(),
+        ),
+        _ => StoreChoice::Invalid(format!(
+            "--store {}: unknown store; give embedded, chroma:http://HOST:PORT or pgvector:postgresql://USER@HOST:PORT/DATABASE",
+            seamscope::text::mask_password(text)
+        )),
+    })
+}
+
 /// Environment variables that name places, with what each should hold. Set but empty, they are
 /// an error that names the variable: clap would otherwise blame the matching flag, which the user
 /// never typed.
-const PLACE_VARIABLES: [(&str, &str); 9] = [
+const PLACE_VARIABLES: [(&str, &str); 10] = [
     ("SEAMSCOPE_CACHE_DIR", "a path"),
     ("SEAMSCOPE_CUTS", "a path"),
     (
         "SEAMSCOPE_CHROMA_URL",
         "a server address (http://HOST:PORT)",
+    ),
+    (
+        "SEAMSCOPE_STORE",
+        "a store (embedded, chroma:URL or pgvector:URL)",
     ),
     ("SEAMSCOPE_DATA_DIR", "a path"),
     ("SEAMSCOPE_MODEL_DIR", "a path"),
@@ -377,4 +451,39 @@ pub fn u32_in(range: RangeInclusive<u32>) -> RangedI64ValueParser<u32> {
 /// "0 to 10000": a range as help text shows it.
 pub fn range_text<T: std::fmt::Display>(range: &RangeInclusive<T>) -> String {
     format!("{} to {}", range.start(), range.end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stores_are_read_and_a_bad_one_is_said_with_its_password_masked() {
+        let read = |t: &str| store_choice(t).expect("never fails in clap");
+        assert_eq!(read("embedded"), StoreChoice::Embedded);
+        assert_eq!(
+            read("chroma:http://h:8000"),
+            StoreChoice::Chroma("http://h:8000".into())
+        );
+        for given in [
+            "pgvector:postgresql://u@h:5432/db",
+            "postgresql://u@h:5432/db",
+        ] {
+            assert_eq!(
+                read(given),
+                StoreChoice::Pgvector("postgresql://u@h:5432/db".into()),
+                "{given}"
+            );
+        }
+        for (given, said) in [
+            ("pgvector:", "needs the server's address"),
+            ("chroma", "needs the server's address"),
+            ("mongo:mongodb://u:s3cret@h/db", "unknown store"),
+        ] {
+            let StoreChoice::Invalid(why) = read(given) else {
+                panic!("{given} is not a store");
+            };
+            assert!(why.contains(said) && !why.contains("s3cret"), "{why}");
+        }
+    }
 }

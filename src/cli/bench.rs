@@ -23,8 +23,9 @@ pub enum BenchKind {
     /// What grows how: cold index time, tokens/s, peak memory, index size, warm reopen, k change,
     /// query latency and HNSW recall on 1x, 4x, 16x varied copies of the corpus.
     Scale,
-    /// Every question over the embedded store and over the Chroma server given by `--chroma`:
-    /// whether rankings, fire decisions and fills agree, and each store's latency per query.
+    /// Every question over the embedded store and over the server given by `--store` (Chroma
+    /// or pgvector) or `--chroma`: whether rankings, fire decisions and fills agree, the
+    /// server's dense recall, and each store's latency per query.
     Store,
 }
 

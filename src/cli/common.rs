@@ -92,7 +92,7 @@ impl BuildBar {
                 BuildStage::EmbedChunks => "embed chunks",
                 BuildStage::EmbedSeams => "embed seams",
                 BuildStage::WriteIndexes => "write indexes",
-                BuildStage::UploadVectors => "fill Chroma",
+                BuildStage::UploadVectors => "fill the store",
             });
             self.bar.set_position(0);
         }

@@ -42,7 +42,7 @@ pub struct IndexSummary {
     /// model.
     #[serde(skip_serializing_if = "Option::is_none")]
     service: Option<ServiceCounters>,
-    /// How dense search runs: exact, approximate (HNSW), or HNSW in Chroma at a URL.
+    /// How dense search runs: exact, approximate (HNSW), or HNSW in Chroma or Postgres at a URL.
     dense_search: String,
     build: BuildReport,
 }
@@ -131,7 +131,7 @@ impl IndexSummary {
         Ok(())
     }
 
-    /// The Chroma collections, when the vectors live there.
+    /// The server's collections, when the vectors live there.
     fn print_store(&self) -> Result<(), crate::cli::out::StdoutError> {
         let r = &self.build;
         if let Some(store) = &r.store {
@@ -141,7 +141,8 @@ impl IndexSummary {
                     None => "reused: it already held exactly these vectors".to_string(),
                 };
                 outln!(
-                    "chroma     {} · {} vectors · {what}",
+                    "{:<10} {} · {} vectors · {what}",
+                    store.kind.label(),
                     seamscope::text::safe_name(&c.name),
                     c.vectors
                 )?;

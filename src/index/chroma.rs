@@ -17,7 +17,8 @@ use serde_json::{Value, json};
 
 mod sync;
 
-pub use sync::{ChromaCollection, CollectionSync, StoreSync, collection_names};
+pub use super::remote::{CollectionSync, StoreSync};
+pub use sync::{ChromaCollection, collection_names};
 
 /// Tenant and database the collections live in (Chroma's defaults).
 const TENANT: &str = "default_tenant";
@@ -25,12 +26,6 @@ const DATABASE: &str = "default_database";
 
 /// Records sent per `add` request, at most (the server's own limit may be lower).
 const UPLOAD_BATCH: usize = 1000;
-
-/// Stored vectors compared with the local ones before a collection is reused.
-const SPOT_CHECKS: usize = 8;
-
-/// Largest difference allowed between a stored and a local vector component.
-const SPOT_TOLERANCE: f32 = 1e-6;
 
 /// Version of the collections' layout (ids, metadata); bump when it changes.
 const LAYOUT_VERSION: i64 = 1;

@@ -24,7 +24,7 @@ pub enum BuildStage {
     EmbedSeams,
     /// Writing vector and keyword indexes.
     WriteIndexes,
-    /// Checking and filling the collections of a vector database server (Chroma).
+    /// Checking and filling the collections of a vector database server (Chroma, Postgres).
     UploadVectors,
 }
 
@@ -36,7 +36,7 @@ impl BuildStage {
             BuildStage::EmbedChunks => "embedding chunks",
             BuildStage::EmbedSeams => "embedding seams",
             BuildStage::WriteIndexes => "writing indexes",
-            BuildStage::UploadVectors => "filling Chroma",
+            BuildStage::UploadVectors => "filling the vector store",
         }
     }
 }

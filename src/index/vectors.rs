@@ -74,6 +74,12 @@ pub trait DenseCollection: std::fmt::Debug + Send + Sync {
 
     /// The stored vectors of `ids`, in id order.
     fn vectors(&self, ids: Range<u32>) -> Result<Vec<Vec<f32>>, super::IndexError>;
+
+    /// How a server would run the search of `count` nearest to `query`, in its own words (a
+    /// database's query plan), where it can say; `None` for a store without a planner.
+    fn explain(&self, _query: &[f32], _count: usize) -> Result<Option<String>, super::IndexError> {
+        Ok(None)
+    }
 }
 
 /// Cosine-distance vectors keyed `0..n`.

@@ -5,10 +5,12 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
-use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{ChromaClient, CollectionInfo, LAYOUT_VERSION, SPOT_CHECKS, SPOT_TOLERANCE};
+use super::{ChromaClient, CollectionInfo, LAYOUT_VERSION};
+use crate::index::remote::{
+    CollectionSync, RemoteKind, StoreSync, batches, fingerprint, spot_ids, spot_mismatch,
+};
 use crate::index::vectors::{DenseCollection, SearchMode};
 use crate::index::{DenseStore, IndexError, IndexSet};
 use crate::settings::check_chroma_prefix;
@@ -67,70 +69,6 @@ impl DenseCollection for ChromaCollection {
     }
 }
 
-/// What attaching one collection did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CollectionSync {
-    /// The collection's name on the server.
-    pub name: String,
-    /// Vectors it holds.
-    pub vectors: usize,
-    /// Whether they were uploaded now (false: the stored collection verified and was reused).
-    pub uploaded: bool,
-    /// Why it was (re)filled, when it was.
-    pub reason: Option<String>,
-}
-
-/// What attaching an index to a Chroma server did.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StoreSync {
-    /// The server.
-    pub url: String,
-    /// Chunks, then seams.
-    pub collections: Vec<CollectionSync>,
-    /// Seconds spent checking and uploading.
-    pub seconds: f64,
-}
-
-/// The id ranges `0..n` is read in, `batch` ids at a time.
-fn batches(n: usize, batch: usize) -> impl Iterator<Item = Range<u32>> {
-    let batch = batch.max(1);
-    (0..n)
-        .step_by(batch)
-        .map(move |start| start as u32..(start + batch).min(n) as u32)
-}
-
-/// A fingerprint of a collection's vectors in id order, read a batch at a time: what a stored
-/// collection is checked against.
-fn fingerprint(
-    dim: usize,
-    local: &dyn DenseCollection,
-    batch: usize,
-) -> Result<String, IndexError> {
-    let mut h = blake3::Hasher::new();
-    h.update(&(dim as u64).to_le_bytes());
-    h.update(&(local.len() as u64).to_le_bytes());
-    for ids in batches(local.len(), batch) {
-        for v in local.vectors(ids)? {
-            for x in v {
-                h.update(&x.to_le_bytes());
-            }
-        }
-    }
-    Ok(h.finalize().to_hex()[..32].to_string())
-}
-
-/// Ids spread over `0..n` for a spot check: the first, the last and some between.
-fn spot_ids(n: usize) -> Vec<u32> {
-    if n == 0 {
-        return Vec::new();
-    }
-    let mut ids: Vec<u32> = (0..SPOT_CHECKS)
-        .map(|i| (i * (n - 1) / (SPOT_CHECKS - 1).max(1)) as u32)
-        .collect();
-    ids.dedup();
-    ids
-}
-
 /// Why a stored collection cannot be reused as it holds `local`'s vectors, or `None` when it can.
 fn stale_because(
     client: &ChromaClient,
@@ -154,24 +92,7 @@ fn stale_because(
     }
     let ids = spot_ids(local.len());
     let stored = client.stored_vectors(&found.id, name, &ids)?;
-    if stored.len() != ids.len() {
-        return Ok(Some("some records are missing".to_string()));
-    }
-    for (id, v) in stored {
-        let mine = local.vectors(id..id + 1)?;
-        let same = mine.first().is_some_and(|m| {
-            v.len() == m.len()
-                && v.iter()
-                    .zip(m)
-                    .all(|(a, b)| (a - b).abs() <= SPOT_TOLERANCE)
-        });
-        if !same {
-            return Ok(Some(format!(
-                "its stored vector {id} differs from the index's"
-            )));
-        }
-    }
-    Ok(None)
+    spot_mismatch(&ids, &stored, local, "vector")
 }
 
 /// Put `local`'s vectors (ids `0..n`) into the collection `name`, reusing a stored one that
@@ -190,7 +111,7 @@ fn sync_collection(
     expected.insert("seamscope_count".into(), json!(n as i64));
     expected.insert(
         "seamscope_vectors".into(),
-        json!(fingerprint(dim, local, batch)?),
+        json!(fingerprint(dim, &[local], batch)?),
     );
     let stale = match client.get_collection(name)? {
         Some(found) => match stale_because(client, (name, &found), &expected, local)? {
@@ -261,21 +182,7 @@ impl IndexSet {
             path: self.dir.clone(),
             message,
         })?;
-        if !self.dense_ready() {
-            return Err(IndexError::Io {
-                path: self.dir.clone(),
-                message: "the vectors are not embedded yet; nothing to put in Chroma".into(),
-            });
-        }
-        let key = self
-            .dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .filter(|k| !k.is_empty())
-            .ok_or_else(|| IndexError::Io {
-                path: self.dir.clone(),
-                message: "an index held only in memory has no key to name its collections".into(),
-            })?;
+        let key = self.remote_key("Chroma")?;
         let [chunk_name, seam_name] = collection_names(prefix, &key);
         let dim = self.manifest.dim;
         let total = self.chunk_vectors.len() + self.seam_vectors.len();
@@ -301,6 +208,7 @@ impl IndexSet {
             collections: [chunk_name, seam_name],
         };
         Ok(StoreSync {
+            kind: RemoteKind::Chroma,
             url: client.url.clone(),
             collections: vec![chunk_sync, seam_sync],
             seconds: started.elapsed().as_secs_f64(),
@@ -318,27 +226,5 @@ mod tests {
             collection_names("p", "abc"),
             ["p-abc-chunks".to_string(), "p-abc-seams".to_string()]
         );
-    }
-
-    #[test]
-    fn spot_checks_cover_both_ends() {
-        assert_eq!(spot_ids(0), Vec::<u32>::new());
-        assert_eq!(spot_ids(1), vec![0]);
-        let ids = spot_ids(100);
-        assert_eq!((ids[0], *ids.last().unwrap()), (0, 99));
-        assert_eq!(ids.len(), SPOT_CHECKS);
-    }
-
-    #[test]
-    fn the_fingerprint_follows_every_component() {
-        let a = vec![vec![0.1, 0.2], vec![0.3, 0.4]];
-        let mut b = a.clone();
-        b[1][1] = 0.400_001;
-        let of = |v: &[Vec<f32>], batch| {
-            let index = crate::index::vectors::VectorIndex::build(2, v).unwrap();
-            fingerprint(2, &index, batch).unwrap()
-        };
-        assert_ne!(of(&a, 1), of(&b, 1));
-        assert_eq!(of(&a, 1), of(&a.clone(), 2), "the same however it is read");
     }
 }

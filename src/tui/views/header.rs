@@ -26,6 +26,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         let mode = match (&open.indexes.store, open.indexes.search_mode) {
             (_, SearchMode::Pending) => "dense pending: keyword search only",
             (DenseStore::Chroma { .. }, _) => "dense search in Chroma (HNSW)",
+            (DenseStore::Pgvector { .. }, _) => {
+                "approximate dense search in Postgres (pgvector HNSW)"
+            }
             (_, SearchMode::Exact) => "exact dense search",
             (_, SearchMode::Approximate) => "approximate dense search (HNSW)",
         };

@@ -344,6 +344,17 @@ fn tui_the_header_says_when_dense_search_runs_in_chroma() {
     };
     let line = top(&mut f);
     assert!(line.contains("dense search in Chroma (HNSW)"), "{line}");
+    let shown = f.app.shown.as_mut().expect("a corpus is shown");
+    let open = Arc::get_mut(&mut shown.open).expect("the fixture holds the only copy");
+    open.indexes.store = seamscope::index::DenseStore::Pgvector {
+        url: "postgresql://u@127.0.0.1:5432/db".into(),
+        collection: "seamscope-x".into(),
+    };
+    let line = top(&mut f);
+    assert!(
+        line.contains("approximate dense search in Postgres (pgvector HNSW)"),
+        "{line}"
+    );
 }
 
 #[test]
