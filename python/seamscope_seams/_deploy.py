@@ -101,10 +101,12 @@ def chunk_records(bundle: Bundle) -> List[Record]:
 
 
 def _seam_document_span(bundle: Bundle, seam: Mapping[str, Any]) -> Tuple[str, int, int]:
-    left, right = bundle.chunks[seam["left"]], bundle.chunks[seam["right"]]
-    start = seam.get("start", left["start"])
-    end = seam.get("end", right["end"])
-    return seam.get("doc", left["doc"]), int(start), int(end)
+    """A seam's document and byte span (the seam window), as the bundle records them."""
+    if all(key in seam for key in ("doc", "start", "end")):
+        return seam["doc"], int(seam["start"]), int(seam["end"])
+    chunks = {c["id"]: c for c in bundle.chunks}
+    left, right = chunks[seam["left"]], chunks[seam["right"]]
+    return left["doc"], int(seam.get("start", left["start"])), int(seam.get("end", right["end"]))
 
 
 def seam_records(
@@ -346,10 +348,16 @@ def run(
         k=settings["k"],
         side_drop=settings["side_drop"],
     )
+    # Each hit's record as the store returned it, to give back: the dense searches' first (a
+    # keyword retriever's document may carry no text), then a keyword hit's if it has text.
     payloads: Dict[Tuple[str, int], Any] = {}
-    for group in (dense, keyword_chunks or [], keyword_seams or [], chunks_only_dense or []):
+    for group in (dense, chunks_only_dense or []):
         for h in group:
             if h.payload is not None:
+                payloads.setdefault((h.kind, h.id), h.payload)
+    for group in (keyword_chunks or [], keyword_seams or []):
+        for h in group:
+            if h.payload is not None and _text_of(h.payload):
                 payloads.setdefault((h.kind, h.id), h.payload)
     retrieval = (trace.get("without_seams") or {}).get("retrieval")
     return Outcome(
@@ -358,6 +366,13 @@ def run(
         chunks_only=None if not retrieval else context_metadata(retrieval),
         payloads=payloads,
     )
+
+
+def _text_of(payload: Any) -> str:
+    text = getattr(payload, "page_content", None)
+    if text is None and hasattr(payload, "get_content"):
+        text = payload.get_content()
+    return text or ""
 
 
 def context_metadata(trace: Mapping[str, Any]) -> List[Tuple[int, Dict[str, Any]]]:

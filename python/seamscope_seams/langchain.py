@@ -65,6 +65,12 @@ _BATCH = 500
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="seams-store")
 
 
+async def _in_pool(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` in the store pool: not the loop's default executor, which ``asyncio.run``
+    waits for at exit, so a store call abandoned at its timeout cannot hold the caller."""
+    return await asyncio.get_running_loop().run_in_executor(_POOL, fn, *args)
+
+
 # ---------------------------------------------------------------------------------------------
 # Store adapters
 
@@ -126,7 +132,7 @@ class _Adapter:
     async def asearch(self, vector: List[float], k: int, kind: Optional[str]) -> List[Document]:
         method = getattr(self.store, "asimilarity_search_with_score_by_vector", None)
         if method is None:
-            return await asyncio.to_thread(self.search, vector, k, kind)
+            return await _in_pool(self.search, vector, k, kind)
         kwargs = self.filter_kwargs(kind) if kind else {}
         pairs = await method(vector, k=k, **kwargs)
         return [doc for doc, _ in pairs]
@@ -184,7 +190,7 @@ class _PGVector(_Adapter):
 
     async def asearch(self, vector: List[float], k: int, kind: Optional[str]) -> List[Document]:
         if getattr(self.store, "_async_engine", None) is None:  # a sync engine: its own thread
-            return await asyncio.to_thread(self.search, vector, k, kind)
+            return await _in_pool(self.search, vector, k, kind)
         return await super().asearch(vector, k, kind)
 
 
@@ -232,7 +238,7 @@ class _Chroma(_Adapter):
         return [doc for doc, _ in pairs]
 
     async def asearch(self, vector: List[float], k: int, kind: Optional[str]) -> List[Document]:
-        return await asyncio.to_thread(self.search, vector, k, kind)
+        return await _in_pool(self.search, vector, k, kind)
 
 
 class _Milvus(_Adapter):
@@ -551,7 +557,7 @@ class SeamsRetriever(BaseRetriever):
         except concurrent.futures.TimeoutError:
             future.cancel()
             raise StoreUnavailableError(
-                f"the store did not answer within {self.timeout} s ({getattr(fn, '__qualname__', fn)})"
+                f"the store did not answer within {self.timeout:g} s ({getattr(fn, '__qualname__', fn)})"
             ) from None
         except SeamsStoreError:
             raise
@@ -562,7 +568,7 @@ class SeamsRetriever(BaseRetriever):
         try:
             return await asyncio.wait_for(coro, timeout=self.timeout)
         except asyncio.TimeoutError:
-            raise StoreUnavailableError(f"the store did not answer within {self.timeout} s") from None
+            raise StoreUnavailableError(f"the store did not answer within {self.timeout:g} s") from None
         except SeamsStoreError:
             raise
         except Exception as e:
@@ -749,7 +755,7 @@ class SeamsRetriever(BaseRetriever):
             outcome = self._combine(query, q, None, a, b, kw_chunks, kw_seams)
         unseen = self._unseen(outcome)
         fetched = (
-            await self._acall(asyncio.to_thread(self._adapter.get, unseen)) if unseen else {}
+            await self._acall(_in_pool(self._adapter.get, unseen)) if unseen else {}
         )
         return self._documents(outcome, fetched)
 

@@ -58,6 +58,12 @@ _BATCH = 500
 _POOL = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="seams-store")
 
 
+async def _in_pool(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` in the store pool: not the loop's default executor, which ``asyncio.run``
+    waits for at exit, so a store call abandoned at its timeout cannot hold the caller."""
+    return await asyncio.get_running_loop().run_in_executor(_POOL, fn, *args)
+
+
 def _vector_store(store_or_index: Any) -> Any:
     return getattr(store_or_index, "vector_store", store_or_index)
 
@@ -164,7 +170,7 @@ class _Chroma(_Adapter):
         super().write(records)
 
     async def asearch(self, vector: List[float], k: int, kind: Optional[str]) -> List[Any]:
-        return await asyncio.to_thread(self.search, vector, k, kind)
+        return await _in_pool(self.search, vector, k, kind)
 
 
 def _adapter(store: Any) -> _Adapter:
@@ -356,7 +362,7 @@ class SeamsRetriever(BaseRetriever):
             return future.result(timeout=self.timeout)
         except concurrent.futures.TimeoutError:
             future.cancel()
-            raise StoreUnavailableError(f"the store did not answer within {self.timeout} s") from None
+            raise StoreUnavailableError(f"the store did not answer within {self.timeout:g} s") from None
         except SeamsStoreError:
             raise
         except Exception as e:
@@ -366,7 +372,7 @@ class SeamsRetriever(BaseRetriever):
         try:
             return await asyncio.wait_for(coro, timeout=self.timeout)
         except asyncio.TimeoutError:
-            raise StoreUnavailableError(f"the store did not answer within {self.timeout} s") from None
+            raise StoreUnavailableError(f"the store did not answer within {self.timeout:g} s") from None
         except SeamsStoreError:
             raise
         except Exception as e:

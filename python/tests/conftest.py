@@ -75,7 +75,17 @@ def all_reports(seamscope, bundle_dir):
     report's trace (its keyword lists, its fill) and the question vector seamscope embedded."""
     with open(SAMPLE / "questions.jsonl", encoding="utf-8") as f:
         rows = [json.loads(line) for line in f if line.strip()]
+    # SEAMSCOPE_TEST_REPORTS_CACHE (for working on the tests by hand, never set by scripts/test):
+    # a file of these reports from an earlier run, read instead of asking the binary again.
+    cache = os.environ.get("SEAMSCOPE_TEST_REPORTS_CACHE")
+    if cache and os.path.exists(cache):
+        with open(cache, encoding="utf-8") as f:
+            return json.load(f)
     # Two at a time: each call spends most of its time loading the index and the model.
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         out = pool.map(lambda row: seamscope("query", str(SAMPLE), row["question"], "--json"), rows)
-        return [json.loads(text) for text in out]
+        reports = [json.loads(text) for text in out]
+    if cache:
+        with open(cache, "w", encoding="utf-8") as f:
+            json.dump(reports, f)
+    return reports

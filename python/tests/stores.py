@@ -102,7 +102,7 @@ def expected(report) -> Dict[str, Any]:
 def compare(retriever, reports, label: str, check_chunks_only: bool = True) -> Dict[str, Any]:
     """Every question through the retriever against seamscope's trace: differing fills (and
     chunks-only fills), the dense list's recall against seamscope's exact one, ms per query."""
-    differing, differing_only, recalls, ms = [], [], [], []
+    differing, differing_only, recalls, ms, lengths = [], [], [], [], []
     for report in reports:
         question = report["trace"]["input"]["question"]
         want = expected(report)
@@ -119,6 +119,7 @@ def compare(retriever, reports, label: str, check_chunks_only: bool = True) -> D
         (dense,) = [x for x in result.trace["input"]["ranking"]["lists"] if x["source"] == "dense"]
         ours = {(next(iter(h["entry"])), next(iter(h["entry"].values()))) for h in dense["hits"]}
         recalls.append(len(ours & set(want["dense"])) / len(want["dense"]))
+        lengths.append(len(dense["hits"]))
         for doc in result.documents:
             assert doc.metadata["kind"] == "chunk"
             assert doc.page_content, (question, doc.metadata["id"])
@@ -130,6 +131,7 @@ def compare(retriever, reports, label: str, check_chunks_only: bool = True) -> D
         "differing_chunks_only_fills": len(differing_only),
         "mean_dense_recall": round(sum(recalls) / len(recalls), 4),
         "min_dense_recall": round(min(recalls), 4),
+        "max_dense_hits": max(lengths),
         "ms_per_query_median": round(ms[len(ms) // 2], 2),
         "ms_per_query_p90": round(ms[int(len(ms) * 0.9)], 2),
     }
