@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
+import time
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from langchain_core.callbacks import (
@@ -294,9 +295,6 @@ class _Milvus(_Adapter):
     def filter_kwargs(self, kind: str) -> Dict[str, Any]:
         return {"expr": f'kind == "{kind}"'}
 
-    def search(self, vector: List[float], k: int, kind: Optional[str]) -> List[Document]:
-        docs = super().search(vector, k, kind)
-        return docs
 
 
 def _adapter(store: VectorStore) -> _Adapter:
@@ -418,6 +416,9 @@ class SeamsResult:
         self.documents = documents
         self.chunks_only = chunks_only
         self.trace = trace
+        #: Seconds spent: ``embed`` (the question), ``store`` (dense searches, keyword
+        #: retrievers, read-backs), ``seams`` (fusion, fire test, fill: the Rust stage).
+        self.timings: Dict[str, float] = {}
 
     def __repr__(self) -> str:
         return (
@@ -481,7 +482,8 @@ class SeamsRetriever(BaseRetriever):
         ``embeddings`` embeds the question (default: the store's own); it must be the bundle's
         model. ``seam_store``: the seams in a store of their own (``vectorstore`` then holds the
         chunks). ``chunk_ids``: bundle chunk id -> your row id, when the chunks are your own rows
-        (what :func:`add_seams` returned). ``identity``: for a store without a known place for
+        (what :func:`add_seams` returned; those rows carry no ``kind`` to filter on, so with
+        one store the chunks-only baseline is off). ``identity``: for a store without a known place for
         it, the identity you vouch for. ``settings``: ``m``, ``budget``, ``depth``, ``rrf_c``,
         ``side_drop`` (``k`` only as the bundle's). ``timeout``: seconds one store call may take
         before :class:`StoreUnavailableError`. ``verify`` checks at once that the store holds
@@ -705,7 +707,9 @@ class SeamsRetriever(BaseRetriever):
     def retrieve(self, query: str) -> SeamsResult:
         """The Seams fill for ``query`` with the chunks-only result and the trace."""
         depth = int(self.settings["depth"])
+        t0 = time.perf_counter()
         vector = self._call(self.embeddings.embed_query, self._prefixed(query))
+        t1 = time.perf_counter()
         q = self._query_vector(vector)
         vec = [float(x) for x in vector]
         both = chunk_docs = seam_docs = None
@@ -718,10 +722,14 @@ class SeamsRetriever(BaseRetriever):
             seam_docs = self._call(self._seam_adapter.search, vec, depth, None)
         kw_chunks = None if self.keyword_chunks is None else self._call(self.keyword_chunks.invoke, query)
         kw_seams = None if self.keyword_seams is None else self._call(self.keyword_seams.invoke, query)
+        t2 = time.perf_counter()
         outcome = self._combine(query, q, both, chunk_docs, seam_docs, kw_chunks, kw_seams)
+        t3 = time.perf_counter()
         unseen = self._unseen(outcome)
         fetched = self._call(self._adapter.get, unseen) if unseen else {}
-        return self._documents(outcome, fetched)
+        result = self._documents(outcome, fetched)
+        result.timings = {"embed": t1 - t0, "store": t2 - t1 + time.perf_counter() - t3, "seams": t3 - t2}
+        return result
 
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun

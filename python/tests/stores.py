@@ -102,13 +102,17 @@ def expected(report) -> Dict[str, Any]:
 def compare(retriever, reports, label: str, check_chunks_only: bool = True) -> Dict[str, Any]:
     """Every question through the retriever against seamscope's trace: differing fills (and
     chunks-only fills), the dense list's recall against seamscope's exact one, ms per query."""
-    differing, differing_only, recalls, ms, lengths = [], [], [], [], []
+    differing, differing_only, recalls, ms, lengths, store_ms, seams_ms = [], [], [], [], [], [], []
     for report in reports:
         question = report["trace"]["input"]["question"]
         want = expected(report)
         start = time.perf_counter()
         result = retriever.retrieve(question)
         ms.append((time.perf_counter() - start) * 1000)
+        timings = getattr(result, "timings", None) or {}
+        if timings:
+            store_ms.append(timings["store"] * 1000)
+            seams_ms.append(timings["seams"] * 1000)
         got = [doc.metadata["id"] for doc in result.documents]
         if got != want["fill"]:
             differing.append((question, got, want["fill"]))
@@ -124,6 +128,8 @@ def compare(retriever, reports, label: str, check_chunks_only: bool = True) -> D
             assert doc.metadata["kind"] == "chunk"
             assert doc.page_content, (question, doc.metadata["id"])
     ms.sort()
+    store_ms.sort()
+    seams_ms.sort()
     numbers = {
         "store": label,
         "questions": len(reports),
@@ -135,6 +141,9 @@ def compare(retriever, reports, label: str, check_chunks_only: bool = True) -> D
         "ms_per_query_median": round(ms[len(ms) // 2], 2),
         "ms_per_query_p90": round(ms[int(len(ms) * 0.9)], 2),
     }
+    if store_ms:  # the store's share (searches, read-backs) and the Seams stage's
+        numbers["store_ms_median"] = round(store_ms[len(store_ms) // 2], 2)
+        numbers["seams_stage_ms_median"] = round(seams_ms[len(seams_ms) // 2], 2)
     record(**numbers)
     numbers["differing"] = differing
     return numbers
