@@ -334,18 +334,31 @@ def _check_writable(adapter: _Adapter, bundle: Bundle) -> None:
             )
 
 
-def add_bundle(store: VectorStore, bundle: Bundle) -> Dict[str, int]:
+def add_bundle(
+    store: VectorStore, bundle: Bundle, *, seam_store: Optional[VectorStore] = None
+) -> Dict[str, int]:
     """Write ``bundle``'s chunks and seams into ``store`` with their own vectors, ids
-    (``chunk-<N>``, ``seam-<N>``) and metadata, and record its identity. Re-running it is
+    (``chunk-<N>``, ``seam-<N>``) and metadata, and record its identity. With ``seam_store`` the
+    seams go there and the chunks into ``store`` (both record the identity). Re-running it is
     idempotent (same ids: upserted, or skipped where the store cannot upsert). Returns the counts
     written."""
     adapter = _adapter(store)
+    seam_adapter = adapter if seam_store is None else _adapter(seam_store)
     _check_writable(adapter, bundle)
-    records = d.chunk_records(bundle) + d.seam_records(bundle)
-    adapter.check_ids_free([r.id for r in records])
-    adapter.write(records)
+    if seam_adapter is not adapter:
+        _check_writable(seam_adapter, bundle)
+    chunks, seams = d.chunk_records(bundle), d.seam_records(bundle)
+    if seam_adapter is adapter:
+        adapter.check_ids_free([r.id for r in chunks + seams])
+        adapter.write(chunks + seams)
+    else:
+        adapter.check_ids_free([r.id for r in chunks])
+        seam_adapter.check_ids_free([r.id for r in seams])
+        adapter.write(chunks)
+        seam_adapter.write(seams)
     # The identity last: a half-written bundle (an error above) is never taken for a whole one.
-    adapter.write_identity(d.identity(bundle))
+    for a in {id(adapter): adapter, id(seam_adapter): seam_adapter}.values():
+        a.write_identity(d.identity(bundle))
     return {"chunks": len(bundle.chunks), "seams": len(bundle.seams)}
 
 

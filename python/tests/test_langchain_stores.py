@@ -227,6 +227,29 @@ def test_milvus_lite_flat_is_exact(bundle, vectors, keywords, all_reports, tmp_p
     store.client.close()
 
 
+def test_chunks_and_seams_in_two_stores(bundle, vectors, keywords, all_reports, tmp_path):
+    """The seams in a collection of their own beside the chunks' (Milvus Lite, FLAT: exact):
+    the two dense lists merged by cosine as seamscope merges its two collections."""
+    path = str(tmp_path / "two.db")
+    chunks = stores.milvus_store(vectors, path, name="chunks")
+    seams = stores.milvus_store(vectors, path, name="seams")
+    sl.add_bundle(chunks, bundle, seam_store=seams)
+    sl.add_bundle(chunks, bundle, seam_store=seams)
+    assert int(chunks.client.get_collection_stats("chunks")["row_count"]) == len(bundle.chunks)
+    assert int(seams.client.get_collection_stats("seams")["row_count"]) == len(bundle.seams)
+    retriever = sl.SeamsRetriever.from_bundle(
+        bundle, chunks, keywords, embeddings=vectors, seam_store=seams
+    )
+    numbers = stores.compare(retriever, all_reports, "milvus lite, chunks and seams in two collections")
+    assert numbers["differing"] == []
+    assert numbers["differing_chunks_only_fills"] == 0
+    docs = asyncio.run(retriever.ainvoke(all_reports[1]["trace"]["input"]["question"]))
+    assert [d.metadata["id"] for d in docs] == all_reports[1]["trace"]["fill"]["chunks"]
+    with pytest.raises(sl.NoSeamsError, match="holds none of the bundle's"):
+        sl.SeamsRetriever.from_bundle(bundle, chunks, embeddings=vectors, seam_store=chunks)
+    chunks.client.close()
+
+
 # ---- refusals -------------------------------------------------------------------------------
 
 
