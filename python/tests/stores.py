@@ -317,3 +317,29 @@ def llama_chroma_store(name: str):
 
     collection = chroma_client().get_or_create_collection(name, metadata={"hnsw:space": "cosine"})
     return ChromaVectorStore(chroma_collection=collection)
+
+
+class ServerEmbeddings(Embeddings):
+    """The bundle's model through the loopback OpenAI-compatible server scripts/test starts
+    (scripts/embed-server.py: the same int8 all-MiniLM-L6-v2 through ONNX Runtime, agreeing with
+    seamscope's embedder to float rounding): a real embedding client end to end."""
+
+    def __init__(self, url: str):
+        self.url = url.rstrip("/") + "/v1/embeddings"
+
+    def _embed(self, texts: List[str]) -> List[List[float]]:
+        import urllib.request
+
+        body = json.dumps({"model": "all-MiniLM-L6-v2", "input": texts}).encode()
+        request = urllib.request.Request(
+            self.url, data=body, headers={"Content-Type": "application/json"}
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            data = json.load(response)["data"]
+        return [row["embedding"] for row in sorted(data, key=lambda r: r["index"])]
+
+    def embed_query(self, text: str) -> List[float]:
+        return self._embed([text])[0]
+
+    def embed_documents(self, texts: List[str]) -> List[List[float]]:
+        return self._embed(texts)
