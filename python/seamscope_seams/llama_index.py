@@ -120,7 +120,8 @@ class _PGVectorStore(_Adapter):
         super().__init__(store)
         self.name = f"PGVectorStore table {store.schema_name}.data_{store.table_name}"
 
-    def _sql(self, statement: str, **params: Any) -> Any:
+    def _sql(self, statement: str, **params: Any) -> List[Any]:
+        """Run ``statement`` (after creating the identity table if needed); its rows, if any."""
         from sqlalchemy import text
 
         self.store._initialize()
@@ -131,7 +132,8 @@ class _PGVectorStore(_Adapter):
                     "(table_name text PRIMARY KEY, identity jsonb NOT NULL)"
                 )
             )
-            return conn.execute(text(statement), params).fetchall() if "SELECT" in statement else conn.execute(text(statement), params)
+            result = conn.execute(text(statement), params)
+            return result.fetchall() if result.returns_rows else []
 
     def identity(self) -> Optional[Dict[str, Any]]:
         rows = self._sql(
@@ -165,9 +167,6 @@ class _Chroma(_Adapter):
         meta = {k: v for k, v in (collection.metadata or {}).items() if not k.startswith("hnsw:")}
         meta["seamscope"] = json.dumps(dict(ident), sort_keys=True)
         collection.modify(metadata=meta)
-
-    def write(self, records: Sequence[d.Record]) -> None:
-        super().write(records)
 
     async def asearch(self, vector: List[float], k: int, kind: Optional[str]) -> List[Any]:
         return await _in_pool(self.search, vector, k, kind)
