@@ -516,5 +516,9 @@ def test_a_postgres_that_stops_answering_or_goes_away_is_an_error(bundle):
                 except OSError:
                     pass
             server.send_signal(signal.SIGINT)
-            server.wait(timeout=30)
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:  # never leave it behind
+                server.kill()
+                server.wait(timeout=30)
         shutil.rmtree(folder, ignore_errors=True)
