@@ -2,6 +2,7 @@
 SEAMSCOPE_BIN), a bundle it exported and the JSON traces of questions it answered, all with one
 private cache so the corpus is indexed once."""
 
+import concurrent.futures
 import json
 import os
 import subprocess
@@ -66,3 +67,25 @@ def questions():
 def reports(seamscope, bundle_dir, questions):
     """`seamscope query --json` for each question (after the export, so the index is warm)."""
     return [json.loads(seamscope("query", str(SAMPLE), q, "--json")) for q in questions]
+
+
+@pytest.fixture(scope="session")
+def all_reports(seamscope, bundle_dir):
+    """`seamscope query --json` for every sample question (130), for the store tests: each
+    report's trace (its keyword lists, its fill) and the question vector seamscope embedded."""
+    with open(SAMPLE / "questions.jsonl", encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    # SEAMSCOPE_TEST_REPORTS_CACHE (for working on the tests by hand, never set by scripts/test):
+    # a file of these reports from an earlier run, read instead of asking the binary again.
+    cache = os.environ.get("SEAMSCOPE_TEST_REPORTS_CACHE")
+    if cache and os.path.exists(cache):
+        with open(cache, encoding="utf-8") as f:
+            return json.load(f)
+    # Two at a time: each call spends most of its time loading the index and the model.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        out = pool.map(lambda row: seamscope("query", str(SAMPLE), row["question"], "--json"), rows)
+        reports = [json.loads(text) for text in out]
+    if cache:
+        with open(cache, "w", encoding="utf-8") as f:
+            json.dump(reports, f)
+    return reports

@@ -1,0 +1,420 @@
+"""What the LangChain and LlamaIndex retrievers share: the records a bundle puts into a store
+(ids, texts, metadata, vectors), the identity a store records (model, dimension, ``k``), the checks
+that refuse a store that cannot serve the bundle, and one query's Seams stage (the bundle's
+:meth:`~seamscope_seams.Bundle.apply`, nothing re-implemented) with the fill mapped back to chunks.
+
+The layout (shared with ``seamscope --store pgvector:URL``): row ids ``chunk-<N>`` / ``seam-<N>``
+(``N`` the bundle id), a chunk's text / a seam's search text as the document, the bundle's own
+vector, and metadata ``{"kind", "id", "document", "start", "end"}`` (seams also ``"left"`` and
+``"right"``, the linked chunk ids). The store's collection records
+``{"seamscope_layout": 1, "model", "dim", "k", "chunks", "seams"}``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from . import Bundle
+
+LAYOUT_VERSION = 1
+#: The metadata keys of the identity a store records for the bundle it holds.
+IDENTITY_KEYS = ("seamscope_layout", "model", "dim", "k", "chunks", "seams")
+#: The settings a caller may give besides the bundle's (``k`` must be the bundle's).
+SETTING_KEYS = ("k", "m", "budget", "depth", "rrf_c", "side_drop")
+
+
+class SeamsStoreError(ValueError):
+    """A store that cannot serve a bundle's Seams (base class of the specific refusals)."""
+
+
+class StoreIdentityError(SeamsStoreError):
+    """The store records no seamscope identity, or one that is not this bundle's layout."""
+
+
+class ModelMismatchError(SeamsStoreError):
+    """The store's vectors were made by another embedding model than the bundle's."""
+
+
+class KMismatchError(SeamsStoreError):
+    """A seam half-width ``k`` that is not the one the bundle's seams were cut with."""
+
+
+class NoSeamsError(SeamsStoreError):
+    """The store holds none (or not all) of the bundle's seams."""
+
+
+class MissingChunksError(SeamsStoreError):
+    """Seams whose linked chunks the store does not hold."""
+
+
+class StoreUnavailableError(SeamsStoreError):
+    """The store did not answer (in time, or at all)."""
+
+
+def chunk_row_id(chunk_id: int) -> str:
+    return f"chunk-{chunk_id}"
+
+
+def seam_row_id(seam_id: int) -> str:
+    return f"seam-{seam_id}"
+
+
+def identity(bundle: Bundle) -> Dict[str, Any]:
+    """The identity a store records for ``bundle``: layout, model, dimension, ``k``, counts."""
+    s = bundle.settings
+    return {
+        "seamscope_layout": LAYOUT_VERSION,
+        "model": s["model"],
+        "dim": int(s["dim"]),
+        "k": int(s["k"]),
+        "chunks": int(s["chunks"]),
+        "seams": int(s["seams"]),
+    }
+
+
+@dataclass
+class Record:
+    """One row a bundle writes: id, document text, metadata and its own vector."""
+
+    id: str
+    text: str
+    metadata: Dict[str, Any]
+    vector: List[float]
+
+
+def chunk_records(bundle: Bundle) -> List[Record]:
+    out = []
+    for c in bundle.chunks:
+        meta = {
+            "kind": "chunk",
+            "id": int(c["id"]),
+            "document": c["doc"],
+            "start": int(c["start"]),
+            "end": int(c["end"]),
+        }
+        out.append(
+            Record(chunk_row_id(c["id"]), c["text"], meta, bundle.chunk_vectors[c["id"]].tolist())
+        )
+    return out
+
+
+def _seam_document_span(bundle: Bundle, seam: Mapping[str, Any]) -> Tuple[str, int, int]:
+    """A seam's document and byte span (the seam window), as the bundle records them."""
+    if all(key in seam for key in ("doc", "start", "end")):
+        return seam["doc"], int(seam["start"]), int(seam["end"])
+    chunks = {c["id"]: c for c in bundle.chunks}
+    left, right = chunks[seam["left"]], chunks[seam["right"]]
+    return left["doc"], int(seam.get("start", left["start"])), int(seam.get("end", right["end"]))
+
+
+def seam_records(
+    bundle: Bundle, refs: Optional[Mapping[int, str]] = None
+) -> List[Record]:
+    """The seam rows; with ``refs`` (bundle chunk id -> the store's own row id of that chunk)
+    each also records ``left_ref`` / ``right_ref``, the rows it links in the user's index."""
+    out = []
+    for s in bundle.seams:
+        document, start, end = _seam_document_span(bundle, s)
+        meta: Dict[str, Any] = {
+            "kind": "seam",
+            "id": int(s["id"]),
+            "document": document,
+            "start": start,
+            "end": end,
+            "left": int(s["left"]),
+            "right": int(s["right"]),
+        }
+        if refs is not None:
+            meta["left_ref"] = refs[s["left"]]
+            meta["right_ref"] = refs[s["right"]]
+        text = s.get("search_text", s.get("text", ""))
+        out.append(Record(seam_row_id(s["id"]), text, meta, bundle.seam_vectors[s["id"]].tolist()))
+    return out
+
+
+def match_chunks_by_span(
+    bundle: Bundle,
+    documents: Sequence[Tuple[str, Mapping[str, Any]]],
+    document_key: str = "source",
+    start_key: str = "start_index",
+) -> Dict[int, str]:
+    """Bundle chunk id -> the user's row id, matching the user's chunks (``(row_id,
+    metadata)`` pairs) to the bundle's by document path and start offset. Every bundle chunk must
+    be found once; a chunk of the user's index that the bundle lacks is left alone."""
+    by_span = {(c["doc"], int(c["start"])): int(c["id"]) for c in bundle.chunks}
+    out: Dict[int, str] = {}
+    for row_id, meta in documents:
+        if row_id is None:
+            raise SeamsStoreError(
+                "a chunk of the index has no id: add_seams records which rows a seam links, "
+                "so the index's chunks need ids"
+            )
+        doc, start = meta.get(document_key), meta.get(start_key)
+        if doc is None or start is None:
+            raise SeamsStoreError(
+                f"chunk {row_id!r} has no {document_key!r} and {start_key!r} metadata to match "
+                "the bundle's chunks by document and span (pass chunk_ids instead)"
+            )
+        key = (_relative(doc, bundle), int(start))
+        if key in by_span:
+            chunk_id = by_span[key]
+            if chunk_id in out and out[chunk_id] != row_id:
+                raise SeamsStoreError(
+                    f"rows {out[chunk_id]!r} and {row_id!r} both hold bundle chunk {chunk_id} "
+                    f"({key[0]} at byte {key[1]})"
+                )
+            out[chunk_id] = str(row_id)
+    missing = [c["id"] for c in bundle.chunks if c["id"] not in out]
+    if missing:
+        c = bundle.chunks[missing[0]]
+        raise MissingChunksError(
+            f"{len(missing)} of the bundle's {len(bundle.chunks)} chunks are not in the index "
+            f"(first: chunk {c['id']}, {c['doc']} bytes {c['start']}..{c['end']}): the index was "
+            "not cut the way the bundle was (export the bundle with --cuts from its own chunks)"
+        )
+    return out
+
+
+def _relative(path: Any, bundle: Bundle) -> str:
+    """A document path as the bundle names it: as is when the bundle knows it, else the
+    shortest suffix the bundle knows (a loader often records an absolute path)."""
+    path = str(path)
+    known = {c["doc"] for c in bundle.chunks}
+    if path in known:
+        return path
+    parts = path.replace("\\", "/").split("/")
+    for i in range(1, len(parts)):
+        tail = "/".join(parts[i:])
+        if tail in known:
+            return tail
+    return path
+
+
+def resolve_settings(bundle: Bundle, given: Mapping[str, Any]) -> Dict[str, Any]:
+    """The query settings: the bundle's, with ``given`` overriding ``m``, ``budget``, ``depth``,
+    ``rrf_c`` and ``side_drop``; ``k`` may only repeat the bundle's."""
+    unknown = sorted(set(given) - set(SETTING_KEYS))
+    if unknown:
+        raise TypeError(
+            f"unknown Seams setting {', '.join(unknown)} (settings: {', '.join(SETTING_KEYS)})"
+        )
+    s = bundle.settings
+    out = {key: s.get(key) for key in SETTING_KEYS}
+    for key, value in given.items():
+        if value is None and key != "side_drop":
+            continue
+        out[key] = value
+    if int(out["k"]) != int(s["k"]):
+        raise KMismatchError(
+            f"k = {out['k']}, but the bundle's seams were cut with k = {s['k']}: k is the seam "
+            "half-width the seams were cut with, not a query setting (export a bundle with the "
+            "k you want)"
+        )
+    for key in ("m", "budget", "depth"):
+        value = out[key]
+        if isinstance(value, bool) or not isinstance(value, int) or value < (1 if key == "depth" else 0):
+            raise ValueError(f"{key} must be a whole number (depth at least 1), got {value!r}")
+    return out
+
+
+def check_identity(found: Optional[Mapping[str, Any]], bundle: Bundle, where: str) -> None:
+    """Refuse a store whose recorded identity is missing or is not the bundle's."""
+    want = identity(bundle)
+    if not found or found.get("seamscope_layout") is None:
+        raise StoreIdentityError(
+            f"{where} records no seamscope identity (model, dim, k): write the bundle into it "
+            "with add_bundle or add_seams first"
+        )
+    if found.get("seamscope_layout") != LAYOUT_VERSION:
+        raise StoreIdentityError(
+            f"{where} has seamscope layout {found.get('seamscope_layout')!r}, "
+            f"this package reads {LAYOUT_VERSION}"
+        )
+    if found.get("model") != want["model"] or int(found.get("dim", -1)) != want["dim"]:
+        raise ModelMismatchError(
+            f"{where} holds vectors of {found.get('model')!r} ({found.get('dim')} dimensions), "
+            f"the bundle's are {want['model']!r} ({want['dim']}): rank order between two models "
+            "means nothing, so the store cannot serve this bundle"
+        )
+    if int(found.get("k", -1)) != want["k"]:
+        raise KMismatchError(
+            f"{where} holds seams cut with k = {found.get('k')}, the bundle's with k = {want['k']}"
+        )
+    if int(found.get("seams", 0)) == 0:
+        raise NoSeamsError(f"{where} records no seams: add them with add_seams")
+
+
+def check_rows(
+    bundle: Bundle,
+    seam_rows: Mapping[str, Mapping[str, Any]],
+    present_chunks: Sequence[str],
+    chunk_ref: Mapping[int, str],
+    where: str,
+) -> None:
+    """Refuse a store that lacks seams, or a chunk a seam links (``seam_rows``: row id -> the
+    seam row's metadata, as read back; ``present_chunks``: the chunk row ids found)."""
+    if not seam_rows:
+        raise NoSeamsError(
+            f"{where} holds none of the bundle's {len(bundle.seams)} seams (no seam-<N> rows): "
+            "add them with add_seams"
+        )
+    missing_seams = [s["id"] for s in bundle.seams if seam_row_id(s["id"]) not in seam_rows]
+    if missing_seams:
+        raise NoSeamsError(
+            f"{where} lacks {len(missing_seams)} of the bundle's {len(bundle.seams)} seams "
+            f"(first: seam {missing_seams[0]}): re-run add_seams"
+        )
+    present = set(present_chunks)
+    for s in bundle.seams:
+        meta = seam_rows[seam_row_id(s["id"])]
+        if (meta.get("left"), meta.get("right")) != (s["left"], s["right"]):
+            raise MissingChunksError(
+                f"{where}: seam {s['id']} links chunks {meta.get('left')} and "
+                f"{meta.get('right')}, the bundle's seam {s['id']} links {s['left']} and {s['right']}"
+            )
+        for side in ("left", "right"):
+            row = chunk_ref[s[side]]
+            if row not in present:
+                raise MissingChunksError(
+                    f"{where}: seam {s['id']} links chunk {s[side]} (row {row!r}), "
+                    "which the store does not hold"
+                )
+
+
+@dataclass
+class Hit:
+    """One search hit as a store returned it: the bundle entry, its score, and its payload (a
+    Document or node) when the store gave one."""
+
+    kind: str
+    id: int
+    score: float
+    payload: Any = None
+
+
+@dataclass
+class Outcome:
+    """One query's result: the trace (``seamscope query --json``'s shape) and each context
+    chunk's metadata, in fill order, for the Seams fill and for chunks-only retrieval."""
+
+    trace: Dict[str, Any]
+    chunks: List[Tuple[int, Dict[str, Any]]]
+    chunks_only: Optional[List[Tuple[int, Dict[str, Any]]]]
+    payloads: Dict[Tuple[str, int], Any] = field(default_factory=dict)
+
+
+def merge_dense(chunk_hits: Sequence[Hit], seam_hits: Sequence[Hit], depth: int) -> List[Hit]:
+    """One dense list from a chunk search and a seam search with comparable (cosine) scores, cut
+    to ``depth``; ties put chunks first, then lower ids (as seamscope's own dense list)."""
+    both = list(chunk_hits) + list(seam_hits)
+    both.sort(key=lambda h: (-h.score, h.kind != "chunk", h.id))
+    return both[:depth]
+
+
+def _hits_json(hits: Sequence[Hit]) -> List[Dict[str, Any]]:
+    return [{"entry": {h.kind: h.id}, "score": float(h.score)} for h in hits]
+
+
+def run(
+    bundle: Bundle,
+    settings: Mapping[str, Any],
+    question: str,
+    dense: Sequence[Hit],
+    keyword_chunks: Optional[Sequence[Hit]],
+    keyword_seams: Optional[Sequence[Hit]],
+    chunks_only_dense: Optional[Sequence[Hit]],
+) -> Outcome:
+    """The Seams stage over one question's lists (each already cut to ``depth``)."""
+    lists: List[Dict[str, Any]] = [{"source": "dense", "hits": _hits_json(dense)}]
+    if keyword_chunks is not None:
+        lists.append({"source": "keyword_chunks", "hits": _hits_json(keyword_chunks)})
+    if keyword_seams is not None:
+        lists.append({"source": "keyword_seams", "hits": _hits_json(keyword_seams)})
+    chunks_only = None
+    if chunks_only_dense is not None:
+        chunks_only = [{"source": "dense", "hits": _hits_json(chunks_only_dense)}]
+        if keyword_chunks is not None:
+            chunks_only.append({"source": "keyword_chunks", "hits": _hits_json(keyword_chunks)})
+    trace = bundle.apply(
+        lists,
+        chunks_only=chunks_only,
+        question=question,
+        m=settings["m"],
+        budget=settings["budget"],
+        c=settings["rrf_c"],
+        depth=settings["depth"],
+        k=settings["k"],
+        side_drop=settings["side_drop"],
+    )
+    # Each hit's record as the store returned it, to give back: the dense searches' first (a
+    # keyword retriever's document may carry no text), then a keyword hit's if it has text.
+    payloads: Dict[Tuple[str, int], Any] = {}
+    for group in (dense, chunks_only_dense or []):
+        for h in group:
+            if h.payload is not None:
+                payloads.setdefault((h.kind, h.id), h.payload)
+    for group in (keyword_chunks or [], keyword_seams or []):
+        for h in group:
+            if h.payload is not None and _text_of(h.payload):
+                payloads.setdefault((h.kind, h.id), h.payload)
+    retrieval = (trace.get("without_seams") or {}).get("retrieval")
+    return Outcome(
+        trace=trace,
+        chunks=context_metadata(trace),
+        chunks_only=None if not retrieval else context_metadata(retrieval),
+        payloads=payloads,
+    )
+
+
+def _text_of(payload: Any) -> str:
+    text = getattr(payload, "page_content", None)
+    if text is None and hasattr(payload, "get_content"):
+        text = payload.get_content()
+    return text or ""
+
+
+def context_metadata(trace: Mapping[str, Any]) -> List[Tuple[int, Dict[str, Any]]]:
+    """Each chunk of a trace's fill, in order, with ``kind``, ``id``, ``fused_position`` (the
+    fused position of the entry that brought it in: its own, or its seam's), and for a chunk a
+    fired seam brought: ``seam``, ``seam_position``, the margin ``m``, the linked chunks'
+    counted positions and the fire test's ``arithmetic``."""
+    decisions = {d["seam"]: d for d in trace.get("decisions", [])}
+    out: List[Tuple[int, Dict[str, Any]]] = []
+    for step in trace["fill"]["steps"]:
+        action = step["action"]
+        added = action.get("added")
+        if action["action"] == "added":
+            ids = [step["entry"]["chunk"]]
+        elif added:
+            ids = list(added)
+        else:
+            continue
+        for chunk_id in ids:
+            meta: Dict[str, Any] = {
+                "kind": "chunk",
+                "id": int(chunk_id),
+                "fused_position": int(step["position"]),
+            }
+            if "seam" in step["entry"]:
+                d = decisions[step["entry"]["seam"]]
+                meta.update(
+                    {
+                        "seam": int(d["seam"]),
+                        "seam_position": int(d["seam_position"]),
+                        "m": int(d["m"]),
+                        "left_position": int(d["left"]["counted_position"]),
+                        "right_position": int(d["right"]["counted_position"]),
+                        "arithmetic": d["arithmetic"],
+                    }
+                )
+            out.append((int(chunk_id), meta))
+    order = trace["fill"]["chunks"]
+    if [c for c, _ in out] != list(order):
+        raise AssertionError(f"fill steps {out} do not give the fill's chunks {order}")
+    return out
+
+
+def dumps_identity(bundle: Bundle) -> str:
+    return json.dumps(identity(bundle), sort_keys=True)

@@ -1,0 +1,786 @@
+"""Seams inside a LangChain pipeline: :class:`SeamsRetriever` over your ``VectorStore``, and
+:func:`add_bundle` / :func:`add_seams` to put a bundle's chunks and seams into it with their own
+vectors (nothing re-embedded).
+
+The stages (fusion, fire test, side drop, budget fill) are the Rust ``seams`` crate's, through
+:meth:`seamscope_seams.Bundle.apply`; this module only runs your store's searches and maps hits to
+``("chunk", id)`` / ``("seam", id)`` and the fill back to ``Document``\\ s.
+
+Stores with a dedicated adapter (the collection-level identity, a kind filter, writes with given
+vectors): ``langchain_postgres.PGVector`` (collection ``cmetadata``), ``langchain_chroma.Chroma``
+(collection metadata) and ``langchain_milvus.Milvus`` (collection properties). Any other
+``VectorStore`` works through ``add_embeddings`` (else ``add_documents``: the store's own
+``Embeddings`` then embeds, and must be the bundle's model) and
+``similarity_search_with_score_by_vector`` with ``filter={"kind": ...}``; give ``identity=`` to
+say which bundle it holds, since there is no common place to record it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import time
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    CallbackManagerForRetrieverRun,
+)
+from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
+from langchain_core.retrievers import BaseRetriever
+from langchain_core.vectorstores import VectorStore
+from pydantic import ConfigDict, PrivateAttr
+
+from . import Bundle
+from . import _deploy as d
+from ._deploy import (  # noqa: F401  (re-exported: the refusals callers catch)
+    KMismatchError,
+    MissingChunksError,
+    ModelMismatchError,
+    NoSeamsError,
+    SeamsStoreError,
+    StoreIdentityError,
+    StoreUnavailableError,
+)
+
+__all__ = [
+    "KMismatchError",
+    "MissingChunksError",
+    "ModelMismatchError",
+    "NoSeamsError",
+    "SeamsResult",
+    "SeamsRetriever",
+    "SeamsStoreError",
+    "StoreIdentityError",
+    "StoreUnavailableError",
+    "add_bundle",
+    "add_seams",
+    "store_identity",
+]
+
+_BATCH = 500
+# Store calls run here so that a store that stops answering is an error after `timeout`
+# seconds, not a hang (the call itself is abandoned to its own timeouts).
+_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="seams-store")
+
+
+async def _in_pool(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` in the store pool: not the loop's default executor, which ``asyncio.run``
+    waits for at exit, so a store call abandoned at its timeout cannot hold the caller."""
+    return await asyncio.get_running_loop().run_in_executor(_POOL, fn, *args)
+
+
+# ---------------------------------------------------------------------------------------------
+# Store adapters
+
+
+class _Adapter:
+    """The few operations Seams needs from a store."""
+
+    name = "the store"
+
+    def __init__(self, store: VectorStore):
+        self.store = store
+
+    def identity(self) -> Optional[Dict[str, Any]]:
+        return None
+
+    def write_identity(self, ident: Mapping[str, Any]) -> None:
+        raise SeamsStoreError(
+            f"{self.name} ({type(self.store).__name__}) has no collection-level metadata this "
+            "package knows how to write: pass identity= to SeamsRetriever yourself"
+        )
+
+    def check_ids_free(self, ids: Sequence[str]) -> None:
+        pass
+
+    def get(self, ids: Sequence[str]) -> Dict[str, Document]:
+        out: Dict[str, Document] = {}
+        for i in range(0, len(ids), _BATCH):
+            for doc in self.store.get_by_ids(list(ids[i : i + _BATCH])):
+                out[str(doc.id)] = doc
+        return out
+
+    def write(self, records: Sequence[d.Record]) -> None:
+        if not records:
+            return
+        add_embeddings = getattr(self.store, "add_embeddings", None)
+        for i in range(0, len(records), _BATCH):
+            batch = records[i : i + _BATCH]
+            if add_embeddings is not None:
+                add_embeddings(
+                    texts=[r.text for r in batch],
+                    embeddings=[r.vector for r in batch],
+                    metadatas=[r.metadata for r in batch],
+                    ids=[r.id for r in batch],
+                )
+            else:  # the store's own Embeddings embeds: it must be the bundle's model
+                self.store.add_documents(
+                    [Document(page_content=r.text, metadata=r.metadata, id=r.id) for r in batch],
+                    ids=[r.id for r in batch],
+                )
+
+    def filter_kwargs(self, kind: str) -> Dict[str, Any]:
+        return {"filter": {"kind": kind}}
+
+    def search(self, vector: List[float], k: int, kind: Optional[str]) -> List[Document]:
+        kwargs = self.filter_kwargs(kind) if kind else {}
+        pairs = self.store.similarity_search_with_score_by_vector(vector, k=k, **kwargs)
+        return [doc for doc, _ in pairs]
+
+    async def asearch(self, vector: List[float], k: int, kind: Optional[str]) -> List[Document]:
+        method = getattr(self.store, "asimilarity_search_with_score_by_vector", None)
+        if method is None:
+            return await _in_pool(self.search, vector, k, kind)
+        kwargs = self.filter_kwargs(kind) if kind else {}
+        pairs = await method(vector, k=k, **kwargs)
+        return [doc for doc, _ in pairs]
+
+
+class _PGVector(_Adapter):
+    """langchain-postgres ``PGVector``: the identity in the collection's ``cmetadata``."""
+
+    name = "the PGVector collection"
+
+    def __init__(self, store: VectorStore):
+        super().__init__(store)
+        self.name = f"PGVector collection {store.collection_name!r}"
+
+    def _collection(self, session: Any) -> Any:
+        collection = self.store.get_collection(session)
+        if collection is None:
+            raise StoreIdentityError(f"{self.name} does not exist")
+        return collection
+
+    def identity(self) -> Optional[Dict[str, Any]]:
+        with self.store._make_sync_session() as session:
+            return dict(self._collection(session).cmetadata or {})
+
+    def write_identity(self, ident: Mapping[str, Any]) -> None:
+        with self.store._make_sync_session() as session:
+            collection = self._collection(session)
+            collection.cmetadata = {**(collection.cmetadata or {}), **ident}
+            session.commit()
+
+    def check_ids_free(self, ids: Sequence[str]) -> None:
+        # Row ids are the table's primary key across every collection: a row of another
+        # collection with the same id would be overwritten in place (and stay in that one).
+        from sqlalchemy import select
+
+        table = self.store.EmbeddingStore
+        with self.store._make_sync_session() as session:
+            uuid = self._collection(session).uuid
+            for i in range(0, len(ids), _BATCH):
+                row = session.execute(
+                    select(table.id, table.collection_id)
+                    .where(table.id.in_(list(ids[i : i + _BATCH])))
+                    .where(table.collection_id != uuid)
+                    .limit(1)
+                ).first()
+                if row is not None:
+                    raise SeamsStoreError(
+                        f"row {row[0]!r} already belongs to another collection of this database "
+                        f"(langchain_pg_embedding.id is one primary key for all collections): "
+                        f"put each bundle in a database (or schema) of its own"
+                    )
+
+    def filter_kwargs(self, kind: str) -> Dict[str, Any]:
+        return {"filter": {"kind": {"$eq": kind}}}
+
+    async def asearch(self, vector: List[float], k: int, kind: Optional[str]) -> List[Document]:
+        if getattr(self.store, "_async_engine", None) is None:  # a sync engine: its own thread
+            return await _in_pool(self.search, vector, k, kind)
+        return await super().asearch(vector, k, kind)
+
+
+class _Chroma(_Adapter):
+    """langchain-chroma ``Chroma``: the identity in the collection's metadata (scalars)."""
+
+    def __init__(self, store: VectorStore):
+        super().__init__(store)
+        self.name = f"Chroma collection {store._collection.name!r}"
+
+    def identity(self) -> Optional[Dict[str, Any]]:
+        meta = dict(self.store._collection.metadata or {})
+        raw = meta.get("seamscope")
+        return json.loads(raw) if isinstance(raw, str) else None
+
+    def write_identity(self, ident: Mapping[str, Any]) -> None:
+        collection = self.store._collection
+        meta = {k: v for k, v in (collection.metadata or {}).items() if not k.startswith("hnsw:")}
+        meta["seamscope"] = json.dumps(dict(ident), sort_keys=True)
+        collection.modify(metadata=meta)
+
+    def get(self, ids: Sequence[str]) -> Dict[str, Document]:
+        out: Dict[str, Document] = {}
+        for i in range(0, len(ids), _BATCH):
+            got = self.store._collection.get(
+                ids=list(ids[i : i + _BATCH]), include=["metadatas", "documents"]
+            )
+            for row_id, text, meta in zip(got["ids"], got["documents"], got["metadatas"]):
+                out[row_id] = Document(id=row_id, page_content=text or "", metadata=meta or {})
+        return out
+
+    def write(self, records: Sequence[d.Record]) -> None:
+        for i in range(0, len(records), _BATCH):
+            batch = records[i : i + _BATCH]
+            self.store._collection.upsert(
+                ids=[r.id for r in batch],
+                embeddings=[r.vector for r in batch],
+                documents=[r.text for r in batch],
+                metadatas=[r.metadata for r in batch],
+            )
+
+    def search(self, vector: List[float], k: int, kind: Optional[str]) -> List[Document]:
+        kwargs = self.filter_kwargs(kind) if kind else {}
+        pairs = self.store.similarity_search_by_vector_with_relevance_scores(vector, k=k, **kwargs)
+        return [doc for doc, _ in pairs]
+
+    async def asearch(self, vector: List[float], k: int, kind: Optional[str]) -> List[Document]:
+        return await _in_pool(self.search, vector, k, kind)
+
+
+class _Milvus(_Adapter):
+    """langchain-milvus ``Milvus``: the identity in the collection's properties; metadata keys
+    as dynamic fields (``enable_dynamic_field=True``); writes skip ids already there."""
+
+    def __init__(self, store: VectorStore):
+        super().__init__(store)
+        self.name = f"Milvus collection {store.collection_name!r}"
+
+    def identity(self) -> Optional[Dict[str, Any]]:
+        client, name = self.store.client, self.store.collection_name
+        if not client.has_collection(name):
+            return None
+        described = client.describe_collection(name)
+        raw = (described.get("properties") or {}).get("seamscope")
+        return json.loads(raw) if isinstance(raw, str) else None
+
+    def write_identity(self, ident: Mapping[str, Any]) -> None:
+        self.store.client.alter_collection_properties(
+            self.store.collection_name,
+            properties={"seamscope": json.dumps(dict(ident), sort_keys=True)},
+        )
+
+    def get(self, ids: Sequence[str]) -> Dict[str, Document]:
+        client, name = self.store.client, self.store.collection_name
+        if not ids or not client.has_collection(name):
+            return {}
+        out: Dict[str, Document] = {}
+        pk = self.store._primary_field
+        for i in range(0, len(ids), _BATCH):
+            rows = client.get(name, ids=list(ids[i : i + _BATCH]), output_fields=["*"])
+            for row in rows:
+                row = dict(row)
+                row_id = str(row.pop(pk))
+                doc = self.store._parse_document(row)
+                doc.id = row_id
+                out[row_id] = doc
+        return out
+
+    def write(self, records: Sequence[d.Record]) -> None:
+        present = set(self.get([r.id for r in records]))
+        fresh = [r for r in records if r.id not in present]
+        for i in range(0, len(fresh), _BATCH):
+            batch = fresh[i : i + _BATCH]
+            self.store.add_embeddings(
+                texts=[r.text for r in batch],
+                embeddings=[r.vector for r in batch],
+                metadatas=[r.metadata for r in batch],
+                ids=[r.id for r in batch],
+            )
+
+    def filter_kwargs(self, kind: str) -> Dict[str, Any]:
+        return {"expr": f'kind == "{kind}"'}
+
+
+
+def _adapter(store: VectorStore) -> _Adapter:
+    for cls in type(store).__mro__:
+        module = cls.__module__
+        if cls.__name__ == "PGVector" and module.startswith("langchain_postgres"):
+            return _PGVector(store)
+        if cls.__name__ == "Chroma" and module.startswith("langchain_chroma"):
+            return _Chroma(store)
+        if cls.__name__ == "Milvus" and module.startswith("langchain_milvus"):
+            return _Milvus(store)
+    return _Adapter(store)
+
+
+def store_identity(store: VectorStore) -> Optional[Dict[str, Any]]:
+    """The seamscope identity (model, dim, k, counts) ``store`` records, or ``None``."""
+    return _adapter(store).identity()
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing a bundle
+
+
+def _check_writable(adapter: _Adapter, bundle: Bundle) -> None:
+    found = adapter.identity()
+    if found and found.get("seamscope_layout") is not None:
+        want = d.identity(bundle)
+        if found.get("model") != want["model"] or int(found.get("dim", -1)) != want["dim"]:
+            raise ModelMismatchError(
+                f"{adapter.name} holds vectors of {found.get('model')!r}, the bundle's are "
+                f"{want['model']!r}: write it into a collection of its own"
+            )
+        if int(found.get("k", -1)) != want["k"]:
+            raise KMismatchError(
+                f"{adapter.name} holds seams cut with k = {found.get('k')}, the bundle's with "
+                f"k = {want['k']}: write it into a collection of its own"
+            )
+
+
+def add_bundle(
+    store: VectorStore, bundle: Bundle, *, seam_store: Optional[VectorStore] = None
+) -> Dict[str, int]:
+    """Write ``bundle``'s chunks and seams into ``store`` with their own vectors, ids
+    (``chunk-<N>``, ``seam-<N>``) and metadata, and record its identity. With ``seam_store`` the
+    seams go there and the chunks into ``store`` (both record the identity). Re-running it is
+    idempotent (same ids: upserted, or skipped where the store cannot upsert). Returns the counts
+    written."""
+    adapter = _adapter(store)
+    seam_adapter = adapter if seam_store is None else _adapter(seam_store)
+    _check_writable(adapter, bundle)
+    if seam_adapter is not adapter:
+        _check_writable(seam_adapter, bundle)
+    chunks, seams = d.chunk_records(bundle), d.seam_records(bundle)
+    if seam_adapter is adapter:
+        adapter.check_ids_free([r.id for r in chunks + seams])
+        adapter.write(chunks + seams)
+    else:
+        adapter.check_ids_free([r.id for r in chunks])
+        seam_adapter.check_ids_free([r.id for r in seams])
+        adapter.write(chunks)
+        seam_adapter.write(seams)
+    # The identity last: a half-written bundle (an error above) is never taken for a whole one.
+    for a in {id(adapter): adapter, id(seam_adapter): seam_adapter}.values():
+        a.write_identity(d.identity(bundle))
+    return {"chunks": len(bundle.chunks), "seams": len(bundle.seams)}
+
+
+def add_seams(
+    store: VectorStore,
+    bundle: Bundle,
+    *,
+    chunk_ids: Optional[Mapping[int, str]] = None,
+    documents: Optional[Sequence[Document]] = None,
+    document_key: str = "source",
+    start_key: str = "start_index",
+) -> Dict[int, str]:
+    """Add only ``bundle``'s seams beside the chunks ``store`` already holds; no chunk is
+    written or re-embedded.
+
+    Which row holds which bundle chunk: ``chunk_ids`` (bundle chunk id -> your row id), or
+    ``documents`` (your chunk ``Document``\\ s with their ``id``), matched to the bundle's chunks by
+    their ``document_key`` (the document path) and ``start_key`` (the byte offset) metadata. With
+    neither, the store's chunks are the bundle's own rows (``chunk-<N>``). Every linked chunk
+    must be in the store. Each seam records ``left_ref`` / ``right_ref``, the rows it links.
+    Idempotent. Returns the chunk id -> row id mapping used (pass it to the retriever)."""
+    adapter = _adapter(store)
+    _check_writable(adapter, bundle)
+    if chunk_ids is not None and documents is not None:
+        raise TypeError("add_seams takes chunk_ids or documents, not both")
+    if documents is not None:
+        refs = d.match_chunks_by_span(
+            bundle, [(doc.id, doc.metadata) for doc in documents], document_key, start_key
+        )
+    elif chunk_ids is not None:
+        refs = {int(k): str(v) for k, v in chunk_ids.items()}
+    else:
+        refs = {c["id"]: d.chunk_row_id(c["id"]) for c in bundle.chunks}
+    linked = sorted({c for s in bundle.seams for c in (s["left"], s["right"])})
+    unmapped = [c for c in linked if c not in refs]
+    if unmapped:
+        raise MissingChunksError(
+            f"{len(unmapped)} chunks the seams link have no row in chunk_ids "
+            f"(first: chunk {unmapped[0]})"
+        )
+    present = adapter.get([refs[c] for c in linked])
+    absent = [c for c in linked if refs[c] not in present]
+    if absent:
+        raise MissingChunksError(
+            f"{adapter.name} does not hold {len(absent)} chunks the seams link (first: chunk "
+            f"{absent[0]}, row {refs[absent[0]]!r}): add the chunks (or add_bundle) first"
+        )
+    own_rows = all(refs[c] == d.chunk_row_id(c) for c in linked)
+    records = d.seam_records(bundle, None if own_rows else refs)
+    adapter.check_ids_free([r.id for r in records])
+    adapter.write(records)
+    adapter.write_identity(d.identity(bundle))
+    return refs
+
+
+# ---------------------------------------------------------------------------------------------
+# The retriever
+
+
+class SeamsResult:
+    """One query through :class:`SeamsRetriever`: ``documents`` (the budget's chunks in fill
+    order), ``chunks_only`` (what chunks-only retrieval with the same budget returns, or
+    ``None``) and ``trace`` (the whole trace, in the shape of ``seamscope query --json``)."""
+
+    def __init__(
+        self, documents: List[Document], chunks_only: Optional[List[Document]], trace: Dict[str, Any]
+    ):
+        self.documents = documents
+        self.chunks_only = chunks_only
+        self.trace = trace
+        #: Seconds spent: ``embed`` (the question), ``store`` (dense searches, keyword
+        #: retrievers, read-backs), ``seams`` (fusion, fire test, fill: the Rust stage).
+        self.timings: Dict[str, float] = {}
+
+    def __repr__(self) -> str:
+        return (
+            f"SeamsResult(chunks={[x.metadata['id'] for x in self.documents]}, "
+            f"chunks_only={None if self.chunks_only is None else [x.metadata['id'] for x in self.chunks_only]})"
+        )
+
+
+class SeamsRetriever(BaseRetriever):
+    """A LangChain retriever that runs a bundle's Seams over your vector store.
+
+    Build it with :meth:`from_bundle`. Per question: the question embedded by ``embeddings``
+    (the bundle's model), one dense search over chunks and seams together (``depth`` hits), one
+    over chunks only (the "without Seams" baseline; ``chunks_only=False`` skips it), the keyword
+    retrievers if given, then the bundle's fusion, fire test and budget fill. ``invoke`` returns
+    the budget's chunks as ``Document``\\ s in fill order; :meth:`retrieve` returns them with the
+    chunks-only result and the trace, and ``last_result`` holds the latest.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    bundle: Any
+    vectorstore: Any
+    embeddings: Any
+    seam_store: Any = None
+    keyword_chunks: Any = None
+    keyword_seams: Any = None
+    settings: Dict[str, Any] = {}
+    chunks_only: bool = True
+    timeout: Optional[float] = 30.0
+    chunk_ref: Dict[int, str] = {}
+
+    _row_to_chunk: Dict[str, int] = PrivateAttr(default_factory=dict)
+    _adapter: Any = PrivateAttr(default=None)
+    _seam_adapter: Any = PrivateAttr(default=None)
+    last_result: Optional[SeamsResult] = None
+
+    @classmethod
+    def from_bundle(
+        cls,
+        bundle: Bundle,
+        vectorstore: VectorStore,
+        keyword_retrievers: Optional[
+            Union[Mapping[str, BaseRetriever], Tuple[Optional[BaseRetriever], Optional[BaseRetriever]]]
+        ] = None,
+        *,
+        embeddings: Optional[Embeddings] = None,
+        seam_store: Optional[VectorStore] = None,
+        chunk_ids: Optional[Mapping[int, str]] = None,
+        identity: Optional[Mapping[str, Any]] = None,
+        chunks_only: bool = True,
+        timeout: Optional[float] = 30.0,
+        verify: bool = True,
+        **settings: Any,
+    ) -> "SeamsRetriever":
+        """The retriever for ``bundle`` over ``vectorstore``.
+
+        ``keyword_retrievers``: ``{"chunks": retriever, "seams": retriever}`` (or a pair), each a
+        LangChain retriever over the same records whose ``Document``\\ s carry ``kind`` and
+        ``id`` metadata (or the row ids), e.g. a ``BM25Retriever`` per collection.
+        ``embeddings`` embeds the question (default: the store's own); it must be the bundle's
+        model. ``seam_store``: the seams in a store of their own (``vectorstore`` then holds the
+        chunks). ``chunk_ids``: bundle chunk id -> your row id, when the chunks are your own rows
+        (what :func:`add_seams` returned; those rows carry no ``kind`` to filter on, so with
+        one store the chunks-only baseline is off). ``identity``: for a store without a known place for
+        it, the identity you vouch for. ``settings``: ``m``, ``budget``, ``depth``, ``rrf_c``,
+        ``side_drop`` (``k`` only as the bundle's). ``timeout``: seconds one store call may take
+        before :class:`StoreUnavailableError`. ``verify`` checks at once that the store holds
+        every seam and every chunk a seam links (reads them back by id).
+        """
+        resolved = d.resolve_settings(bundle, settings)
+        if embeddings is None:
+            embeddings = getattr(vectorstore, "embeddings", None)
+            if embeddings is None:
+                raise TypeError("give embeddings= (the bundle's model): the store has none")
+        kw_chunks = kw_seams = None
+        if keyword_retrievers is not None:
+            if isinstance(keyword_retrievers, Mapping):
+                extra = sorted(set(keyword_retrievers) - {"chunks", "seams"})
+                if extra:
+                    raise TypeError(f"keyword_retrievers takes keys chunks and seams, not {extra}")
+                kw_chunks = keyword_retrievers.get("chunks")
+                kw_seams = keyword_retrievers.get("seams")
+            else:
+                kw_chunks, kw_seams = keyword_retrievers
+        ref = (
+            {int(k): str(v) for k, v in chunk_ids.items()}
+            if chunk_ids is not None
+            else {c["id"]: d.chunk_row_id(c["id"]) for c in bundle.chunks}
+        )
+        retriever = cls(
+            bundle=bundle,
+            vectorstore=vectorstore,
+            embeddings=embeddings,
+            seam_store=seam_store,
+            keyword_chunks=kw_chunks,
+            keyword_seams=kw_seams,
+            settings=resolved,
+            chunks_only=chunks_only,
+            timeout=timeout,
+            chunk_ref=ref,
+        )
+        retriever._setup(identity, verify)
+        return retriever
+
+    # -- setup and checks ------------------------------------------------------------------
+
+    def _setup(self, identity: Optional[Mapping[str, Any]], verify: bool) -> None:
+        self._adapter = _adapter(self.vectorstore)
+        self._seam_adapter = _adapter(self.seam_store) if self.seam_store is not None else self._adapter
+        self._row_to_chunk = {row: chunk for chunk, row in self.chunk_ref.items()}
+        for adapter in {id(self._adapter): self._adapter, id(self._seam_adapter): self._seam_adapter}.values():
+            found = identity if identity is not None else self._call(adapter.identity)
+            d.check_identity(found, self.bundle, adapter.name)
+        if verify:
+            seam_ids = [d.seam_row_id(s["id"]) for s in self.bundle.seams]
+            seams = self._call(self._seam_adapter.get, seam_ids)
+            seam_meta = {row: doc.metadata for row, doc in seams.items()}
+            linked = sorted({c for s in self.bundle.seams for c in (s["left"], s["right"])})
+            missing_ref = [c for c in linked if c not in self.chunk_ref]
+            if missing_ref:
+                raise MissingChunksError(
+                    f"chunk_ids gives no row for chunk {missing_ref[0]}, which a seam links"
+                )
+            present = self._call(self._adapter.get, [self.chunk_ref[c] for c in linked])
+            d.check_rows(self.bundle, seam_meta, list(present), self.chunk_ref, self._adapter.name)
+        if self.chunks_only and self.chunk_ref != {
+            c["id"]: d.chunk_row_id(c["id"]) for c in self.bundle.chunks
+        } and self.seam_store is None:
+            # The user's own chunk rows carry no kind to filter on: the baseline needs the
+            # seams in a store of their own.
+            self.chunks_only = False
+
+    def _call(self, fn: Any, *args: Any) -> Any:
+        future = _POOL.submit(fn, *args)
+        try:
+            return future.result(timeout=self.timeout)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            raise StoreUnavailableError(
+                f"the store did not answer within {self.timeout:g} s ({getattr(fn, '__qualname__', fn)})"
+            ) from None
+        except SeamsStoreError:
+            raise
+        except Exception as e:  # the store's own error: say it was the store
+            raise StoreUnavailableError(f"the store failed: {type(e).__name__}: {e}") from e
+
+    async def _acall(self, coro: Any) -> Any:
+        try:
+            return await asyncio.wait_for(coro, timeout=self.timeout)
+        except asyncio.TimeoutError:
+            raise StoreUnavailableError(f"the store did not answer within {self.timeout:g} s") from None
+        except SeamsStoreError:
+            raise
+        except Exception as e:
+            raise StoreUnavailableError(f"the store failed: {type(e).__name__}: {e}") from e
+
+    # -- hits ------------------------------------------------------------------------------
+
+    def _entry_of(self, doc: Document, default_kind: Optional[str] = None) -> Tuple[str, int]:
+        meta = doc.metadata or {}
+        kind = meta.get("kind")
+        if kind in ("chunk", "seam") and isinstance(meta.get("id"), int):
+            return kind, int(meta["id"])
+        row = None if doc.id is None else str(doc.id)
+        if row is not None:
+            if row in self._row_to_chunk:
+                return "chunk", self._row_to_chunk[row]
+            for prefix, k in (("chunk-", "chunk"), ("seam-", "seam")):
+                if row.startswith(prefix) and row[len(prefix) :].isdigit():
+                    return k, int(row[len(prefix) :])
+        raise SeamsStoreError(
+            f"a hit (row {row!r}, metadata {sorted(meta)}) is neither a bundle chunk nor a seam: "
+            "it carries no kind/id metadata and no row id this retriever knows (chunk_ids)"
+        )
+
+    def _hits(self, docs: Sequence[Document], q: Any, depth: int) -> List[d.Hit]:
+        import numpy as np
+
+        out = []
+        seen = set()
+        for doc in docs:
+            kind, i = self._entry_of(doc)
+            if (kind, i) in seen:
+                continue
+            seen.add((kind, i))
+            vectors = self.bundle.chunk_vectors if kind == "chunk" else self.bundle.seam_vectors
+            if not 0 <= i < len(vectors):
+                raise SeamsStoreError(f"the store returned {kind} {i}, which the bundle lacks")
+            # The label: the bundle vector's cosine with the question (the store's own score is
+            # a distance or a similarity depending on the store; ranks are the store's).
+            score = float(np.dot(vectors[i], q))
+            out.append(d.Hit(kind, i, score, doc))
+        return out[:depth]
+
+    def _keyword_hits(self, docs: Sequence[Document], kind: str, depth: int) -> List[d.Hit]:
+        out = []
+        seen = set()
+        for doc in docs:
+            k, i = self._entry_of(doc)
+            if k != kind:
+                raise SeamsStoreError(
+                    f"the {kind} keyword retriever returned a {k} ({i}): give each kind its own"
+                )
+            if i in seen:
+                continue
+            seen.add(i)
+            out.append(d.Hit(k, i, 1.0 / (len(out) + 1), doc))
+        return out[:depth]
+
+    def _query_vector(self, vector: Sequence[float]) -> Any:
+        import numpy as np
+
+        q = np.asarray(vector, dtype=np.float32).reshape(-1)
+        dim = int(self.bundle.settings["dim"])
+        if q.shape[0] != dim:
+            raise ModelMismatchError(
+                f"the embeddings gave a {q.shape[0]}-dimensional vector, the bundle's model "
+                f"({self.bundle.settings['model']}) has {dim}"
+            )
+        norm = float(np.linalg.norm(q))
+        return q / norm if norm > 0 else q
+
+    def _prefixed(self, query: str) -> str:
+        return self.bundle.settings.get("query_prefix", "") + query
+
+    def _combine(
+        self,
+        query: str,
+        q: Any,
+        both: Optional[Sequence[Document]],
+        chunk_docs: Optional[Sequence[Document]],
+        seam_docs: Optional[Sequence[Document]],
+        kw_chunks: Optional[Sequence[Document]],
+        kw_seams: Optional[Sequence[Document]],
+    ) -> SeamsResult:
+        depth = int(self.settings["depth"])
+        chunk_hits = None if chunk_docs is None else self._hits(chunk_docs, q, depth)
+        if both is not None:
+            dense = self._hits(both, q, depth)
+        else:
+            dense = d.merge_dense(chunk_hits or [], self._hits(seam_docs or [], q, depth), depth)
+        outcome = d.run(
+            self.bundle,
+            self.settings,
+            query,
+            dense,
+            None if kw_chunks is None else self._keyword_hits(kw_chunks, "chunk", depth),
+            None if kw_seams is None else self._keyword_hits(kw_seams, "seam", depth),
+            chunk_hits if self.chunks_only else None,
+        )
+        return outcome
+
+    def _documents(self, outcome: Any, fetched: Mapping[str, Document]) -> SeamsResult:
+        def build(rows: List[Tuple[int, Dict[str, Any]]]) -> List[Document]:
+            docs = []
+            for chunk_id, meta in rows:
+                source = outcome.payloads.get(("chunk", chunk_id))
+                if source is None:
+                    source = fetched.get(self.chunk_ref[chunk_id])
+                if source is None:  # not readable back: the bundle's own text of the chunk
+                    text, base = self.bundle.chunks[chunk_id]["text"], {}
+                else:
+                    text, base = source.page_content, dict(source.metadata or {})
+                docs.append(
+                    Document(id=self.chunk_ref[chunk_id], page_content=text, metadata={**base, **meta})
+                )
+            return docs
+
+        result = SeamsResult(
+            build(outcome.chunks),
+            None if outcome.chunks_only is None else build(outcome.chunks_only),
+            outcome.trace,
+        )
+        self.last_result = result
+        return result
+
+    def _unseen(self, outcome: Any) -> List[str]:
+        rows = list(outcome.chunks) + list(outcome.chunks_only or [])
+        return sorted(
+            {self.chunk_ref[c] for c, _ in rows if ("chunk", c) not in outcome.payloads}
+        )
+
+    # -- sync ------------------------------------------------------------------------------
+
+    def retrieve(self, query: str) -> SeamsResult:
+        """The Seams fill for ``query`` with the chunks-only result and the trace."""
+        depth = int(self.settings["depth"])
+        t0 = time.perf_counter()
+        vector = self._call(self.embeddings.embed_query, self._prefixed(query))
+        t1 = time.perf_counter()
+        q = self._query_vector(vector)
+        vec = [float(x) for x in vector]
+        both = chunk_docs = seam_docs = None
+        if self.seam_store is None:
+            both = self._call(self._adapter.search, vec, depth, None)
+            if self.chunks_only:
+                chunk_docs = self._call(self._adapter.search, vec, depth, "chunk")
+        else:
+            chunk_docs = self._call(self._adapter.search, vec, depth, None)
+            seam_docs = self._call(self._seam_adapter.search, vec, depth, None)
+        kw_chunks = None if self.keyword_chunks is None else self._call(self.keyword_chunks.invoke, query)
+        kw_seams = None if self.keyword_seams is None else self._call(self.keyword_seams.invoke, query)
+        t2 = time.perf_counter()
+        outcome = self._combine(query, q, both, chunk_docs, seam_docs, kw_chunks, kw_seams)
+        t3 = time.perf_counter()
+        unseen = self._unseen(outcome)
+        fetched = self._call(self._adapter.get, unseen) if unseen else {}
+        result = self._documents(outcome, fetched)
+        result.timings = {"embed": t1 - t0, "store": t2 - t1 + time.perf_counter() - t3, "seams": t3 - t2}
+        return result
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> List[Document]:
+        return self.retrieve(query).documents
+
+    # -- async -----------------------------------------------------------------------------
+
+    async def aretrieve(self, query: str) -> SeamsResult:
+        """:meth:`retrieve`, without blocking the event loop; the searches run concurrently."""
+        depth = int(self.settings["depth"])
+        vector = await self._acall(self.embeddings.aembed_query(self._prefixed(query)))
+        q = self._query_vector(vector)
+        vec = [float(x) for x in vector]
+
+        async def none() -> None:
+            return None
+
+        if self.seam_store is None:
+            first = self._adapter.asearch(vec, depth, None)
+            second = self._adapter.asearch(vec, depth, "chunk") if self.chunks_only else none()
+        else:
+            first = self._adapter.asearch(vec, depth, None)
+            second = self._seam_adapter.asearch(vec, depth, None)
+        kw_c = none() if self.keyword_chunks is None else self.keyword_chunks.ainvoke(query)
+        kw_s = none() if self.keyword_seams is None else self.keyword_seams.ainvoke(query)
+        a, b, kw_chunks, kw_seams = await self._acall(asyncio.gather(first, second, kw_c, kw_s))
+        if self.seam_store is None:
+            outcome = self._combine(query, q, a, b, None, kw_chunks, kw_seams)
+        else:
+            outcome = self._combine(query, q, None, a, b, kw_chunks, kw_seams)
+        unseen = self._unseen(outcome)
+        fetched = (
+            await self._acall(_in_pool(self._adapter.get, unseen)) if unseen else {}
+        )
+        return self._documents(outcome, fetched)
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
+    ) -> List[Document]:
+        return (await self.aretrieve(query)).documents
