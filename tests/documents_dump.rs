@@ -3,7 +3,9 @@
 //! library and the real binary. The real LangChain dump of PDFs (langchain-community's
 //! PyPDFLoader over the sample corpus rendered as PDFs, made by scripts/test and named in
 //! SEAMSCOPE_TEST_LANGCHAIN_PDF_DOCS / SEAMSCOPE_TEST_LANGCHAIN_PDF_CUTS) is checked chunk by
-//! chunk: every chunk seamscope places holds exactly its record's page_content.
+//! chunk: every chunk seamscope places holds exactly its record's page_content; so is the real
+//! LlamaIndex dump of the same PDFs (SimpleDirectoryReader's PDFReader and SentenceSplitter's
+//! nodes: SEAMSCOPE_TEST_LLAMA_PDF_DOCS / SEAMSCOPE_TEST_LLAMA_PDF_CUTS).
 
 mod common;
 
@@ -41,8 +43,10 @@ fn assert_chunks_hold_their_records(corpus: &Corpus, cuts: &Path) {
     // n-th span.
     let mut seen: std::collections::HashMap<String, usize> = Default::default();
     for record in &dump {
+        // LangChain names the file `source`, LlamaIndex `file_path`.
         let source = record["metadata"]["source"]
             .as_str()
+            .or_else(|| record["metadata"]["file_path"].as_str())
             .unwrap_or_else(|| panic!("no source in {record}"));
         let doc = corpus
             .documents
@@ -52,15 +56,24 @@ fn assert_chunks_hold_their_records(corpus: &Corpus, cuts: &Path) {
         let n = seen.entry(source.to_string()).or_default();
         let span = given.spans_of(&doc.path)[*n];
         *n += 1;
-        assert_eq!(
-            doc.slice(span),
-            record["page_content"].as_str().unwrap_or_default(),
-            "chunk {n} of {source}"
-        );
-        if let Some(page) = record["metadata"]["page"].as_u64() {
+        let text = record["page_content"]
+            .as_str()
+            .or_else(|| record["text"].as_str())
+            .unwrap_or_default();
+        assert_eq!(doc.slice(span), text, "chunk {n} of {source}");
+        // LangChain counts pages from 0, LlamaIndex labels them from 1.
+        let page = record["metadata"]["page"]
+            .as_u64()
+            .map(|p| p as u32 + 1)
+            .or_else(|| {
+                record["metadata"]["page_label"]
+                    .as_str()
+                    .and_then(|l| l.parse().ok())
+            });
+        if let Some(page) = page {
             assert_eq!(
                 doc.source.pages.page_at(span.start),
-                Some(page as u32 + 1),
+                Some(page),
                 "the page map puts chunk {n} of {source} on its record's page"
             );
         }
@@ -193,6 +206,31 @@ fn a_real_langchain_dump_of_pdfs_opens_with_documents_and_with_cuts_alone() {
         "{} documents",
         loaded.documents.len()
     );
+    for d in &loaded.documents {
+        assert!(!d.source.pages.is_empty(), "{} has no page map", d.path);
+    }
+    assert_chunks_hold_their_records(&loaded, &cuts);
+    let rebuilt = load(DocumentSource::Chunks(cuts.clone()));
+    assert_eq!(rebuilt.documents.len(), loaded.documents.len());
+    assert_chunks_hold_their_records(&rebuilt, &cuts);
+}
+
+/// The real LlamaIndex dump of the PDFs (one Document per page with `page_label`, nodes with
+/// page-relative `start_char_idx`): the same checks as the LangChain dump, the rebuilt documents
+/// from the nodes alone too.
+#[test]
+fn a_real_llama_index_dump_of_pdfs_opens_with_documents_and_with_cuts_alone() {
+    let (Some(docs), Some(cuts)) = (
+        std::env::var_os("SEAMSCOPE_TEST_LLAMA_PDF_DOCS"),
+        std::env::var_os("SEAMSCOPE_TEST_LLAMA_PDF_CUTS"),
+    ) else {
+        panic!("SEAMSCOPE_TEST_LLAMA_PDF_DOCS / _CUTS are not set: scripts/test makes them");
+    };
+    let (docs, cuts) = (PathBuf::from(docs), PathBuf::from(cuts));
+    let first = &records(&docs)[0];
+    assert!(first["text"].is_string() && first["metadata"]["page_label"].is_string());
+    let loaded = load(DocumentSource::Loader(docs));
+    assert!(loaded.documents.len() >= 5, "{}", loaded.documents.len());
     for d in &loaded.documents {
         assert!(!d.source.pages.is_empty(), "{} has no page map", d.path);
     }
