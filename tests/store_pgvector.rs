@@ -408,11 +408,13 @@ fn one_database_holds_one_index_at_a_time_and_never_takes_rows_it_did_not_write(
         again.1 && again.2.contains("no such collection"),
         "{again:?}"
     );
-    // Rows seamscope did not write holding its ids are never taken.
+    // Rows of a collection that is not one of seamscope's index collections are never taken,
+    // even one carrying the shared layout's metadata (a bundle the Python package's add_bundle
+    // wrote under the user's own collection name).
     pg::sql(
         &url,
         "DELETE FROM langchain_pg_collection WHERE name LIKE 'seamscope-%'; \
-         INSERT INTO langchain_pg_collection (uuid, name, cmetadata) VALUES (gen_random_uuid(), 'team-docs', '{}'); \
+         INSERT INTO langchain_pg_collection (uuid, name, cmetadata) VALUES (gen_random_uuid(), 'team-docs', '{\"seamscope_layout\": 1}'); \
          INSERT INTO langchain_pg_embedding (id, collection_id, embedding, document, cmetadata) \
            SELECT 'chunk-0', uuid, array_fill(0.1, ARRAY[384])::vector, 'theirs', '{}' \
            FROM langchain_pg_collection WHERE name = 'team-docs';",
@@ -421,7 +423,7 @@ fn one_database_holds_one_index_at_a_time_and_never_takes_rows_it_did_not_write(
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.contains("team-docs") && err.contains("not written by seamscope"),
+        err.contains("team-docs") && err.contains("not one of seamscope's index collections"),
         "{err}"
     );
     let theirs = pg::sql(

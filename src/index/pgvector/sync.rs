@@ -499,12 +499,15 @@ fn fill_in_transaction(
             c.client
                 .execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&owned])
                 .await?;
-            // This name's old collection, and other seamscope collections holding our row ids
-            // (ids are unique across the table).
+            // This name's old collection, and other collections holding our row ids (ids are
+            // unique across the table). Only seamscope's own index collections (its name prefix
+            // and layout) are ever replaced: a bundle the Python package's add_bundle wrote
+            // carries the layout too, under a name of the user's, and is never touched.
             let holders = c
                 .client
                 .query(
                     "SELECT c.uuid::text, c.name, (c.cmetadata->>'seamscope_layout') IS NOT NULL \
+                     AND c.name LIKE 'seamscope-%' \
                      FROM langchain_pg_collection c WHERE c.name = $1 OR EXISTS ( \
                        SELECT 1 FROM langchain_pg_embedding e \
                        WHERE e.collection_id = c.uuid AND e.id = ANY($2))",
@@ -517,7 +520,7 @@ fn fill_in_transaction(
                     (column(row, 0)?, column(row, 1)?, column(row, 2)?);
                 if other != owned && !ours {
                     return Err(Failure::Unexpected(format!(
-                        "the collection {} (not written by seamscope) holds rows with seamscope's ids (chunk-N, seam-N), which are unique across langchain_pg_embedding; use another database for seamscope or remove that collection",
+                        "the collection {} (not one of seamscope's index collections: a bundle add_bundle wrote, or rows of your own) holds rows with seamscope's ids (chunk-N, seam-N), which are unique across langchain_pg_embedding; give seamscope another database (or schema), or remove that collection",
                         crate::text::safe_name(&other)
                     )));
                 }
