@@ -18,7 +18,11 @@ pub fn draw(app: &App, shown: &Shown, frame: &mut Frame, areas: &Areas) {
     let open = &shown.open;
     let area = areas.documents;
     let title = match shown.coming {
-        Some(total) => format!(" Documents · {} of {total} ", open.corpus.documents.len()),
+        // Still reading: a count of all files found, or a long first file shown by its start.
+        Some(total) => format!(
+            " Documents · {} of {total} · reading ",
+            open.corpus.documents.len()
+        ),
         None => format!(" Documents · {} ", open.corpus.documents.len()),
     };
     frame.render_widget(pane_block(app, Pane::Documents, title), area);

@@ -177,6 +177,7 @@ impl Worker<'_> {
                     finished: false,
                 };
                 self.deliver(generation, shown, Arc::new(preview), asked);
+                reporter.report(JobStage::Layout, files - reader.unread(), files);
             }
         }
         while reader.read_next() {
