@@ -278,6 +278,32 @@ impl Layout {
         }
     }
 
+    /// How the cuts of a fixed layout of `chunk_tokens` moved back to word starts
+    /// ([`crate::chunk::fixed::cut_moves`]); `None` for any other chunker.
+    pub fn fixed_cut_moves(
+        &self,
+        chunk_tokens: usize,
+    ) -> Option<crate::chunk::fixed::CutMoveSummary> {
+        if !self.chunker.starts_with("fixed-") {
+            return None;
+        }
+        let mut moves = Vec::new();
+        for (doc, offsets) in self.offsets.iter().enumerate() {
+            let spans: Vec<Span> = self
+                .chunks
+                .iter()
+                .filter(|c| c.doc.0 as usize == doc)
+                .map(|c| c.span)
+                .collect();
+            moves.extend(crate::chunk::fixed::cut_moves(
+                offsets,
+                &spans,
+                chunk_tokens,
+            ));
+        }
+        Some(crate::chunk::fixed::CutMoveSummary::of(&moves))
+    }
+
     /// The parts of `doc` that no chunk holds (gaps between given chunks, or before the first
     /// and after the last), in order; empty for the built-in chunkers, which tile.
     pub fn uncovered(&self, doc: DocId, len: usize) -> Vec<Span> {

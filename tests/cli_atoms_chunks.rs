@@ -343,3 +343,51 @@ fn a_reader_that_leaves_early_ends_seamscope_quietly() {
         out.status
     );
 }
+
+/// The fixed chunker's cuts move back to a word start at most 40 bytes: the sample's moves are
+/// reported and within it, and a cut that falls deep in a 300-byte URL stays at its token
+/// boundary instead of moving back to the URL's start.
+#[test]
+fn fixed_cuts_move_back_to_a_word_at_most_the_bound_and_say_how_far() {
+    let dir = tempfile::tempdir().unwrap();
+    let sample = json(
+        &seamscope(dir.path())
+            .args(["chunks", "sample-corpus", "--json"])
+            .output()
+            .unwrap(),
+    );
+    let moves = &sample["cut_moves"];
+    let seams = sample["seams"].as_array().unwrap().len() as u64;
+    assert_eq!(
+        moves["cuts"].as_u64(),
+        Some(seams),
+        "one cut per seam: {moves}"
+    );
+    assert!(moves["moved"].as_u64().unwrap() <= seams, "{moves}");
+    assert!(moves["max_bytes"].as_u64().unwrap() <= 40, "{moves}");
+    assert_eq!(moves["bound_bytes"], 40);
+
+    let corpus = tempfile::tempdir().unwrap();
+    let url = format!("https://example.com/{}", "x1y2z3".repeat(50));
+    let text = format!("{} {url} {}", "word ".repeat(100), "tail ".repeat(100));
+    std::fs::write(corpus.path().join("links.txt"), &text).unwrap();
+    let v = json(
+        &seamscope(dir.path())
+            .args(["chunks", "--chunk-tokens", "130", "--json"])
+            .arg(corpus.path())
+            .output()
+            .unwrap(),
+    );
+    let first_end = v["chunks"][0]["end"].as_u64().unwrap() as usize;
+    let url_at = text.find("https").unwrap();
+    assert!(
+        first_end > url_at + 40 && first_end < url_at + url.len(),
+        "the cut stays inside the URL, where the tokens put it: {first_end} (URL at {url_at})"
+    );
+    assert_eq!(
+        v["cut_moves"]["max_bytes"].as_u64(),
+        Some(0),
+        "{}",
+        v["cut_moves"]
+    );
+}

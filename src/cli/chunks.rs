@@ -83,6 +83,9 @@ struct ChunkListing {
     chunk_tokens: usize,
     k: usize,
     search_context: SearchContext,
+    /// How the fixed chunker's cuts moved back to word starts (fixed chunker only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cut_moves: Option<seamscope::chunk::fixed::CutMoveSummary>,
     documents: Vec<DocumentRow>,
     chunks: Vec<ChunkRow>,
     seams: Vec<SeamRow>,
@@ -101,6 +104,7 @@ impl ChunkListing {
             chunk_tokens,
             k: layout.k,
             search_context: layout.search,
+            cut_moves: layout.fixed_cut_moves(chunk_tokens),
             skipped: seamscope::corpus::skip_summary(&corpus.skipped),
             documents: corpus
                 .documents
@@ -155,6 +159,17 @@ impl ChunkListing {
         )?;
         if let Some(skipped) = &self.skipped {
             outln!("  {skipped} (--json lists each file and why)")?;
+        }
+        if let Some(m) = &self.cut_moves {
+            outln!(
+                "  cuts moved back to a word start: {} of {}, median {} B, p90 {} B, max {} B (at most {} B: a longer run is cut at a token)",
+                m.moved,
+                m.cuts,
+                m.median_bytes,
+                m.p90_bytes,
+                m.max_bytes,
+                m.bound_bytes
+            )?;
         }
         if let Some(g) = &self.given {
             let uncovered: usize = self
