@@ -278,15 +278,17 @@ impl Layout {
         }
     }
 
-    /// How the cuts of a fixed layout of `chunk_tokens` moved back to word starts
+    /// How the cuts of a fixed layout moved back to word starts
     /// ([`crate::chunk::fixed::cut_moves`]); `None` for any other chunker.
-    pub fn fixed_cut_moves(
-        &self,
-        chunk_tokens: usize,
-    ) -> Option<crate::chunk::fixed::CutMoveSummary> {
-        if !self.chunker.starts_with("fixed-") {
-            return None;
-        }
+    pub fn fixed_cut_moves(&self) -> Option<crate::chunk::fixed::CutMoveSummary> {
+        // The fixed chunker's name is `fixed-<tokens>` (then `+headings` when prefixed).
+        let digits: String = self
+            .chunker
+            .strip_prefix("fixed-")?
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        let chunk_tokens: usize = digits.parse().ok()?;
         let mut moves = Vec::new();
         for (doc, offsets) in self.offsets.iter().enumerate() {
             let spans: Vec<Span> = self

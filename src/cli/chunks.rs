@@ -104,7 +104,7 @@ impl ChunkListing {
             chunk_tokens,
             k: layout.k,
             search_context: layout.search,
-            cut_moves: layout.fixed_cut_moves(chunk_tokens),
+            cut_moves: layout.fixed_cut_moves(),
             skipped: seamscope::corpus::skip_summary(&corpus.skipped),
             documents: corpus
                 .documents

@@ -23,6 +23,9 @@ pub struct IndexSummary {
     tokens: usize,
     chunker: String,
     chunks: usize,
+    /// How the fixed chunker's cuts moved back to word starts (fixed chunker only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cut_moves: Option<seamscope::chunk::fixed::CutMoveSummary>,
     k: usize,
     seams: usize,
     mean_seam_tokens: f64,
@@ -63,6 +66,7 @@ impl IndexSummary {
             tokens: l.total_tokens(),
             chunker: l.chunker.clone(),
             chunks: l.chunks.len(),
+            cut_moves: l.fixed_cut_moves(),
             k: l.k,
             seams: l.seams.len(),
             mean_seam_tokens: seam_tokens as f64 / l.seams.len().max(1) as f64,
@@ -116,6 +120,17 @@ impl IndexSummary {
         }
         outln!("tokens     {}", self.tokens)?;
         outln!("chunks     {} ({})", self.chunks, self.chunker)?;
+        if let Some(m) = &self.cut_moves {
+            outln!(
+                "cut moves  {} of {} cuts moved back to a word start: median {} B, p90 {} B, max {} B (bound {} B)",
+                m.moved,
+                m.cuts,
+                m.median_bytes,
+                m.p90_bytes,
+                m.max_bytes,
+                m.bound_bytes
+            )?;
+        }
         outln!(
             "seams      {} (k = {}, mean window {:.0} tokens)",
             self.seams,
