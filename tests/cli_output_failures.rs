@@ -127,7 +127,7 @@ fn a_failing_json_run_prints_one_document() {
     assert_eq!(error["kind"], "failed", "{document}");
     assert_eq!(document["exit_code"], 1, "{document}");
     assert_eq!(
-        document["output"][0]["label"], "chunks only",
+        document["output"]["rows"][0]["label"], "chunks only",
         "the rows made before the failure: {document}"
     );
 }
