@@ -27,6 +27,7 @@ use crate::eval::grid::{GridSettings, Retrieved, prepare_reporting, save_cache, 
 use crate::eval::grid::{search_lists, select, side_scores};
 use crate::eval::questions::Question;
 use crate::eval::run::{SearchProgress, embed_questions};
+use crate::eval::score::stores_once;
 use crate::eval::strategy::{Pointer, Strategy, Unit};
 use crate::retrieve::{RankedList, SideScores, fuse};
 use crate::session::{Engine, EngineError, OpenCorpus};
@@ -51,6 +52,22 @@ pub struct BoardRow {
     pub interval: Interval,
     /// Mean tokens sent per question.
     pub tokens: f64,
+    /// Mean tokens of the context counted once (a passage in two returned chunks counts once).
+    pub distinct_tokens: f64,
+    /// Mean tokens sent more than once per question (overlap and windows send text twice).
+    pub duplicated_tokens: f64,
+    /// Duplicated tokens as a share of all tokens sent.
+    pub duplicate_share: f64,
+    /// Mean pairs of returned chunks that share text, per answer (a passage returned twice).
+    pub passages_twice: f64,
+    /// Chroma's token precision over the gold spans: evidence tokens returned / tokens returned
+    /// (duplicates counted each time).
+    pub span_precision: f64,
+    /// Chroma's token IoU over the gold spans: evidence returned / (evidence + returned -
+    /// evidence returned), duplicates counted each time.
+    pub span_iou: f64,
+    /// No two stored units share text: each passage is stored once.
+    pub stores_once: bool,
     /// Vectors stored (units and pointers).
     pub vectors: usize,
     /// Vectors relative to the chunks alone.
@@ -545,14 +562,24 @@ pub fn board(
             let mut failed = Vec::with_capacity(n);
             let mut tokens_sent = Vec::with_capacity(n);
             let mut fires = 0usize;
+            let (mut distinct, mut duplicated, mut twice) = (0u64, 0u64, 0u64);
+            let (mut evidence, mut returned, mut hit) = (0u64, 0u64, 0u64);
             for (qi, q) in questions.iter().enumerate() {
                 let r = retrieve_one(s, qi, &settings, &grid);
                 let scored = score(&s.units, &s.pointers, &open.layout, q, &r);
                 failed.push(!scored.answered);
                 tokens_sent.push(scored.tokens_sent);
                 fires += scored.fires;
+                distinct += scored.context.distinct;
+                duplicated += scored.context.duplicated;
+                twice += u64::from(scored.context.overlapping_pairs);
+                evidence += scored.token_overlap.0;
+                returned += scored.token_overlap.1;
+                hit += scored.token_overlap.2;
             }
             let failures = failed.iter().filter(|f| **f).count();
+            let per = |x: u64| x as f64 / n.max(1) as f64;
+            let share = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
             let vectors = s.cost.vectors;
             rows.push(BoardRow {
                 label: settings.label(),
@@ -562,6 +589,13 @@ pub fn board(
                 failure_rate: failures as f64 / n.max(1) as f64,
                 interval: wilson(failures, n),
                 tokens: tokens_sent.iter().sum::<u64>() as f64 / n.max(1) as f64,
+                distinct_tokens: per(distinct),
+                duplicated_tokens: per(duplicated),
+                duplicate_share: share(duplicated, distinct + duplicated),
+                passages_twice: per(twice),
+                span_precision: share(hit, returned),
+                span_iou: share(hit, (evidence + returned).saturating_sub(hit)),
+                stores_once: stores_once(&s.units),
                 vectors,
                 vectors_vs_chunks: vectors as f64 / chunks.max(1) as f64,
                 build_seconds: s.cost.build_seconds,

@@ -109,6 +109,40 @@ fn the_board_scores_every_family_reproduces_eval_and_gives_an_honest_verdict() {
         let f = r["failure_rate"].as_f64().unwrap();
         assert!(lo <= f && f <= hi, "{r}");
     }
+    // What each row sends: overlapping chunks store and send text twice; chunks only, Seams and
+    // windows (search vectors that bring the disjoint chunks) store each passage once and send
+    // nothing twice.
+    for r in rows {
+        let once = r["stores_once"].as_bool().unwrap_or_else(|| panic!("{r}"));
+        let dup = r["duplicate_share"].as_f64().unwrap();
+        let (distinct, duplicated) = (
+            r["distinct_tokens"].as_f64().unwrap(),
+            r["duplicated_tokens"].as_f64().unwrap(),
+        );
+        assert!((0.0..1.0).contains(&dup), "{r}");
+        assert!(distinct > 0.0 && duplicated >= 0.0, "{r}");
+        let iou = r["span_iou"].as_f64().unwrap();
+        assert!(
+            iou > 0.0 && iou <= r["span_precision"].as_f64().unwrap() + 1e-12,
+            "{r}"
+        );
+        match r["family"].as_str().unwrap() {
+            "none" | "seams" | "windows" => {
+                assert!(once, "{r}");
+                assert_eq!(duplicated, 0.0, "{r}");
+                assert_eq!(r["passages_twice"].as_f64(), Some(0.0), "{r}");
+            }
+            "overlap" => assert!(!once, "{r}"),
+            _ => {}
+        }
+    }
+    assert!(
+        rows.iter()
+            .filter(|r| r["family"] == "overlap")
+            .any(|r| r["duplicate_share"].as_f64().unwrap() > 0.0
+                && r["passages_twice"].as_f64().unwrap() > 0.0),
+        "overlapping chunks send some text twice"
+    );
     // SCAR is tuned: one row per τ × penalty (6 × 3 by default).
     let scar: Vec<&Value> = rows.iter().filter(|r| r["family"] == "scar").collect();
     assert_eq!(scar.len(), 18);

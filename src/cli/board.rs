@@ -250,13 +250,17 @@ fn board_questions(
 
 fn board_line(r: &BoardRow) -> String {
     format!(
-        "  {:<34} {:<13} {:>6.1}% [{:>4.1}–{:>4.1}] {:>7.0} {:>7} {:>5.1}× {:>7.1}s {:>6}  {}",
+        "  {:<34} {:<13} {:>6.1}% [{:>4.1}–{:>4.1}] {:>7.0} {:>5.1}% {:>5.2} {:>5.2}% {:>4} {:>7} {:>5.1}× {:>7.1}s {:>6}  {}",
         safe_name(&r.label),
         r.family.name(),
         r.failure_rate * 100.0,
         r.interval.low * 100.0,
         r.interval.high * 100.0,
         r.tokens,
+        r.duplicate_share * 100.0,
+        r.passages_twice,
+        r.span_iou * 100.0,
+        if r.stores_once { "yes" } else { "no" },
         r.vectors,
         r.vectors_vs_chunks,
         r.build_seconds,
@@ -284,8 +288,20 @@ pub fn render_board(b: &Board, top: usize) -> String {
     );
     let _ = writeln!(out, "embedder: {}", safe_name(&b.embedder));
     let header = format!(
-        "  {:<34} {:<13} {:>7} {:<11} {:>7} {:>7} {:>6} {:>8} {:>6}",
-        "row", "family", "fail", "95% int.", "tokens", "vectors", "×chunk", "build", "p_best"
+        "  {:<34} {:<13} {:>7} {:<11} {:>7} {:>6} {:>5} {:>6} {:>4} {:>7} {:>6} {:>8} {:>6}",
+        "row",
+        "family",
+        "fail",
+        "95% int.",
+        "tokens",
+        "dup",
+        "twice",
+        "IoU",
+        "once",
+        "vectors",
+        "×chunk",
+        "build",
+        "p_best"
     );
     let _ = writeln!(
         out,
@@ -315,6 +331,10 @@ pub fn render_board(b: &Board, top: usize) -> String {
     let _ = writeln!(
         out,
         "◆ Pareto: no other row is as good on failures, tokens and vectors and better on one"
+    );
+    let _ = writeln!(
+        out,
+        "dup: share of the tokens sent that were sent twice; twice: passages returned twice per answer; IoU: Chroma's token IoU over the gold spans (duplicates count against it); once: each passage stored once"
     );
     if let Some(v) = &b.verdict {
         let _ = writeln!(out, "\nverdict: {}", safe_name(&v.sentence()));

@@ -29,6 +29,80 @@ pub struct Scored {
     pub classes: Vec<SpanClass>,
     /// Evidence tokens, returned tokens, and evidence tokens returned.
     pub token_overlap: (u64, u64, u64),
+    /// The context's tokens counted once and counted again, and the passages sent twice.
+    pub context: ContextTokens,
+}
+
+/// What a context sends once and more than once, counted on the layout's tokens: the tokens of
+/// the returned units counted once (`distinct`), the ones sent again because two returned units
+/// hold them (`duplicated`), and how many pairs of returned units share text (`overlapping_pairs`:
+/// a passage returned twice).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ContextTokens {
+    /// Tokens of the context, each counted once.
+    pub distinct: u64,
+    /// Tokens sent more than once (a token in three units counts twice).
+    pub duplicated: u64,
+    /// Pairs of returned units of one document whose spans overlap.
+    pub overlapping_pairs: u32,
+}
+
+/// Tokens of `doc` whose start lies in `span`.
+fn tokens_in(layout: &Layout, doc: crate::corpus::DocId, span: crate::corpus::Span) -> u64 {
+    let starts = &layout.offsets[doc.0 as usize].starts;
+    (starts.partition_point(|&t| t < span.end) - starts.partition_point(|&t| t < span.start)) as u64
+}
+
+/// What the units `returned` (indexes into `units`) send once and more than once.
+pub fn context_tokens(units: &[Unit], layout: &Layout, returned: &[UnitId]) -> ContextTokens {
+    let mut spans: Vec<(crate::corpus::DocId, crate::corpus::Span)> = returned
+        .iter()
+        .map(|&u| (units[u.index()].doc, units[u.index()].span))
+        .collect();
+    spans.sort_by_key(|(d, s)| (d.0, s.start, s.end));
+    let total: u64 = spans.iter().map(|&(d, s)| tokens_in(layout, d, s)).sum();
+    let mut distinct = 0;
+    let mut run: Option<(crate::corpus::DocId, crate::corpus::Span)> = None;
+    for &(d, s) in &spans {
+        run = match run {
+            Some((rd, rs)) if rd == d && s.start <= rs.end => {
+                Some((rd, crate::corpus::Span::new(rs.start, rs.end.max(s.end))))
+            }
+            Some((rd, rs)) => {
+                distinct += tokens_in(layout, rd, rs);
+                Some((d, s))
+            }
+            None => Some((d, s)),
+        };
+    }
+    if let Some((rd, rs)) = run {
+        distinct += tokens_in(layout, rd, rs);
+    }
+    let mut pairs = 0;
+    for (i, a) in spans.iter().enumerate() {
+        for b in &spans[i + 1..] {
+            if a.0 == b.0 && a.1.start < b.1.end && b.1.start < a.1.end {
+                pairs += 1;
+            }
+        }
+    }
+    ContextTokens {
+        distinct,
+        duplicated: total.saturating_sub(distinct),
+        overlapping_pairs: pairs,
+    }
+}
+
+/// Whether a strategy stores each passage once: no two of its units share text.
+pub fn stores_once(units: &[Unit]) -> bool {
+    let mut spans: Vec<(u32, usize, usize)> = units
+        .iter()
+        .map(|u| (u.doc.0, u.span.start, u.span.end))
+        .collect();
+    spans.sort_unstable();
+    spans
+        .windows(2)
+        .all(|w| w[0].0 != w[1].0 || w[0].2 <= w[1].1)
 }
 
 /// Score what a strategy (its `units` and `pointers`) returned for a question.
@@ -97,6 +171,7 @@ pub fn score(
         wasted_fires: wasted,
         classes: q.spans.iter().map(|s| span_class(*s, &doc_units)).collect(),
         token_overlap: (evidence.len() as u64, tokens_sent, hit as u64),
+        context: context_tokens(units, layout, &r.units),
     }
 }
 
@@ -232,5 +307,68 @@ pub fn summarise(
         span_iou: ratio(i as f64, (e + r - i) as f64),
         embedded_texts: facts.embedded_texts,
         failed: scores.iter().map(|s| !s.answered).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::pack::tests::words;
+    use crate::corpus::{Corpus, DocId, Span};
+
+    /// One document of ten one-word tokens ("w0 w1 … w9", 3 bytes each), every token a word.
+    fn layout() -> Layout {
+        let corpus = Corpus::from_texts([("a.txt", "w0 w1 w2 w3 w4 w5 w6 w7 w8 w9")]);
+        Layout {
+            offsets: corpus.documents.iter().map(|d| words(&d.text)).collect(),
+            chunks: Vec::new(),
+            seams: Vec::new(),
+            chunker: "fixed-2".into(),
+            k: 1,
+            search: Default::default(),
+            timings: Default::default(),
+            given: None,
+            store: Default::default(),
+        }
+    }
+
+    fn unit(first: usize, last: usize) -> Unit {
+        // Token i starts at byte 3 * i.
+        Unit {
+            doc: DocId(0),
+            span: Span::new(3 * first, 3 * last + 2),
+            tokens: (last - first + 1) as u32,
+        }
+    }
+
+    /// Counted by hand: windows w0–w3, w2–w5 and w8–w9 send 10 tokens, 8 of them distinct
+    /// (w2 and w3 twice), one pair of passages returned twice; disjoint chunks none.
+    #[test]
+    fn a_context_counts_what_it_sends_once_and_twice() {
+        let layout = layout();
+        let windows = [unit(0, 3), unit(2, 5), unit(8, 9)];
+        let all = [UnitId(0), UnitId(1), UnitId(2)];
+        assert_eq!(
+            context_tokens(&windows, &layout, &all),
+            ContextTokens {
+                distinct: 8,
+                duplicated: 2,
+                overlapping_pairs: 1
+            }
+        );
+        assert!(!stores_once(&windows));
+        let chunks = [unit(0, 3), unit(4, 7), unit(8, 9)];
+        assert_eq!(
+            context_tokens(&chunks, &layout, &[UnitId(2), UnitId(0)]),
+            ContextTokens {
+                distinct: 6,
+                duplicated: 0,
+                overlapping_pairs: 0
+            }
+        );
+        assert!(stores_once(&chunks));
+        // The same unit returned twice is a passage sent twice.
+        let twice = context_tokens(&chunks, &layout, &[UnitId(1), UnitId(1)]);
+        assert_eq!((twice.distinct, twice.duplicated), (4, 4));
     }
 }
