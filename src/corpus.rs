@@ -403,29 +403,7 @@ pub(crate) fn read_document(
     path: &Path,
     options: &LoadOptions,
 ) -> Result<(String, DocKind, TextSource), SkipReason> {
-    let max_bytes = options.max_file_bytes;
-    let unreadable = |e: std::io::Error| SkipReason::Unreadable {
-        error: e.to_string(),
-    };
-    let meta = std::fs::metadata(path).map_err(unreadable)?;
-    if meta.len() > max_bytes {
-        return Err(SkipReason::TooLarge {
-            bytes: meta.len(),
-            limit: max_bytes,
-        });
-    }
-    let format = options.format_of(path);
-    let extractor = options.extractor(format)?;
-    // A regular file (or a link to one) within the limit, read without blocking: a file
-    // swapped for a FIFO after the walk, or one that grew, never hangs or floods the load.
-    let bytes = crate::files::read_named(path, max_bytes).map_err(|e| match e {
-        crate::files::ReadFileError::TooLarge { bytes, limit } => {
-            SkipReason::TooLarge { bytes, limit }
-        }
-        other => SkipReason::Unreadable {
-            error: other.to_string(),
-        },
-    })?;
+    let (format, extractor, bytes) = open_file(path, options)?;
     let extracted = match &options.extraction_cache {
         Some(dir) if format != Format::Text => {
             extract::cache::extract_cached(dir, extractor.as_ref(), path, bytes).0?
@@ -434,6 +412,36 @@ pub(crate) fn read_document(
     };
     let source = extractor.source(extracted.pages);
     Ok((extracted.text, extracted.kind, source))
+}
+
+/// A file's format, its extractor and its bytes, or why it cannot be read: a regular file (or a
+/// link to one) within the size limit, read without blocking, so a file swapped for a FIFO after
+/// the walk, or one that grew, never hangs or floods the load.
+fn open_file(
+    path: &Path,
+    options: &LoadOptions,
+) -> Result<(Format, Box<dyn extract::Extractor>, Vec<u8>), SkipReason> {
+    let max_bytes = options.max_file_bytes;
+    let meta = std::fs::metadata(path).map_err(|e| SkipReason::Unreadable {
+        error: e.to_string(),
+    })?;
+    if meta.len() > max_bytes {
+        return Err(SkipReason::TooLarge {
+            bytes: meta.len(),
+            limit: max_bytes,
+        });
+    }
+    let format = options.format_of(path);
+    let extractor = options.extractor(format)?;
+    let bytes = crate::files::read_named(path, max_bytes).map_err(|e| match e {
+        crate::files::ReadFileError::TooLarge { bytes, limit } => {
+            SkipReason::TooLarge { bytes, limit }
+        }
+        other => SkipReason::Unreadable {
+            error: other.to_string(),
+        },
+    })?;
+    Ok((format, extractor, bytes))
 }
 
 /// The start of the file at `path` as a document (about `budget` bytes of its text, see
@@ -446,13 +454,10 @@ pub(crate) fn read_document_start(
     options: &LoadOptions,
     budget: usize,
 ) -> Option<(String, DocKind, TextSource)> {
-    let meta = std::fs::metadata(path).ok()?;
-    if meta.len() <= budget as u64 || meta.len() > options.max_file_bytes {
+    if std::fs::metadata(path).ok()?.len() <= budget as u64 {
         return None;
     }
-    let format = options.format_of(path);
-    let extractor = options.extractor(format).ok()?;
-    let bytes = crate::files::read_named(path, options.max_file_bytes).ok()?;
+    let (format, extractor, bytes) = open_file(path, options).ok()?;
     let cached = match &options.extraction_cache {
         Some(dir) if format != Format::Text => {
             extract::cache::lookup(dir, extractor.as_ref(), &bytes)

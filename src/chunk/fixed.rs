@@ -91,6 +91,23 @@ pub struct CutMoveSummary {
     pub bound_bytes: usize,
 }
 
+impl std::fmt::Display for CutMoveSummary {
+    /// `18 of 70 cuts moved back to a word start: median 5 B, p90 8 B, max 15 B (at most 40 B: a
+    /// longer run is cut at a token)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} of {} cuts moved back to a word start: median {} B, p90 {} B, max {} B (at most {} B: a longer run is cut at a token)",
+            self.moved,
+            self.cuts,
+            self.median_bytes,
+            self.p90_bytes,
+            self.max_bytes,
+            self.bound_bytes
+        )
+    }
+}
+
 impl CutMoveSummary {
     /// The summary of the moves of every cut.
     pub fn of(moves: &[usize]) -> CutMoveSummary {

@@ -161,15 +161,7 @@ impl ChunkListing {
             outln!("  {skipped} (--json lists each file and why)")?;
         }
         if let Some(m) = &self.cut_moves {
-            outln!(
-                "  cuts moved back to a word start: {} of {}, median {} B, p90 {} B, max {} B (at most {} B: a longer run is cut at a token)",
-                m.moved,
-                m.cuts,
-                m.median_bytes,
-                m.p90_bytes,
-                m.max_bytes,
-                m.bound_bytes
-            )?;
+            outln!("  {m}")?;
         }
         if let Some(g) = &self.given {
             let uncovered: usize = self

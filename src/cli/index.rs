@@ -121,15 +121,7 @@ impl IndexSummary {
         outln!("tokens     {}", self.tokens)?;
         outln!("chunks     {} ({})", self.chunks, self.chunker)?;
         if let Some(m) = &self.cut_moves {
-            outln!(
-                "cut moves  {} of {} cuts moved back to a word start: median {} B, p90 {} B, max {} B (bound {} B)",
-                m.moved,
-                m.cuts,
-                m.median_bytes,
-                m.p90_bytes,
-                m.max_bytes,
-                m.bound_bytes
-            )?;
+            outln!("cut moves  {m}")?;
         }
         outln!(
             "seams      {} (k = {}, mean window {:.0} tokens)",
