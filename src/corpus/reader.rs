@@ -228,17 +228,9 @@ fn walk(root: &Path, options: &LoadOptions) -> Result<Walked, CorpusError> {
 mod tests {
     use super::*;
 
+    /// The defaults: 8 MiB files, the question set excluded, no extraction cache.
     fn options() -> LoadOptions {
-        LoadOptions {
-            max_file_bytes: 1 << 20,
-            exclude_names: vec!["questions.jsonl".into()],
-            follow_outside_symlinks: false,
-            forced_format: None,
-            extension_formats: Vec::new(),
-            pdfium_library: None,
-            extraction_cache: None,
-            source: DocumentSource::Files,
-        }
+        LoadOptions::default()
     }
 
     #[test]

@@ -166,17 +166,10 @@ impl Worker<'_> {
                     .lay_out(&first, &tokenizer, first.documents.len())
                     .map_err(|e| e.to_string())?;
                 let layout = builder.into_layout(&first);
-                let preview =
-                    OpenCorpus::documents_only(first, layout).map_err(|e| e.to_string())?;
                 if !self.gens.is_current(JobKind::Layout, generation) {
                     return Ok(None);
                 }
-                let shown = Shown {
-                    params,
-                    coming: Some(files),
-                    finished: false,
-                };
-                self.deliver(generation, shown, Arc::new(preview), asked);
+                self.deliver_part((generation, params, files), first, layout, asked)?;
                 reporter.report(JobStage::Layout, files - reader.unread(), files);
             }
         }
@@ -225,19 +218,31 @@ impl Worker<'_> {
             if done < total && due {
                 let part = corpus_prefix(corpus, done);
                 let layout = builder.layout(&part);
-                let preview =
-                    OpenCorpus::documents_only(part, layout).map_err(|e| e.to_string())?;
-                let shown = Shown {
-                    params,
-                    coming: Some(total),
-                    finished: false,
-                };
-                self.deliver(generation, shown, Arc::new(preview), asked);
+                self.deliver_part((generation, params, total), part, layout, asked)?;
                 last_preview = Some(Instant::now());
             }
             upto = next_batch_end(corpus, done);
         }
         Ok(Some(builder.into_layout(corpus)))
+    }
+
+    /// Show part of the corpus (its documents and cuts, no indexes) while `coming` documents
+    /// in all are still being read or laid out.
+    fn deliver_part(
+        &mut self,
+        (generation, params, coming): (u64, LayoutParams, usize),
+        part: Corpus,
+        layout: Layout,
+        asked: (Option<&str>, QuerySettings),
+    ) -> Result<(), String> {
+        let preview = OpenCorpus::documents_only(part, layout).map_err(|e| e.to_string())?;
+        let shown = Shown {
+            params,
+            coming: Some(coming),
+            finished: false,
+        };
+        self.deliver(generation, shown, Arc::new(preview), asked);
+        Ok(())
     }
 
     /// Embed and index a layout's vectors with the loaded engine, answering the questions that
