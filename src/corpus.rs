@@ -420,10 +420,7 @@ type OpenedFile = (Format, Box<dyn extract::Extractor>, Vec<u8>);
 /// A file's format, its extractor and its bytes, or why it cannot be read: a regular file (or a
 /// link to one) within the size limit, read without blocking, so a file swapped for a FIFO after
 /// the walk, or one that grew, never hangs or floods the load.
-fn open_file(
-    path: &Path,
-    options: &LoadOptions,
-) -> Result<OpenedFile, SkipReason> {
+fn open_file(path: &Path, options: &LoadOptions) -> Result<OpenedFile, SkipReason> {
     let max_bytes = options.max_file_bytes;
     let meta = std::fs::metadata(path).map_err(|e| SkipReason::Unreadable {
         error: e.to_string(),

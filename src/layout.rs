@@ -494,6 +494,33 @@ impl Layout {
     }
 }
 
+/// A layout of `corpus` for unit tests: one token per whitespace-delimited word, cut into fixed
+/// chunks of `tokens` tokens, no seams.
+#[cfg(test)]
+pub(crate) fn of_words(corpus: &Corpus, tokens: usize) -> Layout {
+    let offsets: Vec<TokenOffsets> = corpus
+        .documents
+        .iter()
+        .map(|d| TokenOffsets::of_words(&d.text))
+        .collect();
+    let chunks = crate::chunk::chunk_corpus(
+        corpus,
+        &offsets,
+        &crate::chunk::fixed::FixedTokens { tokens },
+    );
+    Layout {
+        offsets,
+        chunks,
+        seams: Vec::new(),
+        chunker: format!("fixed-{tokens}"),
+        k: 1,
+        search: SearchContext::default(),
+        timings: LayoutTimings::default(),
+        given: None,
+        store: StoreCounts::default(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

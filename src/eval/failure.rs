@@ -79,25 +79,11 @@ impl DeliveryTally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chunk::fixed::FixedTokens;
-    use crate::chunk::pack::tests::words;
-    use crate::chunk::{ChunkId, chunk_corpus};
+    use crate::chunk::ChunkId;
     use crate::corpus::{Corpus, DocId};
 
     fn layout(corpus: &Corpus) -> Layout {
-        let offsets: Vec<_> = corpus.documents.iter().map(|d| words(&d.text)).collect();
-        let chunks = chunk_corpus(corpus, &offsets, &FixedTokens { tokens: 2 });
-        Layout {
-            offsets,
-            chunks,
-            seams: Vec::new(),
-            chunker: "fixed-2".into(),
-            k: 1,
-            search: Default::default(),
-            timings: Default::default(),
-            given: None,
-            store: Default::default(),
-        }
+        crate::layout::of_words(corpus, 2)
     }
 
     fn question(spans: Vec<Span>) -> Question {

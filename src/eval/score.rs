@@ -313,23 +313,12 @@ pub fn summarise(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chunk::pack::tests::words;
     use crate::corpus::{Corpus, DocId, Span};
 
     /// One document of ten one-word tokens ("w0 w1 … w9", 3 bytes each), every token a word.
     fn layout() -> Layout {
         let corpus = Corpus::from_texts([("a.txt", "w0 w1 w2 w3 w4 w5 w6 w7 w8 w9")]);
-        Layout {
-            offsets: corpus.documents.iter().map(|d| words(&d.text)).collect(),
-            chunks: Vec::new(),
-            seams: Vec::new(),
-            chunker: "fixed-2".into(),
-            k: 1,
-            search: Default::default(),
-            timings: Default::default(),
-            given: None,
-            store: Default::default(),
-        }
+        crate::layout::of_words(&corpus, 2)
     }
 
     fn unit(first: usize, last: usize) -> Unit {
