@@ -12,6 +12,8 @@ vector, and metadata ``{"kind", "id", "document", "start", "end"}`` (seams also 
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import json
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -418,3 +420,102 @@ def context_metadata(trace: Mapping[str, Any]) -> List[Tuple[int, Dict[str, Any]
 
 def dumps_identity(bundle: Bundle) -> str:
     return json.dumps(identity(bundle), sort_keys=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# What both retrievers do with a store
+
+# Store calls run here so that a store that stops answering is an error after `timeout`
+# seconds, not a hang (the call itself is abandoned to its own timeouts).
+POOL = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="seams-store")
+
+
+async def in_pool(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` in the store pool: not the loop's default executor, which ``asyncio.run``
+    waits for at exit, so a store call abandoned at its timeout cannot hold the caller."""
+    return await asyncio.get_running_loop().run_in_executor(POOL, fn, *args)
+
+
+def call_bounded(fn: Any, args: Sequence[Any], timeout: float, name_call: bool = False) -> Any:
+    """``fn(*args)`` in the store pool, at most ``timeout`` seconds; a store that does not
+    answer, or fails, is a :class:`StoreUnavailableError` (``name_call``: the message names
+    ``fn``)."""
+    future = POOL.submit(fn, *args)
+    try:
+        return future.result(timeout=timeout)
+    except concurrent.futures.TimeoutError:
+        future.cancel()
+        which = f" ({getattr(fn, '__qualname__', fn)})" if name_call else ""
+        raise StoreUnavailableError(
+            f"the store did not answer within {timeout:g} s{which}"
+        ) from None
+    except SeamsStoreError:
+        raise
+    except Exception as e:  # the store's own error: say it was the store
+        raise StoreUnavailableError(f"the store failed: {type(e).__name__}: {e}") from e
+
+
+async def acall_bounded(coro: Any, timeout: float) -> Any:
+    """``await coro``, at most ``timeout`` seconds, its failures as :func:`call_bounded`'s."""
+    try:
+        return await asyncio.wait_for(coro, timeout=timeout)
+    except asyncio.TimeoutError:
+        raise StoreUnavailableError(f"the store did not answer within {timeout:g} s") from None
+    except SeamsStoreError:
+        raise
+    except Exception as e:
+        raise StoreUnavailableError(f"the store failed: {type(e).__name__}: {e}") from e
+
+
+def check_writable(adapter: Any, bundle: Bundle, container: str) -> None:
+    """Refuse to write ``bundle`` where the store (``adapter``) already records another
+    model, dimension or ``k``; ``container`` names what to give it instead."""
+    found = adapter.identity()
+    if found and found.get("seamscope_layout") is not None:
+        want = identity(bundle)
+        if found.get("model") != want["model"] or int(found.get("dim", -1)) != want["dim"]:
+            raise ModelMismatchError(
+                f"{adapter.name} holds vectors of {found.get('model')!r}, the bundle's are "
+                f"{want['model']!r}: write it into a {container} of its own"
+            )
+        if int(found.get("k", -1)) != want["k"]:
+            raise KMismatchError(
+                f"{adapter.name} holds seams cut with k = {found.get('k')}, the bundle's with "
+                f"k = {want['k']}: write it into a {container} of its own"
+            )
+
+
+def write_seams(
+    adapter: Any,
+    bundle: Bundle,
+    refs: Optional[Dict[int, str]],
+    unit: str,
+    check_ids_free: bool,
+) -> Dict[int, str]:
+    """``add_seams``' work once the mapping is known: every chunk the seams link must have a
+    ``unit`` (row or node) in ``refs`` (``None``: the bundle's own ``chunk-<N>``) and be in the
+    store; then the seams are written, linking those, and the identity after them. Returns the
+    mapping used."""
+    if refs is None:
+        refs = {c["id"]: chunk_row_id(c["id"]) for c in bundle.chunks}
+    linked = sorted({c for s in bundle.seams for c in (s["left"], s["right"])})
+    unmapped = [c for c in linked if c not in refs]
+    if unmapped:
+        raise MissingChunksError(
+            f"{len(unmapped)} chunks the seams link have no {unit} in chunk_ids "
+            f"(first: chunk {unmapped[0]})"
+        )
+    present = adapter.get([refs[c] for c in linked])
+    absent = [c for c in linked if refs[c] not in present]
+    if absent:
+        raise MissingChunksError(
+            f"{adapter.name} does not hold {len(absent)} chunks the seams link (first: chunk "
+            f"{absent[0]}, {unit} {refs[absent[0]]!r}): add the chunks (or add_bundle) first"
+        )
+    own_rows = all(refs[c] == chunk_row_id(c) for c in linked)
+    records = seam_records(bundle, None if own_rows else refs)
+    if check_ids_free:
+        adapter.check_ids_free([r.id for r in records])
+    adapter.write(records)
+    adapter.write_identity(identity(bundle))
+    return refs

@@ -18,7 +18,6 @@ say which bundle it holds, since there is no common place to record it.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import json
 import time
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -61,15 +60,7 @@ __all__ = [
 ]
 
 _BATCH = 500
-# Store calls run here so that a store that stops answering is an error after `timeout`
-# seconds, not a hang (the call itself is abandoned to its own timeouts).
-_POOL = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="seams-store")
-
-
-async def _in_pool(fn: Any, *args: Any) -> Any:
-    """``fn(*args)`` in the store pool: not the loop's default executor, which ``asyncio.run``
-    waits for at exit, so a store call abandoned at its timeout cannot hold the caller."""
-    return await asyncio.get_running_loop().run_in_executor(_POOL, fn, *args)
+_in_pool = d.in_pool
 
 
 # ---------------------------------------------------------------------------------------------
@@ -319,19 +310,7 @@ def store_identity(store: VectorStore) -> Optional[Dict[str, Any]]:
 
 
 def _check_writable(adapter: _Adapter, bundle: Bundle) -> None:
-    found = adapter.identity()
-    if found and found.get("seamscope_layout") is not None:
-        want = d.identity(bundle)
-        if found.get("model") != want["model"] or int(found.get("dim", -1)) != want["dim"]:
-            raise ModelMismatchError(
-                f"{adapter.name} holds vectors of {found.get('model')!r}, the bundle's are "
-                f"{want['model']!r}: write it into a collection of its own"
-            )
-        if int(found.get("k", -1)) != want["k"]:
-            raise KMismatchError(
-                f"{adapter.name} holds seams cut with k = {found.get('k')}, the bundle's with "
-                f"k = {want['k']}: write it into a collection of its own"
-            )
+    d.check_writable(adapter, bundle, "collection")
 
 
 def add_bundle(
@@ -391,27 +370,8 @@ def add_seams(
     elif chunk_ids is not None:
         refs = {int(k): str(v) for k, v in chunk_ids.items()}
     else:
-        refs = {c["id"]: d.chunk_row_id(c["id"]) for c in bundle.chunks}
-    linked = sorted({c for s in bundle.seams for c in (s["left"], s["right"])})
-    unmapped = [c for c in linked if c not in refs]
-    if unmapped:
-        raise MissingChunksError(
-            f"{len(unmapped)} chunks the seams link have no row in chunk_ids "
-            f"(first: chunk {unmapped[0]})"
-        )
-    present = adapter.get([refs[c] for c in linked])
-    absent = [c for c in linked if refs[c] not in present]
-    if absent:
-        raise MissingChunksError(
-            f"{adapter.name} does not hold {len(absent)} chunks the seams link (first: chunk "
-            f"{absent[0]}, row {refs[absent[0]]!r}): add the chunks (or add_bundle) first"
-        )
-    own_rows = all(refs[c] == d.chunk_row_id(c) for c in linked)
-    records = d.seam_records(bundle, None if own_rows else refs)
-    adapter.check_ids_free([r.id for r in records])
-    adapter.write(records)
-    adapter.write_identity(d.identity(bundle))
-    return refs
+        refs = None
+    return d.write_seams(adapter, bundle, refs, "row", check_ids_free=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -566,28 +526,10 @@ class SeamsRetriever(BaseRetriever):
             self.chunks_only = False
 
     def _call(self, fn: Any, *args: Any) -> Any:
-        future = _POOL.submit(fn, *args)
-        try:
-            return future.result(timeout=self.timeout)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            raise StoreUnavailableError(
-                f"the store did not answer within {self.timeout:g} s ({getattr(fn, '__qualname__', fn)})"
-            ) from None
-        except SeamsStoreError:
-            raise
-        except Exception as e:  # the store's own error: say it was the store
-            raise StoreUnavailableError(f"the store failed: {type(e).__name__}: {e}") from e
+        return d.call_bounded(fn, args, self.timeout, name_call=True)
 
     async def _acall(self, coro: Any) -> Any:
-        try:
-            return await asyncio.wait_for(coro, timeout=self.timeout)
-        except asyncio.TimeoutError:
-            raise StoreUnavailableError(f"the store did not answer within {self.timeout:g} s") from None
-        except SeamsStoreError:
-            raise
-        except Exception as e:
-            raise StoreUnavailableError(f"the store failed: {type(e).__name__}: {e}") from e
+        return await d.acall_bounded(coro, self.timeout)
 
     # -- hits ------------------------------------------------------------------------------
 
