@@ -10,7 +10,9 @@
 //! is then scored from the kept searches by the pure stages. The evidence-length map ([`map`])
 //! runs the same board on passages drawn at several lengths, no gold needed.
 
+pub mod constraint;
 pub mod expand;
+pub mod fold;
 pub mod map;
 pub mod origin;
 mod row;
@@ -31,7 +33,9 @@ use crate::eval::score::stores_once;
 use crate::eval::strategy::{Pointer, Strategy, Unit};
 use crate::retrieve::{RankedList, SideScores, fuse};
 use crate::session::{Engine, EngineError, OpenCorpus};
+pub use constraint::Constraints;
 use expand::{Expansion, Relevance, expand_fill};
+pub use fold::Member;
 pub use row::{Family, RowSettings};
 pub use verdict::{Candidate, Contender, Verdict};
 
@@ -42,8 +46,12 @@ pub struct BoardRow {
     pub label: String,
     /// Its family.
     pub family: Family,
-    /// Its settings.
+    /// Its settings (a folded row's: its middle member's).
     pub settings: RowSettings,
+    /// The settings a folded row stands for, each with the same outcome on every question
+    /// (empty for a row of one setting).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<Member>,
     /// Questions whose context missed part of the evidence.
     pub failures: usize,
     /// `failures / questions`.
@@ -83,6 +91,9 @@ pub struct BoardRow {
     pub pareto: bool,
     /// For each family's best row: the share of resamples its family won.
     pub p_best: Option<f64>,
+    /// Why the board's constraints leave it out of the verdict (`None`: it satisfies them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excluded: Option<String>,
     /// Per question: failed or not (question order).
     #[serde(skip)]
     pub failed: Vec<bool>,
@@ -116,6 +127,8 @@ pub struct BoardOptions {
     pub resamples: usize,
     /// Seed of the resampling.
     pub seed: u64,
+    /// What the rows the verdict judges must satisfy.
+    pub constraints: Constraints,
 }
 
 impl Default for BoardOptions {
@@ -132,6 +145,7 @@ impl Default for BoardOptions {
             families: Family::ALL.to_vec(),
             resamples: verdict::DEFAULT_RESAMPLES,
             seed: 0,
+            constraints: Constraints::default(),
         }
     }
 }
@@ -170,8 +184,11 @@ pub struct Board {
     pub budget: usize,
     /// Every row, best first: failures, then tokens, then vectors.
     pub rows: Vec<BoardRow>,
-    /// The verdict (`None` when resampling was off).
+    /// The verdict among the rows the constraints allow (`None` when resampling was off).
     pub verdict: Option<Verdict>,
+    /// With constraints that leave rows out: the verdict over every row, as if there were none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unconstrained: Option<Verdict>,
     /// The knobs.
     pub options: BoardOptions,
     /// What each strategy cost.
@@ -556,66 +573,16 @@ pub fn board(
     }
     let chunks = open.layout.chunks.len();
     let n = questions.len();
-    let mut rows = Vec::new();
-    for s in &searched {
-        for settings in settings_of(s, options, chunk_tokens) {
-            let mut failed = Vec::with_capacity(n);
-            let mut tokens_sent = Vec::with_capacity(n);
-            let mut fires = 0usize;
-            let (mut distinct, mut duplicated, mut twice) = (0u64, 0u64, 0u64);
-            let (mut evidence, mut returned, mut hit) = (0u64, 0u64, 0u64);
-            for (qi, q) in questions.iter().enumerate() {
-                let r = retrieve_one(s, qi, &settings, &grid);
-                let scored = score(&s.units, &s.pointers, &open.layout, q, &r);
-                failed.push(!scored.answered);
-                tokens_sent.push(scored.tokens_sent);
-                fires += scored.fires;
-                distinct += scored.context.distinct;
-                duplicated += scored.context.duplicated;
-                twice += u64::from(scored.context.overlapping_pairs);
-                evidence += scored.token_overlap.0;
-                returned += scored.token_overlap.1;
-                hit += scored.token_overlap.2;
-            }
-            let failures = failed.iter().filter(|f| **f).count();
-            let per = |x: u64| x as f64 / n.max(1) as f64;
-            let share = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
-            let vectors = s.cost.vectors;
-            rows.push(BoardRow {
-                label: settings.label(),
-                family: settings.family(),
-                settings,
-                failures,
-                failure_rate: failures as f64 / n.max(1) as f64,
-                interval: wilson(failures, n),
-                tokens: tokens_sent.iter().sum::<u64>() as f64 / n.max(1) as f64,
-                distinct_tokens: per(distinct),
-                duplicated_tokens: per(duplicated),
-                duplicate_share: share(duplicated, distinct + duplicated),
-                passages_twice: per(twice),
-                span_precision: share(hit, returned),
-                span_iou: share(hit, (evidence + returned).saturating_sub(hit)),
-                stores_once: stores_once(&s.units),
-                vectors,
-                vectors_vs_chunks: vectors as f64 / chunks.max(1) as f64,
-                build_seconds: s.cost.build_seconds,
-                embedded_texts: s.cost.embedded_texts,
-                fires_per_question: fires as f64 / n.max(1) as f64,
-                pareto: false,
-                p_best: None,
-                failed,
-                tokens_sent,
-            });
-        }
-    }
-    mark_pareto(&mut rows);
-    rows.sort_by(|a, b| {
-        a.failures
-            .cmp(&b.failures)
-            .then(a.tokens.total_cmp(&b.tokens))
-            .then(a.vectors.cmp(&b.vectors))
-    });
-    let verdict = (options.resamples > 0).then(|| judge(&mut rows, options));
+    let rows: Vec<BoardRow> = searched
+        .iter()
+        .flat_map(|s| {
+            settings_of(s, options, chunk_tokens)
+                .into_iter()
+                .map(move |settings| (s, settings))
+        })
+        .map(|(s, settings)| score_row(s, settings, questions, open, &grid))
+        .collect();
+    let (rows, verdict, unconstrained) = finish_rows(rows, options);
     Ok(Some(Board {
         questions: n,
         source: source.to_string(),
@@ -626,32 +593,145 @@ pub fn board(
         budget: grid.budget,
         rows,
         verdict,
+        unconstrained,
         options: options.clone(),
         strategies: searched.into_iter().map(|s| s.cost).collect(),
         seconds: started.elapsed().as_secs_f64(),
     }))
 }
 
-/// The bootstrap verdict over `rows` (families tuned inside each resample); each family's best
-/// row gets its family's share.
-pub fn judge(rows: &mut [BoardRow], options: &BoardOptions) -> Verdict {
-    let candidates: Vec<Candidate<'_>> = rows
+/// One setting of a searched strategy scored on every question.
+fn score_row(
+    s: &Searched,
+    settings: RowSettings,
+    questions: &[Question],
+    open: &OpenCorpus,
+    grid: &GridSettings,
+) -> BoardRow {
+    let n = questions.len();
+    let mut failed = Vec::with_capacity(n);
+    let mut tokens_sent = Vec::with_capacity(n);
+    let mut fires = 0usize;
+    let (mut distinct, mut duplicated, mut twice) = (0u64, 0u64, 0u64);
+    let (mut evidence, mut returned, mut hit) = (0u64, 0u64, 0u64);
+    for (qi, q) in questions.iter().enumerate() {
+        let r = retrieve_one(s, qi, &settings, grid);
+        let scored = score(&s.units, &s.pointers, &open.layout, q, &r);
+        failed.push(!scored.answered);
+        tokens_sent.push(scored.tokens_sent);
+        fires += scored.fires;
+        distinct += scored.context.distinct;
+        duplicated += scored.context.duplicated;
+        twice += u64::from(scored.context.overlapping_pairs);
+        evidence += scored.token_overlap.0;
+        returned += scored.token_overlap.1;
+        hit += scored.token_overlap.2;
+    }
+    let failures = failed.iter().filter(|f| **f).count();
+    let per = |x: u64| x as f64 / n.max(1) as f64;
+    let share = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+    let vectors = s.cost.vectors;
+    BoardRow {
+        label: settings.label(),
+        family: settings.family(),
+        settings,
+        members: Vec::new(),
+        failures,
+        failure_rate: failures as f64 / n.max(1) as f64,
+        interval: wilson(failures, n),
+        tokens: tokens_sent.iter().sum::<u64>() as f64 / n.max(1) as f64,
+        distinct_tokens: per(distinct),
+        duplicated_tokens: per(duplicated),
+        duplicate_share: share(duplicated, distinct + duplicated),
+        passages_twice: per(twice),
+        span_precision: share(hit, returned),
+        span_iou: share(hit, (evidence + returned).saturating_sub(hit)),
+        stores_once: stores_once(&s.units),
+        vectors,
+        vectors_vs_chunks: vectors as f64 / open.layout.chunks.len().max(1) as f64,
+        build_seconds: s.cost.build_seconds,
+        embedded_texts: s.cost.embedded_texts,
+        fires_per_question: fires as f64 / n.max(1) as f64,
+        pareto: false,
+        p_best: None,
+        excluded: None,
+        failed,
+        tokens_sent,
+    }
+}
+
+/// The scored rows as the board shows them: rows of one outcome folded ([`fold`]), the Pareto
+/// rows marked, best first (failures, then tokens, then vectors), then the verdicts under the
+/// options' constraints ([`judge`]; none when resampling is off).
+pub fn finish_rows(
+    rows: Vec<BoardRow>,
+    options: &BoardOptions,
+) -> (Vec<BoardRow>, Option<Verdict>, Option<Verdict>) {
+    let mut rows = fold::fold_rows(rows);
+    mark_pareto(&mut rows);
+    rows.sort_by(|a, b| {
+        a.failures
+            .cmp(&b.failures)
+            .then(a.tokens.total_cmp(&b.tokens))
+            .then(a.vectors.cmp(&b.vectors))
+    });
+    if options.resamples == 0 {
+        for r in &mut rows {
+            r.excluded = options.constraints.why_excluded(r);
+        }
+        return (rows, None, None);
+    }
+    let (verdict, unconstrained) = judge(&mut rows, options);
+    (rows, Some(verdict), unconstrained)
+}
+
+/// The bootstrap verdict among the rows `options.constraints` allow (families tuned inside each
+/// resample), and, when the constraints leave any row out, the verdict over every row. Each row
+/// records why it was left out; each family's best allowed row gets its family's share.
+pub fn judge(rows: &mut [BoardRow], options: &BoardOptions) -> (Verdict, Option<Verdict>) {
+    for r in rows.iter_mut() {
+        r.excluded = options.constraints.why_excluded(r);
+        r.p_best = None;
+    }
+    let among = |rows: &[BoardRow], every: bool| {
+        let candidates: Vec<Candidate<'_>> = rows
+            .iter()
+            .filter(|r| every || r.excluded.is_none())
+            .map(|r| Candidate {
+                label: &r.label,
+                family: r.family.name(),
+                failed: &r.failed,
+                mean_tokens: r.tokens,
+            })
+            .collect();
+        verdict::verdict(&candidates, options.resamples, options.seed)
+    };
+    let v = among(rows, false);
+    let unconstrained = rows
         .iter()
-        .map(|r| Candidate {
-            label: &r.label,
-            family: r.family.name(),
-            failed: &r.failed,
-            mean_tokens: r.tokens,
-        })
-        .collect();
-    let v = verdict::verdict(&candidates, options.resamples, options.seed);
-    drop(candidates);
+        .any(|r| r.excluded.is_some())
+        .then(|| among(rows, true));
     for c in &v.contenders {
         if let Some(r) = rows.iter_mut().find(|r| r.label == c.label) {
             r.p_best = Some(c.p_best);
         }
     }
-    v
+    (v, unconstrained)
+}
+
+/// Judge `board` again under `constraints` (the screen's toggles): the rows stay, the verdicts
+/// and each row's exclusion change.
+pub fn constrain(board: &mut Board, constraints: Constraints) {
+    board.options.constraints = constraints;
+    if board.options.resamples == 0 {
+        for r in &mut board.rows {
+            r.excluded = constraints.why_excluded(r);
+        }
+        return;
+    }
+    let (v, u) = judge(&mut board.rows, &board.options);
+    board.verdict = Some(v);
+    board.unconstrained = u;
 }
 
 #[cfg(test)]

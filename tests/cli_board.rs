@@ -51,12 +51,28 @@ fn with_questions(dir: &Path) -> String {
     path.display().to_string()
 }
 
-fn rate(rows: &[Value], label: &str) -> f64 {
+/// The row labelled `label`, or the folded row that has it among its members.
+fn row_of<'a>(rows: &'a [Value], label: &str) -> &'a Value {
     rows.iter()
-        .find(|r| r["label"] == label)
-        .unwrap_or_else(|| panic!("no row {label}"))["failure_rate"]
-        .as_f64()
-        .unwrap()
+        .find(|r| {
+            r["label"] == label
+                || r["members"]
+                    .as_array()
+                    .is_some_and(|m| m.iter().any(|m| m["label"] == label))
+        })
+        .unwrap_or_else(|| panic!("no row {label}"))
+}
+
+fn rate(rows: &[Value], label: &str) -> f64 {
+    row_of(rows, label)["failure_rate"].as_f64().unwrap()
+}
+
+/// Settings a row stands for: its members when folded, else one.
+fn settings_in(rows: &[Value], family: &str) -> usize {
+    rows.iter()
+        .filter(|r| r["family"] == family)
+        .map(|r| r["members"].as_array().map_or(1, Vec::len))
+        .sum()
 }
 
 #[test]
@@ -143,12 +159,22 @@ fn the_board_scores_every_family_reproduces_eval_and_gives_an_honest_verdict() {
                 && r["passages_twice"].as_f64().unwrap() > 0.0),
         "overlapping chunks send some text twice"
     );
-    // SCAR is tuned: one row per τ × penalty (6 × 3 by default).
+    // SCAR is tuned: one setting per τ × penalty (6 × 3 by default); settings with the same
+    // outcome on every question share a row that lists them.
+    assert_eq!(settings_in(rows, "scar"), 18);
     let scar: Vec<&Value> = rows.iter().filter(|r| r["family"] == "scar").collect();
-    assert_eq!(scar.len(), 18);
     assert!(scar.iter().all(|r| r["settings"]["tau"].is_number()));
     // Seams: 4 margins × side drop off and on.
-    assert_eq!(rows.iter().filter(|r| r["family"] == "seams").count(), 8);
+    assert_eq!(settings_in(rows, "seams"), 8);
+    for r in rows.iter().filter(|r| r["members"].is_array()) {
+        let members = r["members"].as_array().unwrap();
+        assert!(members.len() > 1, "{r}");
+        // The row's settings are one of its members'.
+        assert!(
+            members.iter().any(|m| m["settings"] == r["settings"]),
+            "{r}"
+        );
+    }
     // Rows sorted best first.
     let rates: Vec<f64> = rows
         .iter()
@@ -239,7 +265,9 @@ fn the_board_scores_every_family_reproduces_eval_and_gives_an_honest_verdict() {
     assert_eq!(settings["chunk_tokens"], 64, "{settings}");
     assert!((settings["side_drop"].as_f64().unwrap() - 0.25).abs() < 1e-6);
     assert_eq!(settings["m_source"], "tune");
-    assert_eq!(settings["tune"]["row"], label);
+    // A member of a folded row is exported with its own settings and named with its row.
+    let recorded = settings["tune"]["row"].as_str().unwrap();
+    assert!(recorded.starts_with(label), "{recorded}");
     assert_eq!(settings["tune"]["questions"], board["questions"]);
     // Another family's row cannot be a bundle: the error says how to deploy it elsewhere.
     let refused = seamscope(cache.path())
@@ -538,4 +566,101 @@ fn a_board_that_cannot_conclude_says_so_and_deploys_nothing() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("budget 0 sends no chunk"), "{command}: {err}");
     }
+}
+
+/// The family of the verdict's leader (its winner, or its first contender).
+fn leader_family(verdict: &Value) -> String {
+    verdict["contenders"][0]["family"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no contender in {verdict}"))
+        .to_string()
+}
+
+#[test]
+fn constraints_judge_only_the_rows_that_satisfy_them_and_name_the_winner_without_them() {
+    // The sample corpus with its gold set: overlap leads without constraints; asked for a
+    // strategy that stores each passage once, the board judges among the others and still says
+    // what overlap would have done.
+    let cache = tempfile::tempdir().unwrap();
+    let args = [
+        "--strategies",
+        "overlap,neighbour,scar,seams",
+        "--questions",
+        "sample-corpus/questions.jsonl",
+        "--overlaps",
+        "10",
+        "--k",
+        "150",
+        "--m",
+        "0-4",
+        "--side-drop",
+        "off",
+        "--resamples",
+        "2000",
+    ];
+    let board = json_of(
+        seamscope(cache.path())
+            .args(["tune", "sample-corpus"])
+            .args(args)
+            .args(["--once", "--json"]),
+    );
+    assert_eq!(board["options"]["constraints"]["once"], true);
+    let rows = board["rows"].as_array().unwrap();
+    for r in rows {
+        let once = r["stores_once"].as_bool().unwrap();
+        // A row is left out exactly when it stores text twice, and says so.
+        assert_eq!(r["excluded"].is_string(), !once, "{r}");
+        if !once {
+            assert_eq!(r["excluded"], "stores overlapping text", "{r}");
+            assert!(r["p_best"].is_null(), "a left-out row has no share: {r}");
+        }
+    }
+    let judged = leader_family(&board["verdict"]);
+    assert!(
+        ["none", "neighbour", "scar", "seams"].contains(&judged.as_str()),
+        "{judged}"
+    );
+    for c in board["verdict"]["contenders"].as_array().unwrap() {
+        assert_ne!(c["family"], "overlap", "{c}");
+    }
+    // Without the constraint, the verdict over every row is there too.
+    let free = &board["unconstrained"];
+    assert!(free["contenders"].is_array(), "{board}");
+    assert_eq!(leader_family(free), "overlap", "{free}");
+
+    // The text board says what was left out and who would lead without the constraint.
+    let out = seamscope(cache.path())
+        .args(["tune", "sample-corpus"])
+        .args(args)
+        .arg("--once")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("constraints: each passage stored once"),
+        "{text}"
+    );
+    assert!(
+        text.contains("⊘ left out by the constraints: overlap 10% (stores overlapping text)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("verdict (among the rows that satisfy the constraints):"),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("without the constraints: ") && l.contains("overlap 10%")),
+        "{text}"
+    );
+    // A constraint that would leave out chunks only is refused before anything runs.
+    let refused = seamscope(cache.path())
+        .args(["tune", "sample-corpus", "--strategies", "all"])
+        .args(["--max-vectors", "0.5"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("chunks only stores 1×"), "{err}");
 }

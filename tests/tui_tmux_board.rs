@@ -199,16 +199,23 @@ fn tui_the_strategy_board_runs_and_a_row_is_applied_in_tmux() {
                 .trim()
                 .to_string();
             let words: Vec<&str> = label.split_whitespace().collect();
-            let (k, m) = (words[2], words[4]);
-            // The status line says so, and the k and m sliders show the row's values.
-            tmux.wait_for(
-                &[
-                    &format!("applied {label}: k = {k}, m = {m}"),
-                    &format!("▸{k:>4}"),
-                    &format!("▸{m:>4}"),
-                ],
-                10,
-            );
+            let k = words[2];
+            // A folded row (`m 26–30`: margins with the same outcome) applies its middle
+            // member's m.
+            let (lo, hi) = match words[4].split_once('–') {
+                Some((a, b)) => (a.parse::<u32>().unwrap(), b.parse::<u32>().unwrap()),
+                None => (words[4].parse().unwrap(), words[4].parse().unwrap()),
+            };
+            let said = tmux.wait_for(&[&format!("applied {label}: k = {k}, m = ")], 10);
+            let m: u32 = said
+                .split(&format!("applied {label}: k = {k}, m = "))
+                .nth(1)
+                .and_then(|rest| rest.split(',').next())
+                .and_then(|m| m.trim().parse().ok())
+                .unwrap_or_else(|| panic!("no m in the status line:\n{said}"));
+            assert!((lo..=hi).contains(&m), "{m} outside {lo}–{hi}:\n{said}");
+            // The k and m sliders show the row's values.
+            tmux.wait_for(&[&format!("▸{k:>4}"), &format!("▸{m:>4}")], 10);
             applied_seams = true;
         } else if !row.starts_with("Seams k") && !applied_hint {
             tmux.type_text("a");
@@ -225,6 +232,16 @@ fn tui_the_strategy_board_runs_and_a_row_is_applied_in_tmux() {
     }
     assert!(applied_hint, "a row of another family was applied");
     assert!(applied_seams, "a Seams row was applied");
+
+    // `o` judges only the strategies that store each passage once: overlap is left out, and
+    // the board says who would lead without the constraint.
+    tmux.type_text("o");
+    let judged = tmux.wait_for(&["judged among", "each passage stored once"], 30);
+    assert!(judged.contains('⊘'), "left-out rows are marked:\n{judged}");
+    tmux.type_text("o");
+    tmux.wait_until("the constraint off again", 30, |s| {
+        !s.contains("judged among")
+    });
 
     // Tab shows the map view, waiting for v.
     tmux.keys(&["Tab"]);

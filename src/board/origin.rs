@@ -108,6 +108,15 @@ struct RowFile {
     settings: serde_json::Value,
     failure_rate: f64,
     interval: crate::calibrate::interval::Interval,
+    /// A folded row's settings, each with the row's outcome.
+    #[serde(default)]
+    members: Vec<MemberFile>,
+}
+
+#[derive(Deserialize)]
+struct MemberFile {
+    label: String,
+    settings: serde_json::Value,
 }
 
 #[derive(Deserialize)]
@@ -133,11 +142,20 @@ impl TuneOrigin {
                 why: e.to_string(),
             })?;
         let winner = board.verdict.as_ref().and_then(|v| v.winner.clone());
+        // A member of a folded row is asked for by its own label and exported with its own
+        // settings (its outcome is the row's).
+        let member = row.and_then(|label| {
+            board.rows.iter().find_map(|r| {
+                let m = r.members.iter().find(|m| m.label == label)?;
+                Some((r, m))
+            })
+        });
         let chosen = match row {
             Some(label) => board
                 .rows
                 .iter()
                 .find(|r| r.label == label)
+                .or(member.map(|(r, _)| r))
                 .ok_or_else(|| TuneOriginError::NoRow(label.to_string()))?,
             None => winner
                 .as_deref()
@@ -160,7 +178,13 @@ impl TuneOrigin {
                 hint: deploy_hint(&chosen.settings, board.chunk_tokens),
             });
         }
-        let field = |name: &str| chosen.settings.get(name).cloned();
+        let (settings, row_name) = match member {
+            Some((r, m)) if r.label != m.label && row != Some(r.label.as_str()) => {
+                (&m.settings, format!("{} (of row {})", m.label, r.label))
+            }
+            _ => (&chosen.settings, chosen.label.clone()),
+        };
+        let field = |name: &str| settings.get(name).cloned();
         let k = field("k")
             .and_then(|v| v.as_u64())
             .ok_or_else(|| TuneOriginError::NotABoard {
@@ -187,7 +211,7 @@ impl TuneOrigin {
         Ok(TuneOrigin {
             file: path.display().to_string(),
             blake3: blake3::hash(&bytes).to_hex().to_string(),
-            row: chosen.label.clone(),
+            row: row_name,
             source: board.source,
             questions: board.questions,
             embedder: board.embedder,

@@ -124,6 +124,7 @@ fn board_options(args: &TuneArgs, base: BoardOptions) -> BoardOptions {
         penalties: args.penalties.clone().unwrap_or(base.penalties),
         resamples: args.resamples.unwrap_or(base.resamples),
         seed: args.seed,
+        constraints: args.constraints(),
         ..base
     }
 }
@@ -250,7 +251,7 @@ fn board_questions(
 
 fn board_line(r: &BoardRow) -> String {
     format!(
-        "  {:<34} {:<13} {:>6.1}% [{:>4.1}–{:>4.1}] {:>7.0} {:>5.1}% {:>5.2} {:>5.2}% {:>4} {:>7} {:>5.1}× {:>7.1}s {:>6}  {}",
+        "  {:<40} {:<13} {:>6.1}% [{:>4.1}–{:>4.1}] {:>7.0} {:>5.1}% {:>5.2} {:>5.2}% {:>4} {:>7} {:>5.1}× {:>7.1}s {:>6}  {}",
         safe_name(&r.label),
         r.family.name(),
         r.failure_rate * 100.0,
@@ -266,7 +267,12 @@ fn board_line(r: &BoardRow) -> String {
         r.build_seconds,
         r.p_best
             .map_or_else(String::new, |p| format!("{:.0}%", p * 100.0)),
-        if r.pareto { "◆" } else { "" }
+        match (r.pareto, r.excluded.is_some()) {
+            (true, true) => "◆ ⊘",
+            (true, false) => "◆",
+            (false, true) => "⊘",
+            (false, false) => "",
+        }
     )
     .trim_end()
     .to_string()
@@ -287,8 +293,14 @@ pub fn render_board(b: &Board, top: usize) -> String {
         b.seconds
     );
     let _ = writeln!(out, "embedder: {}", safe_name(&b.embedder));
+    if let Some(c) = b.options.constraints.describe() {
+        let _ = writeln!(
+            out,
+            "constraints: {c} (the verdict judges only the rows that satisfy them; ⊘ marks the rest)"
+        );
+    }
     let header = format!(
-        "  {:<34} {:<13} {:>7} {:<11} {:>7} {:>6} {:>5} {:>6} {:>4} {:>7} {:>6} {:>8} {:>6}",
+        "  {:<40} {:<13} {:>7} {:<11} {:>7} {:>6} {:>5} {:>6} {:>4} {:>7} {:>6} {:>8} {:>6}",
         "row",
         "family",
         "fail",
@@ -311,11 +323,19 @@ pub fn render_board(b: &Board, top: usize) -> String {
     for r in b.family_best() {
         let _ = writeln!(out, "{}", board_line(r));
     }
+    let settings: usize = b.rows.iter().map(|r| r.members.len().max(1)).sum();
     let _ = writeln!(
         out,
-        "\nthe {} best rows of {}",
+        "\nthe {} best rows of {}{}",
         top.min(b.rows.len()),
-        b.rows.len()
+        b.rows.len(),
+        if settings > b.rows.len() {
+            format!(
+                " ({settings} settings: those with the same outcome on every question share a row)"
+            )
+        } else {
+            String::new()
+        }
     );
     let _ = writeln!(out, "{header}");
     for r in b.rows.iter().take(top) {
@@ -336,8 +356,23 @@ pub fn render_board(b: &Board, top: usize) -> String {
         out,
         "dup: share of the tokens sent that were sent twice; twice: passages returned twice per answer; IoU: Chroma's token IoU over the gold spans (duplicates count against it); once: each passage stored once"
     );
+    if let Some(left_out) = seamscope::board::constraint::excluded_words(&b.rows) {
+        let _ = writeln!(
+            out,
+            "⊘ left out by the constraints: {}",
+            safe_name(&left_out)
+        );
+    }
     if let Some(v) = &b.verdict {
-        let _ = writeln!(out, "\nverdict: {}", safe_name(&v.sentence()));
+        let among = if b.options.constraints.any() {
+            " (among the rows that satisfy the constraints)"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "\nverdict{among}: {}", safe_name(&v.sentence()));
+        if let Some(u) = &b.unconstrained {
+            let _ = writeln!(out, "without the constraints: {}", safe_name(&u.sentence()));
+        }
         // A verdict that concludes nothing names no row to deploy.
         let lead = v
             .winner

@@ -84,6 +84,57 @@ pub struct TuneArgs {
     /// SCAR continuity-penalty weights to tune over (default 0,0.5,1).
     #[arg(long = "penalty", value_name = "LIST", value_parser = parse_penalties)]
     pub(super) penalties: Option<std::vec::Vec<f32>>,
+    /// Board and map: judge only strategies that store each passage once (no two stored units
+    /// share text); the rest stay listed, marked as left out, and the winner without the
+    /// constraint is named.
+    #[arg(long)]
+    pub(super) once: bool,
+    /// Board and map: judge only strategies storing at most X times the vectors of the chunks
+    /// alone (chunks only: 1).
+    #[arg(long, value_name = "X", value_parser = parse_max_vectors)]
+    pub(super) max_vectors: Option<f64>,
+    /// Board and map: judge only strategies that send at most P percent of their tokens more
+    /// than once (`5` or `5%`; overlap sends its repeated text twice).
+    #[arg(long, value_name = "P", value_parser = parse_percent)]
+    pub(super) max_duplicate_share: Option<f64>,
+}
+
+impl TuneArgs {
+    /// The constraints the flags state.
+    pub(super) fn constraints(&self) -> seamscope::board::Constraints {
+        seamscope::board::Constraints {
+            once: self.once,
+            max_vectors: self.max_vectors,
+            max_duplicate_share: self.max_duplicate_share,
+        }
+    }
+}
+
+fn parse_max_vectors(text: &str) -> Result<f64, String> {
+    let x: f64 = text
+        .trim()
+        .trim_end_matches(['×', 'x'])
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of vectors per chunk, e.g. 2"))?;
+    let c = seamscope::board::Constraints {
+        max_vectors: Some(x),
+        ..Default::default()
+    };
+    c.check().map(|()| x)
+}
+
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let p: f64 = text
+        .trim()
+        .trim_end_matches('%')
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a percentage, e.g. 5 or 5%"))?;
+    let c = seamscope::board::Constraints {
+        max_duplicate_share: Some(p / 100.0),
+        ..Default::default()
+    };
+    c.check().map(|()| p / 100.0)
 }
 
 fn parse_bands_list(text: &str) -> Result<Vec<(usize, usize)>, String> {
@@ -204,6 +255,12 @@ pub fn checked_settings(
 /// Run the grid and print the ranked table (or JSON); `--strategies` and `--map` run the board
 /// and the evidence-length map instead.
 pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> anyhow::Result<()> {
+    if args.constraints().any() && args.strategies.is_none() && !args.map {
+        return Err(UsageError(
+            "--once, --max-vectors and --max-duplicate-share constrain the strategy board and the map: give --strategies all (or --map)".into(),
+        )
+        .into());
+    }
     if args.strategies.is_some() || args.map {
         if args.chunk_sizes.len() > 1 || args.budgets.len() > 1 {
             return Err(UsageError(

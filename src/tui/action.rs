@@ -337,6 +337,9 @@ pub enum Action {
     /// Apply the board row under the cursor: a Seams row sets `k`, `m` and side drop on the
     /// sliders; any other row's deployment settings go to the status line.
     ApplyBoardRow,
+    /// Change one of the strategy board's constraints (its verdict is judged again among the
+    /// rows that satisfy them).
+    CycleConstraint(BoardConstraint),
     /// Stop the calibration, evaluation, board or map running for the page shown.
     CancelJob,
     /// The terminal now has this size (columns, rows).
@@ -408,4 +411,15 @@ impl Action {
                 | Action::EffectDone { .. }
         )
     }
+}
+
+/// A constraint the strategy board's view toggles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoardConstraint {
+    /// Only strategies that store each passage once (`o`).
+    Once,
+    /// At most so many vectors per chunk: off, 2×, 1.5× (`V`).
+    MaxVectors,
+    /// At most so much of the context sent twice: off, 0%, 5%, 10% (`D`).
+    MaxDuplicateShare,
 }

@@ -415,6 +415,7 @@ impl App {
             Action::CycleEvalView(step) => self.cycle_eval_view(step),
             Action::BoardMove(delta) => self.board_move(delta),
             Action::ApplyBoardRow => self.apply_board_row(),
+            Action::CycleConstraint(c) => self.cycle_constraint(c),
             Action::CancelJob => self.cancel_job(),
             Action::Resize(width, height) => self.resize(width, height),
             Action::Progress(progress) => self.jobs.layout.record(progress.generation, progress),

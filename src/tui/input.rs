@@ -6,7 +6,7 @@ use crossterm::event::{
 };
 use ratatui::layout::Position;
 
-use super::action::{Action, Page, Pane, Slider};
+use super::action::{Action, BoardConstraint, Page, Pane, Slider};
 use super::app::App;
 use super::widgets::slider::{SliderHit, hit};
 
@@ -60,7 +60,7 @@ fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
         Page::Explore if app.step.is_some() => step_action(key),
         Page::Explore => None,
         Page::Calibration => calibration_action(key),
-        Page::Evaluation => evaluation_action(key),
+        Page::Evaluation => evaluation_action(app, key),
     };
     if on_page.is_some() {
         return on_page;
@@ -150,8 +150,12 @@ fn calibration_action(key: &KeyEvent) -> Option<Action> {
     })
 }
 
-fn evaluation_action(key: &KeyEvent) -> Option<Action> {
+fn evaluation_action(app: &App, key: &KeyEvent) -> Option<Action> {
+    let board = app.board.view == super::app::EvalView::Board;
     Some(match key.code {
+        KeyCode::Char('o') if board => Action::CycleConstraint(BoardConstraint::Once),
+        KeyCode::Char('V') if board => Action::CycleConstraint(BoardConstraint::MaxVectors),
+        KeyCode::Char('D') if board => Action::CycleConstraint(BoardConstraint::MaxDuplicateShare),
         KeyCode::Char('r') => Action::RunEvaluation,
         KeyCode::Char('s') => Action::RunBoard,
         KeyCode::Char('v') => Action::RunMap,

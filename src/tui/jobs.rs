@@ -83,8 +83,8 @@ pub enum Request {
     Board {
         /// The job's generation.
         generation: u64,
-        /// What to measure, with its knobs.
-        job: BoardJob,
+        /// What to measure, with its knobs (boxed: the options are large).
+        job: Box<BoardJob>,
         /// The final budget every row is scored at (the slider's).
         budget: usize,
     },
@@ -253,7 +253,7 @@ impl Jobs {
         let generation = self.board.start(job.kind());
         self.send(Request::Board {
             generation,
-            job,
+            job: Box::new(job),
             budget,
         });
         generation

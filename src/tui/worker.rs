@@ -241,7 +241,7 @@ impl Worker<'_> {
                 generation,
                 job,
                 budget,
-            } => self.board(generation, job, budget),
+            } => self.board(generation, *job, budget),
         }
     }
 

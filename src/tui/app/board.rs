@@ -8,17 +8,17 @@
 use std::sync::Arc;
 
 use seamscope::board::map::{DEFAULT_PER_BAND, EvidenceMap, MapOptions};
-use seamscope::board::{Board, BoardOptions, BoardRow, Family, RowSettings};
+use seamscope::board::{Board, BoardOptions, BoardRow, Constraints, Family, RowSettings};
 
 use super::{App, ListCursor, Notice};
-use crate::tui::action::Slider;
+use crate::tui::action::{BoardConstraint, Slider};
 use crate::tui::background::{BoardDone, BoardResult, NEEDS_GOLD};
 use crate::tui::gold::GoldQuestions;
 use crate::tui::jobs::{BoardJob, BoardJobKind};
 
 /// Rows of the evaluation page's board view that are not table rows (the job line, the
 /// verdict, the table's heading, the selected row's deployment line and the key hints).
-pub const BOARD_CHROME_ROWS: usize = 12;
+pub const BOARD_CHROME_ROWS: usize = 13;
 
 /// Which view of the evaluation page is shown (`Tab` cycles).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -65,6 +65,9 @@ pub struct BoardState {
     /// Passages drawn per band of the map (the engine's default; `seamscope screenshots`
     /// draws fewer to stay quick).
     pub map_per_band: usize,
+    /// The constraints the board's verdict is judged under (`o`, `V`, `D`), kept for the next
+    /// run.
+    pub constraints: Constraints,
 }
 
 impl Default for BoardState {
@@ -77,6 +80,7 @@ impl Default for BoardState {
             map: None,
             problem: None,
             map_per_band: DEFAULT_PER_BAND,
+            constraints: Constraints::default(),
         }
     }
 }
@@ -96,6 +100,17 @@ impl BoardState {
             .filter(|(k, _)| *k == kind)
             .map(|(_, why)| why.as_str())
     }
+}
+
+/// What `V` steps through: no limit, then at most 2× and 1.5× the vectors of the chunks.
+const MAX_VECTOR_PRESETS: [Option<f64>; 3] = [None, Some(2.0), Some(1.5)];
+/// What `D` steps through: no limit, then nothing, 5% and 10% of the context sent twice.
+const DUPLICATE_PRESETS: [Option<f64>; 4] = [None, Some(0.0), Some(0.05), Some(0.10)];
+
+/// The preset after `now` (back to the first after the last, or from a value not listed).
+fn next_preset(now: Option<f64>, presets: &[Option<f64>]) -> Option<f64> {
+    let at = presets.iter().position(|p| *p == now);
+    at.map_or(presets[0], |i| presets[(i + 1) % presets.len()])
 }
 
 /// The rows of `board` in screen order: each family's best row first (board order), then the
@@ -151,7 +166,10 @@ impl App {
         }
         self.board.problem = None;
         self.jobs.start_board(
-            BoardJob::Strategies(BoardOptions::default()),
+            BoardJob::Strategies(BoardOptions {
+                constraints: self.board.constraints,
+                ..BoardOptions::default()
+            }),
             self.sliders.budget,
         );
     }
@@ -216,6 +234,42 @@ impl App {
         let len = self.board.listed.len();
         let height = self.board_table_height();
         self.board.cursor.move_by(delta, len, height);
+    }
+
+    /// Change one constraint and judge the shown board again under them (its rows stay; the
+    /// verdict and which rows are left out change).
+    pub(super) fn cycle_constraint(&mut self, which: BoardConstraint) {
+        let c = &mut self.board.constraints;
+        match which {
+            BoardConstraint::Once => c.once = !c.once,
+            BoardConstraint::MaxVectors => {
+                c.max_vectors = next_preset(c.max_vectors, &MAX_VECTOR_PRESETS);
+            }
+            BoardConstraint::MaxDuplicateShare => {
+                c.max_duplicate_share = next_preset(c.max_duplicate_share, &DUPLICATE_PRESETS);
+            }
+        }
+        let constraints = *c;
+        let words = constraints
+            .describe()
+            .unwrap_or_else(|| "none: every row is judged".to_string());
+        let Some(shown) = self.board.board.as_mut() else {
+            self.notice = Some(Notice {
+                text: format!("constraints: {words} (they apply when s runs the board)"),
+                error: false,
+            });
+            return;
+        };
+        let board = Arc::make_mut(shown);
+        seamscope::board::constrain(board, constraints);
+        let judged = board.rows.iter().filter(|r| r.excluded.is_none()).count();
+        self.notice = Some(Notice {
+            text: format!(
+                "constraints: {words}: the verdict judges {judged} of {} rows",
+                board.rows.len()
+            ),
+            error: false,
+        });
     }
 
     /// Apply the board row under the cursor: a Seams row's `k`, `m` and side drop go to the

@@ -9,7 +9,7 @@ use crossterm::event::{Event, KeyCode, KeyEvent};
 use seamscope::board::BoardOptions;
 use seamscope::board::map::DEFAULT_PER_BAND;
 
-use crate::tui::action::{Action, Opened, Page};
+use crate::tui::action::{Action, BoardConstraint, Opened, Page};
 use crate::tui::app::EvalView;
 use crate::tui::background::{BoardDone, BoardResult};
 use crate::tui::fixture::{self, Fixture, PARAMS, boards};
@@ -28,7 +28,7 @@ fn expect_board(f: &mut Fixture) -> (u64, BoardJob, usize) {
             generation,
             job,
             budget,
-        }) => (generation, job, budget),
+        }) => (generation, *job, budget),
         other => panic!("expected a Board request, got {other:?}"),
     }
 }
@@ -308,4 +308,73 @@ fn tui_the_board_and_map_views_draw_rows_verdicts_and_the_chart() {
     assert!(screen.contains("opening words instead"), "{screen}");
     let small = f.draw(120, 34).backend().to_string();
     assert!(small.contains("map verdict:"), "{small}");
+}
+
+#[test]
+fn tui_constraints_judge_the_board_again_and_say_who_leads_without_them() {
+    let mut f = with_board();
+    assert!(matches!(
+        action_for(&f.app, &key(KeyCode::Char('o'))),
+        Some(Action::CycleConstraint(BoardConstraint::Once))
+    ));
+    assert!(matches!(
+        action_for(&f.app, &key(KeyCode::Char('V'))),
+        Some(Action::CycleConstraint(BoardConstraint::MaxVectors))
+    ));
+    f.app.update(Action::CycleConstraint(BoardConstraint::Once));
+    let board = f.app.board.board.clone().unwrap();
+    // Overlap stores text twice: its rows are left out, the others judged.
+    for r in &board.rows {
+        assert_eq!(r.excluded.is_some(), !r.stores_once, "{}", r.label);
+    }
+    let v = board.verdict.as_ref().unwrap();
+    assert!(
+        v.contenders
+            .iter()
+            .all(|c| !c.family.starts_with("overlap")),
+        "{v:?}"
+    );
+    let free = board
+        .unconstrained
+        .as_ref()
+        .expect("the verdict without them");
+    assert_eq!(free.contenders[0].family, "overlap", "{free:?}");
+    assert!(notice(&f).contains("judges 6 of 8 rows"), "{}", notice(&f));
+    // The screen says so.
+    let screen = f.draw(160, 50).backend().to_string();
+    assert!(
+        screen.contains("judged among 6 of 8 rows: each passage stored once"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("without them overlap 15% leads"),
+        "{screen}"
+    );
+    assert!(screen.contains('⊘'), "{screen}");
+    // At most 1.5× the vectors as well: windows (2.5×) and Seams (1.9×) are left out too.
+    f.app
+        .update(Action::CycleConstraint(BoardConstraint::MaxVectors));
+    f.app
+        .update(Action::CycleConstraint(BoardConstraint::MaxVectors));
+    let board = f.app.board.board.clone().unwrap();
+    let seams = board
+        .rows
+        .iter()
+        .find(|r| r.label == "Seams k 30 m 3")
+        .unwrap();
+    assert_eq!(seams.excluded.as_deref(), Some("1.88× the vectors > 1.5×"));
+    // Off again: every row is judged, and the next run keeps the constraints.
+    f.app
+        .update(Action::CycleConstraint(BoardConstraint::MaxVectors));
+    f.app.update(Action::CycleConstraint(BoardConstraint::Once));
+    let board = f.app.board.board.clone().unwrap();
+    assert!(board.rows.iter().all(|r| r.excluded.is_none()));
+    assert!(board.unconstrained.is_none());
+    f.app.update(Action::CycleConstraint(BoardConstraint::Once));
+    f.app.update(Action::RunBoard);
+    let (_, job, _) = expect_board(&mut f);
+    let BoardJob::Strategies(options) = job else {
+        panic!("{job:?}")
+    };
+    assert!(options.constraints.once);
 }

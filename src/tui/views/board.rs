@@ -69,7 +69,7 @@ pub fn draw_board(app: &App, frame: &mut Frame, area: Rect) {
     let [job, head, verdict, _, heading, table, _, hint, foot] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(1),
-        Constraint::Length(2),
+        Constraint::Length(3),
         Constraint::Length(1),
         Constraint::Length(1),
         Constraint::Length(table_rows),
@@ -126,16 +126,8 @@ pub fn draw_board(app: &App, frame: &mut Frame, area: Rect) {
         )),
         head,
     );
-    let words = board.verdict.as_ref().map_or_else(
-        || "no verdict (resampling was off)".to_string(),
-        |v| safe(&v.sentence()),
-    );
     frame.render_widget(
-        Paragraph::new(Line::from(vec![
-            Span::styled("verdict: ", t.title),
-            Span::styled(words, t.fired),
-        ]))
-        .wrap(Wrap { trim: true }),
+        Paragraph::new(verdict_lines(board, t)).wrap(Wrap { trim: true }),
         verdict,
     );
     frame.render_widget(Paragraph::new(header(t)), heading);
@@ -162,17 +154,58 @@ pub fn draw_board(app: &App, frame: &mut Frame, area: Rect) {
             Line::styled(
                 "◆ Pareto: no other row is as good on failures, tokens and vectors and better \
                  on one · p_best: share of resamples its family won, tuning included (each \
-                 family's best row, listed first)",
+                 family's best row, listed first) · dup: share of the tokens sent twice · once: \
+                 each passage stored once · ⊘ left out by the constraints",
                 t.muted,
             ),
             keys_line(
                 t,
-                "↑↓ row · a apply · Tab next view · s run again · Esc cancel",
+                "↑↓ row · a apply · o stored once · V max vectors · D max sent twice · Tab next \
+                 view · s run again · Esc cancel",
             ),
         ])
         .wrap(Wrap { trim: true }),
         foot,
     );
+}
+
+/// The verdict (among the rows the constraints allow), then the constraints and who would lead
+/// without them.
+fn verdict_lines<'a>(board: &Board, t: &Theme) -> Vec<Line<'a>> {
+    let words = board.verdict.as_ref().map_or_else(
+        || "no verdict (resampling was off)".to_string(),
+        |v| safe(&v.sentence()),
+    );
+    let mut lines = vec![Line::from(vec![
+        Span::styled("verdict: ", t.title),
+        Span::styled(words, t.fired),
+    ])];
+    if let Some(c) = board.options.constraints.describe() {
+        let without = board
+            .unconstrained
+            .as_ref()
+            .and_then(|u| u.contenders.first())
+            .map_or_else(
+                || "the same verdict without them".to_string(),
+                |c| {
+                    format!(
+                        "without them {} leads ({:.0}%)",
+                        safe(&c.label),
+                        c.p_best * 100.0
+                    )
+                },
+            );
+        let judged = board.rows.iter().filter(|r| r.excluded.is_none()).count();
+        lines.push(Line::styled(
+            format!(
+                "judged among {judged} of {} rows: {}; {without}",
+                board.rows.len(),
+                safe(&c)
+            ),
+            t.muted,
+        ));
+    }
+    lines
 }
 
 fn keys_line<'a>(t: &Theme, text: &'a str) -> Line<'a> {
@@ -182,15 +215,15 @@ fn keys_line<'a>(t: &Theme, text: &'a str) -> Line<'a> {
 fn header<'a>(t: &Theme) -> Line<'a> {
     Line::styled(
         format!(
-            "  {:<LABEL$} {:<14}{:>7} {:<13}{:>7} {:>8} {:>7} {:>7}",
-            "row", "family", "fail", "  95% int.", "tokens", "vectors", "×chunk", "p_best"
+            "  {:<LABEL$} {:<14}{:>7} {:<13}{:>7} {:>6} {:>4} {:>7} {:>7}",
+            "row", "family", "fail", "  95% int.", "tokens", "dup", "once", "×chunk", "p_best"
         ),
         t.title,
     )
 }
 
-/// One board row: the cursor mark, label, family, failure rate and interval, tokens, vectors,
-/// `p_best` and the Pareto mark.
+/// One board row: the cursor mark, label, family, failure rate and interval, tokens, share sent
+/// twice, stored once, vectors per chunk, `p_best`, the Pareto mark and the left-out mark.
 fn row_line<'a>(row: &BoardRow, selected: bool, t: &Theme) -> Line<'a> {
     let style = if selected {
         t.text.patch(t.row_selected)
@@ -212,15 +245,17 @@ fn row_line<'a>(row: &BoardRow, selected: bool, t: &Theme) -> Line<'a> {
         Span::styled(pad(row.family.name(), 14), fam),
         Span::styled(
             format!(
-                "{:>6.1}% [{:>4.1}–{:>4.1}] {:>7.0} {:>8} {:>6.1}× {:>7} {}",
+                "{:>6.1}% [{:>4.1}–{:>4.1}] {:>7.0} {:>5.1}% {:>4} {:>6.1}× {:>7} {}{}",
                 row.failure_rate * 100.0,
                 row.interval.low * 100.0,
                 row.interval.high * 100.0,
                 row.tokens,
-                row.vectors,
+                row.duplicate_share * 100.0,
+                if row.stores_once { "yes" } else { "no" },
                 row.vectors_vs_chunks,
                 p_best,
-                if row.pareto { "◆" } else { " " }
+                if row.pareto { "◆" } else { " " },
+                if row.excluded.is_some() { "⊘" } else { "" }
             ),
             style,
         ),

@@ -83,6 +83,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("g", "calibrate: gold set / passages"),
             ("s / v", "evaluate: strategy board / length map"),
             ("Tab ↑↓ a", "board: next view / row / apply row"),
+            ("o V D", "board: constrain: once / vectors / dup"),
         ],
     ),
 ];
