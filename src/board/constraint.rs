@@ -69,6 +69,26 @@ impl Constraints {
         (!why.is_empty()).then(|| why.join(", "))
     }
 
+    /// The limits `row` breaks, each in a few words without its own figures (`stores
+    /// overlapping text`, `over 2× the vectors`), for grouping rows.
+    pub fn broken(&self, row: &BoardRow) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.once && !row.stores_once {
+            out.push("stores overlapping text".to_string());
+        }
+        if let Some(x) = self.max_vectors
+            && row.vectors_vs_chunks > x + 1e-9
+        {
+            out.push(format!("over {}× the vectors", trim(x)));
+        }
+        if let Some(p) = self.max_duplicate_share
+            && row.duplicate_share > p + 1e-12
+        {
+            out.push(format!("over {}% sent twice", trim(p * 100.0)));
+        }
+        out
+    }
+
     /// The constraints in words, e.g. `each passage stored once, at most 1.5× the vectors`
     /// (`None` when none is set).
     pub fn describe(&self) -> Option<String> {
@@ -95,9 +115,9 @@ fn trim(x: f64) -> String {
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// Which rows a constraint left out, grouped by family, in words: `overlap (4 rows: stores
-/// overlapping text), windows 128/64 (16.8× the vectors > 4×)`.
-pub fn excluded_words(rows: &[BoardRow]) -> Option<String> {
+/// Which rows `constraints` left out, grouped by family, in words: `overlap (4 rows: stores
+/// overlapping text), windows 128/64 (16.80× the vectors > 4×)`.
+pub fn excluded_words(rows: &[BoardRow], constraints: &Constraints) -> Option<String> {
     let mut groups: Vec<(super::Family, Vec<&BoardRow>)> = Vec::new();
     for r in rows.iter().filter(|r| r.excluded.is_some()) {
         match groups.iter_mut().find(|(f, _)| *f == r.family) {
@@ -114,15 +134,15 @@ pub fn excluded_words(rows: &[BoardRow]) -> Option<String> {
                 one.excluded.as_deref().unwrap_or_default()
             ),
             many => {
-                let mut reasons: Vec<&str> =
-                    many.iter().filter_map(|r| r.excluded.as_deref()).collect();
-                reasons.dedup();
-                let why = if reasons.len() == 1 {
-                    reasons[0].to_string()
-                } else {
-                    "each over a limit".to_string()
-                };
-                format!("{} ({} rows: {why})", f.name(), many.len())
+                let mut why: Vec<String> = Vec::new();
+                for r in many {
+                    for b in constraints.broken(r) {
+                        if !why.contains(&b) {
+                            why.push(b);
+                        }
+                    }
+                }
+                format!("{} ({} rows: {})", f.name(), many.len(), why.join(", "))
             }
         })
         .collect();
@@ -215,9 +235,12 @@ mod tests {
     fn excluded_rows_are_grouped_by_family() {
         let c = Constraints {
             once: true,
+            max_vectors: Some(2.0),
             ..Constraints::default()
         };
         let mut rows = vec![
+            row("windows 256/128", Family::Windows, true, 8.37, 0.0),
+            row("windows 128/64", Family::Windows, true, 15.87, 0.0),
             row("overlap 10%", Family::Overlap, false, 1.1, 0.04),
             row("overlap 25%", Family::Overlap, false, 1.3, 0.11),
             row("Seams k 150 m 1", Family::Seams, true, 1.98, 0.0),
@@ -233,10 +256,11 @@ mod tests {
             r.excluded = c.why_excluded(r);
         }
         assert_eq!(
-            excluded_words(&rows).unwrap(),
-            "overlap (2 rows: stores overlapping text), overlap 15% + Seams k 150 m 2 (stores overlapping text)"
+            excluded_words(&rows, &c).unwrap(),
+            "windows (2 rows: over 2× the vectors), overlap (2 rows: stores overlapping text), \
+             overlap 15% + Seams k 150 m 2 (stores overlapping text, 2.10× the vectors > 2×)"
         );
         rows.retain(|r| r.family == Family::Seams);
-        assert_eq!(excluded_words(&rows), None);
+        assert_eq!(excluded_words(&rows, &c), None);
     }
 }

@@ -356,7 +356,9 @@ pub fn render_board(b: &Board, top: usize) -> String {
         out,
         "dup: share of the tokens sent that were sent twice; twice: passages returned twice per answer; IoU: Chroma's token IoU over the gold spans (duplicates count against it); once: each passage stored once"
     );
-    if let Some(left_out) = seamscope::board::constraint::excluded_words(&b.rows) {
+    if let Some(left_out) =
+        seamscope::board::constraint::excluded_words(&b.rows, &b.options.constraints)
+    {
         let _ = writeln!(
             out,
             "⊘ left out by the constraints: {}",
