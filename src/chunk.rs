@@ -63,33 +63,9 @@ pub trait Chunker {
     }
 }
 
-/// The chunking strategies on offer, wherever a chunker is chosen (CLI `--chunker`, settings, TUI).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ChunkerKind {
-    /// Fixed token windows, each cut moved back to a word start (the Seams baseline).
-    #[default]
-    Fixed,
-    /// Whole sentences packed up to the budget.
-    Sentence,
-    /// Paragraph, then line, then sentence, then word splits, packed up to the budget.
-    Recursive,
-    /// Fences and tables kept whole while they fit; the gaps packed at sentence boundaries.
-    Structure,
-    /// The user's own chunks, read from a cuts file (`--cuts FILE`, setting `cuts_file`); they
-    /// may overlap and leave gaps. Not in [`ChunkerKind::ALL`]: it needs a file, not a size.
-    Given,
-}
+pub use crate::spec::ChunkerKind;
 
 impl ChunkerKind {
-    /// Every built-in kind (all but [`ChunkerKind::Given`]), in report order.
-    pub const ALL: [ChunkerKind; 4] = [
-        ChunkerKind::Fixed,
-        ChunkerKind::Sentence,
-        ChunkerKind::Recursive,
-        ChunkerKind::Structure,
-    ];
-
     /// The chunker of this kind with a budget of `chunk_tokens` tokens per chunk. `Given` has
     /// no file here and cuts nothing (every document uncovered): its chunks come from
     /// [`given::GivenCuts::load`], which [`crate::layout::Layout::for_settings`] calls.
@@ -109,23 +85,6 @@ impl ChunkerKind {
             }),
             ChunkerKind::Given => Box::new(given::GivenCuts::none()),
         }
-    }
-
-    /// The kind's name as typed on the command line and written in settings.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ChunkerKind::Fixed => "fixed",
-            ChunkerKind::Sentence => "sentence",
-            ChunkerKind::Recursive => "recursive",
-            ChunkerKind::Structure => "structure",
-            ChunkerKind::Given => "given",
-        }
-    }
-}
-
-impl std::fmt::Display for ChunkerKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

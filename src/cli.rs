@@ -530,7 +530,7 @@ fn check_cuts(
         )
         .into());
     };
-    let docs = seamscope::corpus::Corpus::load(corpus, &settings.load_options())?;
+    let docs = seamscope::corpus::Corpus::load(corpus, &seamscope::places::load_options(settings))?;
     seamscope::chunk::given::GivenCuts::load(file, &docs)?;
     Ok(())
 }

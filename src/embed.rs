@@ -16,7 +16,8 @@ pub mod rerank_service;
 pub mod reranker;
 pub mod runtime;
 pub mod service;
-pub mod spec;
+/// The embedder and reranker names, plain data below settings.
+pub use crate::spec::model as spec;
 pub mod testing;
 
 use std::time::Instant;

@@ -19,51 +19,7 @@ pub mod pdf;
 pub mod pdf_markdown;
 pub mod pdfium;
 
-/// A document format seamscope can read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    /// UTF-8 text, Markdown or source code, read as it is.
-    Text,
-    /// PDF, text in reading order with a page map.
-    Pdf,
-    /// HTML, the main text with headings as Markdown headings.
-    Html,
-    /// Word (`.docx`), paragraphs, headings and tables as Markdown.
-    Docx,
-}
-
-impl Format {
-    /// Every format, in the order help texts list them.
-    pub const ALL: [Format; 4] = [Format::Text, Format::Pdf, Format::Html, Format::Docx];
-
-    /// The format's name as settings and `--format` spell it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Text => "text",
-            Format::Pdf => "pdf",
-            Format::Html => "html",
-            Format::Docx => "docx",
-        }
-    }
-
-    /// The format a name spells, if any.
-    pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL
-            .into_iter()
-            .find(|f| f.name().eq_ignore_ascii_case(name))
-    }
-
-    /// The format a file's extension names by default (`None`: read as text).
-    pub fn from_extension(ext: &str) -> Option<Format> {
-        match ext.to_ascii_lowercase().as_str() {
-            "pdf" => Some(Format::Pdf),
-            "html" | "htm" | "xhtml" => Some(Format::Html),
-            "docx" => Some(Format::Docx),
-            _ => None,
-        }
-    }
-}
+pub use crate::spec::Format;
 
 /// Where one page begins in a document's extracted text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -29,7 +29,8 @@ use crate::index::{
     BuildOptions, BuildProgress, BuildReport, BuildStage, IndexError, IndexSet, open_or_build,
 };
 use crate::layout::Layout;
-use crate::settings::{Places, Settings, SettingsError};
+use crate::places::Places;
+use crate::settings::{Settings, SettingsError};
 use crate::tokens::{TokenCounter, TokenizerError};
 
 /// The longest question [`Engine::ask`] takes, in characters. A question is embedded whole (in
@@ -138,7 +139,7 @@ pub struct OpenCorpus {
 
 /// Whether the default model folder needs `setup` before the engine can start.
 pub fn needs_setup(settings: &Settings) -> bool {
-    let places = settings.places();
+    let places = crate::places::Places::of(settings);
     // The pinned model holds the tokenizer that counts tokens for the default model and for a
     // service; a model folder or a catalog model brings its own.
     let spec = EmbedderSpec::parse(settings.embedder.as_deref().unwrap_or(""));
@@ -165,7 +166,7 @@ pub fn install_if_needed(
         return Ok(false);
     }
     starting();
-    install::install(&settings.places().data_dir, log)?;
+    install::install(&crate::places::Places::of(settings).data_dir, log)?;
     Ok(true)
 }
 
@@ -403,7 +404,7 @@ impl Engine {
     /// cut chunks and seams) before the model is loaded.
     pub fn load_tokenizer(settings: &Settings) -> Result<TokenCounter, EngineError> {
         settings.validate()?;
-        let places = settings.places();
+        let places = crate::places::Places::of(settings);
         // A catalog model counts in its own tokens (fetched with its files when the hub can
         // be reached), so a chunk's size means the same to the chunker and to the model.
         if let Ok(EmbedderSpec::Catalog(name)) =
@@ -438,7 +439,7 @@ impl Engine {
         tokenizer: TokenCounter,
     ) -> Result<Engine, EngineError> {
         settings.validate()?;
-        let places = settings.places();
+        let places = crate::places::Places::of(&settings);
         let (embedder, runtime) = loading::load_embedder(&settings, &places, &tokenizer)?;
         let reranker = loading::load_reranker(&settings, &places, &tokenizer, &runtime)?;
         Ok(Engine {
@@ -473,7 +474,10 @@ impl Engine {
     /// Load the documents at `path` under the engine's settings, without laying them out or
     /// indexing them (so a question file can be checked against them first).
     pub fn load_corpus(&self, path: &Path) -> Result<Corpus, EngineError> {
-        Ok(Corpus::load(path, &self.settings.load_options())?)
+        Ok(Corpus::load(
+            path,
+            &crate::places::load_options(&self.settings),
+        )?)
     }
 
     /// Lay out an already loaded corpus under the engine's settings (each document's layout read

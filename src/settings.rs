@@ -25,7 +25,7 @@ pub struct Settings {
     /// Tokens per chunk: the budget every chunker packs to.
     pub chunk_tokens: usize,
     /// How documents are cut into chunks (default: fixed token windows, the Seams baseline).
-    pub chunker: crate::chunk::ChunkerKind,
+    pub chunker: crate::spec::ChunkerKind,
     /// The cuts file chunker `given` reads (JSON Lines or a JSON array: plain `doc`/`start`/`end`
     /// records, LangChain Documents or LlamaIndex nodes); used only when `chunker = "given"`.
     pub cuts_file: Option<PathBuf>,
@@ -61,7 +61,7 @@ pub struct Settings {
     pub embed_batch: usize,
     /// Where the model runs: `auto` (the GPU when it can, else the CPU, saying why), `cpu` or
     /// `cuda`.
-    pub device: crate::embed::device::Device,
+    pub device: crate::spec::Device,
     /// A folder holding `model.onnx` and the tokenizer files; default: the data directory's model.
     pub model_dir: Option<PathBuf>,
     /// The ONNX Runtime shared library; default: the data directory's runtime.
@@ -135,10 +135,10 @@ pub struct Settings {
     pub offline: bool,
     /// Read every file as this format (`text`, `pdf`, `html`, `docx`), whatever its extension;
     /// none: by extension.
-    pub format: Option<crate::extract::Format>,
+    pub format: Option<crate::spec::Format>,
     /// Extension (no dot) → format, over the defaults (`pdf` → pdf, `html`/`htm` → html,
     /// `docx` → docx, anything else text): `[formats]` with `log = "text"`, `xhtm = "html"`.
-    pub formats: std::collections::BTreeMap<String, crate::extract::Format>,
+    pub formats: std::collections::BTreeMap<String, crate::spec::Format>,
     /// The pdfium shared library PDFs are read with; default: the data directory's (`seamscope
     /// setup` installs it), or SEAMSCOPE_PDFIUM_LIB.
     pub pdfium_path: Option<PathBuf>,
@@ -148,7 +148,7 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             chunk_tokens: 1024,
-            chunker: crate::chunk::ChunkerKind::Fixed,
+            chunker: crate::spec::ChunkerKind::Fixed,
             cuts_file: None,
             documents_file: None,
             documents_from_cuts: false,
@@ -163,7 +163,7 @@ impl Default for Settings {
             exact_search_limit: 50_000,
             embed_slice: 64,
             embed_batch: 4,
-            device: crate::embed::device::Device::Auto,
+            device: crate::spec::Device::Auto,
             model_dir: None,
             runtime_path: None,
             model_max_tokens: 256,
@@ -262,7 +262,7 @@ impl Settings {
             "16 to 65536 tokens",
         )?;
         check(
-            self.chunker != crate::chunk::ChunkerKind::Given || self.cuts_file.is_some(),
+            self.chunker != crate::spec::ChunkerKind::Given || self.cuts_file.is_some(),
             "chunker",
             "given",
             "given needs a cuts file: pass --cuts FILE or set cuts_file",
@@ -389,7 +389,7 @@ impl Settings {
     /// The embedder and reranker settings: names that parse, a model for a service, numbers in
     /// range.
     fn check_pipeline(&self) -> Result<(), SettingsError> {
-        use crate::embed::spec::{EmbedderSpec, RerankerSpec};
+        use crate::spec::model::{EmbedderSpec, RerankerSpec};
         let invalid = |name: &'static str, why: String| SettingsError::Invalid { name, why };
         let embedder = EmbedderSpec::parse(self.embedder.as_deref().unwrap_or(""))
             .map_err(|why| invalid("embedder", why))?;
@@ -455,31 +455,6 @@ impl Settings {
         Ok(())
     }
 
-    /// How corpus folders are read under these settings.
-    pub fn load_options(&self) -> crate::corpus::LoadOptions {
-        use crate::corpus::DocumentSource;
-        let places = self.places();
-        let source = match (&self.documents_file, &self.cuts_file) {
-            (Some(file), _) => DocumentSource::Loader(file.clone()),
-            (None, Some(cuts)) if self.documents_from_cuts => DocumentSource::Chunks(cuts.clone()),
-            _ => DocumentSource::Files,
-        };
-        crate::corpus::LoadOptions {
-            max_file_bytes: self.max_file_bytes,
-            follow_outside_symlinks: self.follow_outside_symlinks,
-            source,
-            forced_format: self.format,
-            extension_formats: self
-                .formats
-                .iter()
-                .map(|(ext, format)| (ext.to_ascii_lowercase(), *format))
-                .collect(),
-            pdfium_library: Some(places.pdfium_path),
-            extraction_cache: Some(crate::extract::cache::cache_dir(&places.cache_dir)),
-            ..crate::corpus::LoadOptions::default()
-        }
-    }
-
     /// The knobs a query runs under.
     pub fn query_settings(&self) -> crate::retrieve::QuerySettings {
         crate::retrieve::QuerySettings {
@@ -512,95 +487,6 @@ impl Settings {
         settings.validate()?;
         Ok(settings)
     }
-
-    /// The folders this run uses, with overrides applied.
-    pub fn places(&self) -> Places {
-        let dirs = directories::ProjectDirs::from("", "", "seamscope");
-        let fallback = |sub: &str| std::env::temp_dir().join("seamscope").join(sub);
-        let data_dir = self
-            .data_dir
-            .clone()
-            .or_else(|| std::env::var_os("SEAMSCOPE_DATA_DIR").map(PathBuf::from))
-            .or_else(|| dirs.as_ref().map(|d| d.data_dir().to_path_buf()))
-            .unwrap_or_else(|| fallback("data"));
-        let cache_dir = self
-            .cache_dir
-            .clone()
-            .or_else(|| std::env::var_os("SEAMSCOPE_CACHE_DIR").map(PathBuf::from))
-            .or_else(|| dirs.as_ref().map(|d| d.cache_dir().to_path_buf()))
-            .unwrap_or_else(|| fallback("cache"));
-        let config_dir = std::env::var_os("SEAMSCOPE_CONFIG_DIR")
-            .map(PathBuf::from)
-            .or_else(|| dirs.as_ref().map(|d| d.config_dir().to_path_buf()))
-            .unwrap_or_else(|| fallback("config"));
-        use crate::embed::spec::{EmbedderSpec, RerankerSpec};
-        // `embedder = "onnx:DIR"` names the model folder as `model_dir` does, and wins over it.
-        let named_model = match EmbedderSpec::parse(self.embedder.as_deref().unwrap_or("")) {
-            Ok(EmbedderSpec::Onnx(dir)) => Some(dir),
-            _ => None,
-        };
-        let model_dir = named_model
-            .or_else(|| self.model_dir.clone())
-            .or_else(|| std::env::var_os("SEAMSCOPE_MODEL_DIR").map(PathBuf::from))
-            .unwrap_or_else(|| data_dir.join("model"));
-        let runtime_path = self
-            .runtime_path
-            .clone()
-            .or_else(|| std::env::var_os("SEAMSCOPE_ORT_LIB").map(PathBuf::from))
-            .unwrap_or_else(|| {
-                data_dir
-                    .join("runtime")
-                    .join(crate::embed::install::RUNTIME_FILE)
-            });
-        let named_reranker = match RerankerSpec::parse(self.reranker.as_deref().unwrap_or("")) {
-            Ok(RerankerSpec::Onnx(dir)) => Some(dir),
-            _ => None,
-        };
-        let reranker_dir = named_reranker
-            .or_else(|| self.reranker_dir.clone())
-            .or_else(|| std::env::var_os("SEAMSCOPE_RERANKER_DIR").map(PathBuf::from));
-        let user_runtime =
-            self.runtime_path.is_some() || std::env::var_os("SEAMSCOPE_ORT_LIB").is_some();
-        let pdfium_path = self
-            .pdfium_path
-            .clone()
-            .unwrap_or_else(|| crate::extract::pdfium::default_library(&data_dir));
-        Places {
-            pdfium_path,
-            gpu_runtime_path: crate::embed::install_gpu::gpu_runtime_path(&data_dir),
-            user_runtime,
-            reranker_dir,
-            data_dir,
-            cache_dir,
-            config_dir,
-            model_dir,
-            runtime_path,
-        }
-    }
-}
-
-/// The resolved folders and files of a run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Places {
-    /// Model and runtime installs.
-    pub data_dir: PathBuf,
-    /// Vector caches and indexes.
-    pub cache_dir: PathBuf,
-    /// `settings.toml`.
-    pub config_dir: PathBuf,
-    /// The model folder in use.
-    pub model_dir: PathBuf,
-    /// The ONNX Runtime library in use.
-    pub runtime_path: PathBuf,
-    /// The pdfium library PDFs are read with.
-    pub pdfium_path: PathBuf,
-    /// The cross-encoder reranker folder, when one is configured.
-    pub reranker_dir: Option<PathBuf>,
-    /// Where `setup --gpu` puts the GPU build of ONNX Runtime.
-    pub gpu_runtime_path: PathBuf,
-    /// Whether the runtime library was chosen by the user (settings or SEAMSCOPE_ORT_LIB): then
-    /// it is used on every device.
-    pub user_runtime: bool,
 }
 
 /// Seconds a Chroma server has to connect and to send each part of a reply, by default.
@@ -634,7 +520,7 @@ pub fn check_chroma_prefix(prefix: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chunk::ChunkerKind;
+    use crate::spec::ChunkerKind;
 
     #[test]
     fn prefixes_follow_chromas_name_rules() {

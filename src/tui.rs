@@ -102,7 +102,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         options.corpus.display()
     );
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    let dirs = theme_dirs(&options.settings.places().config_dir);
+    let dirs = theme_dirs(&seamscope::places::Places::of(&options.settings).config_dir);
     let theme = Theme::resolve(options.theme.as_deref(), &dirs, no_color)?;
     anyhow::ensure!(
         stdout().is_terminal(),

@@ -82,7 +82,7 @@ fn serve(files: HashMap<String, Vec<u8>>) -> (String, Arc<Mutex<Vec<String>>>) {
 #[test]
 fn the_hub_client_fetches_into_the_data_directory_and_the_model_then_loads_offline() {
     let cache = tempfile::tempdir().unwrap();
-    let places = common::settings(cache.path()).places();
+    let places = seamscope::places::Places::of(&common::settings(cache.path()));
     let model = catalog::resolve(CatalogKind::Embedder, "all-MiniLM-L6-v2").unwrap();
     let mut files = HashMap::new();
     for (i, file) in model.files().iter().enumerate() {

@@ -14,7 +14,7 @@ use seamscope::retrieve::Reranker;
 /// The installed pinned model folder and runtime library.
 fn installed() -> (PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let places = common::settings(dir.path()).places();
+    let places = seamscope::places::Places::of(&common::settings(dir.path()));
     (places.model_dir, places.runtime_path)
 }
 

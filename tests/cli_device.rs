@@ -10,7 +10,7 @@ use common::seamscope;
 /// no GPU runtime is installed there whatever this machine holds.
 fn with_own_runtime(cmd: &mut assert_cmd::Command, data: &std::path::Path) {
     let cache = tempfile::tempdir().unwrap();
-    let places = common::settings(cache.path()).places();
+    let places = seamscope::places::Places::of(&common::settings(cache.path()));
     cmd.env("SEAMSCOPE_MODEL_DIR", &places.model_dir)
         .env("SEAMSCOPE_ORT_LIB", &places.runtime_path)
         .arg("--data-dir")

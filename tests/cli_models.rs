@@ -154,7 +154,7 @@ fn a_hand_laid_out_model_shows_installed_with_its_size_and_folder() {
 #[test]
 fn the_default_model_shows_installed_in_the_real_data_directory() {
     let cache = tempfile::tempdir().unwrap();
-    let places = common::settings(cache.path()).places();
+    let places = seamscope::places::Places::of(&common::settings(cache.path()));
     let listing = common::json_of(models(&places.data_dir).arg("--json"));
     let default = &listing["default"];
     assert_eq!(default["installed"], true);

@@ -329,8 +329,9 @@ fn a_layout_the_real_tokenizer_and_chunkers_made_always_makes_sense() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let settings = seamscope::settings::Settings::default();
-    let corpus = seamscope::corpus::Corpus::load(&docs, &settings.load_options())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let corpus =
+        seamscope::corpus::Corpus::load(&docs, &seamscope::places::load_options(&settings))
+            .unwrap_or_else(|e| panic!("{e}"));
     let tokenizer = common::tokenizer();
     let cache = work.path().join("cache");
     for kind in seamscope::chunk::ChunkerKind::ALL {

@@ -249,7 +249,7 @@ fn a_view_file_says_which_folder_it_embeds_and_asks_past_the_threshold() {
 
 #[test]
 fn question_and_cuts_files_with_a_byte_order_mark_load() {
-    let options = seamscope::settings::Settings::default().load_options();
+    let options = seamscope::places::load_options(&seamscope::settings::Settings::default());
     let corpus = seamscope::corpus::Corpus::load(Path::new("sample-corpus"), &options).unwrap();
     let questions = seamscope::eval::questions::load_questions(
         &Path::new(FIXTURES).join("questions-bom.jsonl"),

@@ -13,9 +13,7 @@ const FIXTURES: &str = "tests/fixtures/pdf";
 
 /// The pdfium library the tests use; missing is a failure that says what to run.
 fn pdfium() -> PathBuf {
-    let path = seamscope::settings::Settings::default()
-        .places()
-        .pdfium_path;
+    let path = seamscope::places::Places::of(&seamscope::settings::Settings::default()).pdfium_path;
     assert!(
         path.is_file(),
         "pdfium is not installed at {}: run `cargo run -- setup` (scripts/test does)",

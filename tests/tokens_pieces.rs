@@ -50,8 +50,7 @@ fn piece_ends_stay_on_char_boundaries_and_bounded() {
 /// what the counter gave before over-long words were cut.
 fn file_tokenizer() -> tokenizers::Tokenizer {
     let dir = tempfile::tempdir().unwrap();
-    let path = common::settings(dir.path())
-        .places()
+    let path = seamscope::places::Places::of(&common::settings(dir.path()))
         .model_dir
         .join("tokenizer.json");
     let mut t = tokenizers::Tokenizer::from_file(&path).unwrap();

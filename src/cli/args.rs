@@ -160,8 +160,7 @@ impl GlobalArgs {
     pub fn settings(&self) -> anyhow::Result<Settings> {
         let file = match &self.config {
             Some(p) => p.clone(),
-            None => Settings::default()
-                .places()
+            None => seamscope::places::Places::of(&Settings::default())
                 .config_dir
                 .join("settings.toml"),
         };

@@ -12,7 +12,7 @@ use super::GlobalArgs;
 /// Survey (and with `prune`, prune) the cache folder of the settings in force.
 pub fn run(global: &GlobalArgs, prune: bool, dry_run: bool, json: bool) -> anyhow::Result<()> {
     let settings = global.settings()?;
-    let places = settings.places();
+    let places = seamscope::places::Places::of(&settings);
     let mode = prune.then_some(if dry_run {
         PruneMode::DryRun
     } else {
@@ -20,7 +20,7 @@ pub fn run(global: &GlobalArgs, prune: bool, dry_run: bool, json: bool) -> anyho
     });
     let report = survey(&places.cache_dir, mode);
     // The extractors as they stand read only entries of their own version.
-    let options = settings.load_options();
+    let options = seamscope::places::load_options(&settings);
     let current: Vec<(String, String)> = Format::ALL
         .iter()
         .filter(|f| **f != Format::Text)

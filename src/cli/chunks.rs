@@ -23,7 +23,10 @@ pub fn load_tokenizer(settings: &Settings) -> anyhow::Result<TokenCounter> {
 
 /// Load a corpus with the settings' size limit.
 pub fn load_corpus(path: &Path, settings: &Settings) -> anyhow::Result<Corpus> {
-    Ok(Corpus::load(path, &settings.load_options())?)
+    Ok(Corpus::load(
+        path,
+        &seamscope::places::load_options(settings),
+    )?)
 }
 
 #[derive(Serialize)]

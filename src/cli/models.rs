@@ -35,7 +35,7 @@ struct Listing {
 
 /// List the models, or fetch one (`fetch`).
 pub fn run(global: &GlobalArgs, fetch: Option<&str>, json: bool) -> anyhow::Result<()> {
-    let places = global.settings()?.places();
+    let places = seamscope::places::Places::of(&global.settings()?);
     if let Some(name) = fetch {
         return fetch_one(&places.data_dir, name, json);
     }

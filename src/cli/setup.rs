@@ -10,7 +10,7 @@ use super::GlobalArgs;
 /// Run setup and report where things are.
 pub fn run(global: &GlobalArgs, gpu: bool, dry_run: bool, json: bool) -> anyhow::Result<()> {
     let settings = global.settings()?;
-    let places = settings.places();
+    let places = seamscope::places::Places::of(&settings);
     if dry_run {
         return print_plan(&places, gpu, json);
     }
@@ -51,7 +51,7 @@ pub fn run(global: &GlobalArgs, gpu: bool, dry_run: bool, json: bool) -> anyhow:
 }
 
 /// What setup would fetch: the CPU model and runtime when missing, and the GPU plan with `gpu`.
-fn print_plan(places: &seamscope::settings::Places, gpu: bool, json: bool) -> anyhow::Result<()> {
+fn print_plan(places: &seamscope::places::Places, gpu: bool, json: bool) -> anyhow::Result<()> {
     let cpu = serde_json::json!({
         "model_dir": places.model_dir,
         "model_installed": install::model_installed(&places.model_dir),

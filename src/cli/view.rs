@@ -70,7 +70,7 @@ fn confirm_corpus(
             .into());
         }
     }
-    let docs = Corpus::load(corpus, &settings.load_options())?;
+    let docs = Corpus::load(corpus, &seamscope::places::load_options(settings))?;
     let (tokens, exact) = corpus_tokens(&docs, settings);
     errln!(
         "the view opens the corpus folder {}: {} documents, {}{} tokens to embed (fewer if already cached)",

@@ -6,32 +6,9 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
-/// Where the embedding model runs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Device {
-    /// The GPU when the GPU runtime, a driver and a GPU are all there; otherwise the CPU, with
-    /// one line saying why.
-    #[default]
-    Auto,
-    /// The CPU.
-    Cpu,
-    /// An NVIDIA GPU through ONNX Runtime's CUDA provider: an error when it cannot be used.
-    Cuda,
-}
-
-impl Device {
-    /// The name as typed on the command line and written in settings.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Device::Auto => "auto",
-            Device::Cpu => "cpu",
-            Device::Cuda => "cuda",
-        }
-    }
-}
+pub use crate::spec::Device;
 
 /// The model batch on a GPU: a GPU is fastest with far larger batches than the CPU's 16.
 pub const CUDA_BATCH: usize = 64;

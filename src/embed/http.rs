@@ -267,9 +267,7 @@ pub struct Endpoint {
 /// `user:password@` in a URL replaced by `***@` and the values of query parameters named like
 /// keys (`?key=…`) by `***`, so an address can be printed.
 pub fn mask_credentials(url: &str) -> String {
-    let mut secrets = Secrets::new();
-    secrets.add_url(url);
-    secrets.shown_url(url)
+    crate::text::redact::shown_url(url)
 }
 
 /// Read the key from the variable `key_env` names; `None` when no variable is named.

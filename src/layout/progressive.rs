@@ -249,7 +249,8 @@ mod tests {
         ] {
             std::fs::write(docs.join(name), text).unwrap_or_else(|e| panic!("{e}"));
         }
-        Corpus::load(&docs, &Settings::default().load_options()).unwrap_or_else(|e| panic!("{e}"))
+        Corpus::load(&docs, &crate::places::load_options(&Settings::default()))
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn settings() -> Settings {

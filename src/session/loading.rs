@@ -13,8 +13,9 @@ use crate::embed::rerank_service::RerankService;
 use crate::embed::reranker::CrossEncoder;
 use crate::embed::service::{ServiceEmbedder, ServiceOptions};
 use crate::embed::spec::{EmbedderSpec, RerankerSpec};
+use crate::places::Places;
 use crate::retrieve::Reranker;
-use crate::settings::{Places, Settings};
+use crate::settings::Settings;
 use crate::tokens::TokenCounter;
 
 /// How hard a service is tried, from the settings.

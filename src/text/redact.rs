@@ -46,6 +46,14 @@ pub fn scrub_values(text: &str) -> String {
     known.scrub_values(text)
 }
 
+/// `url` with its own credentials masked: `user:password@` replaced and the values of query
+/// parameters named like keys (`?key=…`) hidden, so an address can be printed.
+pub fn shown_url(url: &str) -> String {
+    let mut secrets = Secrets::new();
+    secrets.add_url(url);
+    secrets.shown_url(url)
+}
+
 impl Secrets {
     /// Every value of the set masked (no patterns).
     pub fn scrub_values(&self, text: &str) -> String {

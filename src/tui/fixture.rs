@@ -77,7 +77,7 @@ pub struct Fixture {
 
 /// The real model's tokenizer (installed by `seamscope setup`).
 pub fn tokenizer() -> TokenCounter {
-    let places = Settings::default().places();
+    let places = seamscope::places::Places::of(&Settings::default());
     match TokenCounter::from_file(&places.model_dir.join("tokenizer.json")) {
         Ok(t) => t,
         Err(e) => panic!("the model's tokenizer is needed (run `seamscope setup`): {e}"),

@@ -28,7 +28,7 @@ impl Headless {
     /// Start the worker and the screen at `width` x `height`, and ask for the corpus, as
     /// `seamscope <folder>` does on its first frame.
     pub fn start(options: &Options, width: u16, height: u16) -> anyhow::Result<Headless> {
-        let dirs = theme_dirs(&options.settings.places().config_dir);
+        let dirs = theme_dirs(&seamscope::places::Places::of(&options.settings).config_dir);
         let theme = Theme::resolve(options.theme.as_deref(), &dirs, false)?;
         let (request_tx, request_rx) = unbounded_channel();
         let (reply_tx, replies) = unbounded_channel();

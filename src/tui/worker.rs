@@ -312,7 +312,7 @@ impl Worker<'_> {
             // A bundle is what was deployed: its documents are inside it, not the folder's files.
             return;
         }
-        let options = self.setup.settings.load_options();
+        let options = seamscope::places::load_options(&self.setup.settings);
         let changes = match Corpus::load(&self.setup.corpus, &options) {
             Ok(on_disk) => {
                 let changes = CorpusChanges::between(

@@ -32,7 +32,7 @@ pub fn engine(cache: &Path) -> Engine {
 /// The real model's tokenizer.
 pub fn tokenizer() -> TokenCounter {
     let dir = tempfile::tempdir().expect("tempdir");
-    let places = settings(dir.path()).places();
+    let places = seamscope::places::Places::of(&settings(dir.path()));
     TokenCounter::from_file(&places.model_dir.join("tokenizer.json")).expect("tokenizer loads")
 }
 

@@ -116,7 +116,7 @@ fn distinct<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
 pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Result<()> {
     let settings = global.settings()?;
     let mut engine = start_engine(settings.clone())?;
-    let corpus = Corpus::load(corpus_path, &settings.load_options())?;
+    let corpus = Corpus::load(corpus_path, &seamscope::places::load_options(&settings))?;
     let layout = Layout::for_settings(&corpus, &engine.tokenizer, &settings)?;
 
     // The exact windows the pipeline hands the model: those of each distinct search text.

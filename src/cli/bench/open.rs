@@ -84,11 +84,10 @@ fn time_extraction(
     let mut counted = None;
     for _ in 0..ROUNDS {
         let cache = tempfile::tempdir()?;
-        let options = seamscope::settings::Settings {
+        let options = seamscope::places::load_options(&seamscope::settings::Settings {
             cache_dir: Some(cache.path().to_path_buf()),
             ..settings.clone()
-        }
-        .load_options();
+        });
         for warm in [false, true] {
             let start = Instant::now();
             let loaded = seamscope::corpus::Corpus::load(corpus, &options)?;

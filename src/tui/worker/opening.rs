@@ -145,8 +145,11 @@ impl Worker<'_> {
         reporter: &mut Reporter<'_>,
     ) -> Result<Option<Corpus>, String> {
         let (generation, params) = job;
-        let mut reader = CorpusReader::open(&self.setup.corpus, &settings.load_options())
-            .map_err(|e| e.to_string())?;
+        let mut reader = CorpusReader::open(
+            &self.setup.corpus,
+            &seamscope::places::load_options(settings),
+        )
+        .map_err(|e| e.to_string())?;
         let files = reader.files();
         // Given cuts are placed against every document at once, so they wait for all of them.
         if settings.chunker != ChunkerKind::Given {
@@ -198,7 +201,7 @@ impl Worker<'_> {
         let (generation, params) = job;
         // A clone (the vocabulary, a few milliseconds) so previews can be sent between batches.
         let tokenizer = self.layout_tokenizer()?.clone();
-        let cache_dir = settings.places().cache_dir;
+        let cache_dir = seamscope::places::Places::of(settings).cache_dir;
         let mut builder =
             LayoutBuilder::for_settings(corpus, &tokenizer, settings, Some(&cache_dir))
                 .map_err(|e| e.to_string())?;

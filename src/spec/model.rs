@@ -55,7 +55,7 @@ fn split(text: &str) -> Result<(&str, &str), String> {
 /// characters, no `#fragment` (never sent, and a path appended after it would be lost). Every
 /// error shows the address with its credentials masked.
 fn service_url(value: &str) -> Result<String, String> {
-    let shown = crate::embed::http::mask_credentials(value);
+    let shown = crate::text::redact::shown_url(value);
     let rest = ["http://", "https://"]
         .into_iter()
         .find_map(|s| value.strip_prefix(s))
