@@ -27,9 +27,8 @@ use crate::chunk::ChunkerKind;
 
 use crate::embed::cache::{VectorCache, text_key};
 use crate::layout::Layout;
+use crate::layout::records::{ChunkInfo, SeamRecord};
 use crate::retrieve::QuerySettings;
-use crate::session::OpenCorpus;
-use crate::session::report::{ChunkInfo, SeamRecord};
 
 /// The bundle format this build writes (2 added `documents.jsonl` and the chunking settings
 /// `chunker_kind`, `chunk_tokens`, `heading_prefix`, so a bundle can be opened again on its own).
@@ -94,10 +93,10 @@ pub struct BundleSettings {
     pub m_source: Option<provenance::MarginSource>,
     /// The calibration report `m` came from or was checked against, when one was given.
     #[serde(default)]
-    pub calibration: Option<crate::calibrate::provenance::CalibrationOrigin>,
+    pub calibration: Option<provenance::CalibrationOrigin>,
     /// The strategy-board row `k`, `m` and side drop came from (`export --from-tune`).
     #[serde(default)]
-    pub tune: Option<crate::board::origin::TuneOrigin>,
+    pub tune: Option<provenance::TuneOrigin>,
     /// What questions get in front before they are embedded ("" for nothing): a store that
     /// serves the bundle must embed questions the same way.
     #[serde(default)]
@@ -164,11 +163,20 @@ pub struct BundleLayout {
     /// Where `m` came from.
     pub m_source: provenance::MarginSource,
     /// The calibration behind it, when one was given.
-    pub calibration: Option<crate::calibrate::provenance::CalibrationOrigin>,
+    pub calibration: Option<provenance::CalibrationOrigin>,
     /// The strategy-board row behind it, when one was given.
-    pub tune: Option<crate::board::origin::TuneOrigin>,
+    pub tune: Option<provenance::TuneOrigin>,
     /// The embedder's query and document prefixes.
     pub prefixes: (String, String),
+}
+
+/// What a bundle is written from: the documents and their layout (an open corpus's, say).
+#[derive(Debug, Clone, Copy)]
+pub struct Laid<'a> {
+    /// The documents.
+    pub corpus: &'a crate::corpus::Corpus,
+    /// Their chunks and seams.
+    pub layout: &'a Layout,
 }
 
 /// Write the bundle of `open` (cut as `cut` says) under `settings` into `folder` (it must be
@@ -179,7 +187,7 @@ pub struct BundleLayout {
 /// the staging folder and leaves nothing a later export would refuse.
 #[allow(clippy::too_many_arguments)]
 pub fn write_bundle(
-    open: &OpenCorpus,
+    open: Laid<'_>,
     cut: BundleLayout,
     settings: &QuerySettings,
     cache: &VectorCache,
@@ -251,7 +259,7 @@ fn remove_staging(staging: &Path) -> std::io::Result<()> {
 /// Write every file of the bundle and its manifest into `folder`, each as soon as it is made,
 /// so only one file's bytes are held at a time; returns the settings and the files.
 fn write_files(
-    open: &OpenCorpus,
+    open: Laid<'_>,
     cut: BundleLayout,
     settings: &QuerySettings,
     (cache, model, dim): (&VectorCache, &str, usize),
@@ -261,8 +269,8 @@ fn write_files(
         let path = path.to_path_buf();
         move |error| ExportError::Write { path, error }
     };
-    let layout: &Layout = &open.layout;
-    let corpus = &open.corpus;
+    let layout: &Layout = open.layout;
+    let corpus = open.corpus;
     let (chunk_search, seam_search) = layout.search_texts(corpus);
     let vector = |label: String, text: &str| -> Result<&[f32], ExportError> {
         cache
@@ -381,7 +389,22 @@ mod tests {
 
     /// A small corpus laid out in 16-token chunks, with a vector cache holding every chunk's and
     /// seam's vector but `leave_out` (a seam's index).
-    fn fixture(dir: &Path, leave_out: Option<usize>) -> (OpenCorpus, VectorCache, Settings) {
+    /// A corpus and its layout, as a bundle is written from them.
+    struct Open {
+        corpus: Corpus,
+        layout: Layout,
+    }
+
+    impl Open {
+        fn laid(&self) -> Laid<'_> {
+            Laid {
+                corpus: &self.corpus,
+                layout: &self.layout,
+            }
+        }
+    }
+
+    fn fixture(dir: &Path, leave_out: Option<usize>) -> (Open, VectorCache, Settings) {
         let text: String = (0..12)
             .map(|i| format!("Dashboard {i} is checked on day {i} by team {i}. "))
             .collect();
@@ -404,12 +427,11 @@ mod tests {
                 cache.insert(text_key(text), vec![0.5, 1.0], 3);
             }
         }
-        let open = OpenCorpus::keywords_only(corpus, layout).unwrap_or_else(|e| panic!("{e}"));
-        (open, cache, settings)
+        (Open { corpus, layout }, cache, settings)
     }
 
     fn export(
-        open: &OpenCorpus,
+        open: &Open,
         cache: &VectorCache,
         s: &Settings,
         out: &Path,
@@ -423,7 +445,15 @@ mod tests {
             tune: None,
             prefixes: Default::default(),
         };
-        write_bundle(open, cut, &s.query_settings(), cache, "test-model", 2, out)
+        write_bundle(
+            open.laid(),
+            cut,
+            &s.query_settings(),
+            cache,
+            "test-model",
+            2,
+            out,
+        )
     }
 
     #[test]

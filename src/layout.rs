@@ -20,6 +20,7 @@ use crate::settings::Settings;
 use crate::tokens::{TokenCounter, TokenOffsets, TokenizerError};
 
 mod progressive;
+pub mod records;
 pub mod store;
 pub use progressive::{LayoutBuilder, StoreCounts};
 

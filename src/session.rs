@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+mod bundle;
+pub use bundle::OpenBundleError;
 mod loading;
 pub mod report;
 mod sides;

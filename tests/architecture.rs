@@ -1,6 +1,8 @@
-//! The layering, checked from the source: the engine (everything in `src/` outside the front
-//! ends) never reaches up into `cli/` or `tui/` nor into a terminal, argument-parsing or MCP crate;
-//! the screen never uses the CLI as a library; and the engine's top-level modules form no loop.
+//! The layering, checked from the source against the one layer map, `layers.toml`: every file
+//! belongs to one part, no arrow goes from a part to one above it, none of the map's forbidden
+//! arrows is drawn, and ARCHITECTURE.md lists the same parts in the same order. Besides: the
+//! engine never reaches into a terminal, argument-parsing or MCP crate, and neither the engine's
+//! modules nor the files of one module form a loop.
 //!
 //! The check reads the `.rs` files themselves, with comments, doc comments and string literals
 //! blanked out, and counts every `crate::<module>` path: in `use` lines (grouped ones included),
@@ -556,4 +558,178 @@ fn the_reader_sees_through_comments_strings_and_groups() {
     assert_eq!(names_crate("use clap::ValueEnum;", "clap"), Some(1));
     assert_eq!(names_crate("#[derive(clap::ValueEnum)]", "clap"), Some(1));
     assert_eq!(names_crate("let clap_like = 1; my::clap::x", "clap"), None);
+}
+
+/// The layer map, `layers.toml`.
+#[derive(serde::Deserialize)]
+struct LayerMap {
+    part: Vec<Part>,
+    #[serde(default)]
+    forbid: Vec<Forbidden>,
+}
+
+#[derive(serde::Deserialize)]
+struct Part {
+    name: String,
+    paths: Vec<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct Forbidden {
+    /// A path prefix (`src/export`): the files it covers.
+    from: String,
+    /// A top-level module (`session`).
+    to: String,
+}
+
+fn layer_map() -> LayerMap {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("layers.toml");
+    let text = std::fs::read_to_string(&path).expect("layers.toml is readable");
+    toml::from_str(&text).expect("layers.toml is a layer map")
+}
+
+impl LayerMap {
+    /// The part (its index, bottom first) a path under `src/` belongs to: the part whose
+    /// listed file it is or whose listed folder holds it.
+    fn part_of(&self, rel: &str) -> Option<usize> {
+        self.part.iter().position(|p| {
+            p.paths.iter().any(|q| {
+                if q.ends_with('/') {
+                    rel.starts_with(q.as_str())
+                } else {
+                    rel == q
+                }
+            })
+        })
+    }
+
+    /// The part of top-level module `module`.
+    fn part_of_module(&self, module: &str) -> Option<usize> {
+        self.part_of(&format!("src/{module}.rs"))
+            .or_else(|| self.part_of(&format!("src/{module}/")))
+    }
+
+    /// Every arrow `source` draws that the map forbids: up a part, or named in `forbid`.
+    fn violations(&self, source: &Source) -> Vec<String> {
+        let rel = source.rel();
+        let Some(from) = self.part_of(&rel) else {
+            return vec![format!("{rel} belongs to no part of layers.toml")];
+        };
+        let mut out = Vec::new();
+        for (path, line) in crate_paths(source) {
+            let Some(to) = path.first() else { continue };
+            if to == source.top() {
+                continue;
+            }
+            match self.part_of_module(to) {
+                Some(p) if p > from => out.push(format!(
+                    "{rel}:{line}: {} ({}) uses crate::{} ({}), a part above it",
+                    source.top(),
+                    self.part[from].name,
+                    path.join("::"),
+                    self.part[p].name
+                )),
+                None => out.push(format!("{rel}:{line}: crate::{to} belongs to no part")),
+                _ => {}
+            }
+            for f in &self.forbid {
+                if rel.starts_with(&f.from) && *to == f.to {
+                    out.push(format!(
+                        "{rel}:{line}: uses crate::{}: {} → {} is forbidden by layers.toml",
+                        path.join("::"),
+                        f.from,
+                        f.to
+                    ));
+                }
+            }
+        }
+        out
+    }
+}
+
+#[test]
+fn every_arrow_follows_the_layer_map() {
+    let map = layer_map();
+    let problems: Vec<String> = sources().iter().flat_map(|s| map.violations(s)).collect();
+    assert!(
+        problems.is_empty(),
+        "arrows the layer map does not allow:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn each_of_the_old_violations_would_fail_the_map() {
+    // The four arrows issue 31 found, put back one at a time into the file that drew them.
+    let map = layer_map();
+    for (file, module, line) in [
+        (
+            "src/settings.rs",
+            "settings",
+            "use crate::embed::device::Device;",
+        ),
+        (
+            "src/settings.rs",
+            "settings",
+            "pub chunker: crate::chunk::ChunkerKind,",
+        ),
+        (
+            "src/export.rs",
+            "export",
+            "use crate::calibrate::provenance::CalibrationOrigin;",
+        ),
+        (
+            "src/export/read.rs",
+            "export",
+            "fn f(e: &mut crate::session::Engine) {}",
+        ),
+    ] {
+        let mut module_path = vec![module.to_string()];
+        if file.ends_with("read.rs") {
+            module_path.push("read".into());
+        }
+        let source = Source {
+            path: PathBuf::from(file),
+            module: module_path,
+            code: blank_comments_and_strings(line),
+        };
+        let found = map.violations(&source);
+        assert!(!found.is_empty(), "{file}: {line} passes the map");
+    }
+    // And an arrow down is fine.
+    let source = Source {
+        path: PathBuf::from("src/session.rs"),
+        module: vec!["session".into()],
+        code: blank_comments_and_strings("use crate::export::read::read_bundle;"),
+    };
+    assert!(map.violations(&source).is_empty());
+}
+
+#[test]
+fn architecture_md_draws_the_same_map() {
+    // ARCHITECTURE.md's `layers` block lists each part, bottom first, as `name: path path …`.
+    let map = layer_map();
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+            .expect("ARCHITECTURE.md is readable");
+    let block = doc
+        .split("```layers\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("ARCHITECTURE.md has a ```layers block");
+    let drawn: Vec<String> = block
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let want: Vec<String> = map
+        .part
+        .iter()
+        .rev()
+        .map(|p| format!("{}: {}", p.name, p.paths.join(" ")))
+        .collect();
+    assert_eq!(
+        drawn, want,
+        "ARCHITECTURE.md's layers block (top first) differs from layers.toml"
+    );
 }

@@ -34,8 +34,12 @@ fn export(engine: &Engine, open: &OpenCorpus, out: &Path) {
         calibration: None,
         tune: None,
     };
+    let laid = seamscope::export::Laid {
+        corpus: &open.corpus,
+        layout: &open.layout,
+    };
     write_bundle(
-        open,
+        laid,
         cut,
         &s.query_settings(),
         &cache,

@@ -4,44 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-/// The board row a bundle's settings came from, as `settings.json` records it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TuneOrigin {
-    /// The report file, as given to `export --from-tune`.
-    pub file: String,
-    /// blake3 of the report file.
-    pub blake3: String,
-    /// The row chosen.
-    pub row: String,
-    /// Where the board's questions came from.
-    pub source: String,
-    /// Questions behind it.
-    pub questions: usize,
-    /// The embedder whose rankings were measured.
-    pub embedder: String,
-    /// The layout measured (`fixed-1024`, …).
-    pub chunker: String,
-    /// Tokens per chunk.
-    pub chunk_tokens: usize,
-    /// Seam half-width.
-    pub k: usize,
-    /// Fire margin.
-    pub m: u32,
-    /// Side-drop threshold (`None`: off).
-    pub side_drop: Option<f32>,
-    /// The budget measured.
-    pub budget: usize,
-    /// The row's failure rate and its 95% interval.
-    pub failure_rate: f64,
-    /// Low end of the interval.
-    pub interval_low: f64,
-    /// High end of the interval.
-    pub interval_high: f64,
-    /// The board's verdict in words, when it had one.
-    pub verdict: Option<String>,
-}
+pub use crate::export::provenance::TuneOrigin;
 
 /// Why a board report cannot back an export.
 #[derive(Debug, thiserror::Error)]

@@ -27,6 +27,7 @@ use super::interval::{Interval, NOISE_P, paired, wilson};
 use crate::chunk::ChunkId;
 use crate::corpus::{DocId, Span};
 use crate::eval::metrics::covered;
+pub use crate::export::provenance::{Benefit, PairedDiff};
 use crate::layout::Layout;
 use crate::retrieve::{
     BudgetAction, EntryRef, QueryInput, QuerySettings, QuerySettingsError, Trace, replan,
@@ -163,19 +164,6 @@ pub fn chunks_only_outcome(trace: &Trace, evidence: &Evidence, layout: &Layout) 
     })
 }
 
-/// The paired comparison of one point with another over the same questions.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct PairedDiff {
-    /// Questions this point answers and the other misses.
-    pub gained: usize,
-    /// Questions the other answers and this point misses.
-    pub lost: usize,
-    /// Two-sided exact sign test.
-    pub p: f64,
-    /// Whether the difference is noise (`p ≥ 0.05`).
-    pub noise: bool,
-}
-
 impl PairedDiff {
     fn of(this: &[bool], other: &[bool]) -> PairedDiff {
         let (gained, lost, p) = paired(this, other);
@@ -240,34 +228,6 @@ impl CurvePoint {
             None => "Seams off".to_string(),
         }
     }
-}
-
-/// What the measurement says about Seams on this sample.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Benefit {
-    /// Seams at its best margin fails less than chunks-only, beyond noise.
-    Helps {
-        /// The paired comparison, best margin against Seams off.
-        diff: PairedDiff,
-    },
-    /// Seams at its best margin fails less than chunks-only, but the difference is noise.
-    WithinNoise {
-        /// The paired comparison, best margin against Seams off.
-        diff: PairedDiff,
-    },
-    /// Seams at its best margin does not fail less than chunks-only: the corpus lies outside the
-    /// setting Seams is designed for (on this sample).
-    OutsideSetting {
-        /// Failures with Seams at its best margin.
-        seams_failures: usize,
-        /// Failures with chunks-only retrieval.
-        off_failures: usize,
-        /// The paired comparison, best margin against Seams off.
-        diff: PairedDiff,
-    },
-    /// No chunks-only run to compare with, or nothing was measured.
-    Unknown,
 }
 
 impl Benefit {

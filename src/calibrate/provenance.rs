@@ -4,51 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
-use super::objective::Benefit;
 use super::report::CalibrationReport;
-
-/// The calibration a bundle's `m` came from, as `settings.json` records it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CalibrationOrigin {
-    /// The report file, as given to `export --calibration`.
-    pub file: String,
-    /// blake3 of the report file, so the exact report can be found again.
-    pub blake3: String,
-    /// The corpus it measured.
-    pub corpus: String,
-    /// The embedder whose vectors it measured (absent in reports written before it was
-    /// recorded).
-    #[serde(default)]
-    pub embedder: Option<String>,
-    /// The layout it measured (`fixed-1024`, …) and its seam half-width.
-    pub chunker: String,
-    /// Seam half-width it measured.
-    pub k: usize,
-    /// The budget the failure rates are at.
-    pub budget: usize,
-    /// Hits per search list.
-    pub depth: usize,
-    /// The fusion constant.
-    pub rrf_c: f64,
-    /// What the failure curve was measured on (passages drawn over the corpus, or a question set).
-    pub objective_source: String,
-    /// Who wrote the questions (offline generator, a language model).
-    pub generator: String,
-    /// The sampling seed.
-    pub seed: u64,
-    /// The recommended margin (none when nothing could be measured).
-    pub recommended_m: Option<u32>,
-    /// Failure rate at the recommended margin.
-    pub failure_rate: Option<f64>,
-    /// Failure rate with Seams off, at the same budget.
-    pub off_failure_rate: Option<f64>,
-    /// Whether Seams helps on that sample, with its test.
-    pub benefit: Benefit,
-    /// The verdict in words.
-    pub summary: String,
-}
+pub use crate::export::provenance::CalibrationOrigin;
 
 /// Why a calibration report cannot back an export.
 #[derive(Debug, thiserror::Error)]

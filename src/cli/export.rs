@@ -103,8 +103,12 @@ pub fn run(
             engine.embedder.document_prefix().to_string(),
         ),
     };
+    let laid = seamscope::export::Laid {
+        corpus: &open.corpus,
+        layout: &open.layout,
+    };
     let report = write_bundle(
-        &open,
+        laid,
         cut,
         &settings.query_settings(),
         &cache,
