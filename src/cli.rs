@@ -348,14 +348,35 @@ pub fn run() -> ExitCode {
         out::hold();
     }
     let result = match cli.command {
-        Some(Command::Setup { gpu, dry_run, json }) => setup::run(&cli.global, gpu, dry_run, json),
-        Some(Command::Models { fetch, json }) => models::run(&cli.global, fetch.as_deref(), json),
-        Some(Command::Cache {
+        Some(command) => dispatch(&cli.global, command),
+        None if cli.open.is_none()
+            && cli.bundle.is_none()
+            && cli.corpus.is_none()
+            && cli.documents.is_none()
+            && cli.cuts.is_none() =>
+        {
+            errln!("usage: seamscope <CORPUS> | seamscope <COMMAND> (see `seamscope --help`)");
+            return ExitCode::from(2);
+        }
+        None => open_screen(cli),
+    };
+    finish(
+        result.and_then(|()| out::release().map_err(anyhow::Error::from)),
+        json,
+    )
+}
+
+/// Run one subcommand.
+fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Setup { gpu, dry_run, json } => setup::run(global, gpu, dry_run, json),
+        Command::Models { fetch, json } => models::run(global, fetch.as_deref(), json),
+        Command::Cache {
             prune,
             dry_run,
             json,
-        }) => cache::run(&cli.global, prune, dry_run, json),
-        Some(Command::Export {
+        } => cache::run(global, prune, dry_run, json),
+        Command::Export {
             corpus,
             out,
             mut layout,
@@ -364,155 +385,152 @@ pub fn run() -> ExitCode {
             from_tune,
             row,
             json,
-        }) => layout
-            .corpus_root(corpus)
-            .map_err(Into::into)
-            .and_then(|corpus| {
-                export::run(
-                    &cli.global,
-                    &corpus,
-                    &out,
-                    (&layout, &query),
-                    export::Origins {
-                        calibration: calibration.as_deref(),
-                        tune: from_tune.as_deref(),
-                        row: row.as_deref(),
-                    },
-                    json,
-                )
-            }),
-        Some(Command::Import { bundle, json }) => export::import(&cli.global, &bundle, json),
-        Some(Command::Screenshots {
+        } => {
+            let corpus = layout.corpus_root(corpus)?;
+            export::run(
+                global,
+                &corpus,
+                &out,
+                (&layout, &query),
+                export::Origins {
+                    calibration: calibration.as_deref(),
+                    tune: from_tune.as_deref(),
+                    row: row.as_deref(),
+                },
+                json,
+            )
+        }
+        Command::Import { bundle, json } => export::import(global, &bundle, json),
+        Command::Screenshots {
             corpus,
             out,
             question,
             size,
             theme,
             map_per_band,
-        }) => screenshots(
-            &cli.global,
-            corpus,
-            out,
-            question,
-            size,
-            theme,
-            map_per_band,
-        ),
-        Some(Command::Index {
+        } => screenshots(global, corpus, out, question, size, theme, map_per_band),
+        Command::Index {
             corpus,
             mut layout,
             json,
-        }) => layout
-            .corpus_root(corpus)
-            .map_err(Into::into)
-            .and_then(|corpus| index::run(&cli.global, &corpus, &layout, json)),
-        Some(Command::Query {
+        } => {
+            let corpus = layout.corpus_root(corpus)?;
+            index::run(global, &corpus, &layout, json)
+        }
+        Command::Query {
             corpus,
             question,
             mut layout,
             query,
             json,
-        }) => query_positionals(&mut layout, corpus, question).and_then(|(corpus, question)| {
-            query::run(&cli.global, &corpus, &question, &layout, &query, json)
+        } => query_positionals(&mut layout, corpus, question).and_then(|(corpus, question)| {
+            query::run(global, &corpus, &question, &layout, &query, json)
         }),
-        Some(Command::Mcp {
+        Command::Mcp {
             corpus,
             layout,
             open_wait,
             allow_dir,
-        }) => mcp::run(
-            &cli.global,
+        } => mcp::run(
+            global,
             &corpus,
             &layout,
             Duration::from_secs(open_wait as u64),
             &allow_dir,
         ),
-        Some(Command::Eval {
+        Command::Eval {
             corpus,
             mut layout,
             eval,
             json,
-        }) => layout
-            .corpus_root(corpus)
-            .map_err(Into::into)
-            .and_then(|corpus| eval::run(&cli.global, &corpus, &layout, &eval, json)),
-        Some(Command::Calibrate {
+        } => {
+            let corpus = layout.corpus_root(corpus)?;
+            eval::run(global, &corpus, &layout, &eval, json)
+        }
+        Command::Calibrate {
             corpus,
             mut layout,
             calibrate,
             json,
-        }) => layout
-            .corpus_root(corpus)
-            .map_err(Into::into)
-            .and_then(|corpus| calibrate::run(&cli.global, &corpus, &layout, &calibrate, json)),
-        Some(Command::Tune { corpus, tune, json }) => tune::run(&cli.global, &corpus, &tune, json),
-        Some(Command::Atoms {
+        } => {
+            let corpus = layout.corpus_root(corpus)?;
+            calibrate::run(global, &corpus, &layout, &calibrate, json)
+        }
+        Command::Tune { corpus, tune, json } => tune::run(global, &corpus, &tune, json),
+        Command::Atoms {
             corpus,
             atoms,
             json,
-        }) => atoms::run(&cli.global, &corpus, &atoms, json),
-        Some(Command::Chunks {
+        } => atoms::run(global, &corpus, &atoms, json),
+        Command::Chunks {
             corpus,
             mut layout,
             json,
-        }) => layout
-            .corpus_root(corpus)
-            .map_err(Into::into)
-            .and_then(|corpus| chunks::run(&cli.global, &corpus, &layout, json)),
-        Some(Command::Bench {
+        } => {
+            let corpus = layout.corpus_root(corpus)?;
+            chunks::run(global, &corpus, &layout, json)
+        }
+        Command::Bench {
             what,
             corpus,
             sizes,
             questions,
             open_only,
             json,
-        }) => match what {
-            bench::BenchKind::Ingest => bench::ingest::run(&cli.global, &corpus, json),
-            bench::BenchKind::Query => bench::query::run(&cli.global, &corpus, json),
-            bench::BenchKind::Draw => bench::draw::run(&cli.global, &corpus, json),
-            bench::BenchKind::Open => bench::open::run(&cli.global, &corpus, open_only, json),
-            bench::BenchKind::Store => bench::store::run(&cli.global, &corpus, json),
-            bench::BenchKind::Scale => {
-                let plan = bench::scale::ScalePlan {
-                    sizes: &sizes,
-                    questions,
-                    open_only,
-                };
-                bench::scale::run(&cli.global, &corpus, plan, json)
-            }
-        },
-        None if cli.open.is_some() => {
-            view::open(&cli.global, cli.open.as_deref(), cli.theme, cli.yes)
+        } => bench(global, what, &corpus, (&sizes, questions, open_only), json),
+    }
+}
+
+/// `seamscope bench WHAT`.
+fn bench(
+    global: &GlobalArgs,
+    what: bench::BenchKind,
+    corpus: &std::path::Path,
+    (sizes, questions, open_only): (&[usize], usize, bool),
+    json: bool,
+) -> anyhow::Result<()> {
+    match what {
+        bench::BenchKind::Ingest => bench::ingest::run(global, corpus, json),
+        bench::BenchKind::Query => bench::query::run(global, corpus, json),
+        bench::BenchKind::Draw => bench::draw::run(global, corpus, json),
+        bench::BenchKind::Open => bench::open::run(global, corpus, open_only, json),
+        bench::BenchKind::Store => bench::store::run(global, corpus, json),
+        bench::BenchKind::Scale => {
+            let plan = bench::scale::ScalePlan {
+                sizes,
+                questions,
+                open_only,
+            };
+            bench::scale::run(global, corpus, plan, json)
         }
-        None if cli.bundle.is_some() => open_bundle(&cli.global, cli.bundle, cli.theme),
-        None if cli.corpus.is_none() && cli.documents.is_none() && cli.cuts.is_none() => {
-            errln!("usage: seamscope <CORPUS> | seamscope <COMMAND> (see `seamscope --help`)");
-            return ExitCode::from(2);
-        }
-        None => args::resolve_corpus(cli.corpus, cli.documents.as_ref(), cli.cuts.as_ref())
-            .map_err(Into::into)
-            .and_then(|(corpus, from_cuts)| {
-                let mut settings = cli.global.settings()?;
-                if let Some(file) = cli.cuts {
-                    settings.chunker = seamscope::chunk::ChunkerKind::Given;
-                    settings.cuts_file = Some(file);
-                }
-                settings.documents_file = cli.documents;
-                settings.documents_from_cuts = from_cuts;
-                check_cuts(&corpus, &settings)?;
-                crate::tui::run(crate::tui::Options {
-                    corpus,
-                    settings,
-                    theme: cli.theme,
-                    view: None,
-                    bundle: false,
-                })
-            }),
-    };
-    finish(
-        result.and_then(|()| out::release().map_err(anyhow::Error::from)),
-        json,
-    )
+    }
+}
+
+/// No subcommand: open a view file, a bundle or a corpus on the screen.
+fn open_screen(cli: Cli) -> anyhow::Result<()> {
+    if cli.open.is_some() {
+        return view::open(&cli.global, cli.open.as_deref(), cli.theme, cli.yes);
+    }
+    if cli.bundle.is_some() {
+        return open_bundle(&cli.global, cli.bundle, cli.theme);
+    }
+    let (corpus, from_cuts) =
+        args::resolve_corpus(cli.corpus, cli.documents.as_ref(), cli.cuts.as_ref())?;
+    let mut settings = cli.global.settings()?;
+    if let Some(file) = cli.cuts {
+        settings.chunker = seamscope::chunk::ChunkerKind::Given;
+        settings.cuts_file = Some(file);
+    }
+    settings.documents_file = cli.documents;
+    settings.documents_from_cuts = from_cuts;
+    check_cuts(&corpus, &settings)?;
+    crate::tui::run(crate::tui::Options {
+        corpus,
+        settings,
+        theme: cli.theme,
+        view: None,
+        bundle: false,
+    })
 }
 
 /// Read and place the cuts file of chunker `given` before the screen starts, so a bad file is an
