@@ -17,6 +17,8 @@ use seamscope::embed::device::{Device, DevicePlan, DeviceReport};
 use seamscope::embed::model::ModelEmbedder;
 use seamscope::embed::{Embedder, cosine, plan_windows};
 use seamscope::layout::Layout;
+use seamscope::session::{Engine, OpenCorpus};
+use seamscope::settings::Settings;
 
 use super::super::GlobalArgs;
 use super::super::common::start_engine;
@@ -112,20 +114,19 @@ fn distinct<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     texts.into_iter().filter(|t| seen.insert(*t)).collect()
 }
 
-/// Run the benchmark and print its figures.
-pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Result<()> {
-    let settings = global.settings()?;
-    let mut engine = start_engine(settings.clone())?;
-    let corpus = Corpus::load(corpus_path, &seamscope::places::load_options(&settings))?;
-    let layout = Layout::for_settings(&corpus, &engine.tokenizer, &settings)?;
-
-    // The exact windows the pipeline hands the model: those of each distinct search text.
+/// The exact windows the pipeline hands the model (those of each distinct search text): the
+/// distinct texts, the windows' text and their tokens.
+fn model_windows(
+    engine: &Engine,
+    corpus: &Corpus,
+    layout: &Layout,
+) -> anyhow::Result<(usize, Vec<String>, usize)> {
     let window = engine
         .embedder
         .max_tokens()
         .saturating_sub(engine.tokenizer.special_tokens())
         .max(1);
-    let (chunk_texts, seam_texts) = layout.search_texts(&corpus);
+    let (chunk_texts, seam_texts) = layout.search_texts(corpus);
     let texts = distinct(
         chunk_texts
             .iter()
@@ -141,19 +142,17 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
             pieces.push(text[span.start..span.end].to_string());
         }
     }
-    errln!(
-        "bench: {} documents, {} chunks, {} seams, {} distinct texts, {} model windows ({} tokens)",
-        corpus.documents.len(),
-        layout.chunks.len(),
-        layout.seams.len(),
-        texts.len(),
-        pieces.len(),
-        model_tokens
-    );
-    // Warm the model so neither run pays for first-call setup.
-    let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
-    engine.embedder.embed(&pieces[..pieces.len().min(16)])?;
+    Ok((texts.len(), pieces, model_tokens))
+}
 
+/// [`ROUNDS`] rounds of direct model calls and of the full pipeline on an empty cache, in
+/// alternating order; their seconds and the last pipeline run's open corpus.
+fn rounds(
+    engine: &mut Engine,
+    corpus: &Corpus,
+    settings: &Settings,
+    pieces: &[&str],
+) -> anyhow::Result<(Vec<f64>, Vec<f64>, OpenCorpus)> {
     let (mut direct, mut pipeline) = (Vec::new(), Vec::new());
     let mut last = None;
     for round in 1..=ROUNDS {
@@ -177,7 +176,7 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
             let scratch = tempfile::tempdir()?;
             engine.places.cache_dir = scratch.path().to_path_buf();
             let t1 = Instant::now();
-            let layout = Layout::for_settings(&corpus, &engine.tokenizer, &settings)?;
+            let layout = Layout::for_settings(corpus, &engine.tokenizer, settings)?;
             let open = engine.index_layout(corpus.clone(), layout, &mut |_| true)?;
             pipeline.push(t1.elapsed().as_secs_f64());
             errln!(
@@ -195,6 +194,29 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
         }
     }
     let open = last.ok_or_else(|| anyhow::anyhow!("no benchmark round ran"))?;
+    Ok((direct, pipeline, open))
+}
+
+/// Run the benchmark and print its figures.
+pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Result<()> {
+    let settings = global.settings()?;
+    let mut engine = start_engine(settings.clone())?;
+    let corpus = Corpus::load(corpus_path, &seamscope::places::load_options(&settings))?;
+    let layout = Layout::for_settings(&corpus, &engine.tokenizer, &settings)?;
+    let (distinct_texts, pieces, model_tokens) = model_windows(&engine, &corpus, &layout)?;
+    errln!(
+        "bench: {} documents, {} chunks, {} seams, {} distinct texts, {} model windows ({} tokens)",
+        corpus.documents.len(),
+        layout.chunks.len(),
+        layout.seams.len(),
+        distinct_texts,
+        pieces.len(),
+        model_tokens
+    );
+    // Warm the model so neither run pays for first-call setup.
+    let pieces: Vec<&str> = pieces.iter().map(String::as_str).collect();
+    engine.embedder.embed(&pieces[..pieces.len().min(16)])?;
+    let (direct, pipeline, open) = rounds(&mut engine, &corpus, &settings, &pieces)?;
     let device = engine.embedder.device().cloned();
     let gpu_check = if device.as_ref().is_some_and(|d| d.used == Device::Cuda) {
         errln!("bench: embedding the first windows on the CPU too, to compare ...");
@@ -211,7 +233,7 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
         corpus_tokens,
         chunks: open.layout.chunks.len(),
         seams: open.layout.seams.len(),
-        distinct_texts: texts.len(),
+        distinct_texts,
         model_windows: pieces.len(),
         model_tokens,
         rounds: ROUNDS,
@@ -230,6 +252,11 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
         return Ok(());
     }
+    print_report(&report)
+}
+
+/// The figures as text.
+fn print_report(report: &BenchReport) -> anyhow::Result<()> {
     let seconds = |s: &Spread| {
         format!(
             "median {:.2} s (min {:.2}, max {:.2})",
@@ -240,23 +267,23 @@ pub fn run(global: &GlobalArgs, corpus_path: &Path, json: bool) -> anyhow::Resul
         "corpus              {} ({} documents, {} tokens)",
         report.corpus,
         report.documents,
-        corpus_tokens
+        report.corpus_tokens
     )?;
     outln!(
         "model work          {} distinct texts, {} windows, {} tokens; {} rounds, alternating which run goes first",
         report.distinct_texts,
         report.model_windows,
-        model_tokens,
+        report.model_tokens,
         ROUNDS
     )?;
     outln!(
         "direct model calls  {}  ({:.0} tokens/s at the median)",
-        seconds(&direct),
+        seconds(&report.direct_seconds),
         report.direct_tokens_per_second
     )?;
     outln!(
         "full pipeline       {}  ({:.0} model tokens/s, {:.0} corpus tokens/s at the median)",
-        seconds(&pipeline),
+        seconds(&report.pipeline_seconds),
         report.pipeline_tokens_per_second,
         report.corpus_tokens_per_second
     )?;

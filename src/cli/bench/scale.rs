@@ -11,8 +11,12 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use seamscope::corpus::Corpus;
 use seamscope::embed::embed_one;
 use seamscope::index::vectors::SearchMode;
+use seamscope::retrieve::QuerySettings;
+use seamscope::session::{Engine, OpenCorpus};
+use seamscope::settings::Settings;
 
 use super::super::GlobalArgs;
 use super::super::common::start_engine;
@@ -124,6 +128,150 @@ struct IndexRun {
     peak_rss: Option<u64>,
 }
 
+/// Each question asked on `open` (milliseconds), and the approximate search's recall@20 against
+/// exact search over chunks and seams.
+fn query_times(
+    engine: &mut Engine,
+    open: &OpenCorpus,
+    questions: &[String],
+    qs: &QuerySettings,
+) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
+    let mut times = Vec::new();
+    let mut recall = Vec::new();
+    for q in questions {
+        let t0 = Instant::now();
+        engine.ask(open, q, qs)?;
+        times.push(t0.elapsed().as_secs_f64() * 1e3);
+        let v = embed_one(&mut engine.embedder, &engine.tokenizer, q)?;
+        for index in [&open.indexes.chunk_vectors, &open.indexes.seam_vectors] {
+            let exact = index.search(&v, RECALL_AT, SearchMode::Exact)?;
+            let approx = index.search(&v, RECALL_AT, SearchMode::Approximate)?;
+            if !exact.is_empty() {
+                let found = exact
+                    .iter()
+                    .filter(|e| approx.iter().any(|a| a.0 == e.0))
+                    .count();
+                recall.push(found as f64 / exact.len() as f64);
+            }
+        }
+    }
+    Ok((times, recall))
+}
+
+/// The three child `index` runs of one size: cold, reopened (which must reopen), and at k + 10.
+fn index_runs(
+    global: &GlobalArgs,
+    dir: &Path,
+    cache: &Path,
+    (copies, k): (usize, usize),
+) -> anyhow::Result<(IndexRun, IndexRun, IndexRun)> {
+    errln!("bench scale: {copies}x: indexing from cold ...");
+    let cold = index_child(global, dir, cache, &[])?;
+    errln!(
+        "bench scale: {copies}x: cold {:.1} s; reopening, then k + 10 ...",
+        cold.seconds
+    );
+    let warm = index_child(global, dir, cache, &[])?;
+    anyhow::ensure!(
+        warm.summary["build"]["reopened"] == true,
+        "the second index of {} did not reopen the first",
+        dir.display()
+    );
+    let k = k.saturating_add(10).min(4096).to_string();
+    let k_change = index_child(global, dir, cache, &["--k", &k])?;
+    Ok((cold, warm, k_change))
+}
+
+/// One size of the benchmark: `copies` copies of `corpus` indexed cold, reopened and re-cut at
+/// k + 10 in child processes, then queried here; its first frames go to `first_frames`. With
+/// `open_only`, only the first frames are measured (`None`).
+fn one_size(
+    (global, settings): (&GlobalArgs, &Settings),
+    engine: &mut Engine,
+    (corpus, questions): (&Corpus, &[String]),
+    (scratch, copies, open_only): (&Path, usize, bool),
+    first_frames: &mut Vec<FirstFrame>,
+) -> anyhow::Result<Option<ScaleRow>> {
+    let dir = scratch.join(format!("corpus-{copies}x"));
+    let cache = scratch.join(format!("cache-{copies}x"));
+    let corpus_bytes = write_copies(corpus, copies, &dir)?;
+    let documents = corpus.documents.len() * copies;
+    errln!(
+        "bench scale: {copies}x: {documents} documents, {:.1} MB; the first frame, cold ...",
+        corpus_bytes as f64 / 1e6
+    );
+    // The first frame from an empty cache of its own, so the index below is still cold.
+    let frames_cache = scratch.join(format!("frames-{copies}x"));
+    let cold_frame = first_frame(settings, &dir, &frames_cache)?;
+    if open_only {
+        let warm_frame = first_frame(settings, &dir, &frames_cache)?;
+        errln!(
+            "bench scale: {copies}x: first frame cold {:.3} s, warm {:.3} s",
+            cold_frame.0,
+            warm_frame.0
+        );
+        first_frames.push(FirstFrame::new(
+            (copies, documents, corpus_bytes),
+            cold_frame,
+            warm_frame,
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&frames_cache);
+        return Ok(None);
+    }
+    let _ = std::fs::remove_dir_all(&frames_cache);
+    let (cold, warm, k_change) = index_runs(global, &dir, &cache, (copies, settings.k))?;
+    let s = &cold.summary;
+    let embed_seconds = s["build"]["timings"]["embed_chunks"]
+        .as_f64()
+        .unwrap_or(0.0)
+        + s["build"]["timings"]["embed_seams"].as_f64().unwrap_or(0.0);
+    let tokens_embedded = count(s, "tokens_embedded");
+
+    // The first frame again, on the cache the index runs filled: a warm reopen.
+    let warm_frame = first_frame(settings, &dir, &cache)?;
+    first_frames.push(FirstFrame::new(
+        (copies, documents, corpus_bytes),
+        cold_frame,
+        warm_frame,
+    ));
+
+    // Queries in this process, on the index just built (reopened, nothing embedded).
+    engine.places.cache_dir = cache.clone();
+    let open = engine.open_corpus(&dir, &mut |_| true)?;
+    let (times, recall) = query_times(engine, &open, questions, &settings.query_settings())?;
+    let row = ScaleRow {
+        copies,
+        documents: open.corpus.documents.len(),
+        corpus_bytes,
+        tokens: open.layout.total_tokens(),
+        chunks: open.layout.chunks.len(),
+        seams: open.layout.seams.len(),
+        cold_index_seconds: cold.seconds,
+        embed_tokens_per_second: tokens_embedded as f64 / embed_seconds.max(1e-9),
+        tokens_embedded,
+        cold_peak_rss_bytes: cold.peak_rss,
+        index_bytes_on_disk: count_bytes(s),
+        write_indexes_seconds: s["build"]["timings"]["write_indexes"]
+            .as_f64()
+            .unwrap_or(0.0),
+        warm_reopen_seconds: warm.seconds,
+        warm_peak_rss_bytes: warm.peak_rss,
+        k_change_seconds: k_change.seconds,
+        k_change_tokens_embedded: count(&k_change.summary, "tokens_embedded"),
+        questions: questions.len(),
+        query_ms: Spread::of(&times),
+        query_p95_ms: percentile(&times, 0.95),
+        search_mode: open.indexes.search_mode,
+        hnsw_recall_at_20: recall.iter().sum::<f64>() / recall.len().max(1) as f64,
+    };
+    drop(open);
+    // Free the disk as we go: a 16x corpus and its indexes take tens of MB.
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&cache);
+    Ok(Some(row))
+}
+
 /// Run the benchmark for each size of `plan` (copies of `base`) and print the table.
 pub fn run(
     global: &GlobalArgs,
@@ -143,115 +291,14 @@ pub fn run(
     let mut rows = Vec::new();
     let mut first_frames = Vec::new();
     for &copies in plan.sizes {
-        let dir = scratch.path().join(format!("corpus-{copies}x"));
-        let cache = scratch.path().join(format!("cache-{copies}x"));
-        let corpus_bytes = write_copies(&corpus, copies, &dir)?;
-        let documents = corpus.documents.len() * copies;
-        errln!(
-            "bench scale: {copies}x: {documents} documents, {:.1} MB; the first frame, cold ...",
-            corpus_bytes as f64 / 1e6
-        );
-        // The first frame from an empty cache of its own, so the index below is still cold.
-        let frames_cache = scratch.path().join(format!("frames-{copies}x"));
-        let cold_frame = first_frame(&settings, &dir, &frames_cache)?;
-        if plan.open_only {
-            let warm_frame = first_frame(&settings, &dir, &frames_cache)?;
-            errln!(
-                "bench scale: {copies}x: first frame cold {:.3} s, warm {:.3} s",
-                cold_frame.0,
-                warm_frame.0
-            );
-            first_frames.push(FirstFrame::new(
-                (copies, documents, corpus_bytes),
-                cold_frame,
-                warm_frame,
-            ));
-            let _ = std::fs::remove_dir_all(&dir);
-            let _ = std::fs::remove_dir_all(&frames_cache);
-            continue;
-        }
-        let _ = std::fs::remove_dir_all(&frames_cache);
-        errln!("bench scale: {copies}x: indexing from cold ...");
-        let cold = index_child(global, &dir, &cache, &[])?;
-        let s = &cold.summary;
-        let embed_seconds = s["build"]["timings"]["embed_chunks"]
-            .as_f64()
-            .unwrap_or(0.0)
-            + s["build"]["timings"]["embed_seams"].as_f64().unwrap_or(0.0);
-        let tokens_embedded = count(s, "tokens_embedded");
-        errln!(
-            "bench scale: {copies}x: cold {:.1} s; reopening, then k + 10 ...",
-            cold.seconds
-        );
-        let warm = index_child(global, &dir, &cache, &[])?;
-        anyhow::ensure!(
-            warm.summary["build"]["reopened"] == true,
-            "the second index of {} did not reopen the first",
-            dir.display()
-        );
-        let k = settings.k.saturating_add(10).min(4096).to_string();
-        let k_change = index_child(global, &dir, &cache, &["--k", &k])?;
-
-        // The first frame again, on the cache the index runs filled: a warm reopen.
-        let warm_frame = first_frame(&settings, &dir, &cache)?;
-        first_frames.push(FirstFrame::new(
-            (copies, documents, corpus_bytes),
-            cold_frame,
-            warm_frame,
-        ));
-
-        // Queries in this process, on the index just built (reopened, nothing embedded).
-        engine.places.cache_dir = cache.clone();
-        let open = engine.open_corpus(&dir, &mut |_| true)?;
-        let qs = settings.query_settings();
-        let mut times = Vec::new();
-        let mut recall = Vec::new();
-        for q in &questions {
-            let t0 = Instant::now();
-            engine.ask(&open, q, &qs)?;
-            times.push(t0.elapsed().as_secs_f64() * 1e3);
-            let v = embed_one(&mut engine.embedder, &engine.tokenizer, q)?;
-            for index in [&open.indexes.chunk_vectors, &open.indexes.seam_vectors] {
-                let exact = index.search(&v, RECALL_AT, SearchMode::Exact)?;
-                let approx = index.search(&v, RECALL_AT, SearchMode::Approximate)?;
-                if !exact.is_empty() {
-                    let found = exact
-                        .iter()
-                        .filter(|e| approx.iter().any(|a| a.0 == e.0))
-                        .count();
-                    recall.push(found as f64 / exact.len() as f64);
-                }
-            }
-        }
-        rows.push(ScaleRow {
-            copies,
-            documents: open.corpus.documents.len(),
-            corpus_bytes,
-            tokens: open.layout.total_tokens(),
-            chunks: open.layout.chunks.len(),
-            seams: open.layout.seams.len(),
-            cold_index_seconds: cold.seconds,
-            embed_tokens_per_second: tokens_embedded as f64 / embed_seconds.max(1e-9),
-            tokens_embedded,
-            cold_peak_rss_bytes: cold.peak_rss,
-            index_bytes_on_disk: count_bytes(s),
-            write_indexes_seconds: s["build"]["timings"]["write_indexes"]
-                .as_f64()
-                .unwrap_or(0.0),
-            warm_reopen_seconds: warm.seconds,
-            warm_peak_rss_bytes: warm.peak_rss,
-            k_change_seconds: k_change.seconds,
-            k_change_tokens_embedded: count(&k_change.summary, "tokens_embedded"),
-            questions: questions.len(),
-            query_ms: Spread::of(&times),
-            query_p95_ms: percentile(&times, 0.95),
-            search_mode: open.indexes.search_mode,
-            hnsw_recall_at_20: recall.iter().sum::<f64>() / recall.len().max(1) as f64,
-        });
-        drop(open);
-        // Free the disk as we go: a 16x corpus and its indexes take tens of MB.
-        let _ = std::fs::remove_dir_all(&dir);
-        let _ = std::fs::remove_dir_all(&cache);
+        let row = one_size(
+            (global, &settings),
+            &mut engine,
+            (&corpus, &questions),
+            (scratch.path(), copies, plan.open_only),
+            &mut first_frames,
+        )?;
+        rows.extend(row);
     }
     let report = ScaleReport {
         base_corpus: base.display().to_string(),
