@@ -125,9 +125,11 @@ pub fn beside_seams(
             .collect(),
         best,
     };
-    let rows: Vec<AltRow<'_>> = b
-        .rows
-        .iter()
+    // Board family order (the board's rows come best first).
+    let mut ordered: Vec<&super::BoardRow> = b.rows.iter().collect();
+    ordered.sort_by_key(|r| Family::ALL.iter().position(|f| *f == r.family));
+    let rows: Vec<AltRow<'_>> = ordered
+        .into_iter()
         .map(|r| AltRow {
             label: &r.label,
             family: r.family.name(),

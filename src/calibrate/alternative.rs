@@ -357,28 +357,46 @@ impl Alternatives {
         out
     }
 
-    /// The line the report prints.
+    /// The line the report prints, with the evidence behind it.
     pub fn words(&self) -> String {
+        self.line(true)
+    }
+
+    /// The line without the evidence (the screen shows it beside the curve).
+    pub fn short(&self) -> String {
+        self.line(false)
+    }
+
+    fn line(&self, evidence: bool) -> String {
         let head = format!(
             "Other strategies on the same {} questions: ",
             self.questions
         );
+        let why = |f: &FamilyStanding| {
+            if evidence {
+                format!("; {}", self.evidence(f))
+            } else {
+                String::new()
+            }
+        };
         let body = match self.named_family() {
             Some(f) => format!(
-                "{} {} at {}; {}{}",
+                "{} {} at {}{}{}",
                 f.label,
                 self.verdict_words(f),
                 cost_words(f, self.seams_vectors_vs_chunks),
-                self.evidence(f),
+                why(f),
                 self.others()
             ),
             None => match self.families.iter().min_by_key(|f| f.failures) {
                 Some(f) => format!(
                     "no non-Seams strategy of the quick board does as well as Seams; the best is \
-                     {} at {}: {}",
+                     {} (fails {:.1}% against Seams' {:.1}%) at {}{}",
                     f.label,
+                    f.failure_rate * 100.0,
+                    self.seams_failure_rate * 100.0,
                     cost_words(f, self.seams_vectors_vs_chunks),
-                    self.evidence(f)
+                    why(f)
                 ),
                 None => "no non-Seams strategy of the quick board was scored".to_string(),
             },
@@ -456,6 +474,12 @@ mod tests {
         );
         assert!(s.ends_with("see `seamscope tune --strategies all`."), "{s}");
         assert!(!s.contains("windows"), "a worse family is not offered: {s}");
+        let short = a.short();
+        assert!(
+            short.contains("overlap 25% does as well as Seams (fewer failures, not beyond noise) at 1.32× the vectors")
+                && !short.contains("sign test"),
+            "the screen's line keeps the cost and drops the evidence: {short}"
+        );
     }
 
     #[test]
@@ -538,9 +562,9 @@ mod tests {
         assert!(
             a.sentence.starts_with(
                 "Other strategies on the same 200 questions: no non-Seams strategy of the quick \
-                 board does as well as Seams; the best is SCAR τ 0.50 λ 0.00 at 1.00× the vectors \
-                 (Seams 1.98×) and no duplicated tokens: it fails 15.0% against Seams' 2.5% at \
-                 m = 2"
+                 board does as well as Seams; the best is SCAR τ 0.50 λ 0.00 (fails 15.0% against \
+                 Seams' 2.5%) at 1.00× the vectors (Seams 1.98×) and no duplicated tokens; it \
+                 fails 15.0% against Seams' 2.5% at m = 2"
             ),
             "{}",
             a.sentence
