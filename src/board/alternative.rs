@@ -97,6 +97,21 @@ pub fn beside_seams(
     let Some(b) = run? else {
         return Ok(None);
     };
+    let mut found = compare_board(curve, best, &open.layout, &b);
+    if let Some(a) = found.as_mut() {
+        a.seconds = started.elapsed().as_secs_f64();
+    }
+    Ok(found)
+}
+
+/// The board's rows (board family order) against the curve's margins (`best`: the recommended
+/// one's index).
+fn compare_board(
+    curve: &crate::calibrate::MarginCurve,
+    best: usize,
+    layout: &crate::layout::Layout,
+    b: &super::Board,
+) -> Option<Alternatives> {
     let failed: Vec<Vec<bool>> = curve
         .answered
         .iter()
@@ -104,7 +119,6 @@ pub fn beside_seams(
         .map(|a| a.iter().map(|x| !x).collect())
         .collect();
     let labels: Vec<String> = curve.points.iter().map(|p| p.label()).collect();
-    let layout = &open.layout;
     let seams_vectors =
         (layout.chunks.len() + layout.seams.len()) as f64 / layout.chunks.len().max(1) as f64;
     let seams = SeamsSide {
@@ -150,11 +164,7 @@ pub fn beside_seams(
         seconds: b.seconds,
         embedded_texts: b.strategies.iter().map(|s| s.embedded_texts).sum(),
     };
-    let mut found = alternative::compare(&seams, &rows, measured, DEFAULT_RESAMPLES);
-    if let Some(a) = found.as_mut() {
-        a.seconds = started.elapsed().as_secs_f64();
-    }
-    Ok(found)
+    alternative::compare(&seams, &rows, measured, DEFAULT_RESAMPLES)
 }
 
 #[cfg(test)]
