@@ -303,15 +303,19 @@ impl Alternatives {
     /// 12%; beyond noise needs p < 0.05 and 90%)`.
     fn evidence(&self, f: &FamilyStanding) -> String {
         format!(
-            "it fails {:.1}% against Seams' {:.1}% at {} ({} gained, {} lost, sign test p = \
-             {:.3}; resampled with each side tuned inside, it wins {:.0}% and Seams {:.0}%; \
+            "it fails {:.1}% against Seams' {:.1}% at {} ({} gained, {} lost, sign test {}; \
+             resampled with each side tuned inside, it wins {:.0}% and Seams {:.0}%; \
              beyond noise needs p < 0.05 and 90%)",
             f.failure_rate * 100.0,
             self.seams_failure_rate * 100.0,
             self.seams_label,
             f.vs_seams.gained,
             f.vs_seams.lost,
-            f.vs_seams.p,
+            if f.vs_seams.p < 0.001 {
+                "p < 0.001".to_string()
+            } else {
+                format!("p = {:.3}", f.vs_seams.p)
+            },
             f.p_better * 100.0,
             f.p_seams * 100.0
         )
@@ -508,6 +512,7 @@ mod tests {
             "{}",
             a.sentence
         );
+        assert!(a.sentence.contains("sign test p < 0.001"), "{}", a.sentence);
         assert!(
             a.sentence.contains("; as well too: overlap 15%"),
             "{}",
