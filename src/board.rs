@@ -10,6 +10,7 @@
 //! is then scored from the kept searches by the pure stages. The evidence-length map ([`map`])
 //! runs the same board on passages drawn at several lengths, no gold needed.
 
+pub mod alternative;
 pub mod constraint;
 pub mod expand;
 pub mod fold;

@@ -23,6 +23,7 @@
 //! The engine never prints: progress goes through a callback, and the result is a
 //! [`CalibrationReport`] for the CLI, `--json` and the TUI alike.
 
+pub mod alternative;
 pub mod bootstrap;
 pub mod generate;
 pub mod gold;
@@ -39,6 +40,7 @@ pub mod stats;
 pub mod verdict;
 pub mod warning;
 
+pub use alternative::{Alternatives, FamilyStanding, Standing};
 pub use generate::{GenError, KeywordQuestions, QuestionGenerator};
 pub use gold::calibrate_from_questions;
 pub use llm::{LlmConfig, LlmQuestions};

@@ -282,3 +282,72 @@ fn calibrate_and_tune_skip_an_over_long_word_in_their_questions() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
 }
+
+#[test]
+fn calibrate_on_the_sample_gold_set_names_the_best_non_seams_alternative_and_its_cost() {
+    let cache = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sample-cache");
+    let json = common::json_of(seamscope(&cache).args([
+        "calibrate",
+        "--questions",
+        "sample-corpus/questions.jsonl",
+        "--json",
+        "sample-corpus",
+    ]));
+    // Seams at its best m fails fewer questions than chunks only there, so the quick board's
+    // other families were scored on the same 130 questions.
+    let kind = json["verdict"]["benefit"]["kind"].as_str().unwrap();
+    assert!(["helps", "within_noise"].contains(&kind), "{kind}");
+    let a = &json["alternatives"];
+    assert_eq!(a["questions"], 130);
+    let families: Vec<&str> = a["families"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["family"].as_str().unwrap())
+        .collect();
+    assert_eq!(families, ["overlap", "windows", "neighbour", "scar"]);
+    // The board's chunks only is the calibration's Seams off.
+    assert_eq!(
+        a["chunks_only_failures"],
+        json["objective"]["off"]["failures"]
+    );
+    // The one named is the best of those that do as well or better, and the line gives its cost.
+    let named = a["named"].as_str().expect("an alternative is named");
+    let standing_of = |f: &serde_json::Value| f["standing"].as_str().unwrap().to_string();
+    let eligible: Vec<&serde_json::Value> = a["families"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| standing_of(f) != "worse")
+        .collect();
+    let best = eligible
+        .iter()
+        .filter(|f| {
+            eligible.iter().all(|g| standing_of(g) != "better") || standing_of(f) == "better"
+        })
+        .min_by(|f, g| {
+            let key = |x: &serde_json::Value| {
+                (
+                    x["failures"].as_u64().unwrap(),
+                    x["vectors_vs_chunks"].as_f64().unwrap(),
+                )
+            };
+            key(f).partial_cmp(&key(g)).unwrap()
+        })
+        .unwrap();
+    assert_eq!(best["family"], named, "{a}");
+    let sentence = a["sentence"].as_str().unwrap();
+    let label = best["label"].as_str().unwrap();
+    let cost = format!(
+        "{label} does as well as Seams (fewer failures, not beyond noise) at {:.2}× the vectors (Seams {:.2}×) and {:.0}% duplicated tokens",
+        best["vectors_vs_chunks"].as_f64().unwrap(),
+        a["seams_vectors_vs_chunks"].as_f64().unwrap(),
+        best["duplicate_share"].as_f64().unwrap() * 100.0
+    );
+    assert!(sentence.contains(&cost), "{cost}\n{sentence}");
+    assert!(
+        sentence.ends_with("see `seamscope tune --strategies all`."),
+        "{sentence}"
+    );
+    assert!(a["seconds"].as_f64().unwrap() > 0.0);
+}

@@ -165,7 +165,8 @@ pub fn chunks_only_outcome(trace: &Trace, evidence: &Evidence, layout: &Layout) 
 }
 
 impl PairedDiff {
-    fn of(this: &[bool], other: &[bool]) -> PairedDiff {
+    /// `this` against `other`, question by question (`true`: answered).
+    pub fn of(this: &[bool], other: &[bool]) -> PairedDiff {
         let (gained, lost, p) = paired(this, other);
         PairedDiff {
             gained,
@@ -231,6 +232,13 @@ impl CurvePoint {
 }
 
 impl Benefit {
+    /// Whether Seams at its best margin fails fewer questions than chunks only (beyond noise or
+    /// not): when the report speaks well of Seams, and so should say whether another strategy
+    /// does as well.
+    pub fn seams_fails_less(&self) -> bool {
+        matches!(self, Benefit::Helps { .. } | Benefit::WithinNoise { .. })
+    }
+
     /// One sentence for reports and screens.
     pub fn sentence(&self, best: Option<&CurvePoint>, off: Option<&CurvePoint>) -> String {
         let pct = |p: Option<&CurvePoint>| p.map_or(0.0, |p| p.failure_rate * 100.0);
@@ -238,7 +246,7 @@ impl Benefit {
         let m = best.and_then(|p| p.m).unwrap_or(0);
         match self {
             Benefit::Helps { diff } => format!(
-                "Seams helps here: at m = {m} it fails {b:.1}% against {o:.1}% without Seams \
+                "Seams helps here against chunks only: at m = {m} it fails {b:.1}% against {o:.1}% without Seams \
                  ({} questions gained, {} lost; sign test p = {:.3}).",
                 diff.gained, diff.lost, diff.p
             ),

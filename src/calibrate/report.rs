@@ -174,6 +174,11 @@ pub struct CalibrationReport {
     pub verdict: Verdict,
     /// The failure-vs-m curve it comes from, with intervals, and "Seams off".
     pub objective: MarginCurve,
+    /// When Seams fails fewer questions than chunks only: whether a strategy without Seams (the
+    /// quick board's other families, scored on the same questions) does as well, and at what
+    /// cost. `None` when it was not run (Seams does not fail less, or it was skipped).
+    #[serde(default)]
+    pub alternatives: Option<super::alternative::Alternatives>,
     /// The passage draw behind the curve (absent when a gold question set was used).
     pub passages: Option<PassageSummary>,
     /// Sentences inside one chunk, inside its seam window (head-start diagnostic).
@@ -238,6 +243,7 @@ impl CalibrationReport {
             setup,
             verdict,
             objective: measured.curve,
+            alternatives: None,
             passages: measured.passages,
             unsplit,
             crossing,

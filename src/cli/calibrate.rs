@@ -67,6 +67,10 @@ pub struct CalibrateArgs {
     /// inside and edge questions the unsplit one.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["llm_url", "llm_model"])]
     questions: Option<std::path::PathBuf>,
+    /// Do not score the quick board's non-Seams strategies (overlap, windows, neighbours, SCAR)
+    /// on the same questions when Seams fails fewer of them than chunks only.
+    #[arg(long)]
+    no_alternatives: bool,
 }
 
 fn seconds(name: &str, v: f64) -> anyhow::Result<Duration> {
@@ -161,13 +165,61 @@ pub fn run(
         (Some(name), Some(questions)) => CalibrationSource::Gold { name, questions },
         _ => CalibrationSource::Sampled(generator.as_mut()),
     };
-    let report = seamscope::calibrate::run(&mut engine, &open, source, &options, &mut progress)?;
+    let mut report =
+        seamscope::calibrate::run(&mut engine, &open, source, &options, &mut progress)?;
+    if !args.no_alternatives {
+        report.alternatives =
+            alternatives(&mut engine, &open, &report, questions.as_deref(), json)?;
+    }
     if json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
         out!("{}", render(&report, args.list))?;
     }
     Ok(())
+}
+
+/// When Seams fails fewer questions than chunks only: the quick board's other strategies on the
+/// same questions (progress on stderr unless `quiet`).
+fn alternatives(
+    engine: &mut seamscope::session::Engine,
+    open: &seamscope::session::OpenCorpus,
+    report: &CalibrationReport,
+    gold: Option<&[seamscope::eval::questions::Question]>,
+    quiet: bool,
+) -> anyhow::Result<Option<seamscope::calibrate::Alternatives>> {
+    use seamscope::eval::run::SearchProgress;
+    if !report.objective.benefit.seams_fails_less() {
+        return Ok(None);
+    }
+    let mut progress = |p: SearchProgress<'_>| {
+        if let (
+            false,
+            SearchProgress::Preparing {
+                index,
+                count,
+                label,
+            },
+        ) = (quiet, p)
+        {
+            errln!(
+                "calibrate: beside Seams, strategy {} of {count}: {}",
+                index + 1,
+                safe(label)
+            );
+        }
+        true
+    };
+    let found =
+        seamscope::board::alternative::beside_seams(engine, open, report, gold, &mut progress)?;
+    if let (false, Some(a)) = (quiet, &found) {
+        errln!(
+            "calibrate: the other strategies took {:.1}s ({} texts embedded, the rest from the vector cache)",
+            a.seconds,
+            a.embedded_texts
+        );
+    }
+    Ok(found)
 }
 
 /// Widest bar of the histogram, in characters.
@@ -392,6 +444,22 @@ fn render_measured(out: &mut String, r: &CalibrationReport) {
         }
     }
     out.push_str(&wrap(&v.summary, 96, "  "));
+    if let Some(a) = &r.alternatives {
+        out.push_str(&wrap(&a.sentence, 96, "  "));
+        let off = r.objective.off.as_ref().map(|o| o.failures);
+        if off.is_some_and(|o| o != a.chunks_only_failures) {
+            out.push_str(&wrap(
+                &format!(
+                    "(the board's chunks only fails {} questions where the calibration's Seams \
+                     off fails {}: the two retrieve through different indexes)",
+                    a.chunks_only_failures,
+                    off.unwrap_or(0)
+                ),
+                96,
+                "  ",
+            ));
+        }
+    }
     if let Some(note) = &v.rule_note {
         out.push_str(&wrap(note, 96, "  "));
     }

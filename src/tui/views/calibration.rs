@@ -254,6 +254,9 @@ fn verdict_lines<'a>(app: &App, r: &CalibrationReport) -> Vec<Line<'a>> {
         Benefit::Unknown => t.muted,
     };
     lines.push(Line::styled(v.summary.clone(), style));
+    if let Some(a) = &r.alternatives {
+        lines.push(Line::styled(a.short(), t.text));
+    }
     lines.extend(k_scan_line(app));
     lines.push(where_m_stands(app, r));
     if let Some(note) = &v.rule_note {

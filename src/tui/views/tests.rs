@@ -148,7 +148,15 @@ fn tui_snapshot_calibration_page() {
     let screen = terminal.backend().to_string();
     assert!(screen.contains("Recommended m = 4"), "{screen}");
     assert!(screen.contains("failure % vs m · budget 5"), "{screen}");
-    assert!(screen.contains("Seams helps here"), "{screen}");
+    assert!(
+        screen.contains("Seams helps here against chunks only"),
+        "{screen}"
+    );
+    // The alternative beside it: the quick board's overlap does as well, at its cost.
+    assert!(
+        screen.contains("Other strategies on the same 40 questions: overlap 25% does as well"),
+        "{screen}"
+    );
     assert!(screen.contains("Paper's rule: m = 4"), "{screen}");
     assert!(screen.contains("Working range: m = 4 to 6"), "{screen}");
     assert!(

@@ -81,6 +81,31 @@ pub(super) fn guarded<T, E>(
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|_| Err(on_panic()))
 }
 
+/// The quick board's other strategies on the questions `report` scored, when Seams fails fewer
+/// of them than chunks only; `None` when it does not, or when a newer request stopped it.
+fn alternatives(
+    engine: &mut seamscope::session::Engine,
+    open: &OpenCorpus,
+    report: &CalibrationReport,
+    gold: Option<&[Question]>,
+    (progress, current): (&mut Progress<'_>, &dyn Fn() -> bool),
+) -> Result<Option<seamscope::calibrate::Alternatives>, String> {
+    let mut report_progress = |p: SearchProgress<'_>| {
+        if let SearchProgress::Preparing {
+            index,
+            count,
+            label,
+        } = p
+        {
+            let what = format!("beside Seams: {}", seamscope::text::safe(label));
+            progress.report(&what, index, count);
+        }
+        matches!(p, SearchProgress::Embedding { .. }) || current()
+    };
+    seamscope::board::alternative::beside_seams(engine, open, report, gold, &mut report_progress)
+        .map_err(|e| e.to_string())
+}
+
 impl Worker<'_> {
     /// The corpus to measure on: the newest layout, once its vectors are in (a measurement
     /// compares dense searches, so a keyword-only corpus cannot stand in for it).
@@ -170,6 +195,14 @@ impl Worker<'_> {
             current()
         })
         .map_err(|e| e.to_string())?;
+        let mut report = report;
+        report.alternatives = alternatives(
+            engine,
+            &open,
+            &report,
+            gold_questions.as_deref(),
+            (&mut progress, &current),
+        )?;
         let questions = calibration_questions(&report, gold_questions.as_deref(), &open.corpus);
         let scanned = scan_k(
             engine,
