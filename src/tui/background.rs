@@ -37,6 +37,9 @@ pub struct Calibrated {
     pub result: Result<Arc<CalibrationReport>, String>,
     /// The best row at each scanned `k` (same questions, budget and margins), best first.
     pub k_scan: Vec<seamscope::tune::TuneRow>,
+    /// The report is shown while the quick board's other strategies are still being scored
+    /// beside it: a second `Calibrated` of the same generation brings them and ends the job.
+    pub partial: bool,
 }
 
 /// Why an evaluation could not run.

@@ -56,11 +56,16 @@ impl App {
         if !self.jobs.calibration.is_current(calibrated.generation) {
             return;
         }
-        self.jobs.calibration.finish(calibrated.generation);
+        // A partial report is shown at once; the job goes on scoring the other strategies.
+        if !calibrated.partial {
+            self.jobs.calibration.finish(calibrated.generation);
+        }
         match calibrated.result {
             Ok(report) => {
                 self.calibration.report = Some(report);
-                self.calibration.k_scan = calibrated.k_scan;
+                if !calibrated.k_scan.is_empty() || calibrated.partial {
+                    self.calibration.k_scan = calibrated.k_scan;
+                }
                 self.calibration.error = None;
             }
             Err(error) => self.calibration.error = Some(error),

@@ -138,6 +138,8 @@ fn tui_applying_the_calibration_sets_the_scanned_k_and_m() {
     };
     let other = best.clone();
     best.k = Some(PARAMS.k + 4);
+    // The report comes first, while the other strategies are still scored beside it: shown,
+    // the job still running; then the same report with them ends the job, the k scan kept.
     f.app.update(Action::Calibrated(Box::new(Calibrated {
         generation,
         result: Ok(std::sync::Arc::new(calibration_report())),
@@ -149,7 +151,19 @@ fn tui_applying_the_calibration_sets_the_scanned_k_and_m() {
                 ..other
             },
         ],
+        partial: true,
     })));
+    assert!(f.app.calibration.report.is_some());
+    assert!(f.app.jobs.calibration.is_current(generation));
+    assert!(f.app.jobs.calibration.in_flight().is_some(), "still scoring the others");
+    f.app.update(Action::Calibrated(Box::new(Calibrated {
+        generation,
+        result: Ok(std::sync::Arc::new(calibration_report())),
+        k_scan: Vec::new(),
+        partial: false,
+    })));
+    assert!(f.app.jobs.calibration.in_flight().is_none());
+    assert_eq!(f.app.calibration.k_scan.len(), 2, "the k scan stays");
     assert_eq!(f.app.calibration.recommended(), Some((PARAMS.k + 4, 3)));
     let follow_up = f.app.update(Action::ApplyRecommendedM);
     assert_eq!(f.app.sliders.k, PARAMS.k + 4, "k moved: its seams rebuild");

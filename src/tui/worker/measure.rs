@@ -129,17 +129,64 @@ impl Worker<'_> {
             || self.calibrate_on_shown(generation, query, gold),
             || "internal error while calibrating".to_string(),
         );
+        if !self.gens.is_current(JobKind::Calibration, generation) {
+            return;
+        }
+        let (report, k_scan, gold_questions) = match result {
+            Ok(done) => done,
+            Err(e) => {
+                (self.send)(Action::Calibrated(Box::new(Calibrated {
+                    generation,
+                    result: Err(e),
+                    k_scan: Vec::new(),
+                    partial: false,
+                })));
+                return;
+            }
+        };
+        // The report first; then the quick board's other strategies beside Seams (on a cold
+        // vector cache they embed overlapping chunks and windows, which takes a while).
+        (self.send)(Action::Calibrated(Box::new(Calibrated {
+            generation,
+            result: Ok(Arc::clone(&report)),
+            k_scan,
+            partial: true,
+        })));
+        let result = guarded(
+            || self.alternatives_beside(generation, &report, gold_questions.as_deref()),
+            || "internal error while scoring the other strategies".to_string(),
+        );
         if self.gens.is_current(JobKind::Calibration, generation) {
-            let (result, k_scan) = match result {
-                Ok((report, k_scan)) => (Ok(report), k_scan),
-                Err(e) => (Err(e), Vec::new()),
-            };
             (self.send)(Action::Calibrated(Box::new(Calibrated {
                 generation,
                 result,
-                k_scan,
+                k_scan: Vec::new(),
+                partial: false,
             })));
         }
+    }
+
+    /// `report` with the quick board's other strategies scored on its questions beside it.
+    fn alternatives_beside(
+        &mut self,
+        generation: u64,
+        report: &CalibrationReport,
+        gold_questions: Option<&[Question]>,
+    ) -> Result<Arc<CalibrationReport>, String> {
+        let (_, open) = self.shown()?;
+        let gens = Arc::clone(&self.gens);
+        let current = move || gens.is_current(JobKind::Calibration, generation);
+        let mut progress = Progress::new(self.send, generation, Action::CalibrationProgress);
+        let engine = self.engine.as_mut().ok_or("the model is not loaded")?;
+        let mut report = report.clone();
+        report.alternatives = alternatives(
+            engine,
+            &open,
+            &report,
+            gold_questions,
+            (&mut progress, &current),
+        )?;
+        Ok(Arc::new(report))
     }
 
     fn calibrate_on_shown(
@@ -147,7 +194,7 @@ impl Worker<'_> {
         generation: u64,
         query: QuerySettings,
         gold: bool,
-    ) -> Result<(Arc<CalibrationReport>, Vec<TuneRow>), String> {
+    ) -> Result<(Arc<CalibrationReport>, Vec<TuneRow>, Option<Vec<Question>>), String> {
         let (params, open) = self.shown()?;
         let path = questions_path(&self.setup.corpus);
         let gold_questions = if gold && path.is_file() {
@@ -195,14 +242,6 @@ impl Worker<'_> {
             current()
         })
         .map_err(|e| e.to_string())?;
-        let mut report = report;
-        report.alternatives = alternatives(
-            engine,
-            &open,
-            &report,
-            gold_questions.as_deref(),
-            (&mut progress, &current),
-        )?;
         let questions = calibration_questions(&report, gold_questions.as_deref(), &open.corpus);
         let scanned = scan_k(
             engine,
@@ -219,7 +258,7 @@ impl Worker<'_> {
         )
         .map_err(|e| e.to_string())?
         .ok_or("calibration cancelled")?;
-        Ok((Arc::new(report), scanned))
+        Ok((Arc::new(report), scanned, gold_questions))
     }
 
     /// Run the comparison on the current layout's question set, keeping every search.
