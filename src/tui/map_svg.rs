@@ -155,11 +155,12 @@ pub fn render(map: &EvidenceMap, corpus: &str) -> String {
     // The verdict as the caption.
     let mut caption =
         crate::tui::views::wrap_words(&format!("Verdict: {}", map.verdict), CAPTION_CHARS);
-    if map.kinds_disagree {
+    if let Some(other) = map.disagreeing() {
         caption.extend(crate::tui::views::wrap_words(
             &format!(
-                "Asked with their opening words instead (calibrate's kind): {}",
-                map.opening_verdict
+                "Asked as {} questions instead: {}",
+                other.kind.name(),
+                other.verdict
             ),
             CAPTION_CHARS,
         ));
