@@ -12,7 +12,7 @@ use seamscope::board::map::DEFAULT_PER_BAND;
 use crate::tui::action::{Action, BoardConstraint, Opened, Page};
 use crate::tui::app::EvalView;
 use crate::tui::background::{BoardDone, BoardResult};
-use crate::tui::fixture::{self, Fixture, PARAMS, boards};
+use crate::tui::fixture::{self, Fixture, boards};
 use crate::tui::gold::GoldQuestions;
 use crate::tui::input::action_for;
 use crate::tui::jobs::{BoardJob, Request};
