@@ -77,13 +77,15 @@ pub fn hubs(
     let fair = ratio(settings.budget, layout.chunks.len()).min(1.0);
     let threshold = options.hub_share.max(FAIR_SHARE_FACTOR * fair);
     let reach = |hits: usize| ratio(hits, total);
-    let method = |what: &str| {
+    let most = |hits: Option<usize>| reach(hits.unwrap_or(0));
+    let method = |what: &str, most: f64| {
         format!(
-            "{what} for at least {:.0}% of the {total} sampled questions whose passage it does not hold (the larger of {:.0}% and {FAIR_SHARE_FACTOR}× the fair share budget ÷ chunks = {:.1}%), at budget {}; questions: {source}; worst: the largest share",
+            "{what} for at least {:.0}% of the {total} sampled questions whose passage it does not hold (the larger of {:.0}% and {FAIR_SHARE_FACTOR}× the fair share budget ÷ chunks = {:.1}%), at budget {}; the most reached one reaches {:.1}%; questions: {source}; worst: the largest share",
             threshold * 100.0,
             options.hub_share * 100.0,
             fair * 100.0,
-            settings.budget
+            settings.budget,
+            most * 100.0
         )
     };
     let mut chunk_cases = Vec::new();
@@ -131,14 +133,20 @@ pub fn hubs(
             FindingKind::HubChunk,
             layout.chunks.len(),
             "chunks",
-            method("a chunk in the context"),
+            method(
+                "a chunk in the context",
+                most(chunk_hits.values().copied().max()),
+            ),
             chunk_cases,
         ),
         Finding::new(
             FindingKind::HubSeam,
             layout.seams.len(),
             "seams",
-            method("a seam that fired and whose chunks the fill took"),
+            method(
+                "a seam that fired and whose chunks the fill took",
+                most(seam_hits.values().copied().max()),
+            ),
             seam_cases,
         ),
     ]))
