@@ -179,22 +179,34 @@ fn render(report: &GoldReport, file: &Path, fix: Option<&Path>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "questions check: {}\n  {} lines: {} ok, {} repaired, {} left out\n  classes under {}: {} WHOLE, {} SPLIT, {} ABSENT",
+        "questions check: {}\n  {} lines: {} ok, {} {}, {} {}\n  classes under {}: {} WHOLE, {} SPLIT, {} ABSENT",
         safe_name(&file.display().to_string()),
         s.lines,
         s.ok,
         s.repaired,
+        if fix.is_some() {
+            "repaired"
+        } else {
+            "repairable"
+        },
         s.dropped,
+        if fix.is_some() {
+            "left out"
+        } else {
+            "not repairable"
+        },
         safe(&report.chunker),
         s.whole,
         s.split,
         s.absent
     );
     for q in report.questions.iter().filter(|q| !q.problems.is_empty()) {
-        let action = match q.action {
-            LineAction::Keep => "kept",
-            LineAction::Repair => "repaired",
-            LineAction::Drop => "left out",
+        let action = match (q.action, fix.is_some()) {
+            (LineAction::Keep, _) => "kept",
+            (LineAction::Repair, true) => "repaired",
+            (LineAction::Repair, false) => "repairable",
+            (LineAction::Drop, true) => "left out",
+            (LineAction::Drop, false) => "not repairable",
         };
         let _ = writeln!(
             out,
@@ -214,7 +226,7 @@ fn render(report: &GoldReport, file: &Path, fix: Option<&Path>) -> String {
         {
             let _ = write!(
                 out,
-                "  span {}: {} (confidence {:.2})",
+                "  span {}: {} (confidence {:.3})",
                 i + 1,
                 status_word(sp.status),
                 sp.confidence

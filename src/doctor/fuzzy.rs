@@ -115,37 +115,14 @@ fn align(
     let n = want.len();
     let lo = s.saturating_sub(n / 4 + 1);
     let hi = (s + n + n / 4 + 1).min(have.len());
-    let region = &have[lo..hi];
-    let m = region.len();
-    // LCS table, (n + 1) × (m + 1).
-    let mut t = vec![0u32; (n + 1) * (m + 1)];
-    let at = |i: usize, j: usize| i * (m + 1) + j;
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            t[at(i, j)] = if want[i].text == region[j].text {
-                t[at(i + 1, j + 1)] + 1
-            } else {
-                t[at(i + 1, j)].max(t[at(i, j + 1)])
-            };
-        }
-    }
-    let (mut i, mut j) = (0, 0);
-    let mut first: Option<(usize, usize)> = None;
-    let mut last = (0, 0);
-    while i < n && j < m {
-        if want[i].text == region[j].text {
-            first.get_or_insert((i, j));
-            last = (i, j);
-            i += 1;
-            j += 1;
-        } else if t[at(i + 1, j)] >= t[at(i, j + 1)] {
-            i += 1;
-        } else {
-            j += 1;
-        }
-    }
-    let (qf, df) = first?;
-    let (ql, dl) = last;
+    let region: Vec<&str> = have[lo..hi].iter().map(|w| w.text.as_ref()).collect();
+    let quote_words: Vec<&str> = want.iter().map(|w| w.text.as_ref()).collect();
+    // The first aligned pair with the document's words matched as late as an optimal
+    // alignment allows (so a leading "the" does not reach back to an earlier "the"), and the
+    // last pair likewise from the end.
+    let (qf, df) = first_aligned(&quote_words, &region)?;
+    let (qr, dr) = first_aligned(&reversed(&quote_words), &reversed(&region))?;
+    let (ql, dl) = (n - 1 - qr, region.len() - 1 - dr);
     let start_word = (lo + df).saturating_sub(qf).max(lo);
     let end_word = (lo + dl + (n - 1 - ql)).min(hi - 1);
     let mut span = Span::new(have[start_word].span.start, have[end_word].span.end);
@@ -162,6 +139,39 @@ fn align(
         span,
         confidence: strsim::normalized_levenshtein(quote, &text[span.start..span.end]),
     })
+}
+
+fn reversed<'w>(words: &[&'w str]) -> Vec<&'w str> {
+    words.iter().rev().copied().collect()
+}
+
+/// The first pair (quote word, document word) of a longest common subsequence of `want` and
+/// `have` in which every document word is matched as late as the subsequence's length allows.
+fn first_aligned(want: &[&str], have: &[&str]) -> Option<(usize, usize)> {
+    let (n, m) = (want.len(), have.len());
+    // Suffix LCS lengths, (n + 1) × (m + 1).
+    let mut t = vec![0u32; (n + 1) * (m + 1)];
+    let at = |i: usize, j: usize| i * (m + 1) + j;
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            t[at(i, j)] = if want[i] == have[j] {
+                t[at(i + 1, j + 1)] + 1
+            } else {
+                t[at(i + 1, j)].max(t[at(i, j + 1)])
+            };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    while i < n && j < m {
+        if t[at(i, j + 1)] == t[at(i, j)] {
+            j += 1;
+        } else if want[i] == have[j] {
+            return Some((i, j));
+        } else {
+            i += 1;
+        }
+    }
+    None
 }
 
 #[cfg(test)]
