@@ -137,6 +137,23 @@ pub fn run(
             base.score.value,
             report.score.value
         );
+        let (then, now) = (&base.layout, &report.layout);
+        if (&then.chunker, then.chunks, &then.embedder, then.budget)
+            != (&now.chunker, now.chunks, &now.embedder, now.budget)
+        {
+            let _ = writeln!(
+                text,
+                "  note: the baseline was measured on {} ({} chunks, budget {}, {}), this run on {} ({} chunks, budget {}, {})",
+                safe(&then.chunker),
+                then.chunks,
+                then.budget,
+                safe(&then.embedder),
+                safe(&now.chunker),
+                now.chunks,
+                now.budget,
+                safe(&now.embedder)
+            );
+        }
         if worse.is_empty() {
             text.push_str("  no finding got worse\n");
         }
