@@ -14,7 +14,7 @@ use super::compact::Detail;
 pub(super) struct DoctorParams {
     /// Chunks in the budget the sampled questions are asked at, 1 to 10000.
     budget: Option<usize>,
-    /// Offline questions drawn for the hub findings, 0 to 100000 (default 200; 0 skips them).
+    /// Offline questions drawn for the hub findings, 0 to 100000 (default 100; 0 skips them).
     questions: Option<usize>,
     /// Seed of the draws.
     seed: Option<u64>,
