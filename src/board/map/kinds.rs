@@ -41,9 +41,11 @@ pub const OFFLINE_KINDS: [QuestionKind; 3] = [
 /// map chapter and printed with every map, [`CHECKED_AGAINST_GOLD`]).
 pub const DEFAULT_KIND: QuestionKind = QuestionKind::OneSided;
 
-/// Where the default kind was checked against gold questions, and how well it agreed, in words
-/// (measured with `tune --map --questions`; see the manual's map chapter).
-pub const CHECKED_AGAINST_GOLD: &str = "checked against gold on the sample corpus only";
+/// Where the default kind was checked against gold questions, and how well it agreed, in words:
+/// measured with `tune sample-corpus --map --questions sample-corpus/questions.jsonl` (default
+/// bands, 150 passages each, budget 5, chunks of 1,024 tokens; the manual's map chapter has the
+/// table). A map without gold prints it, so a user knows what the kind rests on.
+pub const CHECKED_AGAINST_GOLD: &str = "one-sided questions agreed best with gold questions where checked (the sample corpus, 130 gold questions, 62 split by a cut): rank correlation of the families' failure rates on split evidence ρ 0.95 (opening 0.93, whole-passage 0.85), Seams' gain over chunks only there +24 points (gold +18); not checked on this corpus: give --questions to check it";
 
 impl QuestionKind {
     /// The kind's name as the CLI and JSON spell it.
