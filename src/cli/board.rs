@@ -7,102 +7,14 @@ use std::path::Path;
 use std::time::Instant;
 
 use seamscope::board::map::{EvidenceMap, MapOptions, evidence_map};
-use seamscope::board::{Board, BoardOptions, BoardRow, Family, board};
+use seamscope::board::{Board, BoardOptions, BoardRow, board};
 use seamscope::eval::questions::Question;
 use seamscope::eval::run::SearchProgress;
 use seamscope::text::safe_name;
 
 use super::GlobalArgs;
 use super::common::{BuildBar, start_engine};
-use super::tune::TuneArgs;
-
-/// Parse `all` or a comma-separated list of family names.
-pub fn parse_families(text: &str) -> Result<Vec<Family>, String> {
-    if text.trim().eq_ignore_ascii_case("all") {
-        return Ok(Family::ALL.to_vec());
-    }
-    let mut out = vec![Family::None];
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let f = Family::parse(&part.to_ascii_lowercase()).ok_or_else(|| {
-            format!(
-                "{part:?} is not a strategy family (all, {})",
-                Family::ALL.map(Family::name).join(", ")
-            )
-        })?;
-        if !out.contains(&f) {
-            out.push(f);
-        }
-    }
-    Ok(out)
-}
-
-/// Parse `50-100,100-200` into length bands.
-pub fn parse_bands(text: &str) -> Result<Vec<(usize, usize)>, String> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (a, b) = part
-            .split_once('-')
-            .ok_or_else(|| format!("{part:?} is not a band like 100-200"))?;
-        let n = |s: &str| {
-            s.trim()
-                .parse::<usize>()
-                .map_err(|_| format!("{s:?} in {part:?} is not a token count"))
-        };
-        let (a, b) = (n(a)?, n(b)?);
-        if a == 0 || a >= b || b > 100_000 {
-            return Err(format!(
-                "band {part} must run from 1 token up to at most 100000, shortest first"
-            ));
-        }
-        out.push((a, b));
-    }
-    out.sort_unstable();
-    seamscope::board::map::check_bands(&out)?;
-    Ok(out)
-}
-
-/// Parse `256/128,128/64` into window shapes.
-pub fn parse_windows(text: &str) -> Result<Vec<(usize, usize)>, String> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (w, s) = part
-            .split_once('/')
-            .ok_or_else(|| format!("{part:?} is not a window like 256/128 (width/stride)"))?;
-        let (w, s): (usize, usize) = (
-            w.trim()
-                .parse()
-                .map_err(|_| format!("bad width in {part:?}"))?,
-            s.trim()
-                .parse()
-                .map_err(|_| format!("bad stride in {part:?}"))?,
-        );
-        if w < 8 || s == 0 || s > w || w > 100_000 {
-            return Err(format!(
-                "window {part}: width 8–100000 tokens, stride from 1 up to the width"
-            ));
-        }
-        out.push((w, s));
-    }
-    Ok(out)
-}
-
-/// Parse a comma-separated list of numbers in `range`.
-pub fn parse_f32s(text: &str, range: std::ops::RangeInclusive<f32>) -> Result<Vec<f32>, String> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let v: f32 = part
-            .parse()
-            .map_err(|_| format!("{part:?} is not a number"))?;
-        if !range.contains(&v) {
-            return Err(format!("{v} is outside {}–{}", range.start(), range.end()));
-        }
-        out.push(v);
-    }
-    if out.is_empty() {
-        return Err("give at least one value".to_string());
-    }
-    Ok(out)
-}
+use super::tune_args::{TuneArgs, checked_settings};
 
 /// The board's knobs from `tune`'s flags.
 fn board_options(args: &TuneArgs, base: BoardOptions) -> BoardOptions {
@@ -177,7 +89,7 @@ pub fn run_board(
     args: &TuneArgs,
     json: bool,
 ) -> anyhow::Result<()> {
-    let settings = super::tune::checked_settings(global, args)?;
+    let settings = checked_settings(global, args)?;
     let mut engine = start_engine(settings.clone())?;
     let docs = engine.load_corpus(corpus)?;
     super::common::report_skips(&docs);
@@ -415,7 +327,7 @@ pub fn run_map(
     args: &TuneArgs,
     json: bool,
 ) -> anyhow::Result<()> {
-    let settings = super::tune::checked_settings(global, args)?;
+    let settings = checked_settings(global, args)?;
     let mut engine = start_engine(settings.clone())?;
     let docs = engine.load_corpus(corpus)?;
     super::common::report_skips(&docs);
@@ -551,47 +463,4 @@ pub fn render_map(m: &EvidenceMap) -> String {
         "split: failure rate over the passages a cut splits (strategies differ only there)"
     );
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn flags_parse_and_refuse_nonsense() {
-        assert_eq!(parse_families("all").unwrap().len(), 7);
-        assert_eq!(
-            parse_families("seams,overlap").unwrap(),
-            vec![Family::None, Family::Seams, Family::Overlap]
-        );
-        assert!(
-            parse_families("semas")
-                .unwrap_err()
-                .contains("not a strategy family")
-        );
-        assert_eq!(
-            parse_bands("100-200,50-100").unwrap(),
-            vec![(50, 100), (100, 200)]
-        );
-        assert!(parse_bands("200-100").is_err());
-        // Each band once, none overlapping another: a passage belongs to one band.
-        assert!(
-            parse_bands("100-200,100-200")
-                .unwrap_err()
-                .contains("given twice")
-        );
-        assert!(
-            parse_bands("50-150,100-200")
-                .unwrap_err()
-                .contains("overlap")
-        );
-        assert_eq!(
-            parse_bands("50-100,5000-9000").unwrap(),
-            vec![(50, 100), (5000, 9000)]
-        );
-        assert!(parse_bands("x").is_err());
-        assert_eq!(parse_windows("256/128").unwrap(), vec![(256, 128)]);
-        assert!(parse_windows("128/256").is_err());
-        assert!(parse_f32s("0.5,2", 0.0..=1.5).is_err());
-    }
 }

@@ -106,6 +106,9 @@ fn alternatives(
         .map_err(|e| e.to_string())
 }
 
+/// A calibration on the corpus shown: the report, its k × m grid and the gold questions it used.
+type CalibrationOnShown = (Arc<CalibrationReport>, Vec<TuneRow>, Option<Vec<Question>>);
+
 impl Worker<'_> {
     /// The corpus to measure on: the newest layout, once its vectors are in (a measurement
     /// compares dense searches, so a keyword-only corpus cannot stand in for it).
@@ -194,7 +197,7 @@ impl Worker<'_> {
         generation: u64,
         query: QuerySettings,
         gold: bool,
-    ) -> Result<(Arc<CalibrationReport>, Vec<TuneRow>, Option<Vec<Question>>), String> {
+    ) -> Result<CalibrationOnShown, String> {
         let (params, open) = self.shown()?;
         let path = questions_path(&self.setup.corpus);
         let gold_questions = if gold && path.is_file() {
