@@ -73,6 +73,19 @@ impl Pane {
         Pane::Budget,
         Pane::Compare,
     ];
+
+    /// The pane's short name, for a compact screen's strip.
+    pub fn label(self) -> &'static str {
+        match self {
+            Pane::Query => "query",
+            Pane::Documents => "docs",
+            Pane::Text => "text",
+            Pane::Ranking => "ranking",
+            Pane::Fire => "fire",
+            Pane::Budget => "budget",
+            Pane::Compare => "compare",
+        }
+    }
 }
 
 /// A setting with a slider on screen.
@@ -218,6 +231,8 @@ pub enum Action {
     Suspend,
     /// Show or hide the help overlay.
     ToggleHelp,
+    /// Scroll the help overlay by rows (it scrolls when taller than the screen).
+    ScrollHelp(i32),
     /// Move the keyboard focus to a pane.
     Focus(Pane),
     /// Move the focus to the next pane in Tab order.

@@ -109,6 +109,8 @@ pub struct App {
     pub typing: bool,
     /// Whether the help overlay is open.
     pub help: bool,
+    /// The help overlay's first row shown, when it is taller than the screen.
+    pub help_scroll: u16,
     /// Whether seamscope should leave.
     pub quit: bool,
     /// Whether the event loop should give the terminal back and stop (Ctrl-Z), taken by it.
@@ -179,6 +181,7 @@ impl App {
             focus: Pane::Query,
             typing: false,
             help: false,
+            help_scroll: 0,
             quit: false,
             suspend: false,
             query: QueryBox::default(),
@@ -230,11 +233,44 @@ impl App {
 
     /// What shapes the screen now: presenter mode, pinned settings, the zoom, the query's lines.
     pub fn arrange(&self) -> Arrange {
+        let pinned = self.pinned.is_some() && self.step.is_none() && self.page == Page::Explore;
+        let zoom = if self.page != Page::Explore {
+            None
+        } else if self.is_compact() {
+            Some(self.compact_pane(pinned))
+        } else {
+            self.zoom
+        };
         Arrange {
             step: self.step.is_some(),
-            pinned: self.pinned.is_some() && self.step.is_none() && self.page == Page::Explore,
-            zoom: self.zoom.filter(|_| self.page == Page::Explore),
+            pinned,
+            zoom,
             query_lines: self.query_lines(),
+        }
+    }
+
+    /// Whether the terminal is too small to show every pane at once (see [`Areas::compute`]).
+    pub fn is_compact(&self) -> bool {
+        Areas::is_compact(self.size)
+    }
+
+    /// The one pane a compact screen shows: presenter mode's stage, else the focused pane
+    /// (the zoomed one, or the text, while the query box has the focus). Pinned settings show
+    /// the fire test and the budget fill in the compare pane.
+    fn compact_pane(&self, pinned: bool) -> Pane {
+        let pane = match self.current_step() {
+            Some((all, i)) => match all.get(i) {
+                Some(Step::Search(_) | Step::Fuse) | None => Pane::Ranking,
+                Some(Step::Fire(_)) => Pane::Fire,
+                Some(Step::Fill(_)) => Pane::Budget,
+                Some(Step::Compare) => Pane::Compare,
+            },
+            None if self.focus != Pane::Query => self.focus,
+            None => self.zoom.unwrap_or(Pane::Text),
+        };
+        match pane {
+            Pane::Fire | Pane::Budget if pinned => Pane::Compare,
+            pane => pane,
         }
     }
 
@@ -245,6 +281,11 @@ impl App {
         if self.page != Page::Explore {
             return 0;
         }
+        let wide = usize::from(self.size.width.saturating_sub(2));
+        if self.is_compact() {
+            // The query box has the whole width already.
+            return self.query.line_count(wide).min(3) as u16;
+        }
         let narrow = self
             .size
             .width
@@ -252,7 +293,6 @@ impl App {
         if self.query.line_count(usize::from(narrow)) <= 1 {
             return 0;
         }
-        let wide = usize::from(self.size.width.saturating_sub(2));
         self.query.line_count(wide).min(3) as u16
     }
 
@@ -358,7 +398,13 @@ impl App {
         match action {
             Action::Quit => self.quit(),
             Action::Suspend => self.suspend = true,
-            Action::ToggleHelp => self.help = !self.help,
+            Action::ToggleHelp => {
+                self.help = !self.help;
+                self.help_scroll = 0;
+            }
+            Action::ScrollHelp(delta) => {
+                self.help_scroll = (i32::from(self.help_scroll) + delta).clamp(0, 1000) as u16
+            }
             Action::Focus(pane) => self.focus(pane),
             Action::FocusNext => self.cycle_focus(1),
             Action::FocusPrev => self.cycle_focus(-1),
@@ -517,16 +563,20 @@ impl App {
     }
 
     fn cycle_focus(&mut self, step: i32) {
-        // Under a zoom, Tab zooms the next pane; otherwise only panes on screen take the focus
-        // (pinned settings hide the budget fill).
+        // Under a zoom, Tab zooms the next pane; on a compact screen it shows the next pane (the
+        // query box included, which stays on screen); otherwise only panes on screen take the
+        // focus (pinned settings hide the budget fill).
         let areas = self.areas();
-        let zoomed = self.zoom.is_some();
+        let compact = self.is_compact();
+        let zoomed = self.zoom.is_some() && !compact;
         let order: Vec<Pane> = Pane::ORDER
             .into_iter()
             .filter(|p| {
-                if zoomed {
-                    *p != Pane::Query
-                        && !(self.arrange().pinned && matches!(p, Pane::Budget | Pane::Fire))
+                let hidden_by_pin = self.arrange().pinned && matches!(p, Pane::Budget | Pane::Fire);
+                if compact {
+                    !hidden_by_pin
+                } else if zoomed {
+                    *p != Pane::Query && !hidden_by_pin
                 } else {
                     areas.is_none_or(|a| a.is_shown(*p))
                 }

@@ -41,6 +41,11 @@ fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
     if app.help {
         return match key.code {
             KeyCode::Char('?' | 'q') | KeyCode::Esc | KeyCode::Enter => Some(Action::ToggleHelp),
+            KeyCode::Up => Some(Action::ScrollHelp(-1)),
+            KeyCode::Down => Some(Action::ScrollHelp(1)),
+            KeyCode::PageUp => Some(Action::ScrollHelp(-10)),
+            KeyCode::PageDown | KeyCode::Char(' ') => Some(Action::ScrollHelp(10)),
+            KeyCode::Home => Some(Action::ScrollHelp(-1000)),
             _ => None,
         };
     }
@@ -204,7 +209,12 @@ fn mouse_action(app: &App, mouse: &MouseEvent) -> Option<Action> {
     let at = Position::new(mouse.column, mouse.row);
     let areas = app.areas()?;
     if app.help {
-        return matches!(mouse.kind, MouseEventKind::Down(_)).then_some(Action::ToggleHelp);
+        return match mouse.kind {
+            MouseEventKind::ScrollUp => Some(Action::ScrollHelp(-WHEEL_ROWS)),
+            MouseEventKind::ScrollDown => Some(Action::ScrollHelp(WHEEL_ROWS)),
+            MouseEventKind::Down(_) => Some(Action::ToggleHelp),
+            _ => None,
+        };
     }
     if app.picker.is_some() {
         return match mouse.kind {
@@ -321,7 +331,7 @@ mod tests {
             action_for(app, &key(KeyCode::Esc)),
             Some(Action::ToggleHelp)
         ));
-        app.update(Action::Resize(80, 20));
+        app.update(Action::Resize(59, 20));
         app.update(Action::ToggleHelp);
         assert!(
             action_for(app, &key(KeyCode::Char('M'))).is_none(),

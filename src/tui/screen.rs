@@ -8,9 +8,15 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use super::action::{Pane, Slider};
 
 /// The smallest terminal the screen is drawn in; below it a message says so.
-pub const MIN_WIDTH: u16 = 120;
+pub const MIN_WIDTH: u16 = 60;
 /// The smallest terminal height the screen is drawn in.
-pub const MIN_HEIGHT: u16 = 34;
+pub const MIN_HEIGHT: u16 = 16;
+/// The smallest terminal that shows every pane of the explore page at once; below it (down to
+/// [`MIN_WIDTH`] × [`MIN_HEIGHT`]) the screen is compact: one pane at a time, a strip naming
+/// the others, Tab and presenter mode's steps moving between them.
+pub const FULL_WIDTH: u16 = 120;
+/// The smallest terminal height that shows every pane at once.
+pub const FULL_HEIGHT: u16 = 34;
 /// Rows of the step-mode banner, borders included.
 const STEP_ROWS: u16 = 6;
 
@@ -55,13 +61,25 @@ pub struct Areas {
     pub compare: Rect,
     /// The bottom status line.
     pub status: Rect,
+    /// Where a page draws: everything between the sliders and the status line.
+    pub main: Rect,
+    /// On a compact screen's explore page: the line naming the panes not shown.
+    pub strip: Option<Rect>,
 }
 
 impl Areas {
+    /// Whether a screen of `area` is compact: too small for every pane at once.
+    pub fn is_compact(area: Rect) -> bool {
+        area.width < FULL_WIDTH || area.height < FULL_HEIGHT
+    }
+
     /// Lay out a screen of `area`; `None` when it is smaller than [`MIN_WIDTH`] x [`MIN_HEIGHT`].
     pub fn compute(area: Rect, arrange: &Arrange) -> Option<Areas> {
         if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
             return None;
+        }
+        if Areas::is_compact(area) {
+            return Some(Areas::compact(area, arrange));
         }
         let step_mode = arrange.step;
         let lines = arrange.query_lines.min(3);
@@ -131,35 +149,86 @@ impl Areas {
             budget,
             compare,
             status,
+            main,
+            strip: None,
         };
         if let Some(zoomed) = arrange.zoom.filter(|p| *p != Pane::Query) {
-            let whole = match step {
-                Some(banner) => Rect {
-                    y: banner.bottom(),
-                    height: main.bottom().saturating_sub(banner.bottom()),
-                    ..main
-                },
-                None => main,
-            };
-            areas.step = step.map(|banner| Rect {
+            let banner = step.map(|banner| Rect {
                 x: main.x,
                 width: main.width,
                 ..banner
             });
-            for pane in Pane::ORDER.into_iter().filter(|p| *p != Pane::Query) {
-                let rect = areas.pane_mut(pane);
-                *rect = if pane == zoomed {
-                    whole
-                } else {
-                    Rect {
-                        width: 0,
-                        height: 0,
-                        ..whole
-                    }
-                };
-            }
+            areas.show_alone(zoomed, main, banner);
         }
         Some(areas)
+    }
+
+    /// A compact screen: the query box and the sliders across the whole width, then on the
+    /// explore page a strip naming the panes and one pane (the zoomed one, else the text) in the
+    /// rest, below presenter mode's banner when it is on.
+    fn compact(area: Rect, arrange: &Arrange) -> Areas {
+        let lines = arrange.query_lines.clamp(1, 3);
+        let explore = arrange.zoom.is_some();
+        let [header, query, sliders, strip, main, status] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(lines + 2),
+            Constraint::Length(3),
+            Constraint::Length(u16::from(explore)),
+            Constraint::Fill(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        let banner = arrange.step.then(|| Rect {
+            height: STEP_ROWS.min(main.height / 2),
+            ..main
+        });
+        let mut areas = Areas {
+            header,
+            query,
+            sliders,
+            documents: main,
+            text: main,
+            step: None,
+            ranking: main,
+            fire: main,
+            budget: main,
+            compare: main,
+            status,
+            main,
+            strip: explore.then_some(strip),
+        };
+        let zoomed = arrange
+            .zoom
+            .filter(|p| *p != Pane::Query)
+            .unwrap_or(Pane::Text);
+        areas.show_alone(zoomed, main, banner);
+        areas
+    }
+
+    /// Give `main` (below the presenter banner, when there is one) to `pane` alone; every
+    /// other pane but the query box gets an empty rectangle.
+    fn show_alone(&mut self, pane: Pane, main: Rect, banner: Option<Rect>) {
+        let whole = match banner {
+            Some(banner) => Rect {
+                y: banner.bottom(),
+                height: main.bottom().saturating_sub(banner.bottom()),
+                ..main
+            },
+            None => main,
+        };
+        self.step = banner;
+        for other in Pane::ORDER.into_iter().filter(|p| *p != Pane::Query) {
+            let rect = self.pane_mut(other);
+            *rect = if other == pane {
+                whole
+            } else {
+                Rect {
+                    width: 0,
+                    height: 0,
+                    ..whole
+                }
+            };
+        }
     }
 
     /// The sliders box's width on a screen `width` columns wide.
@@ -268,9 +337,9 @@ mod tests {
             step: true,
             ..Arrange::default()
         };
-        assert!(Areas::compute(Rect::new(0, 0, 119, 40), &plain).is_none());
+        assert!(Areas::compute(Rect::new(0, 0, MIN_WIDTH - 1, 40), &plain).is_none());
         assert!(Areas::compute(Rect::new(0, 0, 120, MIN_HEIGHT - 1), &plain).is_none());
-        let small = Areas::compute(Rect::new(0, 0, MIN_WIDTH, MIN_HEIGHT), &step);
+        let small = Areas::compute(Rect::new(0, 0, FULL_WIDTH, FULL_HEIGHT), &step);
         for pane in Pane::ORDER.into_iter().filter(|p| *p != Pane::Query) {
             let rows = small.map_or(0, |a| a.body(pane).height);
             assert!(rows >= 2, "{pane:?} has {rows} rows at the minimum size");
@@ -294,7 +363,7 @@ mod tests {
 
     #[test]
     fn a_zoomed_pane_takes_the_main_area_and_pinned_settings_take_the_bottom_row() {
-        let size = Rect::new(0, 0, 120, MIN_HEIGHT);
+        let size = Rect::new(0, 0, 120, FULL_HEIGHT);
         let Some(plain) = Areas::compute(size, &Arrange::default()) else {
             panic!("fits");
         };
@@ -332,5 +401,44 @@ mod tests {
         assert_eq!(q.query.height, 4, "two lines and the borders");
         assert_eq!(q.query.width, 120, "the whole width");
         assert_eq!(q.sliders.y, q.query.bottom(), "the sliders below");
+    }
+
+    #[test]
+    fn a_compact_screen_shows_one_pane_below_a_strip_and_the_banner() {
+        let zoom = |pane| Arrange {
+            zoom: Some(pane),
+            ..Arrange::default()
+        };
+        let size = Rect::new(0, 0, 80, 24);
+        let Some(a) = Areas::compute(size, &zoom(Pane::Fire)) else {
+            panic!("80x24 is drawn");
+        };
+        assert!(a.strip.is_some());
+        assert_eq!(a.sliders.width, 80, "the sliders take the whole width");
+        assert_eq!(a.fire, a.main, "the fire test alone in the main area");
+        for pane in [Pane::Documents, Pane::Text, Pane::Ranking, Pane::Budget] {
+            assert!(!a.is_shown(pane), "{pane:?} waits for Tab");
+        }
+        assert!(a.body(Pane::Fire).height >= 8, "{:?}", a.body(Pane::Fire));
+        let presenting = Arrange {
+            step: true,
+            ..zoom(Pane::Ranking)
+        };
+        let Some(p) = Areas::compute(size, &presenting) else {
+            panic!("80x24 is drawn");
+        };
+        let Some(banner) = p.step else {
+            panic!("the banner shows");
+        };
+        assert_eq!(p.ranking.y, banner.bottom());
+        assert!(p.body(Pane::Ranking).height >= 3);
+        let pages = Areas::compute(size, &Arrange::default());
+        assert!(
+            pages.is_some_and(|a| a.strip.is_none()),
+            "no strip off the explore page"
+        );
+        assert!(
+            Areas::compute(Rect::new(0, 0, MIN_WIDTH, MIN_HEIGHT), &zoom(Pane::Text)).is_some()
+        );
     }
 }

@@ -6,7 +6,7 @@ mod documents;
 pub(crate) mod evaluation;
 mod fire;
 mod header;
-mod help;
+pub(crate) mod help;
 mod loading;
 mod picker;
 mod pinned;
@@ -17,6 +17,8 @@ mod step;
 mod text;
 mod top;
 
+#[cfg(test)]
+mod compact_tests;
 #[cfg(test)]
 mod demo_tests;
 #[cfg(test)]
@@ -34,7 +36,7 @@ pub use board::family_points;
 
 use super::action::{Page, Pane};
 use super::app::App;
-use super::screen::{Areas, MIN_HEIGHT, MIN_WIDTH};
+use super::screen::{Areas, FULL_HEIGHT, FULL_WIDTH, MIN_HEIGHT, MIN_WIDTH};
 use super::theme::Theme;
 
 /// Draw the whole screen.
@@ -52,7 +54,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     header::draw(app, frame, areas.header);
     top::draw_query(app, frame, areas.query);
     top::draw_sliders(app, frame, &areas);
-    let main = areas.documents.union(areas.compare);
+    let main = areas.main;
     match (app.page, &app.shown) {
         (Page::Calibration, _) => calibration::draw(app, frame, main),
         (Page::Evaluation, _) => evaluation::draw(app, frame, main),
@@ -74,6 +76,9 @@ pub fn draw(app: &App, frame: &mut Frame) {
             }
             if let Some(rect) = areas.step {
                 step::draw(app, shown, frame, rect);
+            }
+            if let Some(rect) = areas.strip {
+                draw_strip(app, &areas, frame, rect);
             }
         }
         (Page::Explore, None) => loading::draw(app, frame, main),
@@ -100,7 +105,10 @@ fn too_small(app: &App, frame: &mut Frame, area: Rect) {
             t.text,
         ),
         Line::styled(
-            "Enlarge the window or the font, or press q to quit.",
+            format!(
+                "From {FULL_WIDTH} × {FULL_HEIGHT} every pane shows at once. Enlarge the window \
+                 or shrink the font, or press q to quit."
+            ),
             t.muted,
         ),
     ];
@@ -114,6 +122,39 @@ fn too_small(app: &App, frame: &mut Frame, area: Rect) {
         Paragraph::new(text).centered().wrap(Wrap { trim: true }),
         rect,
     );
+}
+
+/// A compact screen's strip: every pane of the explore page by name, the one shown marked, and
+/// the keys that move between them.
+fn draw_strip(app: &App, areas: &Areas, frame: &mut Frame, rect: Rect) {
+    let t = &app.theme;
+    let mut spans = vec![
+        Span::styled(" Tab ", t.key),
+        Span::styled("panes: ", t.muted),
+    ];
+    for (i, pane) in Pane::ORDER.into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", t.muted));
+        }
+        let shown = pane != Pane::Query && areas.is_shown(pane);
+        let style = if shown {
+            t.border_focused
+        } else if app.focus == pane {
+            t.title
+        } else {
+            t.muted
+        };
+        let name = pane.label();
+        spans.push(Span::styled(
+            if shown {
+                format!("▸{name}")
+            } else {
+                name.to_string()
+            },
+            style,
+        ));
+    }
+    frame.render_widget(Paragraph::new(Line::from(spans)), rect);
 }
 
 /// A pane's bordered block with its title; the focused pane's border stands out.

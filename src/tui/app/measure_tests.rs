@@ -155,7 +155,10 @@ fn tui_applying_the_calibration_sets_the_scanned_k_and_m() {
     })));
     assert!(f.app.calibration.report.is_some());
     assert!(f.app.jobs.calibration.is_current(generation));
-    assert!(f.app.jobs.calibration.in_flight().is_some(), "still scoring the others");
+    assert!(
+        f.app.jobs.calibration.in_flight().is_some(),
+        "still scoring the others"
+    );
     f.app.update(Action::Calibrated(Box::new(Calibrated {
         generation,
         result: Ok(std::sync::Arc::new(calibration_report())),

@@ -129,15 +129,36 @@ fn column<'a>(
     lines
 }
 
-/// Draw the help overlay in the middle of `area`.
+/// Draw the help overlay in the middle of `area`: two columns of keys on a wide screen, one on
+/// a narrow one; scrolled by [`App::help_scroll`] when taller than the screen.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let width = 150.min(area.width.saturating_sub(4));
+    let one_column = area.width < 120;
+    let width = 150.min(area.width.saturating_sub(if one_column { 2 } else { 4 }));
     let half = usize::from(width.saturating_sub(3) / 2);
-    let (left_groups, right_groups) = KEYS.split_at(LEFT_GROUPS.min(KEYS.len()));
-    let left = column(app, left_groups, half);
-    let right = column(app, right_groups, half);
-    let rows = left.len().max(right.len()) as u16 + 2;
+    let (left, right) = if one_column {
+        let mut lines = vec![];
+        for part in wrap_words(INTRO, usize::from(width.saturating_sub(2))) {
+            lines.push(Line::styled(part, t.muted));
+        }
+        lines.push(Line::from(""));
+        lines.extend(column(app, KEYS, usize::from(width.saturating_sub(2))));
+        (lines, Vec::new())
+    } else {
+        let (left_groups, right_groups) = KEYS.split_at(LEFT_GROUPS.min(KEYS.len()));
+        (
+            column(app, left_groups, half),
+            column(app, right_groups, half),
+        )
+    };
+    let intro_rows = if one_column {
+        0
+    } else {
+        // Rows the intro wraps to (word breaks may take a few columns more than the characters).
+        (INTRO.chars().count() as u16 + 12).div_ceil(width.saturating_sub(2).max(1))
+    };
+    // Two columns: the intro's rows besides the keys' (as the help has always been sized).
+    let rows = left.len().max(right.len()) as u16 + if one_column { 0 } else { 2 };
     let height = (rows + 2).min(area.height.saturating_sub(2));
     let rect = Rect {
         x: area.x + (area.width - width) / 2,
@@ -145,15 +166,25 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         width,
         height,
     };
+    let scroll = app
+        .help_scroll
+        .min(rows.saturating_sub(height.saturating_sub(2)));
+    let closes = if rows + 2 > height {
+        " ↑↓ PgUp PgDn scroll · ? or Esc closes "
+    } else {
+        " ? or Esc closes "
+    };
     let block = Block::bordered()
         .border_style(t.border_focused)
         .title(Line::styled(" Help · seamscope keys ", t.title))
-        .title_bottom(Line::styled(" ? or Esc closes ", t.muted));
+        .title_bottom(Line::styled(closes, t.muted));
     frame.render_widget(Clear, rect);
     let inner = block.inner(rect);
     frame.render_widget(block.style(t.text), rect);
-    // Rows the intro wraps to (word breaks may take a few columns more than the characters).
-    let intro_rows = (INTRO.chars().count() as u16 + 12).div_ceil(inner.width.max(1));
+    if one_column {
+        frame.render_widget(Paragraph::new(left).scroll((scroll, 0)), inner);
+        return;
+    }
     let [intro, body] =
         Layout::vertical([Constraint::Length(intro_rows), Constraint::Fill(1)]).areas(inner);
     frame.render_widget(
@@ -166,6 +197,6 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Constraint::Fill(1),
     ])
     .areas(body);
-    frame.render_widget(Paragraph::new(left), left_area);
-    frame.render_widget(Paragraph::new(right), right_area);
+    frame.render_widget(Paragraph::new(left).scroll((scroll, 0)), left_area);
+    frame.render_widget(Paragraph::new(right).scroll((scroll, 0)), right_area);
 }

@@ -8,7 +8,6 @@ use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
 use super::{fit, wrap_words};
 use crate::tui::app::App;
-use crate::tui::app::picker::PICKER_ROWS;
 use crate::tui::widgets::gauge::thousands;
 
 /// Draw the picker in the middle of `area`.
@@ -20,7 +19,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let questions = gold.list();
     let width = 120.min(area.width.saturating_sub(4));
     let inner_width = usize::from(width.saturating_sub(2));
-    let rows = PICKER_ROWS.min(questions.len()) as u16;
+    let rows = app.picker_rows().min(questions.len()) as u16;
     let height = (rows + 1 + 5 + 2).min(area.height.saturating_sub(2));
     let rect = Rect {
         x: area.x + (area.width - width) / 2,
