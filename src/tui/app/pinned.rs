@@ -96,6 +96,11 @@ impl App {
             answer: answer.clone(),
             gold,
         });
+        if self.is_compact() {
+            // One pane at a time: the comparison is what pinning is for.
+            self.focus = crate::tui::action::Pane::Compare;
+            self.typing = false;
+        }
         self.notice = Some(Notice {
             text: format!(
                 "pinned {label}: change m, budget, k, chunk size or chunker to compare; P unpins"
