@@ -6,8 +6,9 @@ use crossterm::event::{
 };
 use ratatui::layout::Position;
 
-use super::action::{Action, BoardConstraint, Page, Pane, Slider};
+use super::action::{Action, Page, Pane, Slider};
 use super::app::App;
+use super::panes::{PagePane, page_for_key};
 use super::widgets::slider::{SliderHit, hit};
 
 /// Rows one wheel notch scrolls.
@@ -61,42 +62,11 @@ fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
     if app.typing {
         return typing_action(key, ctrl);
     }
-    let on_page = match app.page {
-        Page::Explore if app.step.is_some() => step_action(key),
-        Page::Explore => None,
-        Page::Calibration => calibration_action(key),
-        Page::Evaluation => evaluation_action(app, key),
-    };
-    if on_page.is_some() {
-        return on_page;
-    }
-    if let Some(action) = everywhere_action(key) {
+    // The page shown first, then the keys every page shares.
+    if let Some(action) = app.page.pane().handle_key(app, key) {
         return Some(action);
     }
-    if app.page != Page::Explore {
-        return None;
-    }
-    let page = app.list_height(app.focus).max(2) as i32 - 1;
-    Some(match key.code {
-        KeyCode::Enter if app.focus == Pane::Query => Action::StartTyping,
-        KeyCode::Enter if app.focus == Pane::Documents => Action::Focus(Pane::Text),
-        KeyCode::Tab => Action::FocusNext,
-        KeyCode::BackTab => Action::FocusPrev,
-        KeyCode::Up => Action::MoveSelection(-1),
-        KeyCode::Down => Action::MoveSelection(1),
-        KeyCode::PageUp => Action::MoveSelection(-page),
-        KeyCode::PageDown => Action::MoveSelection(page),
-        KeyCode::Home => Action::SelectEdge(false),
-        KeyCode::End => Action::SelectEdge(true),
-        KeyCode::Char('n') => Action::NextChunk,
-        KeyCode::Char('p') => Action::PrevChunk,
-        KeyCode::Char(']') => Action::NextCut,
-        KeyCode::Char('[') => Action::PrevCut,
-        KeyCode::Char('s') => Action::ToggleStepMode,
-        KeyCode::Char('z') => Action::ToggleZoom,
-        KeyCode::Esc if app.zoom.is_some() => Action::ToggleZoom,
-        _ => return None,
-    })
+    everywhere_action(key)
 }
 
 /// Keys that mean the same on every page: quit, help, typing, pages, sliders, chunking, theme.
@@ -105,9 +75,7 @@ fn everywhere_action(key: &KeyEvent) -> Option<Action> {
         KeyCode::Char('q') => Action::Quit,
         KeyCode::Char('?') => Action::ToggleHelp,
         KeyCode::Char('/' | 'i') => Action::StartTyping,
-        KeyCode::Char('1') => Action::ShowPage(Page::Explore),
-        KeyCode::Char('2') => Action::ShowPage(Page::Calibration),
-        KeyCode::Char('3') => Action::ShowPage(Page::Evaluation),
+        KeyCode::Char(c) if page_for_key(c).is_some() => Action::ShowPage(page_for_key(c)?),
         KeyCode::Char('m') => Action::AdjustSlider(Slider::M, -1),
         KeyCode::Char('M') => Action::AdjustSlider(Slider::M, 1),
         KeyCode::Char('b') => Action::AdjustSlider(Slider::Budget, -1),
@@ -145,37 +113,6 @@ fn picker_action(key: &KeyEvent) -> Option<Action> {
     })
 }
 
-fn calibration_action(key: &KeyEvent) -> Option<Action> {
-    Some(match key.code {
-        KeyCode::Char('r') => Action::RunCalibration,
-        KeyCode::Char('a') => Action::ApplyRecommendedM,
-        KeyCode::Char('g') => Action::ToggleCalibrationQuestions,
-        KeyCode::Esc => Action::CancelJob,
-        _ => return None,
-    })
-}
-
-fn evaluation_action(app: &App, key: &KeyEvent) -> Option<Action> {
-    let board = app.board.view == super::app::EvalView::Board;
-    Some(match key.code {
-        KeyCode::Char('o') if board => Action::CycleConstraint(BoardConstraint::Once),
-        KeyCode::Char('V') if board => Action::CycleConstraint(BoardConstraint::MaxVectors),
-        KeyCode::Char('D') if board => Action::CycleConstraint(BoardConstraint::MaxDuplicateShare),
-        KeyCode::Char('r') => Action::RunEvaluation,
-        KeyCode::Char('s') => Action::RunBoard,
-        KeyCode::Char('v') => Action::RunMap,
-        KeyCode::Char('a') => Action::ApplyBoardRow,
-        KeyCode::Tab => Action::CycleEvalView(1),
-        KeyCode::BackTab => Action::CycleEvalView(-1),
-        KeyCode::Up => Action::BoardMove(-1),
-        KeyCode::Down => Action::BoardMove(1),
-        KeyCode::PageUp => Action::BoardMove(-10),
-        KeyCode::PageDown => Action::BoardMove(10),
-        KeyCode::Esc => Action::CancelJob,
-        _ => return None,
-    })
-}
-
 fn typing_action(key: &KeyEvent, ctrl: bool) -> Option<Action> {
     Some(match key.code {
         KeyCode::Enter => Action::RunQuery,
@@ -192,15 +129,6 @@ fn typing_action(key: &KeyEvent, ctrl: bool) -> Option<Action> {
         KeyCode::End => Action::QueryCursorEdge(true),
         KeyCode::Char('u') if ctrl => Action::ClearQuery,
         KeyCode::Char(c) if !ctrl => Action::InsertChar(c),
-        _ => return None,
-    })
-}
-
-fn step_action(key: &KeyEvent) -> Option<Action> {
-    Some(match key.code {
-        KeyCode::Right | KeyCode::Char(' ') => Action::StepForward,
-        KeyCode::Left | KeyCode::Backspace => Action::StepBack,
-        KeyCode::Esc | KeyCode::Char('s') => Action::ToggleStepMode,
         _ => return None,
     })
 }

@@ -4,10 +4,9 @@
 
 use std::fmt::Write;
 
-use seamscope::board::Family;
 use seamscope::board::map::EvidenceMap;
 
-use super::views::family_points;
+use super::panes::evaluation::family_points;
 
 const WIDTH: f64 = 900.0;
 const HEIGHT: f64 = 620.0;
@@ -18,19 +17,6 @@ const TOP: f64 = 95.0;
 const BOTTOM: f64 = 420.0;
 /// Characters per caption and subtitle line (about 7 px each at 13 px).
 const CAPTION_CHARS: usize = 110;
-
-/// A family's colour on the chart (the Seams line is drawn thicker).
-fn colour(family: Family) -> &'static str {
-    match family {
-        Family::None => "#7f7f7f",
-        Family::Overlap => "#1f77b4",
-        Family::Windows => "#ff7f0e",
-        Family::Neighbour => "#2ca02c",
-        Family::Scar => "#9467bd",
-        Family::Seams => "#d62728",
-        Family::OverlapSeams => "#8c564b",
-    }
-}
 
 fn escape(text: &str) -> String {
     seamscope::text::safe(text)
@@ -65,7 +51,7 @@ pub fn render(map: &EvidenceMap, corpus: &str) -> String {
         "{corpus}: {} passages per band drawn over the corpus, each asked with content words from across it; budget {} chunks of {} tokens; each family at its best setting in each band",
         map.options.per_band, map.budget, map.chunk_tokens
     );
-    for (i, line) in crate::tui::views::wrap_words(&subtitle, CAPTION_CHARS)
+    for (i, line) in crate::tui::chrome::wrap_words(&subtitle, CAPTION_CHARS)
         .iter()
         .take(2)
         .enumerate()
@@ -120,8 +106,8 @@ pub fn render(map: &EvidenceMap, corpus: &str) -> String {
     );
     // One polyline per family, with its points marked; the legend on the right.
     for (n, (family, points)) in series.iter().enumerate() {
-        let c = colour(*family);
-        let width = if *family == Family::Seams { 3.5 } else { 2.0 };
+        let look = super::family::look_of(*family);
+        let (c, width) = (look.svg, look.svg_width);
         let path: Vec<String> = points
             .iter()
             .map(|&(i, pct)| format!("{:.1},{:.1}", x(i), y(pct)))
@@ -154,9 +140,9 @@ pub fn render(map: &EvidenceMap, corpus: &str) -> String {
     }
     // The verdict as the caption.
     let mut caption =
-        crate::tui::views::wrap_words(&format!("Verdict: {}", map.verdict), CAPTION_CHARS);
+        crate::tui::chrome::wrap_words(&format!("Verdict: {}", map.verdict), CAPTION_CHARS);
     if map.kinds_disagree {
-        caption.extend(crate::tui::views::wrap_words(
+        caption.extend(crate::tui::chrome::wrap_words(
             &format!(
                 "Asked with their opening words instead (calibrate's kind): {}",
                 map.opening_verdict

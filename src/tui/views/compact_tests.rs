@@ -84,7 +84,7 @@ fn tui_snapshot_help_at_80x24_scrolls_to_every_group() {
         seen.push_str(&screen(&mut f, 80, 24));
         f.app.update(Action::ScrollHelp(10));
     }
-    for (group, _) in crate::tui::views::help::KEYS {
+    for (group, _) in crate::tui::views::help::groups() {
         assert!(seen.contains(group), "{group} is reached by scrolling");
     }
 }

@@ -6,8 +6,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::{fit, wrap_words};
 use crate::tui::app::App;
+use crate::tui::chrome::{fit, wrap_words};
 use crate::tui::widgets::gauge::thousands;
 
 /// Draw the picker in the middle of `area`.

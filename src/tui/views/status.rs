@@ -9,6 +9,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::tui::action::Page;
 use crate::tui::app::App;
+use crate::tui::panes::PagePane;
 
 /// The marks of the explore page, as (mark, meaning) pairs (the help says more).
 const LEGEND: [(&str, &str); 5] = [
@@ -30,54 +31,7 @@ fn keys(app: &App) -> &'static [(&'static str, &'static str)] {
             ("Ctrl-C", "quit"),
         ];
     }
-    match app.page {
-        Page::Explore if app.step.is_some() => &[
-            ("→/Space", "next step"),
-            ("←", "back"),
-            ("Esc", "leave presenter mode"),
-            ("z", "zoom"),
-            ("?", "help"),
-            ("q", "quit"),
-            ("m/M", "margin"),
-            ("b/B", "budget"),
-        ],
-        Page::Explore => &[
-            ("/", "query"),
-            ("?", "help"),
-            ("q", "quit"),
-            ("s", "present"),
-            ("l", "questions"),
-            ("P", "pin"),
-            ("z", "zoom"),
-            ("Tab", "pane"),
-            ("n/p", "chunk"),
-            ("]/[", "cut"),
-        ],
-        Page::Calibration => &[
-            ("r", "run"),
-            ("a", "apply k, m"),
-            ("g", "gold/passages"),
-            ("Esc", "cancel"),
-            ("?", "help"),
-            ("q", "quit"),
-            ("m/M", "margin"),
-            ("k/K", "seam k"),
-            ("x", "chunker"),
-        ],
-        Page::Evaluation => &[
-            ("r", "run"),
-            ("s", "board"),
-            ("v", "map"),
-            ("Tab", "view"),
-            ("a", "apply row"),
-            ("Esc", "cancel"),
-            ("?", "help"),
-            ("q", "quit"),
-            ("m/M", "margin"),
-            ("b/B", "budget"),
-            ("k/K", "seam k"),
-        ],
-    }
+    app.page.pane().hints(app)
 }
 
 /// Draw the status line.
@@ -94,7 +48,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             } else {
                 t.status
             };
-            spans.push(Span::styled(format!("{} {}", i + 1, page.label()), style));
+            spans.push(Span::styled(
+                format!("{} {}", page.pane().key(), page.label()),
+                style,
+            ));
         }
         spans.push(Span::styled(" │ ", t.status));
     }

@@ -5,9 +5,9 @@ use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
-use super::pane_block;
 use crate::tui::action::{Pane, Slider};
 use crate::tui::app::App;
+use crate::tui::chrome::pane_block;
 use crate::tui::screen::{Areas, inside};
 use crate::tui::widgets::slider::SliderView;
 

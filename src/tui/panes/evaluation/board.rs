@@ -6,7 +6,6 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, LegendPosition, Paragraph, Wrap};
@@ -14,8 +13,9 @@ use seamscope::board::map::EvidenceMap;
 use seamscope::board::{Board, BoardRow, Family, RowSettings};
 use seamscope::text::safe;
 
-use super::fit;
 use crate::tui::app::App;
+use crate::tui::chrome::fit;
+use crate::tui::family::family_style;
 use crate::tui::jobs::BoardJobKind;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::bars::pad;
@@ -23,19 +23,6 @@ use crate::tui::widgets::gauge::progress;
 
 /// Columns of a board row's label.
 const LABEL: usize = 36;
-
-/// The style a family is drawn in (the map's lines, the board's family column).
-pub fn family_style(t: &Theme, family: Family) -> Style {
-    match family {
-        Family::None => t.muted,
-        Family::Overlap => t.chart_bar,
-        Family::Windows => t.sample_crossing,
-        Family::Neighbour => t.syntax_type,
-        Family::Scar => t.syntax_keyword,
-        Family::Seams => t.fired,
-        Family::OverlapSeams => t.notice,
-    }
-}
 
 /// The job line: a progress bar while a job of `kind` runs, else nothing.
 fn job_line<'a>(app: &App, kind: BoardJobKind) -> Line<'a> {

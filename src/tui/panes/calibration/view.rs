@@ -13,8 +13,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Wrap};
 use seamscope::calibrate::{Benefit, CalibrationReport, Distribution, MarginCurve, WarningKind};
 
-use super::wrap_words;
 use crate::tui::app::App;
+use crate::tui::chrome::wrap_words;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::bars::{bar, pad};
 use crate::tui::widgets::gauge::progress;

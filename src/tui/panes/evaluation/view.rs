@@ -10,9 +10,9 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 use seamscope::eval::grid::GridRow;
 use seamscope::eval::strategy::Strategy;
 
-use super::fit;
 use crate::tui::app::{App, EvalView};
 use crate::tui::background::EvalProblem;
+use crate::tui::chrome::fit;
 use crate::tui::jobs::EvalJobKind;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::bars::{bar, pad};
