@@ -70,6 +70,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .min(area.width);
     let [keys_area, notice_area] =
         Layout::horizontal([Constraint::Fill(1), Constraint::Length(notice_width)]).areas(area);
+    // The page list, too, goes whole or not at all (a long notice on a narrow screen).
+    if spans.iter().map(Span::width).sum::<usize>() > usize::from(keys_area.width) {
+        spans.truncate(1);
+    }
     // Keys that do not fit whole are left out, the last first, rather than cut mid-word.
     let mut used: usize = spans.iter().map(Span::width).sum();
     for (key, what) in keys(app) {
