@@ -391,10 +391,79 @@ impl App {
         self.doc_rows = Some((key, Arc::new(rows)));
     }
 
+    /// Route an action to the part of the state it changes: four groups named here, the rest
+    /// (the worker's replies and the corpus folder's changes) to [`App::apply_reply`]. A new
+    /// action goes in its group here and in that group's match.
     fn apply(&mut self, action: Action) -> Option<Action> {
         if action.is_from_user() {
             self.notice = None;
         }
+        match action {
+            a @ (Action::Quit
+            | Action::Suspend
+            | Action::ToggleHelp
+            | Action::ScrollHelp(_)
+            | Action::CycleTheme
+            | Action::ShowPage(_)
+            | Action::Resize(..)
+            | Action::EffectDone { .. }
+            | Action::TogglePin
+            | Action::SaveTrace
+            | Action::SaveView
+            | Action::CopyContext) => self.apply_screen(a),
+            a @ (Action::StartTyping
+            | Action::StopTyping
+            | Action::InsertChar(_)
+            | Action::Paste(_)
+            | Action::DeleteBack
+            | Action::DeleteForward
+            | Action::MoveQueryCursor(_)
+            | Action::QueryCursorEdge(_)
+            | Action::ClearQuery
+            | Action::RecallQuery(_)
+            | Action::RunQuery
+            | Action::OpenPicker
+            | Action::PickerMove(_)
+            | Action::PickerEdge(_)
+            | Action::PickQuestion
+            | Action::ClosePicker) => self.apply_query(a),
+            a @ (Action::Focus(_)
+            | Action::FocusNext
+            | Action::FocusPrev
+            | Action::ToggleZoom
+            | Action::MoveSelection(_)
+            | Action::SelectEdge(_)
+            | Action::ClickRow(..)
+            | Action::Scroll(..)
+            | Action::NextChunk
+            | Action::PrevChunk
+            | Action::NextCut
+            | Action::PrevCut
+            | Action::ToggleStepMode
+            | Action::StepForward
+            | Action::StepBack) => self.apply_explore(a),
+            a @ (Action::AdjustSlider(..)
+            | Action::SetSlider(..)
+            | Action::CycleChunker(_)
+            | Action::ToggleHeadingPrefix
+            | Action::ToggleSideDrop
+            | Action::RunCalibration
+            | Action::ApplyRecommendedM
+            | Action::ToggleCalibrationQuestions
+            | Action::RunEvaluation
+            | Action::RunBoard
+            | Action::RunMap
+            | Action::CycleEvalView(_)
+            | Action::BoardMove(_)
+            | Action::ApplyBoardRow
+            | Action::CycleConstraint(_)
+            | Action::CancelJob) => self.apply_settings_and_measures(a),
+            a => self.apply_reply(a),
+        }
+    }
+
+    /// Quitting, the help, the theme, the page, the size, pinning and saving.
+    fn apply_screen(&mut self, action: Action) -> Option<Action> {
         match action {
             Action::Quit => self.quit(),
             Action::Suspend => self.suspend = true,
@@ -405,9 +474,22 @@ impl App {
             Action::ScrollHelp(delta) => {
                 self.help_scroll = (i32::from(self.help_scroll) + delta).clamp(0, 1000) as u16
             }
-            Action::Focus(pane) => self.focus(pane),
-            Action::FocusNext => self.cycle_focus(1),
-            Action::FocusPrev => self.cycle_focus(-1),
+            Action::CycleTheme => self.cycle_theme(),
+            Action::ShowPage(page) => self.show_page(page),
+            Action::Resize(width, height) => self.resize(width, height),
+            Action::EffectDone { text, error } => self.notice = Some(Notice { text, error }),
+            Action::TogglePin => self.toggle_pin(),
+            Action::SaveTrace => self.save_trace(),
+            Action::SaveView => self.save_view(),
+            Action::CopyContext => self.copy_context(),
+            _ => {}
+        }
+        None
+    }
+
+    /// The query box and the question picker.
+    fn apply_query(&mut self, action: Action) -> Option<Action> {
+        match action {
             Action::StartTyping => self.start_typing(),
             Action::StopTyping => self.typing = false,
             Action::InsertChar(c) => self.query.insert(c),
@@ -424,13 +506,18 @@ impl App {
             Action::PickerEdge(end) => self.picker_edge(end),
             Action::PickQuestion => self.pick_question(),
             Action::ClosePicker => self.picker = None,
-            Action::TogglePin => self.toggle_pin(),
-            Action::SaveTrace => self.save_trace(),
-            Action::SaveView => self.save_view(),
-            Action::CopyContext => self.copy_context(),
-            Action::EffectDone { text, error } => self.notice = Some(Notice { text, error }),
+            _ => {}
+        }
+        None
+    }
+
+    /// The explore page: focus, zoom, lists, the document view and presenter mode.
+    fn apply_explore(&mut self, action: Action) -> Option<Action> {
+        match action {
+            Action::Focus(pane) => self.focus(pane),
+            Action::FocusNext => self.cycle_focus(1),
+            Action::FocusPrev => self.cycle_focus(-1),
             Action::ToggleZoom => self.toggle_zoom(),
-            Action::Open => self.start_layout(),
             Action::MoveSelection(delta) => self.move_selection(delta),
             Action::SelectEdge(end) => self.select_edge(end),
             Action::ClickRow(pane, row) => self.click_row(pane, row),
@@ -439,18 +526,24 @@ impl App {
             Action::PrevChunk => self.with_view(|v, open, geo| v.step_chunk(-1, open, geo)),
             Action::NextCut => self.with_view(|v, open, geo| v.step_cut(1, open, geo)),
             Action::PrevCut => self.with_view(|v, open, geo| v.step_cut(-1, open, geo)),
-            Action::AdjustSlider(slider, steps) => self.adjust_slider(slider, steps),
-            Action::SetSlider(slider, value) => self.set_slider(slider, value),
             Action::ToggleStepMode => self.toggle_step_mode(),
             Action::StepForward => self.step_by(1),
             Action::StepBack => self.step_by(-1),
-            Action::CycleTheme => self.cycle_theme(),
-            Action::ShowPage(page) => self.show_page(page),
+            _ => {}
+        }
+        None
+    }
+
+    /// The sliders and chunking, and the measuring pages' runs.
+    fn apply_settings_and_measures(&mut self, action: Action) -> Option<Action> {
+        match action {
+            Action::AdjustSlider(slider, steps) => self.adjust_slider(slider, steps),
+            Action::SetSlider(slider, value) => self.set_slider(slider, value),
             Action::CycleChunker(steps) => self.cycle_chunker(steps),
             Action::ToggleHeadingPrefix => self.toggle_heading_prefix(),
+            Action::ToggleSideDrop => self.toggle_side_drop(),
             Action::RunCalibration => self.run_calibration(),
             Action::ApplyRecommendedM => return self.apply_recommended_m(),
-            Action::ToggleSideDrop => self.toggle_side_drop(),
             Action::ToggleCalibrationQuestions => self.toggle_calibration_questions(),
             Action::RunEvaluation => {
                 self.board.view = EvalView::Comparison;
@@ -463,7 +556,15 @@ impl App {
             Action::ApplyBoardRow => self.apply_board_row(),
             Action::CycleConstraint(c) => self.cycle_constraint(c),
             Action::CancelJob => self.cancel_job(),
-            Action::Resize(width, height) => self.resize(width, height),
+            _ => {}
+        }
+        None
+    }
+
+    /// The worker's replies and the corpus folder's changes.
+    fn apply_reply(&mut self, action: Action) -> Option<Action> {
+        match action {
+            Action::Open => self.start_layout(),
             Action::Progress(progress) => self.jobs.layout.record(progress.generation, progress),
             Action::SetupLog(line) => self.log_setup(&line),
             Action::Previewed(opened) => return self.opened(*opened, false),
@@ -487,6 +588,7 @@ impl App {
                 self.jobs.board.record(progress.generation, progress)
             }
             Action::BoardDone(done) => self.board_done(*done),
+            _ => {}
         }
         None
     }
