@@ -81,7 +81,13 @@ impl Areas {
         if Areas::is_compact(area) {
             return Some(Areas::compact(area, arrange));
         }
-        let step_mode = arrange.step;
+        Some(Areas::full(area, arrange))
+    }
+
+    /// Every pane at once: documents, text, and the result column (ranking, fire test, budget
+    /// fill and comparison, under presenter mode's banner); a zoom gives one pane the whole
+    /// main area.
+    fn full(area: Rect, arrange: &Arrange) -> Areas {
         let lines = arrange.query_lines.min(3);
         let top_rows = if lines == 0 { 3 } else { lines + 2 + 3 };
         let [header, top, main, status] = Layout::vertical([
@@ -91,52 +97,15 @@ impl Areas {
             Constraint::Length(1),
         ])
         .areas(area);
-        let [query, sliders] = if lines == 0 {
-            let sliders_width = Areas::sliders_width(area.width);
-            Layout::horizontal([Constraint::Fill(1), Constraint::Length(sliders_width)]).areas(top)
-        } else {
-            let sliders_width = Areas::sliders_width(area.width).max(area.width * 3 / 4);
-            let [query, row] =
-                Layout::vertical([Constraint::Length(lines + 2), Constraint::Length(3)]).areas(top);
-            let [_, sliders] =
-                Layout::horizontal([Constraint::Fill(1), Constraint::Length(sliders_width)])
-                    .areas(row);
-            [query, sliders]
-        };
+        let [query, sliders] = Areas::query_and_sliders(top, area.width, lines);
         let documents_width = (area.width * 16 / 100).clamp(20, 34);
-        let right_width = area.width / 2;
         let [documents, text, right] = Layout::horizontal([
             Constraint::Length(documents_width),
             Constraint::Fill(1),
-            Constraint::Length(right_width),
+            Constraint::Length(area.width / 2),
         ])
         .areas(main);
-        let (step, right) = if step_mode {
-            let [step, rest] =
-                Layout::vertical([Constraint::Length(STEP_ROWS), Constraint::Fill(1)]).areas(right);
-            (Some(step), rest)
-        } else {
-            (None, right)
-        };
-        let [ranking, fire, bottom] = Layout::vertical([
-            Constraint::Fill(9),
-            Constraint::Fill(5),
-            Constraint::Fill(6),
-        ])
-        .areas(right);
-        let (fire, [budget, compare]) = if arrange.pinned {
-            // Pinned settings: one pane below the ranking holds both sides, fire tests included.
-            (
-                Rect { height: 0, ..fire },
-                [Rect { width: 0, ..bottom }, fire.union(bottom)],
-            )
-        } else {
-            (
-                fire,
-                Layout::horizontal([Constraint::Percentage(66), Constraint::Percentage(34)])
-                    .areas(bottom),
-            )
-        };
+        let (step, [ranking, fire, budget, compare]) = Areas::result_column(right, arrange);
         let mut areas = Areas {
             header,
             query,
@@ -160,7 +129,54 @@ impl Areas {
             });
             areas.show_alone(zoomed, main, banner);
         }
-        Some(areas)
+        areas
+    }
+
+    /// The query box and the sliders in the top rows: side by side when the question takes one
+    /// line, else the question across the width on `lines` lines with the sliders below.
+    fn query_and_sliders(top: Rect, width: u16, lines: u16) -> [Rect; 2] {
+        if lines == 0 {
+            let sliders_width = Areas::sliders_width(width);
+            return Layout::horizontal([Constraint::Fill(1), Constraint::Length(sliders_width)])
+                .areas(top);
+        }
+        let sliders_width = Areas::sliders_width(width).max(width * 3 / 4);
+        let [query, row] =
+            Layout::vertical([Constraint::Length(lines + 2), Constraint::Length(3)]).areas(top);
+        let [_, sliders] =
+            Layout::horizontal([Constraint::Fill(1), Constraint::Length(sliders_width)]).areas(row);
+        [query, sliders]
+    }
+
+    /// The result column: presenter mode's banner on top, then the ranking, the fire test, and
+    /// the budget fill beside the comparison; pinned settings give the comparison (pinned vs
+    /// now) the fire test's rows and the budget fill's.
+    fn result_column(right: Rect, arrange: &Arrange) -> (Option<Rect>, [Rect; 4]) {
+        let (step, right) = if arrange.step {
+            let [step, rest] =
+                Layout::vertical([Constraint::Length(STEP_ROWS), Constraint::Fill(1)]).areas(right);
+            (Some(step), rest)
+        } else {
+            (None, right)
+        };
+        let [ranking, fire, bottom] = Layout::vertical([
+            Constraint::Fill(9),
+            Constraint::Fill(5),
+            Constraint::Fill(6),
+        ])
+        .areas(right);
+        if arrange.pinned {
+            let hidden_fire = Rect { height: 0, ..fire };
+            let hidden_budget = Rect { width: 0, ..bottom };
+            return (
+                step,
+                [ranking, hidden_fire, hidden_budget, fire.union(bottom)],
+            );
+        }
+        let [budget, compare] =
+            Layout::horizontal([Constraint::Percentage(66), Constraint::Percentage(34)])
+                .areas(bottom);
+        (step, [ranking, fire, budget, compare])
     }
 
     /// A compact screen: the query box and the sliders across the whole width, then on the
