@@ -194,6 +194,16 @@ fn board_line(r: &BoardRow) -> String {
 /// to deploy the leader.
 pub fn render_board(b: &Board, top: usize) -> String {
     let mut out = String::new();
+    board_heading(&mut out, b);
+    board_tables(&mut out, b, top);
+    board_legend(&mut out, b);
+    board_verdict(&mut out, b);
+    board_strategies(&mut out, b);
+    out
+}
+
+/// What was measured: the source, the rows, the budget, the chunks, the embedder, constraints.
+fn board_heading(out: &mut String, b: &Board) {
     let _ = writeln!(
         out,
         "strategy board on {}: {} rows, budget {} chunks, chunks of {} tokens ({} chunks), in {:.1}s",
@@ -211,6 +221,10 @@ pub fn render_board(b: &Board, top: usize) -> String {
             "constraints: {c} (the verdict judges only the rows that satisfy them; ⊘ marks the rest)"
         );
     }
+}
+
+/// Each family's best row, then the top rows and the Pareto rows further down.
+fn board_tables(out: &mut String, b: &Board, top: usize) {
     let header = format!(
         "  {:<40} {:<13} {:>7} {:<11} {:>7} {:>6} {:>5} {:>6} {:>4} {:>7} {:>6} {:>8} {:>6}",
         "row",
@@ -260,6 +274,10 @@ pub fn render_board(b: &Board, top: usize) -> String {
             let _ = writeln!(out, "{}", board_line(r));
         }
     }
+}
+
+/// What the marks and columns mean, and the rows the constraints leave out.
+fn board_legend(out: &mut String, b: &Board) {
     let _ = writeln!(
         out,
         "◆ Pareto: no other row is as good on failures, tokens and vectors and better on one"
@@ -277,6 +295,10 @@ pub fn render_board(b: &Board, top: usize) -> String {
             safe_name(&left_out)
         );
     }
+}
+
+/// The verdict (with and without constraints) and how to deploy the leader.
+fn board_verdict(out: &mut String, b: &Board) {
     if let Some(v) = &b.verdict {
         let among = if b.options.constraints.any() {
             " (among the rows that satisfy the constraints)"
@@ -302,6 +324,10 @@ pub fn render_board(b: &Board, top: usize) -> String {
             );
         }
     }
+}
+
+/// Each strategy as prepared: its vectors, texts embedded and times.
+fn board_strategies(out: &mut String, b: &Board) {
     let _ = writeln!(
         out,
         "\nstrategies (each prepared once; every setting scored from its kept searches)"
@@ -317,7 +343,6 @@ pub fn render_board(b: &Board, top: usize) -> String {
             s.search_seconds
         );
     }
-    out
 }
 
 /// `tune --map`: the evidence-length map (with the gold set's lengths beside it when given).
@@ -379,69 +404,81 @@ pub fn render_map(m: &EvidenceMap) -> String {
     );
     let _ = writeln!(out, "embedder: {}", safe_name(&m.embedder));
     for b in &m.bands {
-        if let Some(why) = b.why_empty() {
-            let _ = writeln!(
-                out,
-                "\n{}–{} tokens: no passage of this length, not measured: {why}{}",
-                b.min_tokens,
-                b.max_tokens,
-                if b.gold_questions > 0 {
-                    format!("; {} gold questions", b.gold_questions)
-                } else {
-                    String::new()
-                }
-            );
-            continue;
-        }
+        map_band(&mut out, b);
+    }
+    map_verdicts(&mut out, m);
+    out
+}
+
+/// One band of the map: its passages, each family's best row (beside the gold set's failure
+/// rate when there is one) and the band's verdict; or why the band is empty.
+fn map_band(out: &mut String, b: &seamscope::board::map::MapBand) {
+    if let Some(why) = b.why_empty() {
         let _ = writeln!(
             out,
-            "\n{}–{} tokens: {} passages (mean {:.0} tokens), {} split by a cut{}",
+            "\n{}–{} tokens: no passage of this length, not measured: {why}{}",
             b.min_tokens,
             b.max_tokens,
-            b.questions,
-            b.mean_evidence_tokens,
-            b.split_questions,
             if b.gold_questions > 0 {
                 format!("; {} gold questions", b.gold_questions)
             } else {
                 String::new()
             }
         );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n{}–{} tokens: {} passages (mean {:.0} tokens), {} split by a cut{}",
+        b.min_tokens,
+        b.max_tokens,
+        b.questions,
+        b.mean_evidence_tokens,
+        b.split_questions,
+        if b.gold_questions > 0 {
+            format!("; {} gold questions", b.gold_questions)
+        } else {
+            String::new()
+        }
+    );
+    let _ = writeln!(
+        out,
+        "  {:<34} {:<13} {:>7} {:>7} {:>7} {:>6} {:>7}{}",
+        "best row of each family",
+        "family",
+        "fail",
+        "split",
+        "tokens",
+        "×chunk",
+        "p_best",
+        if b.gold.is_some() { "    gold" } else { "" }
+    );
+    for r in &b.whole.rows {
+        let gold = b
+            .gold
+            .as_ref()
+            .and_then(|g| g.rows.iter().find(|x| x.family == r.family))
+            .map_or_else(String::new, |g| {
+                format!(" {:>6.1}%", g.failure_rate * 100.0)
+            });
         let _ = writeln!(
             out,
-            "  {:<34} {:<13} {:>7} {:>7} {:>7} {:>6} {:>7}{}",
-            "best row of each family",
-            "family",
-            "fail",
-            "split",
-            "tokens",
-            "×chunk",
-            "p_best",
-            if b.gold.is_some() { "    gold" } else { "" }
+            "  {:<34} {:<13} {:>6.1}% {:>7} {:>7.0} {:>5.1}× {:>6.0}%{gold}",
+            safe_name(&r.label),
+            r.family.name(),
+            r.failure_rate * 100.0,
+            r.split_failure_rate
+                .map_or_else(|| "-".to_string(), |s| format!("{:.1}%", s * 100.0)),
+            r.tokens,
+            r.vectors_vs_chunks,
+            r.p_best * 100.0
         );
-        for r in &b.whole.rows {
-            let gold = b
-                .gold
-                .as_ref()
-                .and_then(|g| g.rows.iter().find(|x| x.family == r.family))
-                .map_or_else(String::new, |g| {
-                    format!(" {:>6.1}%", g.failure_rate * 100.0)
-                });
-            let _ = writeln!(
-                out,
-                "  {:<34} {:<13} {:>6.1}% {:>7} {:>7.0} {:>5.1}× {:>6.0}%{gold}",
-                safe_name(&r.label),
-                r.family.name(),
-                r.failure_rate * 100.0,
-                r.split_failure_rate
-                    .map_or_else(|| "-".to_string(), |s| format!("{:.1}%", s * 100.0)),
-                r.tokens,
-                r.vectors_vs_chunks,
-                r.p_best * 100.0
-            );
-        }
-        let _ = writeln!(out, "  verdict: {}", safe_name(&b.whole.verdict.sentence()));
     }
+    let _ = writeln!(out, "  verdict: {}", safe_name(&b.whole.verdict.sentence()));
+}
+
+/// The map's verdict, the opening-word questions' and the gold set's, and the split column.
+fn map_verdicts(out: &mut String, m: &EvidenceMap) {
     let _ = writeln!(out, "\nmap verdict: {}", safe_name(&m.verdict));
     if m.kinds_disagree {
         let _ = writeln!(
@@ -462,5 +499,4 @@ pub fn render_map(m: &EvidenceMap) -> String {
         out,
         "split: failure rate over the passages a cut splits (strategies differ only there)"
     );
-    out
 }

@@ -24,71 +24,14 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
         .into());
     }
     if args.strategies.is_some() || args.map {
-        if args.chunk_sizes.len() > 1 || args.budgets.len() > 1 {
-            return Err(UsageError(
-                "--strategies and --map score one chunk size at one budget: give at most one --chunk-tokens and one --budget".into(),
-            )
-            .into());
-        }
-        return if args.map {
-            super::board::run_map(global, corpus, args, json)
-        } else {
-            super::board::run_board(global, corpus, args, json)
-        };
+        return run_board_or_map(global, corpus, args, json);
     }
-    let mut settings = global.settings()?;
-    if let Some(c) = args.chunker {
-        settings.chunker = c.into();
-    }
-    let ks = if args.ks.is_empty() {
-        vec![100, 150, 200]
-    } else {
-        args.ks.clone()
-    };
-    let budgets = if args.budgets.is_empty() {
-        vec![settings.budget]
-    } else {
-        args.budgets.clone()
-    };
-    let sizes = if args.chunk_sizes.is_empty() {
-        vec![settings.chunk_tokens]
-    } else {
-        args.chunk_sizes.clone()
-    };
-    check_range(&ks, "--k", seamscope::settings::K_RANGE)?;
-    check_range(&budgets, "--budget", 1..=1000)?;
-    check_range(&sizes, "--chunk-tokens", 16..=1_000_000)?;
-    settings.validate().map_err(|e| UsageError(e.to_string()))?;
-    let grid = TuneGrid {
-        chunk_tokens: dedup(sizes),
-        ks: dedup(ks),
-        ms: args.ms.clone(),
-        budgets: dedup(budgets),
-        side_drops: args.side_drops.clone(),
-    };
+    let (settings, grid) = grid_of(global, args)?;
     let started = Instant::now();
     let mut engine = start_engine(settings.clone())?;
     let docs = engine.load_corpus(corpus)?;
     super::common::report_skips(&docs);
-    let (questions, source) = match &args.questions {
-        Some(path) => {
-            let qs = super::common::load_question_file(path, &docs)?;
-            gold_questions(&path.display().to_string(), &qs)
-        }
-        None => {
-            let layout = Layout::for_settings(&docs, &engine.tokenizer, &settings)?;
-            let (qs, source) = passage_questions(&docs, &layout, args.passages, args.seed);
-            let set = seamscope::corpus::questions_path(corpus);
-            if !json && set.is_file() {
-                errln!(
-                    "tune: {} has a question set; --questions {} scores on its gold evidence instead",
-                    corpus.display(),
-                    set.display()
-                );
-            }
-            (qs, source)
-        }
-    };
+    let (questions, source) = questions_of(&engine, &docs, corpus, &settings, args, json)?;
     anyhow::ensure!(
         !questions.is_empty(),
         "no question to score (the corpus gave no passages)"
@@ -97,25 +40,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
     let report = tune(&mut engine, &docs, &questions, &grid, &source, &mut |p| {
         if !json && last.elapsed().as_millis() >= 2000 {
             last = Instant::now();
-            match p {
-                TuneProgress::Opening {
-                    chunk_tokens,
-                    k,
-                    build,
-                } => {
-                    errln!("tune: chunk {chunk_tokens}, k {k}: indexing ({build:?})")
-                }
-                TuneProgress::Searching {
-                    chunk_tokens,
-                    k,
-                    done,
-                    total,
-                } => {
-                    errln!(
-                        "tune: chunk {chunk_tokens}, k {k}: searched {done} of {total} questions"
-                    )
-                }
-            }
+            report_progress(p);
         }
         true
     })?
@@ -129,6 +54,108 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
         )?;
     }
     Ok(())
+}
+
+/// `--strategies` or `--map`: one chunk size at one budget, run by `board.rs`.
+fn run_board_or_map(
+    global: &GlobalArgs,
+    corpus: &Path,
+    args: &TuneArgs,
+    json: bool,
+) -> anyhow::Result<()> {
+    if args.chunk_sizes.len() > 1 || args.budgets.len() > 1 {
+        return Err(UsageError(
+            "--strategies and --map score one chunk size at one budget: give at most one --chunk-tokens and one --budget".into(),
+        )
+        .into());
+    }
+    if args.map {
+        super::board::run_map(global, corpus, args, json)
+    } else {
+        super::board::run_board(global, corpus, args, json)
+    }
+}
+
+/// The settings the grid starts from and the grid itself (the settings' size and budget when
+/// none is given, k 100, 150 and 200), checked.
+fn grid_of(
+    global: &GlobalArgs,
+    args: &TuneArgs,
+) -> anyhow::Result<(seamscope::settings::Settings, TuneGrid)> {
+    let mut settings = global.settings()?;
+    if let Some(c) = args.chunker {
+        settings.chunker = c.into();
+    }
+    let or = |given: &[usize], default: Vec<usize>| {
+        if given.is_empty() {
+            default
+        } else {
+            given.to_vec()
+        }
+    };
+    let ks = or(&args.ks, vec![100, 150, 200]);
+    let budgets = or(&args.budgets, vec![settings.budget]);
+    let sizes = or(&args.chunk_sizes, vec![settings.chunk_tokens]);
+    check_range(&ks, "--k", seamscope::settings::K_RANGE)?;
+    check_range(&budgets, "--budget", 1..=1000)?;
+    check_range(&sizes, "--chunk-tokens", 16..=1_000_000)?;
+    settings.validate().map_err(|e| UsageError(e.to_string()))?;
+    let grid = TuneGrid {
+        chunk_tokens: dedup(sizes),
+        ks: dedup(ks),
+        ms: args.ms.clone(),
+        budgets: dedup(budgets),
+        side_drops: args.side_drops.clone(),
+    };
+    Ok((settings, grid))
+}
+
+/// The questions the grid is scored on: the gold set given, or passages drawn from the corpus
+/// (saying so when the corpus has a gold set that could be used instead).
+fn questions_of(
+    engine: &seamscope::session::Engine,
+    docs: &seamscope::corpus::Corpus,
+    corpus: &Path,
+    settings: &seamscope::settings::Settings,
+    args: &TuneArgs,
+    json: bool,
+) -> anyhow::Result<(Vec<seamscope::tune::TuneQuestion>, String)> {
+    if let Some(path) = &args.questions {
+        let qs = super::common::load_question_file(path, docs)?;
+        return Ok(gold_questions(&path.display().to_string(), &qs));
+    }
+    let layout = Layout::for_settings(docs, &engine.tokenizer, settings)?;
+    let drawn = passage_questions(docs, &layout, args.passages, args.seed);
+    let set = seamscope::corpus::questions_path(corpus);
+    if !json && set.is_file() {
+        errln!(
+            "tune: {} has a question set; --questions {} scores on its gold evidence instead",
+            corpus.display(),
+            set.display()
+        );
+    }
+    Ok(drawn)
+}
+
+/// A progress line on stderr.
+fn report_progress(p: TuneProgress) {
+    match p {
+        TuneProgress::Opening {
+            chunk_tokens,
+            k,
+            build,
+        } => {
+            errln!("tune: chunk {chunk_tokens}, k {k}: indexing ({build:?})")
+        }
+        TuneProgress::Searching {
+            chunk_tokens,
+            k,
+            done,
+            total,
+        } => {
+            errln!("tune: chunk {chunk_tokens}, k {k}: searched {done} of {total} questions")
+        }
+    }
 }
 
 fn dedup(mut v: Vec<usize>) -> Vec<usize> {
