@@ -107,10 +107,9 @@ pub struct App {
     pub focus: Pane,
     /// Whether keys go into the query box.
     pub typing: bool,
-    /// Whether the help overlay is open.
-    pub help: bool,
-    /// The help overlay's first row shown, when it is taller than the screen.
-    pub help_scroll: u16,
+    /// The help overlay, while it is open: its first row shown (it scrolls when taller than
+    /// the screen).
+    pub help: Option<u16>,
     /// Whether seamscope should leave.
     pub quit: bool,
     /// Whether the event loop should give the terminal back and stop (Ctrl-Z), taken by it.
@@ -180,8 +179,7 @@ impl App {
             page: Page::Explore,
             focus: Pane::Query,
             typing: false,
-            help: false,
-            help_scroll: 0,
+            help: None,
             quit: false,
             suspend: false,
             query: QueryBox::default(),
@@ -467,12 +465,11 @@ impl App {
         match action {
             Action::Quit => self.quit(),
             Action::Suspend => self.suspend = true,
-            Action::ToggleHelp => {
-                self.help = !self.help;
-                self.help_scroll = 0;
-            }
+            Action::ToggleHelp => self.help = if self.help.is_some() { None } else { Some(0) },
             Action::ScrollHelp(delta) => {
-                self.help_scroll = (i32::from(self.help_scroll) + delta).clamp(0, 1000) as u16
+                if let Some(row) = &mut self.help {
+                    *row = (i32::from(*row) + delta).clamp(0, 1000) as u16;
+                }
             }
             Action::CycleTheme => self.cycle_theme(),
             Action::ShowPage(page) => self.show_page(page),

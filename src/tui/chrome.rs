@@ -12,7 +12,7 @@ use super::theme::Theme;
 /// A pane's bordered block with its title; the focused pane's border stands out.
 pub fn pane_block<'a>(app: &App, pane: Pane, title: impl Into<Line<'a>>) -> Block<'a> {
     let t = &app.theme;
-    let focused = app.focus == pane && !app.help;
+    let focused = app.focus == pane && app.help.is_none();
     Block::bordered()
         .border_style(if focused { t.border_focused } else { t.border })
         .title(

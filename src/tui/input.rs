@@ -23,7 +23,7 @@ pub fn action_for(app: &App, event: &Event) -> Option<Action> {
         // Back from the editor: the files may have changed.
         Event::FocusGained => Some(Action::CheckCorpus),
         // A paste is text for the query box, never keys: a pasted `q` must not quit.
-        Event::Paste(text) if !app.help && app.areas().is_some() => {
+        Event::Paste(text) if app.help.is_none() && app.areas().is_some() => {
             Some(Action::Paste(text.clone()))
         }
         _ => None,
@@ -39,7 +39,7 @@ fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
     if ctrl && key.code == KeyCode::Char('z') {
         return Some(Action::Suspend);
     }
-    if app.help {
+    if app.help.is_some() {
         return match key.code {
             KeyCode::Char('?' | 'q') | KeyCode::Esc | KeyCode::Enter => Some(Action::ToggleHelp),
             KeyCode::Up => Some(Action::ScrollHelp(-1)),
@@ -136,7 +136,7 @@ fn typing_action(key: &KeyEvent, ctrl: bool) -> Option<Action> {
 fn mouse_action(app: &App, mouse: &MouseEvent) -> Option<Action> {
     let at = Position::new(mouse.column, mouse.row);
     let areas = app.areas()?;
-    if app.help {
+    if app.help.is_some() {
         return match mouse.kind {
             MouseEventKind::ScrollUp => Some(Action::ScrollHelp(-WHEEL_ROWS)),
             MouseEventKind::ScrollDown => Some(Action::ScrollHelp(WHEEL_ROWS)),

@@ -44,7 +44,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     if app.picker.is_some() {
         picker::draw(app, frame, area);
     }
-    if app.help {
+    if app.help.is_some() {
         help::draw(app, frame, area);
     }
 }

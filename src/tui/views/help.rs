@@ -129,7 +129,7 @@ fn column(app: &App, groups: &[Group], width: usize) -> Vec<Line<'static>> {
 }
 
 /// Draw the help overlay in the middle of `area`: two columns of keys on a wide screen, one on
-/// a narrow one; scrolled by [`App::help_scroll`] when taller than the screen.
+/// a narrow one; scrolled by [`App::help`]'s row when taller than the screen.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let one_column = area.width < 120;
@@ -167,7 +167,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         height,
     };
     let scroll = app
-        .help_scroll
+        .help
+        .unwrap_or(0)
         .min(rows.saturating_sub(height.saturating_sub(2)));
     let closes = if rows + 2 > height {
         " ↑↓ PgUp PgDn scroll · ? or Esc closes "
