@@ -71,27 +71,39 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     }
     lines.push(Line::styled("─".repeat(inner_width), t.border));
     if let Some(q) = questions.get(cursor.selected) {
-        let doc = app
-            .shown
-            .as_ref()
-            .map(|s| seamscope::text::safe_name(&s.open.corpus.doc(q.doc).path))
-            .unwrap_or_default();
-        let bytes: usize = q.spans.iter().map(|s| s.end - s.start).sum();
-        for part in wrap_words(&seamscope::text::safe(&q.question), inner_width)
-            .into_iter()
-            .take(3)
-        {
-            lines.push(Line::styled(part, t.title));
-        }
-        lines.push(Line::styled(
-            format!(
-                "evidence: {} span{} · {} bytes of {doc}",
-                q.spans.len(),
-                if q.spans.len() == 1 { "" } else { "s" },
-                thousands(bytes)
-            ),
-            t.evidence,
-        ));
+        lines.extend(question_in_full(app, q, inner_width));
     }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// The question under the cursor in full (up to three lines) and where its evidence lies.
+fn question_in_full(
+    app: &App,
+    q: &seamscope::eval::questions::Question,
+    inner_width: usize,
+) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let mut lines = Vec::new();
+    let doc = app
+        .shown
+        .as_ref()
+        .map(|s| seamscope::text::safe_name(&s.open.corpus.doc(q.doc).path))
+        .unwrap_or_default();
+    let bytes: usize = q.spans.iter().map(|s| s.end - s.start).sum();
+    for part in wrap_words(&seamscope::text::safe(&q.question), inner_width)
+        .into_iter()
+        .take(3)
+    {
+        lines.push(Line::styled(part, t.title));
+    }
+    lines.push(Line::styled(
+        format!(
+            "evidence: {} span{} · {} bytes of {doc}",
+            q.spans.len(),
+            if q.spans.len() == 1 { "" } else { "s" },
+            thousands(bytes)
+        ),
+        t.evidence,
+    ));
+    lines
 }
