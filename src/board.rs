@@ -101,6 +101,9 @@ pub struct BoardRow {
     /// Per question: tokens sent.
     #[serde(skip)]
     pub tokens_sent: Vec<u64>,
+    /// Per question: tokens sent more than once.
+    #[serde(skip)]
+    pub duplicated_sent: Vec<u64>,
 }
 
 /// What each knob of the board takes.
@@ -612,6 +615,7 @@ fn score_row(
     let n = questions.len();
     let mut failed = Vec::with_capacity(n);
     let mut tokens_sent = Vec::with_capacity(n);
+    let mut duplicated_sent = Vec::with_capacity(n);
     let mut fires = 0usize;
     let (mut distinct, mut duplicated, mut twice) = (0u64, 0u64, 0u64);
     let (mut evidence, mut returned, mut hit) = (0u64, 0u64, 0u64);
@@ -623,6 +627,7 @@ fn score_row(
         fires += scored.fires;
         distinct += scored.context.distinct;
         duplicated += scored.context.duplicated;
+        duplicated_sent.push(scored.context.duplicated);
         twice += u64::from(scored.context.overlapping_pairs);
         evidence += scored.token_overlap.0;
         returned += scored.token_overlap.1;
@@ -658,6 +663,7 @@ fn score_row(
         excluded: None,
         failed,
         tokens_sent,
+        duplicated_sent,
     }
 }
 

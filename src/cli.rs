@@ -12,6 +12,7 @@ mod calibrate;
 mod choices;
 mod chunks;
 mod common;
+mod doctor;
 mod ending;
 mod eval;
 mod export;
@@ -19,6 +20,7 @@ mod index;
 mod mcp;
 mod models;
 mod query;
+mod questions;
 mod setup;
 mod tune;
 mod tune_args;
@@ -202,7 +204,7 @@ enum Command {
         json: bool,
     },
     /// Serve the engine to coding agents: a Model Context Protocol server on stdin / stdout
-    /// with the tools query, explain, eval and calibrate (progress on stderr).
+    /// with the tools query, explain, eval, calibrate and doctor (progress on stderr).
     Mcp {
         /// Corpus folder or file, opened (and indexed if needed) once at start, while the server
         /// already answers.
@@ -253,6 +255,26 @@ enum Command {
         /// Print every grid point as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Diagnose a corpus' cuts without questions: cuts inside sentences, fenced blocks, tables
+    /// and list items, atoms split, orphaned chunks, near-duplicates and boilerplate, hub chunks
+    /// and seams, seams that lost k, a cuts file's uncovered and duplicated text, and the
+    /// evidence a cut splits by length; a score from 0 to 100 with its formula.
+    Doctor {
+        /// Corpus folder or file (indexed first if needed).
+        corpus: Option<PathBuf>,
+        #[command(flatten)]
+        layout: LayoutArgs,
+        #[command(flatten)]
+        doctor: doctor::DoctorArgs,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Gold question files: `questions check CORPUS FILE` reports every problem and repairs.
+    Questions {
+        #[command(subcommand)]
+        command: questions::QuestionsCommand,
     },
     /// Atom meter for Markdown: fenced blocks, tables, rows and figure sentences kept whole per chunker.
     Atoms {
@@ -312,9 +334,11 @@ impl Command {
             | Command::Calibrate { json, .. }
             | Command::Tune { json, .. }
             | Command::Atoms { json, .. }
+            | Command::Doctor { json, .. }
             | Command::Chunks { json, .. }
             | Command::Bench { json, .. } => *json,
             Command::Screenshots { .. } | Command::Mcp { .. } => false,
+            Command::Questions { command } => command.json(),
             Command::Export { json, .. } | Command::Import { json, .. } => *json,
         }
     }
@@ -458,6 +482,16 @@ fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
             calibrate::run(global, &corpus, &layout, &calibrate, json)
         }
         Command::Tune { corpus, tune, json } => tune::run(global, &corpus, &tune, json),
+        Command::Doctor {
+            corpus,
+            mut layout,
+            doctor,
+            json,
+        } => {
+            let corpus = layout.corpus_root(corpus)?;
+            doctor::run(global, &corpus, &layout, &doctor, json)
+        }
+        Command::Questions { command } => questions::run(global, command),
         Command::Atoms {
             corpus,
             atoms,

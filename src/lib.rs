@@ -51,6 +51,7 @@ pub mod calibrate;
 pub mod chunk;
 pub mod corpus;
 pub mod cuts;
+pub mod doctor;
 pub mod embed;
 pub mod eval;
 pub mod export;

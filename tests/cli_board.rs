@@ -339,7 +339,101 @@ fn the_map_scores_each_band_and_says_who_wins_where() {
     assert!(split_share(&bands[1]) > split_share(&bands[0]), "{bands:?}");
     let verdict = map["map"]["verdict"].as_str().unwrap();
     assert!(verdict.contains("for evidence"), "{verdict}");
-    assert!(map["map"]["opening_verdict"].is_string());
+    // The map asks its own kind of question (one-sided by default), no other without gold.
+    assert_eq!(map["map"]["kind"], "one-sided");
+    assert!(map["map"]["other_verdicts"].as_array().unwrap().is_empty());
+    assert!(map["map"]["kind_checked"].is_string());
+    // Every band row says what it sends.
+    for r in bands[0]["rows"].as_array().unwrap() {
+        assert!(
+            r["duplicate_share"].is_f64() && r["stores_once"].is_boolean(),
+            "{r}"
+        );
+    }
+}
+
+#[test]
+fn the_map_checks_each_kind_of_question_against_gold_and_places_gold_outside_its_bands() {
+    let cache = tempfile::tempdir().unwrap();
+    let corpus = operations_corpus();
+    let questions = with_questions(corpus.path());
+    let map = json_of(
+        seamscope(cache.path())
+            .args(["tune"])
+            .arg(corpus.path())
+            .args(["--chunk-tokens", "64", "--budget", "3", "--k", "24"])
+            .args(["--map", "--bands", "40-60", "--per-band", "20"])
+            .args([
+                "--resamples",
+                "200",
+                "--m",
+                "0-3",
+                "--questions",
+                &questions,
+            ])
+            .args(["--json"]),
+    );
+    let m = &map["map"];
+    let bands = m["bands"].as_array().unwrap();
+    // Gold evidence shorter than 40 or from 60 tokens on is in a gold-only band of its own,
+    // never counted in the map's band.
+    let in_bands: u64 = bands
+        .iter()
+        .map(|b| b["gold_questions"].as_u64().unwrap())
+        .sum();
+    let total = std::fs::read_to_string(&questions).unwrap().lines().count() as u64;
+    assert_eq!(in_bands, total, "{bands:?}");
+    let map_band = bands.iter().find(|b| b["gold_only"] == false).unwrap();
+    assert_eq!(
+        (
+            map_band["min_tokens"].as_u64(),
+            map_band["max_tokens"].as_u64()
+        ),
+        (Some(40), Some(60))
+    );
+    for b in bands.iter().filter(|b| b["gold_only"] == true) {
+        assert_eq!(b["questions"], 0, "{b}");
+        assert!(b["gold_questions"].as_u64().unwrap() > 0, "{b}");
+        let (lo, hi) = (
+            b["min_tokens"].as_u64().unwrap(),
+            b["max_tokens"].as_u64().unwrap(),
+        );
+        assert!(hi <= 40 || lo >= 60, "{b}");
+    }
+    assert_eq!(
+        m["gold_outside_bands"].as_u64().unwrap(),
+        total - map_band["gold_questions"].as_u64().unwrap()
+    );
+    // With gold, every offline kind is asked about the same passages and checked against it.
+    let kinds: Vec<&str> = m["agreement"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds.len(), 3, "{kinds:?}");
+    for k in ["one-sided", "whole-passage", "opening"] {
+        assert!(kinds.contains(&k), "{kinds:?}");
+    }
+    assert_eq!(m["other_verdicts"].as_array().unwrap().len(), 2);
+    assert_eq!(map_band["kinds"].as_array().unwrap().len(), 2);
+    for a in m["agreement"].as_array().unwrap() {
+        assert!(a["gold_split"].as_u64().unwrap() > 0, "{a}");
+        for f in a["families"].as_array().unwrap() {
+            for side in ["map", "gold"] {
+                let r = f[side].as_f64().unwrap();
+                assert!((0.0..=1.0).contains(&r), "{f}");
+            }
+        }
+    }
+    assert!(
+        m["kind_checked"]
+            .as_str()
+            .unwrap()
+            .starts_with("checked against this gold set: one-sided"),
+        "{}",
+        m["kind_checked"]
+    );
 }
 
 /// A folder of `files` documents of about 150 tokens each: no passage of 200 tokens or more.

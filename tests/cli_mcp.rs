@@ -233,12 +233,12 @@ fn an_agent_lists_the_tools_gets_the_worked_example_trace_and_a_seam_explained()
     );
     client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 
-    // tools/list: the four tools, each with an input schema naming its inputs.
+    // tools/list: the five tools, each with an input schema naming its inputs.
     let list = client.request("tools/list", json!({}), CALL);
     let tools = list["result"]["tools"].as_array().expect("tools");
     let mut names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     names.sort_unstable();
-    assert_eq!(names, ["calibrate", "eval", "explain", "query"]);
+    assert_eq!(names, ["calibrate", "doctor", "eval", "explain", "query"]);
     let schema = |name: &str| {
         tools
             .iter()
@@ -278,6 +278,7 @@ fn an_agent_lists_the_tools_gets_the_worked_example_trace_and_a_seam_explained()
             &["budget", "passages", "max_m", "questions", "detail"],
             &[],
         ),
+        ("doctor", &["budget", "questions", "seed", "detail"], &[]),
     ] {
         let s = schema(tool);
         assert_eq!(s["type"], "object", "{tool}: {s}");
@@ -500,6 +501,21 @@ fn an_agent_lists_the_tools_gets_the_worked_example_trace_and_a_seam_explained()
         recommended.is_null() || recommended.as_u64().is_some_and(|m| m <= 4),
         "{recommended}"
     );
+    // doctor: the sample corpus' two cuts inside fenced blocks, compact (no location lists).
+    let doctor: Value = serde_json::from_str(&text(
+        &client.call("doctor", json!({"questions": 10})),
+        false,
+    ))
+    .unwrap();
+    let fences = doctor["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "cut-in-fence")
+        .unwrap();
+    assert_eq!(fences["count"], 2, "{fences}");
+    assert_eq!(fences["locations"].as_array().map(Vec::len), Some(0));
+    assert!(doctor["score"]["formula"].is_string(), "{doctor}");
     let bad = text(
         &client.call("eval", json!({"questions": "no/such/file.jsonl"})),
         true,
@@ -520,7 +536,7 @@ fn the_server_answers_while_a_new_corpus_is_still_being_embedded() {
     assert_eq!(init["result"]["serverInfo"]["name"], "seamscope", "{init}");
     client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let tools = client.request("tools/list", json!({}), CALL);
-    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 4);
+    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 5);
     let early = client.call(
         "query",
         json!({"question": "What is kept for seven years?"}),

@@ -182,6 +182,7 @@ mod tests {
             excluded: None,
             failed: vec![false; 10],
             tokens_sent: vec![100; 10],
+            duplicated_sent: vec![0; 10],
         }
     }
 

@@ -285,6 +285,7 @@ mod tests {
             excluded: None,
             failed: failed.to_vec(),
             tokens_sent: vec![100; failed.len()],
+            duplicated_sent: vec![0; failed.len()],
         }
     }
 

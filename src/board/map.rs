@@ -1,29 +1,31 @@
 //! The evidence-length map: which strategy wins depends on how long the evidence is that readers
 //! need, and a user without gold questions cannot see that. So passages are drawn uniformly over
 //! the corpus at several length bands, each asked as an offline question, and every strategy of
-//! the board is scored per band, over all passages and over those a cut splits (the strategies
-//! differ only there).
+//! the board (the same families and settings, tuning priced in per band) is scored per band,
+//! over all passages and over those a cut splits (the strategies differ only there).
 //!
-//! Which offline question to ask matters. A question made of the passage's *opening* content
-//! words (what `calibrate` asks) names where the passage starts, so the seam's far half never
-//! matches it and overlap looks best at every length. A question made of content words drawn
-//! from *across the whole passage* (about a third of its sentences, the words shuffled) agreed
-//! with gold questions on both corpora the prototype tried, so the map uses that kind and also
-//! scores the opening kind on the same passages, showing both verdicts when they disagree.
+//! Which question is asked matters ([`kinds`]): a question that names where a passage starts
+//! never matches a seam's far half, one drawn from across the whole passage names both sides of
+//! a cut, and real questions about split evidence usually name one side. Each kind can be scored
+//! against gold questions wherever they exist ([`agreement`]); the map asks the kind that agreed
+//! best, and with a gold set shows every kind's agreement beside the gold questions' own bands.
+
+pub mod agreement;
+mod draw;
+pub mod kinds;
 
 use serde::Serialize;
 
 use super::verdict::{Candidate, Verdict, verdict};
 use super::{Board, BoardOptions, BoardRow, Family, StrategyCost, board};
-use crate::calibrate::KeywordQuestions;
 use crate::calibrate::QuestionGenerator;
-use crate::calibrate::generate::MAX_KEYWORDS;
-use crate::calibrate::passage::{PassageOptions, sample_passages};
-use crate::corpus::Corpus;
 use crate::eval::questions::Question;
 use crate::eval::run::SearchProgress;
-use crate::layout::Layout;
 use crate::session::{Engine, EngineError, OpenCorpus};
+pub use agreement::KindAgreement;
+use draw::{BandDraw, band_passages, split_by_cut};
+pub use draw::{DRAWS_PER_PASSAGE, MAX_DRAWS_PER_PASSAGE};
+pub use kinds::{DEFAULT_KIND, OFFLINE_KINDS, QuestionKind, whole_passage_question};
 
 /// The default evidence-length bands, in tokens.
 pub const DEFAULT_BANDS: [(usize, usize); 4] = [(50, 100), (100, 200), (200, 400), (400, 800)];
@@ -31,10 +33,6 @@ pub const DEFAULT_BANDS: [(usize, usize); 4] = [(50, 100), (100, 200), (200, 400
 pub const DEFAULT_PER_BAND: usize = 150;
 /// Default resamples per band verdict (fewer than the board's: one per band and kind).
 pub const DEFAULT_MAP_RESAMPLES: usize = 2_000;
-/// Draws made per passage a band asks for: a draw whose passage is not of the band's length (the
-/// document ends first, or its last sentence runs past the band) is left out, so a band draws up
-/// to this many times its passages to fill itself with passages of its own length.
-pub const DRAWS_PER_PASSAGE: usize = 4;
 
 /// Whether `bands` can be a map: each runs from 1 token up, shortest first, and none overlaps
 /// another (a passage belongs to one band). `Err` says which band is wrong.
@@ -63,16 +61,6 @@ pub fn check_bands(bands: &[(usize, usize)]) -> Result<(), String> {
     Ok(())
 }
 
-/// Which offline question a passage is asked as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum QuestionKind {
-    /// Content words drawn from about a third of the passage's sentences, shuffled.
-    WholePassage,
-    /// The content words the passage opens with (`calibrate`'s kind).
-    Opening,
-}
-
 /// What the map draws and scores.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MapOptions {
@@ -82,22 +70,22 @@ pub struct MapOptions {
     pub per_band: usize,
     /// Seed of the passage draw and the question words.
     pub seed: u64,
+    /// The kinds of question asked about every passage; the first is the map's own (its rows
+    /// and verdict), the others are scored on the same passages beside it.
+    pub kinds: Vec<QuestionKind>,
     /// The strategies scored (the board's knobs; its `resamples` is used per band).
     pub board: BoardOptions,
 }
 
-impl MapOptions {
-    /// The default map for seams of half-width `k`: one overlap, one window shape, static and
-    /// SCAR expansion, Seams at `k` over every margin, overlap with Seams.
-    pub fn for_k(k: usize) -> MapOptions {
+impl Default for MapOptions {
+    /// The board's families and settings, the default bands, the default kind.
+    fn default() -> Self {
         MapOptions {
             bands: DEFAULT_BANDS.to_vec(),
             per_band: DEFAULT_PER_BAND,
             seed: 0,
+            kinds: vec![DEFAULT_KIND],
             board: BoardOptions {
-                overlaps: vec![15],
-                windows: vec![(256, 128)],
-                ks: vec![k],
                 resamples: DEFAULT_MAP_RESAMPLES,
                 ..BoardOptions::default()
             },
@@ -120,6 +108,10 @@ pub struct MapRow {
     pub split_failure_rate: Option<f64>,
     /// Mean tokens sent.
     pub tokens: f64,
+    /// Share of the tokens sent that were sent more than once (overlap sends text twice).
+    pub duplicate_share: f64,
+    /// No two stored units share text: each passage is stored once.
+    pub stores_once: bool,
     /// Vectors relative to the chunks alone.
     pub vectors_vs_chunks: f64,
     /// Share of the band's resamples its family won.
@@ -129,19 +121,32 @@ pub struct MapRow {
 /// One kind of question's results in a band.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BandResult {
-    /// Each family's best row, best first.
+    /// Each family's best row among those the constraints allow, best first.
     pub rows: Vec<MapRow>,
     /// The band's verdict (families tuned inside each resample).
     pub verdict: Verdict,
 }
 
+/// Another kind of question's results in a band (same passages).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KindResult {
+    /// The kind asked.
+    pub kind: QuestionKind,
+    /// Its rows and verdict.
+    #[serde(flatten)]
+    pub result: BandResult,
+}
+
 /// One length band.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MapBand {
-    /// Shortest target length, in tokens.
+    /// Shortest length, in tokens.
     pub min_tokens: usize,
-    /// Longest target length, in tokens.
+    /// Longest length (not included), in tokens.
     pub max_tokens: usize,
+    /// A band only gold questions fall in (shorter than the first band or longer than the
+    /// last): the map drew no passage for it.
+    pub gold_only: bool,
     /// Passages asked: every one of them is of the band's length (`min_tokens` up to, not
     /// including, `max_tokens`); 0 when the corpus gave none, and then the band was not measured.
     pub questions: usize,
@@ -155,20 +160,30 @@ pub struct MapBand {
     /// Passages drawn and left out as running past the band (their last sentence ends beyond
     /// it, or one sentence is longer than the band).
     pub longer: usize,
+    /// Draws that landed on a passage already drawn.
+    pub repeats: usize,
+    /// Why the band holds fewer passages than asked, in words (`None`: full, or empty).
+    pub short_because: Option<String>,
     /// Of the passages asked, those a cut of the layout splits.
     pub split_questions: usize,
     /// Mean passage length, in tokens.
     pub mean_evidence_tokens: f64,
-    /// Whole-passage questions: each family's best row, best first (`rows`), and their verdict
-    /// (`verdict`).
+    /// The map's kind of question: each family's best row, best first (`rows`), and their
+    /// verdict (`verdict`).
     #[serde(flatten)]
-    pub whole: BandResult,
-    /// The same passages asked with their opening words.
-    pub opening: BandResult,
+    pub result: BandResult,
+    /// With constraints that leave rows out: the band over every row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unconstrained: Option<BandResult>,
+    /// The other kinds asked about the same passages.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kinds: Vec<KindResult>,
     /// Gold questions whose evidence falls in this band, when a gold set was given.
     pub gold: Option<BandResult>,
     /// Gold questions in the band.
     pub gold_questions: usize,
+    /// Of those, the ones a cut of the layout splits.
+    pub gold_split: usize,
 }
 
 impl MapBand {
@@ -177,10 +192,27 @@ impl MapBand {
         self.questions > 0
     }
 
+    /// The results of `kind` in this band (the map's own kind or another one asked).
+    pub fn of_kind(&self, kind: QuestionKind, map_kind: QuestionKind) -> Option<&BandResult> {
+        if kind == map_kind {
+            return Some(&self.result);
+        }
+        self.kinds
+            .iter()
+            .find(|k| k.kind == kind)
+            .map(|k| &k.result)
+    }
+
     /// Why the band has no passage, in words (`None` when it has some).
     pub fn why_empty(&self) -> Option<String> {
         if self.measured() {
             return None;
+        }
+        if self.gold_only {
+            return Some(format!(
+                "gold evidence outside the map's bands ({} questions); no passages drawn",
+                self.gold_questions
+            ));
         }
         Some(match (self.shorter, self.longer) {
             (0, 0) => "the corpus has no passage to draw".to_string(),
@@ -200,20 +232,42 @@ impl MapBand {
     }
 }
 
+/// Another kind's verdict over the whole map.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KindVerdict {
+    /// The kind asked.
+    pub kind: QuestionKind,
+    /// Its verdict in words.
+    pub verdict: String,
+    /// Whether it names another leader than the map's kind in some band.
+    pub disagrees: bool,
+}
+
 /// The whole map.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EvidenceMap {
-    /// The bands, shortest first.
+    /// The bands, shortest first (with gold-only bands below and above when a gold set has
+    /// evidence outside the map's own).
     pub bands: Vec<MapBand>,
-    /// The verdict in words (whole-passage questions).
+    /// The kind of question the map asked (its rows and verdict).
+    pub kind: QuestionKind,
+    /// Where that kind was checked against gold questions and how well it agreed, in words.
+    pub kind_checked: String,
+    /// The verdict in words (among the rows the constraints allow).
     pub verdict: String,
-    /// The verdict with opening-word questions.
-    pub opening_verdict: String,
-    /// Whether the two kinds name different leaders in some band.
+    /// With constraints that leave rows out: the verdict over every row, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unconstrained_verdict: Option<String>,
+    /// The other kinds' verdicts on the same passages.
+    pub other_verdicts: Vec<KindVerdict>,
+    /// Whether another kind names different leaders in some band.
     pub kinds_disagree: bool,
+    /// With a gold set: each kind's agreement with it on split evidence, best first.
+    pub agreement: Vec<KindAgreement>,
     /// With a gold set: where its evidence lies and whether the map agrees with it, in words.
     pub gold_verdict: Option<String>,
-    /// Gold questions whose evidence is of no band's length (placed in none).
+    /// Gold questions whose evidence is of no band's length of the map's own (they are in the
+    /// gold-only bands).
     pub gold_outside_bands: usize,
     /// The embedder whose rankings were measured.
     pub embedder: String,
@@ -221,6 +275,8 @@ pub struct EvidenceMap {
     pub chunk_tokens: usize,
     /// The final budget.
     pub budget: usize,
+    /// Board rows (settings) scored in every band.
+    pub settings_scored: usize,
     /// What each strategy cost.
     pub strategies: Vec<StrategyCost>,
     /// The knobs.
@@ -229,152 +285,34 @@ pub struct EvidenceMap {
     pub seconds: f64,
 }
 
-/// SplitMix64 step, for the question words' draw.
-fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A whole-passage question: content words from about a third of the passage's sentences, spread
-/// over it (one from each third when it has three or more), shuffled with `seed`, at most
-/// [`MAX_KEYWORDS`]. `None` when the passage has no content word.
-pub fn whole_passage_question(passage: &str, seed: u64) -> Option<String> {
-    let sents = crate::calibrate::sample::sentences(passage);
-    let n = sents.len().max(1);
-    let take = n.div_ceil(3);
-    let mut chosen: Vec<&str> = Vec::with_capacity(take);
-    if sents.is_empty() {
-        chosen.push(passage);
-    } else {
-        // One sentence from each of `take` equal stretches, at a seeded place in it.
-        for i in 0..take {
-            let (lo, hi) = (i * n / take, ((i + 1) * n / take).max(i * n / take + 1));
-            let at = lo + (mix(seed ^ (i as u64) << 32) % (hi - lo) as u64) as usize;
-            let s = sents[at.min(n - 1)];
-            chosen.push(&passage[s.start..s.end]);
-        }
+impl EvidenceMap {
+    /// The first other kind whose verdict names other leaders than the map's kind.
+    pub fn disagreeing(&self) -> Option<&KindVerdict> {
+        self.other_verdicts.iter().find(|v| v.disagrees)
     }
-    let mut words: Vec<String> = Vec::new();
-    for s in chosen {
-        for w in KeywordQuestions::content_words(s) {
-            if !words.contains(&w) {
-                words.push(w);
-            }
-        }
-    }
-    // Fisher–Yates with the seed, then the cap: words from every chosen sentence can survive it.
-    let mut state = seed ^ 0x5EA7_5C0E;
-    for i in (1..words.len()).rev() {
-        state = mix(state);
-        let j = (state % (i as u64 + 1)) as usize;
-        words.swap(i, j);
-    }
-    words.truncate(MAX_KEYWORDS);
-    (!words.is_empty()).then(|| words.join(" "))
-}
-
-/// One band's draw: its passages with both kinds of question (those with no content word left
-/// out), the split flag and the length; and how many draws it made and left out.
-struct BandDraw {
-    passages: Vec<(Question, Question, bool, usize)>,
-    draws: usize,
-    shorter: usize,
-    longer: usize,
-    longest_shorter: usize,
-}
-
-/// The passages of one band: only passages whose length lies in the band (`lo` up to, not
-/// including, `hi`), at most `per_band`, from up to [`DRAWS_PER_PASSAGE`] × `per_band` draws.
-fn band_passages(
-    corpus: &Corpus,
-    layout: &Layout,
-    band: (usize, usize),
-    per_band: usize,
-    seed: u64,
-) -> BandDraw {
-    let (lo, hi) = band;
-    let options = PassageOptions {
-        count: per_band.saturating_mul(DRAWS_PER_PASSAGE),
-        min_tokens: lo,
-        max_tokens: hi.saturating_sub(1).max(lo),
-        seed: seed ^ (lo as u64) << 20 ^ hi as u64,
-    };
-    let drawn = sample_passages(corpus, layout, &options);
-    let mut out = BandDraw {
-        passages: Vec::new(),
-        draws: options.count,
-        shorter: 0,
-        longer: drawn.too_long,
-        longest_shorter: 0,
-    };
-    let mut opening = KeywordQuestions;
-    for (i, p) in drawn.passages.iter().enumerate() {
-        if p.tokens < lo {
-            out.shorter += 1;
-            out.longest_shorter = out.longest_shorter.max(p.tokens);
-            continue;
-        }
-        if p.tokens >= hi {
-            out.longer += 1;
-            continue;
-        }
-        // The draw is seeded and taken in order, so the band is the same whatever was left out.
-        if out.passages.len() == per_band {
-            continue;
-        }
-        let text = corpus.doc(p.doc).slice(p.span);
-        let Some(whole) = whole_passage_question(text, seed.wrapping_add(i as u64)) else {
-            continue;
-        };
-        let Ok(first) = opening.passage_question(text) else {
-            continue;
-        };
-        let split = layout
-            .chunks
-            .iter()
-            .any(|c| c.doc == p.doc && c.span.start > p.span.start && c.span.start < p.span.end);
-        let q = |id: String, question: String| Question {
-            id,
-            question,
-            doc: p.doc,
-            spans: vec![p.span],
-            tags: if split {
-                vec!["map".into(), "split".into()]
-            } else {
-                vec!["map".into()]
-            },
-        };
-        out.passages.push((
-            q(format!("map-{lo}-{hi}-{i}-whole"), whole),
-            q(format!("map-{lo}-{hi}-{i}-opening"), first),
-            split,
-            p.tokens,
-        ));
-    }
-    out
 }
 
 /// Each family's best row over the questions `at` (indices into the board's questions), its
-/// verdict, best first.
+/// verdict, best first. `every`: judge every row, not only those the constraints allow.
 fn band_result(
     board: &Board,
     at: &[usize],
     split: &[bool],
-    resamples: usize,
-    seed: u64,
+    (resamples, seed): (usize, u64),
+    every: bool,
 ) -> BandResult {
-    let failed: Vec<Vec<bool>> = board
+    let allowed: Vec<&BoardRow> = board
         .rows
+        .iter()
+        .filter(|r| every || r.excluded.is_none())
+        .collect();
+    let failed: Vec<Vec<bool>> = allowed
         .iter()
         .map(|r| at.iter().map(|&i| r.failed[i]).collect())
         .collect();
-    let tokens = |r: &BoardRow| {
-        at.iter().map(|&i| r.tokens_sent[i] as f64).sum::<f64>() / at.len().max(1) as f64
-    };
-    let candidates: Vec<Candidate<'_>> = board
-        .rows
+    let sum = |v: &[u64]| at.iter().map(|&i| v[i] as f64).sum::<f64>();
+    let tokens = |r: &BoardRow| sum(&r.tokens_sent) / at.len().max(1) as f64;
+    let candidates: Vec<Candidate<'_>> = allowed
         .iter()
         .zip(&failed)
         .map(|(r, f)| Candidate {
@@ -397,8 +335,7 @@ fn band_result(
     let mut rows: Vec<MapRow> = Family::ALL
         .iter()
         .filter_map(|fam| {
-            let (r, f) = board
-                .rows
+            let (r, f) = allowed
                 .iter()
                 .zip(&failed)
                 .filter(|(r, _)| r.family == *fam)
@@ -409,6 +346,7 @@ fn band_result(
                 })?;
             let failures = f.iter().filter(|x| **x).count();
             let split_failures = f.iter().zip(split).filter(|(x, s)| **x && **s).count();
+            let sent = sum(&r.tokens_sent);
             Some(MapRow {
                 label: r.label.clone(),
                 family: r.family,
@@ -416,6 +354,12 @@ fn band_result(
                 failure_rate: failures as f64 / n,
                 split_failure_rate: (split_n > 0).then(|| split_failures as f64 / split_n as f64),
                 tokens: tokens(r),
+                duplicate_share: if sent > 0.0 {
+                    sum(&r.duplicated_sent) / sent
+                } else {
+                    0.0
+                },
+                stores_once: r.stores_once,
                 vectors_vs_chunks: r.vectors_vs_chunks,
                 p_best: v
                     .contenders
@@ -446,13 +390,19 @@ fn leader(result: &BandResult) -> Option<(&MapRow, bool)> {
 /// The map's verdict in words: runs of adjacent bands with the same leading family, each named
 /// by the lengths it was measured at; then the bands that say nothing (no passage of their
 /// length, or a verdict that concludes nothing), so no claim reaches past what was measured.
-fn sentence(bands: &[MapBand], pick: impl Fn(&MapBand) -> &BandResult) -> String {
+/// Gold-only bands are not the map's and are left out.
+fn sentence<'a>(
+    bands: &'a [MapBand],
+    pick: impl Fn(&'a MapBand) -> Option<&'a BandResult>,
+) -> String {
+    let bands: Vec<&'a MapBand> = bands.iter().filter(|b| !b.gold_only).collect();
+    let lead = |b: &'a MapBand| pick(b).and_then(leader);
     let mut parts: Vec<String> = Vec::new();
     let mut silent: Vec<String> = Vec::new();
     let mut i = 0;
     while i < bands.len() {
-        let band = &bands[i];
-        let Some((row, clear)) = leader(pick(band)) else {
+        let band = bands[i];
+        let Some((row, clear)) = lead(band) else {
             let why = match band.why_empty() {
                 Some(why) => format!(
                     "no passage of {}–{} tokens ({why})",
@@ -462,7 +412,7 @@ fn sentence(bands: &[MapBand], pick: impl Fn(&MapBand) -> &BandResult) -> String
                     "{}–{} tokens: {}",
                     band.min_tokens,
                     band.max_tokens,
-                    pick(band).verdict.sentence()
+                    pick(band).map_or_else(|| "not asked".to_string(), |r| r.verdict.sentence())
                 ),
             };
             silent.push(why);
@@ -474,10 +424,10 @@ fn sentence(bands: &[MapBand], pick: impl Fn(&MapBand) -> &BandResult) -> String
         let mut all_clear = clear;
         while j + 1 < bands.len()
             && bands[j].max_tokens == bands[j + 1].min_tokens
-            && leader(pick(&bands[j + 1])).is_some_and(|(r, _)| r.family == fam)
+            && lead(bands[j + 1]).is_some_and(|(r, _)| r.family == fam)
         {
             j += 1;
-            all_clear &= leader(pick(&bands[j])).is_some_and(|(_, c)| c);
+            all_clear &= lead(bands[j]).is_some_and(|(_, c)| c);
         }
         let verb = if all_clear {
             "wins"
@@ -489,76 +439,101 @@ fn sentence(bands: &[MapBand], pick: impl Fn(&MapBand) -> &BandResult) -> String
         } else {
             String::new()
         };
+        let dup = if row.duplicate_share >= 0.005 {
+            format!(
+                ", {:.0}% of its tokens sent twice",
+                row.duplicate_share * 100.0
+            )
+        } else {
+            String::new()
+        };
         parts.push(format!(
-            "{} {verb} for evidence of ~{}–{} tokens{cost}",
+            "{} {verb} for evidence of ~{}–{} tokens{cost}{dup}",
             row.label, bands[i].min_tokens, bands[j].max_tokens
         ));
         i = j + 1;
     }
     if parts.is_empty() {
-        let what = if bands.iter().any(MapBand::measured) {
+        let what = if bands.iter().any(|b| b.measured()) {
             "no band's verdict concludes anything"
         } else {
             "no band had passages of its length"
         };
         return format!("no verdict: {what}; {}", silent.join("; "));
     }
-    let windows = bands
-        .iter()
-        .flat_map(|b| pick(b).rows.iter())
-        .find(|r| r.family == Family::Windows);
     let mut s = parts.join("; ");
-    if let Some(w) = windows
-        && !parts.iter().any(|p| p.starts_with("windows"))
-    {
-        s.push_str(&format!(
-            " ({} need {:.1}× the vectors)",
-            w.label, w.vectors_vs_chunks
-        ));
-    }
     if !silent.is_empty() {
         s.push_str(&format!("; not measured: {}", silent.join("; ")));
     }
     s
 }
 
-/// Draw the passages, score every strategy on them (and on `gold` when given: its questions'
-/// own evidence lengths placed on the same bands) and summarise per band.
+/// Where a gold question's evidence lies against the map's bands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GoldPlace {
+    /// In the map's band of this index.
+    Band(usize),
+    /// Shorter than the first band.
+    Below,
+    /// Longer than the last band.
+    Above,
+    /// Between two bands the user left a gap between.
+    Gap,
+}
+
+/// Draw the passages, ask each as every kind of `options.kinds` (`generator` writes the
+/// language model's kind), score every strategy on them (and on `gold` when given: its
+/// questions' own evidence lengths placed on the same bands, with a band below and above for
+/// evidence outside them) and summarise per band. `None` when `progress` stopped it.
 pub fn evidence_map(
     engine: &mut Engine,
     open: &OpenCorpus,
     options: &MapOptions,
     gold: Option<&[Question]>,
+    mut generator: Option<&mut (dyn QuestionGenerator + '_)>,
     progress: &mut dyn FnMut(SearchProgress<'_>) -> bool,
 ) -> Result<Option<EvidenceMap>, EngineError> {
     let started = std::time::Instant::now();
-    let mut whole = Vec::new();
-    let mut opening = Vec::new();
-    let mut band_of = Vec::new();
-    let mut split = Vec::new();
-    let mut lengths = Vec::new();
-    let mut draws = Vec::new();
-    for (b, &band) in options.bands.iter().enumerate() {
+    let mut kinds: Vec<QuestionKind> = Vec::new();
+    for &k in &options.kinds {
+        if !kinds.contains(&k) && (k != QuestionKind::Llm || generator.is_some()) {
+            kinds.push(k);
+        }
+    }
+    if kinds.is_empty() {
+        kinds.push(DEFAULT_KIND);
+    }
+    let mut by_kind: Vec<Vec<Question>> = vec![Vec::new(); kinds.len()];
+    let (mut band_of, mut split, mut lengths) = (Vec::new(), Vec::new(), Vec::new());
+    let mut draws: Vec<BandDraw> = Vec::new();
+    for &band in &options.bands {
         let mut drawn = band_passages(
             &open.corpus,
             &open.layout,
             band,
             options.per_band,
             options.seed,
+            &kinds,
+            generator.as_deref_mut(),
         );
-        for (w, o, s, t) in std::mem::take(&mut drawn.passages) {
-            whole.push(w);
-            opening.push(o);
-            band_of.push(b);
-            split.push(s);
-            lengths.push(t);
+        for p in std::mem::take(&mut drawn.passages) {
+            for (k, q) in p.questions.into_iter().enumerate() {
+                by_kind[k].push(q);
+            }
+            band_of.push(draws.len());
+            split.push(p.split);
+            lengths.push(p.tokens);
         }
+        // Keep the count of passages the band got, for `why_short`.
+        drawn.passages = Vec::new();
         draws.push(drawn);
     }
-    let n = whole.len();
+    let got: Vec<usize> = (0..options.bands.len())
+        .map(|b| band_of.iter().filter(|&&x| x == b).count())
+        .collect();
+    let n = split.len();
     let gold = gold.unwrap_or(&[]);
-    let mut questions = whole;
-    questions.extend(opening);
+    let mut questions: Vec<Question> = by_kind.into_iter().flatten().collect();
     questions.extend(gold.iter().cloned());
     let board_options = BoardOptions {
         resamples: 0,
@@ -575,82 +550,221 @@ pub fn evidence_map(
     else {
         return Ok(None);
     };
-    let gold_band: Vec<Option<usize>> = gold
+    let (first, last) = (
+        options.bands.first().map_or(0, |b| b.0),
+        options.bands.last().map_or(0, |b| b.1),
+    );
+    let gold_tokens: Vec<usize> = gold
         .iter()
         .map(|q| {
             let offs = &open.layout.offsets[q.doc.0 as usize];
-            let t: usize = q.spans.iter().map(|s| offs.count_in(s.start, s.end)).sum();
-            // A gold question belongs to the band of its length, or to none.
-            options.bands.iter().position(|&(lo, hi)| t >= lo && t < hi)
+            q.spans.iter().map(|s| offs.count_in(s.start, s.end)).sum()
         })
         .collect();
-    let gold_outside_bands = gold_band.iter().filter(|b| b.is_none()).count();
+    let gold_place: Vec<GoldPlace> = gold_tokens
+        .iter()
+        .map(
+            |&t| match options.bands.iter().position(|&(lo, hi)| t >= lo && t < hi) {
+                Some(b) => GoldPlace::Band(b),
+                None if t < first => GoldPlace::Below,
+                None if t >= last => GoldPlace::Above,
+                None => GoldPlace::Gap,
+            },
+        )
+        .collect();
+    let gold_is_split: Vec<bool> = gold
+        .iter()
+        .map(|q| {
+            q.spans
+                .iter()
+                .any(|s| split_by_cut(&open.layout, q.doc, *s))
+        })
+        .collect();
+    let gold_index = |g: usize| kinds.len() * n + g;
+    let any_excluded = scored.rows.iter().any(|r| r.excluded.is_some());
     let resamples = options.board.resamples;
+    let gold_result = |place: GoldPlace, seed: u64| {
+        let at: Vec<usize> = (0..gold.len())
+            .filter(|&g| gold_place[g] == place)
+            .collect();
+        let idx: Vec<usize> = at.iter().map(|&g| gold_index(g)).collect();
+        let sp: Vec<bool> = at.iter().map(|&g| gold_is_split[g]).collect();
+        let result =
+            (!idx.is_empty()).then(|| band_result(&scored, &idx, &sp, (resamples, seed), false));
+        (result, idx.len(), sp.iter().filter(|s| **s).count())
+    };
     let mut bands = Vec::new();
     for (b, &(lo, hi)) in options.bands.iter().enumerate() {
         let at: Vec<usize> = (0..n).filter(|&i| band_of[i] == b).collect();
-        let at_opening: Vec<usize> = at.iter().map(|&i| i + n).collect();
         let band_split: Vec<bool> = at.iter().map(|&i| split[i]).collect();
         let seed = options.board.seed ^ b as u64;
-        let main = band_result(&scored, &at, &band_split, resamples, seed);
-        let open_result = band_result(&scored, &at_opening, &band_split, resamples, seed);
-        let gold_at: Vec<usize> = (0..gold.len())
-            .filter(|&g| gold_band[g] == Some(b))
-            .map(|g| 2 * n + g)
-            .collect();
-        let gold_split: Vec<bool> = gold_at
-            .iter()
-            .map(|&i| questions[i].has_tag("boundary"))
-            .collect();
-        let gold_result = (!gold_at.is_empty())
-            .then(|| band_result(&scored, &gold_at, &gold_split, resamples, seed));
+        let of_kind = |k: usize, every: bool| {
+            let idx: Vec<usize> = at.iter().map(|&i| k * n + i).collect();
+            band_result(&scored, &idx, &band_split, (resamples, seed), every)
+        };
+        let (gold_band, gold_questions, gold_split) = gold_result(GoldPlace::Band(b), seed);
+        let d = &draws[b];
         bands.push(MapBand {
             min_tokens: lo,
             max_tokens: hi,
+            gold_only: false,
             questions: at.len(),
-            draws: draws[b].draws,
-            shorter: draws[b].shorter,
-            longest_shorter: draws[b].longest_shorter,
-            longer: draws[b].longer,
+            draws: d.draws,
+            shorter: d.shorter,
+            longest_shorter: d.longest_shorter,
+            longer: d.longer,
+            repeats: d.repeats,
+            short_because: d.why_short(options.per_band, got[b]),
             split_questions: band_split.iter().filter(|s| **s).count(),
             mean_evidence_tokens: at.iter().map(|&i| lengths[i] as f64).sum::<f64>()
                 / at.len().max(1) as f64,
-            whole: main,
-            opening: open_result,
-            gold: gold_result,
-            gold_questions: gold_at.len(),
+            result: of_kind(0, false),
+            unconstrained: any_excluded.then(|| of_kind(0, true)),
+            kinds: (1..kinds.len())
+                .map(|k| KindResult {
+                    kind: kinds[k],
+                    result: of_kind(k, false),
+                })
+                .collect(),
+            gold: gold_band,
+            gold_questions,
+            gold_split,
         });
     }
-    let verdict_words = sentence(&bands, |b| &b.whole);
-    let opening_verdict = sentence(&bands, |b| &b.opening);
-    let kinds_disagree = bands.iter().any(|b| {
-        leader(&b.whole).map(|(r, _)| r.family) != leader(&b.opening).map(|(r, _)| r.family)
-    });
-    let gold_verdict =
-        (!gold.is_empty()).then(|| gold_words(&bands, gold.len(), gold_outside_bands));
+    let map_kind = kinds[0];
+    let verdict_words = sentence(&bands, |b| Some(&b.result));
+    let unconstrained_verdict =
+        any_excluded.then(|| sentence(&bands, |b| b.unconstrained.as_ref()));
+    let leaders = |k: QuestionKind| -> Vec<Option<Family>> {
+        bands
+            .iter()
+            .map(|b| {
+                b.of_kind(k, map_kind)
+                    .and_then(leader)
+                    .map(|(r, _)| r.family)
+            })
+            .collect()
+    };
+    let other_verdicts: Vec<KindVerdict> = kinds[1..]
+        .iter()
+        .map(|&k| KindVerdict {
+            kind: k,
+            verdict: sentence(&bands, |b| b.of_kind(k, map_kind)),
+            disagrees: leaders(k) != leaders(map_kind),
+        })
+        .collect();
+    let mut agreements: Vec<KindAgreement> = Vec::new();
+    if !gold.is_empty() {
+        let gold_split: Vec<(Option<usize>, bool, usize)> = (0..gold.len())
+            .filter(|&g| gold_is_split[g])
+            .map(|g| match gold_place[g] {
+                GoldPlace::Band(b) => (Some(b), false, gold_index(g)),
+                place => (None, place == GoldPlace::Below, gold_index(g)),
+            })
+            .collect();
+        for (k, &kind) in kinds.iter().enumerate() {
+            let placed: Vec<agreement::Placed> = (0..n)
+                .filter(|&i| split[i])
+                .map(|i| (Some(band_of[i]), k * n + i))
+                .collect();
+            agreements.push(agreement::agreement(
+                &scored,
+                kind,
+                options.bands.len(),
+                &placed,
+                &gold_split,
+            ));
+        }
+        agreements.sort_by(|a, b| {
+            let (sa, sb) = (a.score(), b.score());
+            sb.0.total_cmp(&sa.0).then(sb.1.total_cmp(&sa.1))
+        });
+    }
+    let gold_verdict = (!gold.is_empty()).then(|| gold_words(&bands, gold.len(), &gold_place));
+    // Gold evidence outside the map's bands gets a band of its own below or above them.
+    let seed = options.board.seed ^ 0xB0;
+    let outside_band = |place: GoldPlace, lo: usize, hi: usize| {
+        let (gold_band, gold_questions, gold_split) = gold_result(place, seed);
+        (gold_questions > 0).then(|| MapBand {
+            min_tokens: lo,
+            max_tokens: hi,
+            gold_only: true,
+            questions: 0,
+            draws: 0,
+            shorter: 0,
+            longest_shorter: 0,
+            longer: 0,
+            repeats: 0,
+            short_because: None,
+            split_questions: 0,
+            mean_evidence_tokens: 0.0,
+            result: band_result(&scored, &[], &[], (0, seed), false),
+            unconstrained: None,
+            kinds: Vec::new(),
+            gold: gold_band,
+            gold_questions,
+            gold_split,
+        })
+    };
+    let longest_gold = gold_tokens.iter().copied().max().unwrap_or(0);
+    if let Some(below) = outside_band(GoldPlace::Below, 1, first.max(2)) {
+        bands.insert(0, below);
+    }
+    if let Some(above) = outside_band(GoldPlace::Above, last, longest_gold.max(last) + 1) {
+        bands.push(above);
+    }
+    let kind_checked = match agreements.iter().find(|a| a.kind == map_kind) {
+        Some(a) => format!(
+            "checked against this gold set: {}; best agreement: {}",
+            a.words(),
+            agreements.first().map_or("-", |b| b.kind.name())
+        ),
+        None => kinds::CHECKED_AGAINST_GOLD.to_string(),
+    };
     Ok(Some(EvidenceMap {
-        bands,
+        kind: map_kind,
+        kind_checked,
+        kinds_disagree: other_verdicts.iter().any(|v| v.disagrees),
+        other_verdicts,
         verdict: verdict_words,
-        opening_verdict,
-        kinds_disagree,
+        unconstrained_verdict,
+        agreement: agreements,
         gold_verdict,
-        gold_outside_bands,
+        gold_outside_bands: gold_place
+            .iter()
+            .filter(|p| !matches!(p, GoldPlace::Band(_)))
+            .count(),
+        bands,
         embedder: scored.embedder,
         chunk_tokens: scored.chunk_tokens,
         budget: scored.budget,
+        settings_scored: scored.rows.iter().map(|r| r.members.len().max(1)).sum(),
         strategies: scored.strategies,
-        options: options.clone(),
+        options: MapOptions {
+            kinds,
+            ..options.clone()
+        },
         seconds: started.elapsed().as_secs_f64(),
     }))
 }
 
 /// Where the gold set's evidence lies on the map, and whether the map's leader there matches the
 /// gold questions' own.
-fn gold_words(bands: &[MapBand], total: usize, outside: usize) -> String {
+fn gold_words(bands: &[MapBand], total: usize, place: &[GoldPlace]) -> String {
     let mut parts = Vec::new();
     for b in bands {
-        let m = &b.whole;
+        let m = &b.result;
         let Some(g) = &b.gold else { continue };
+        if b.gold_only {
+            parts.push(format!(
+                "{}–{} tokens: {} gold questions, gold leader {} (no map passages of this length)",
+                b.min_tokens,
+                b.max_tokens,
+                b.gold_questions,
+                leader(g).map_or("-".into(), |(r, _)| r.label.clone()),
+            ));
+            continue;
+        }
         let map_leader = leader(m).map(|(r, _)| r.family);
         let gold_leader = leader(g).map(|(r, _)| r.family);
         let agree = if map_leader == gold_leader {
@@ -668,10 +782,22 @@ fn gold_words(bands: &[MapBand], total: usize, outside: usize) -> String {
             leader(m).map_or("-".into(), |(r, _)| r.label.clone()),
         ));
     }
-    if outside > 0 {
-        parts.push(format!(
-            "{outside} gold questions have evidence of no band's length and are in none"
-        ));
+    let count = |p: GoldPlace| place.iter().filter(|x| **x == p).count();
+    for (p, words) in [
+        (
+            GoldPlace::Below,
+            "shorter than the map's first band (in a band of their own below it)",
+        ),
+        (
+            GoldPlace::Above,
+            "longer than the map's last band (in a band of their own above it)",
+        ),
+        (GoldPlace::Gap, "between two of the map's bands (in none)"),
+    ] {
+        let c = count(p);
+        if c > 0 {
+            parts.push(format!("{c} gold questions have evidence {words}"));
+        }
     }
     format!(
         "gold set ({total} questions) by evidence length: {}",
@@ -684,7 +810,11 @@ mod tests {
     use super::*;
     use crate::calibrate::bootstrap::Contender;
     use crate::chunk::fixed::FixedTokens;
+    use crate::corpus::Corpus;
+    use crate::layout::Layout;
     use crate::tokens::TokenOffsets;
+
+    const KINDS: [QuestionKind; 3] = OFFLINE_KINDS;
 
     /// `corpus` laid out in whitespace words (one token each) in chunks of `chunk`.
     fn layout(corpus: &Corpus, chunk: usize) -> Layout {
@@ -732,19 +862,24 @@ mod tests {
         );
         let lay = layout(&corpus, 64);
         for band in [(50, 100), (100, 200)] {
-            let drawn = band_passages(&corpus, &lay, band, 30, 1);
+            let drawn = band_passages(&corpus, &lay, band, 30, 1, &KINDS, None);
             assert!(!drawn.passages.is_empty(), "{band:?}");
             assert!(drawn.passages.len() <= 30);
-            for (w, _, _, t) in &drawn.passages {
+            for p in &drawn.passages {
+                let t = p.tokens;
                 assert!(
-                    (band.0..band.1).contains(t),
+                    (band.0..band.1).contains(&t),
                     "{band:?}: a {t}-token passage"
                 );
+                // One question per kind, all about the same passage.
+                assert_eq!(p.questions.len(), KINDS.len());
+                assert!(p.questions.iter().all(|q| q.spans == p.questions[0].spans));
+                let w = &p.questions[0];
                 assert!(w.id.starts_with(&format!("map-{}-{}-", band.0, band.1)));
             }
         }
         for band in [(200, 400), (400, 800), (5000, 9000)] {
-            let drawn = band_passages(&corpus, &lay, band, 30, 1);
+            let drawn = band_passages(&corpus, &lay, band, 30, 1, &KINDS, None);
             assert!(
                 drawn.passages.is_empty(),
                 "{band:?}: {} passages",
@@ -757,7 +892,8 @@ mod tests {
         let tiny = Corpus::from_texts([("t.md", "One two three four five six seven.")]);
         let lay = layout(&tiny, 64);
         for band in DEFAULT_BANDS {
-            assert!(band_passages(&tiny, &lay, band, 30, 1).passages.is_empty());
+            let drawn = band_passages(&tiny, &lay, band, 30, 1, &KINDS, None);
+            assert!(drawn.passages.is_empty());
         }
     }
 
@@ -790,6 +926,8 @@ mod tests {
                 failure_rate: 0.1,
                 split_failure_rate: None,
                 tokens: 100.0,
+                duplicate_share: 0.0,
+                stores_once: true,
                 vectors_vs_chunks: 1.0,
                 p_best: 0.6,
             })
@@ -817,17 +955,22 @@ mod tests {
         MapBand {
             min_tokens: lo,
             max_tokens: hi,
+            gold_only: false,
             questions,
             draws: 120,
             shorter: if questions == 0 { 120 } else { 0 },
             longest_shorter: 150,
             longer: 0,
+            repeats: 0,
+            short_because: None,
             split_questions: 0,
             mean_evidence_tokens: 0.0,
-            whole: result.clone(),
-            opening: result,
+            result,
+            unconstrained: None,
+            kinds: Vec::new(),
             gold: None,
             gold_questions: 0,
+            gold_split: 0,
         }
     }
 
@@ -841,7 +984,7 @@ mod tests {
             band(200, 400, None, 0),
             band(400, 800, None, 0),
         ];
-        let s = sentence(&bands, |b| &b.whole);
+        let s = sentence(&bands, |b| Some(&b.result));
         assert!(
             s.starts_with("Seams k 8 m 2 leads (not beyond noise) for evidence of ~50–200 tokens"),
             "{s}"
@@ -854,11 +997,11 @@ mod tests {
         assert!(s.contains("no passage of 400–800 tokens"), "{s}");
         // A run never reaches across a gap between bands.
         let gap = [band(50, 100, seams, 30), band(5000, 9000, seams, 30)];
-        let s = sentence(&gap, |b| &b.whole);
+        let s = sentence(&gap, |b| Some(&b.result));
         assert!(s.contains("~50–100 tokens; Seams k 8 m 2"), "{s}");
         // A band whose verdict concludes nothing says so instead of naming a leader.
         let flat = [band(50, 100, None, 10), band(100, 200, seams, 30)];
-        let s = sentence(&flat, |b| &b.whole);
+        let s = sentence(&flat, |b| Some(&b.result));
         assert!(s.contains("50–100 tokens: nothing can be concluded"), "{s}");
         assert!(
             s.starts_with("Seams k 8 m 2 leads (not beyond noise) for evidence of ~100–200"),
@@ -866,49 +1009,11 @@ mod tests {
         );
         // No band measured: no verdict.
         let none = [band(50, 100, None, 0), band(100, 200, None, 0)];
-        let s = sentence(&none, |b| &b.whole);
+        let s = sentence(&none, |b| Some(&b.result));
         assert!(
             s.starts_with("no verdict: no band had passages of its length"),
             "{s}"
         );
         assert!(bands[2].why_empty().is_some() && bands[0].why_empty().is_none());
-    }
-
-    #[test]
-    fn whole_passage_questions_draw_words_from_across_the_passage() {
-        let passage = "Alpha beacons guard the harbour entrance. Nothing else happens here today. \
-                       Bravo cranes unload the freighters. The weather stays calm all week. \
-                       Charlie tugboats berth the tankers. Quiet evenings follow every shift. \
-                       Delta pilots board inbound vessels. Gulls circle above the piers.";
-        let q = whole_passage_question(passage, 3).unwrap();
-        let words: Vec<&str> = q.split(' ').collect();
-        assert!(words.len() <= MAX_KEYWORDS);
-        // One sentence from each third: words from the opening, the middle and the end.
-        let first_third = [
-            "alpha",
-            "beacons",
-            "guard",
-            "harbour",
-            "entrance",
-            "nothing",
-            "happens",
-            "today",
-            "bravo",
-            "cranes",
-            "unload",
-            "freighters",
-        ];
-        let last_third = [
-            "charlie", "tugboats", "berth", "tankers", "quiet", "evenings", "follow", "shift",
-            "delta", "pilots", "board", "inbound", "vessels", "gulls", "circle", "piers",
-        ];
-        assert!(words.iter().any(|w| first_third.contains(w)), "{q}");
-        assert!(words.iter().any(|w| last_third.contains(w)), "{q}");
-        // The opening kind names only how the passage starts.
-        let opening = KeywordQuestions.passage_question(passage).unwrap();
-        assert!(opening.starts_with("alpha beacons guard"));
-        // Seeded: the same seed, the same question.
-        assert_eq!(whole_passage_question(passage, 3), Some(q));
-        assert_eq!(whole_passage_question("the of and", 1), None);
     }
 }

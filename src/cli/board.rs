@@ -364,11 +364,18 @@ pub fn run_map(
     let open = engine.open_loaded(docs, &mut |p| json || bar.update(p));
     bar.finish();
     let open = open?;
-    let base = MapOptions::for_k(settings.k);
+    let base = MapOptions::default();
+    // With gold questions every offline kind is asked, so each is checked against them.
+    let kinds = match (&args.kinds, &gold) {
+        (Some(kinds), _) => kinds.clone(),
+        (None, Some(_)) => seamscope::board::map::OFFLINE_KINDS.to_vec(),
+        (None, None) => base.kinds.clone(),
+    };
     let mut options = MapOptions {
         bands: args.bands.clone().unwrap_or(base.bands),
         per_band: args.per_band,
         seed: args.seed,
+        kinds,
         board: board_options(args, base.board.clone()),
     };
     if args.resamples.is_none() {
@@ -379,6 +386,7 @@ pub fn run_map(
         &open,
         &options,
         gold.as_deref(),
+        None,
         &mut progress_printer(json),
     )?
     .ok_or_else(|| anyhow::anyhow!("the map stopped early"))?;
@@ -394,66 +402,160 @@ pub fn run_map(
 }
 
 /// The map as text: per band, each family's best row over all passages and over split ones,
-/// then the verdict (both kinds of question when they disagree).
+/// then the verdict, the other kinds' verdicts and, with a gold set, how each kind agreed.
 pub fn render_map(m: &EvidenceMap) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "evidence-length map: {} passages per band drawn uniformly over the corpus (seed {}), each asked with content words from across the passage; budget {} chunks, chunks of {} tokens, in {:.1}s",
-        m.options.per_band, m.options.seed, m.budget, m.chunk_tokens, m.seconds
+        "evidence-length map: {} passages per band drawn uniformly over the corpus (seed {}), each asked as a {} question ({}); {} settings of {} strategies, budget {} chunks, chunks of {} tokens, in {:.1}s",
+        m.options.per_band,
+        m.options.seed,
+        m.kind.name(),
+        m.kind.describe(),
+        m.settings_scored,
+        m.strategies.len(),
+        m.budget,
+        m.chunk_tokens,
+        m.seconds
     );
+    let _ = writeln!(out, "question kind: {}", safe_name(&m.kind_checked));
     let _ = writeln!(out, "embedder: {}", safe_name(&m.embedder));
-    for b in &m.bands {
-        map_band(&mut out, b);
+    if let Some(c) = m.options.board.constraints.describe() {
+        let _ = writeln!(
+            out,
+            "constraints: {c} (each band's leaders are judged among the rows that satisfy them)"
+        );
     }
-    map_verdicts(&mut out, m);
+    for b in &m.bands {
+        render_band(&mut out, b);
+    }
+    let _ = writeln!(out, "\nmap verdict: {}", safe_name(&m.verdict));
+    if let Some(u) = &m.unconstrained_verdict {
+        let _ = writeln!(out, "without the constraints: {}", safe_name(u));
+    }
+    for v in &m.other_verdicts {
+        let _ = writeln!(
+            out,
+            "asked as {} questions ({}): {}{}",
+            v.kind.name(),
+            v.kind.describe(),
+            if v.disagrees {
+                ""
+            } else {
+                "the same leaders; "
+            },
+            safe_name(&v.verdict)
+        );
+    }
+    if let Some(g) = &m.gold_verdict {
+        let _ = writeln!(out, "{}", safe_name(g));
+    }
+    if !m.agreement.is_empty() {
+        let _ = writeln!(
+            out,
+            "\neach kind of question against the gold set, on evidence a cut splits (best agreement first):"
+        );
+        for a in &m.agreement {
+            let _ = writeln!(out, "  {}", safe_name(&a.words()));
+        }
+        if let Some(first) = m.agreement.first() {
+            let _ = writeln!(
+                out,
+                "  {:<14} {}",
+                "split failure",
+                first
+                    .families
+                    .iter()
+                    .map(|f| format!("{:>12}", f.family.name()))
+                    .collect::<String>()
+            );
+            let _ = writeln!(
+                out,
+                "  {:<14} {}",
+                "gold",
+                first
+                    .families
+                    .iter()
+                    .map(|f| format!("{:>11.1}%", f.gold * 100.0))
+                    .collect::<String>()
+            );
+            for a in &m.agreement {
+                let _ = writeln!(
+                    out,
+                    "  {:<14} {}",
+                    a.kind.name(),
+                    a.families
+                        .iter()
+                        .map(|f| format!("{:>11.1}%", f.map * 100.0))
+                        .collect::<String>()
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "split: failure rate over the passages a cut splits (strategies differ only there); dup: share of the tokens sent twice; once: each passage stored once"
+    );
     out
 }
 
-/// One band of the map: its passages, each family's best row (beside the gold set's failure
-/// rate when there is one) and the band's verdict; or why the band is empty.
-fn map_band(out: &mut String, b: &seamscope::board::map::MapBand) {
+/// One band of the map as text.
+fn render_band(out: &mut String, b: &seamscope::board::map::MapBand) {
+    let gold_note = if b.gold_questions > 0 {
+        format!(
+            "; {} gold questions ({} split)",
+            b.gold_questions, b.gold_split
+        )
+    } else {
+        String::new()
+    };
     if let Some(why) = b.why_empty() {
+        let what = if b.gold_only {
+            "gold questions only"
+        } else {
+            "no passage of this length, not measured"
+        };
         let _ = writeln!(
             out,
-            "\n{}–{} tokens: no passage of this length, not measured: {why}{}",
-            b.min_tokens,
-            b.max_tokens,
-            if b.gold_questions > 0 {
-                format!("; {} gold questions", b.gold_questions)
-            } else {
-                String::new()
-            }
+            "\n{}–{} tokens: {what}: {why}{gold_note}",
+            b.min_tokens, b.max_tokens,
         );
+        if let Some(g) = &b.gold {
+            for r in &g.rows {
+                let _ = writeln!(
+                    out,
+                    "  gold  {:<34} {:<13} {:>6.1}%",
+                    safe_name(&r.label),
+                    r.family.name(),
+                    r.failure_rate * 100.0
+                );
+            }
+        }
         return;
     }
     let _ = writeln!(
         out,
-        "\n{}–{} tokens: {} passages (mean {:.0} tokens), {} split by a cut{}",
-        b.min_tokens,
-        b.max_tokens,
-        b.questions,
-        b.mean_evidence_tokens,
-        b.split_questions,
-        if b.gold_questions > 0 {
-            format!("; {} gold questions", b.gold_questions)
-        } else {
-            String::new()
-        }
+        "\n{}–{} tokens: {} passages (mean {:.0} tokens), {} split by a cut{gold_note}",
+        b.min_tokens, b.max_tokens, b.questions, b.mean_evidence_tokens, b.split_questions,
     );
+    if let Some(why) = &b.short_because {
+        let _ = writeln!(out, "  ({})", safe_name(why));
+    }
     let _ = writeln!(
         out,
-        "  {:<34} {:<13} {:>7} {:>7} {:>7} {:>6} {:>7}{}",
+        "  {:<34} {:<13} {:>7} {:>7} {:>7} {:>5} {:>4} {:>6} {:>7}{}",
         "best row of each family",
         "family",
         "fail",
         "split",
         "tokens",
+        "dup",
+        "once",
         "×chunk",
         "p_best",
         if b.gold.is_some() { "    gold" } else { "" }
     );
-    for r in &b.whole.rows {
+    for r in &b.result.rows {
         let gold = b
             .gold
             .as_ref()
@@ -463,40 +565,29 @@ fn map_band(out: &mut String, b: &seamscope::board::map::MapBand) {
             });
         let _ = writeln!(
             out,
-            "  {:<34} {:<13} {:>6.1}% {:>7} {:>7.0} {:>5.1}× {:>6.0}%{gold}",
+            "  {:<34} {:<13} {:>6.1}% {:>7} {:>7.0} {:>4.1}% {:>4} {:>5.1}× {:>6.0}%{gold}",
             safe_name(&r.label),
             r.family.name(),
             r.failure_rate * 100.0,
             r.split_failure_rate
                 .map_or_else(|| "-".to_string(), |s| format!("{:.1}%", s * 100.0)),
             r.tokens,
+            r.duplicate_share * 100.0,
+            if r.stores_once { "yes" } else { "no" },
             r.vectors_vs_chunks,
             r.p_best * 100.0
         );
     }
-    let _ = writeln!(out, "  verdict: {}", safe_name(&b.whole.verdict.sentence()));
-}
-
-/// The map's verdict, the opening-word questions' and the gold set's, and the split column.
-fn map_verdicts(out: &mut String, m: &EvidenceMap) {
-    let _ = writeln!(out, "\nmap verdict: {}", safe_name(&m.verdict));
-    if m.kinds_disagree {
-        let _ = writeln!(
-            out,
-            "asked with their opening words instead (calibrate's kind), the passages say: {}\n(the two kinds disagree: opening-word questions never match a seam's far half, so they favour overlap; the whole-passage kind agreed with gold questions where measured)",
-            safe_name(&m.opening_verdict)
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "opening-word questions (calibrate's kind) name the same leaders"
-        );
-    }
-    if let Some(g) = &m.gold_verdict {
-        let _ = writeln!(out, "{}", safe_name(g));
-    }
     let _ = writeln!(
         out,
-        "split: failure rate over the passages a cut splits (strategies differ only there)"
+        "  verdict: {}",
+        safe_name(&b.result.verdict.sentence())
     );
+    if let Some(u) = &b.unconstrained {
+        let _ = writeln!(
+            out,
+            "  without the constraints: {}",
+            safe_name(&u.verdict.sentence())
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! `seamscope mcp`: a Model Context Protocol server over stdio, so a coding agent can debug
 //! retrieval with the engine: `query` (the context and fired seams, compact; the whole trace with
-//! `detail: "full"`), `explain` (why a seam fired or not, in words), `eval` and `calibrate`.
+//! `detail: "full"`), `explain` (why a seam fired or not, in words), `eval`, `calibrate` and
+//! `doctor` (the query-free diagnosis, `mcp/doctor.rs`).
 //!
 //! The model loads and the corpus is read before the server starts; the corpus is then indexed
 //! (embedded when needed) on a thread of its own while the server already answers, so a client's
@@ -33,6 +34,7 @@ use seamscope::session::{Engine, OpenCorpus};
 use seamscope::settings::Settings;
 
 mod compact;
+mod doctor;
 mod files;
 mod opening;
 mod wire;
@@ -114,6 +116,7 @@ fn tool_arguments(tool: &str, arguments: &serde_json::Value) -> Result<(), Strin
         "explain" => shape::<ExplainParams>(arguments),
         "eval" => shape::<EvalParams>(arguments),
         "calibrate" => shape::<CalibrateParams>(arguments),
+        "doctor" => shape::<doctor::DoctorParams>(arguments),
         _ => Ok(()),
     }
 }
@@ -283,6 +286,16 @@ impl SeamscopeServer {
     ) -> Result<String, String> {
         self.with_bench(move |b| b.calibrate(&p)).await
     }
+
+    #[tool(
+        description = "Diagnose the open corpus' cuts without gold questions, as `seamscope doctor --json`: cuts inside sentences, fenced blocks, tables and list items, atoms split, orphaned chunks, near-duplicate chunks, boilerplate, hub chunks and seams (in the budget of many sampled offline questions without their evidence), seams that lost k, a cuts file's uncovered and duplicated text, and the share of 100/200/400-token evidence a cut splits beside the paper's L ÷ C. Each finding has a count, a share, its three worst examples with document, byte span and line, and why it matters; the score (0 to 100) comes with its formula. detail \"full\" adds every location."
+    )]
+    async fn doctor(
+        &self,
+        Parameters(p): Parameters<doctor::DoctorParams>,
+    ) -> Result<String, String> {
+        self.with_bench(move |b| b.doctor(&p)).await
+    }
 }
 
 #[tool_handler(router = self.tool_router)]
@@ -295,7 +308,7 @@ impl ServerHandler for SeamscopeServer {
                  `query` returns a question's context and fired seams as compact JSON (detail \
                  \"full\" for the whole trace); `explain` says in words why a \
                  seam (`40|41`) fired or not; `eval` scores a gold question set; `calibrate` \
-                 recommends the fire margin m. Right after start the corpus may still be \
+                 recommends the fire margin m; `doctor` diagnoses the cuts without questions. Right after start the corpus may still be \
                  indexing: a call then says how far it is; call again shortly.",
             )
     }

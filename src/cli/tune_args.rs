@@ -52,7 +52,7 @@ pub struct TuneArgs {
     /// families from none, overlap, windows, neighbour, scar, seams, overlap+seams. Rows get
     /// 95% intervals, tokens, vectors and build time; the verdict names a winner only when its
     /// family wins at least 90% of paired bootstrap resamples (tuning inside each).
-    #[arg(long, value_name = "all|FAMILY,...", value_parser = parse_families, conflicts_with = "map")]
+    #[arg(long, value_name = "all|FAMILY,...", value_parser = parse_families)]
     pub(super) strategies: Option<std::vec::Vec<seamscope::board::Family>>,
     /// Draw the evidence-length map: passages at several lengths (no gold needed), every
     /// strategy family scored per band; with --questions the gold set's evidence lengths are
@@ -62,6 +62,11 @@ pub struct TuneArgs {
     /// The map's length bands in tokens.
     #[arg(long, value_name = "MIN-MAX,...", value_parser = parse_bands_list, requires = "map")]
     pub(super) bands: Option<std::vec::Vec<(usize, usize)>>,
+    /// The kinds of question the map asks about each passage, the first being the map's own:
+    /// one-sided, whole-passage, opening, or `all` (default one-sided; with --questions all
+    /// three, each checked against the gold set).
+    #[arg(long, value_name = "all|KIND,...", value_parser = parse_kinds, requires = "map")]
+    pub(super) kinds: Option<std::vec::Vec<seamscope::board::map::QuestionKind>>,
     /// Passages drawn per band of the map.
     #[arg(long, default_value_t = seamscope::board::map::DEFAULT_PER_BAND, value_name = "N", value_parser = super::usize_in(5..=100_000))]
     pub(super) per_band: usize,
@@ -131,6 +136,27 @@ fn parse_percent(text: &str) -> Result<f64, String> {
         ..Default::default()
     };
     c.check().map(|()| p / 100.0)
+}
+
+fn parse_kinds(text: &str) -> Result<Vec<seamscope::board::map::QuestionKind>, String> {
+    use seamscope::board::map::{OFFLINE_KINDS, QuestionKind};
+    if text.trim().eq_ignore_ascii_case("all") {
+        return Ok(OFFLINE_KINDS.to_vec());
+    }
+    let mut out = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let k = QuestionKind::parse(part)?;
+        if k == QuestionKind::Llm {
+            return Err("the llm kind needs a language model endpoint, which tune does not take yet: use calibrate --llm-url for model-written questions".into());
+        }
+        if !out.contains(&k) {
+            out.push(k);
+        }
+    }
+    if out.is_empty() {
+        return Err("give at least one kind: one-sided, whole-passage or opening".into());
+    }
+    Ok(out)
 }
 
 fn parse_bands_list(text: &str) -> Result<Vec<(usize, usize)>, String> {

@@ -176,15 +176,16 @@ fn family_lines(s: &mut String, chart: &Chart, series: &[(Family, Vec<(f64, f64)
     }
 }
 
-/// The verdict as the caption (and the opening-word questions' when they disagree).
+/// The verdict as the caption (and another question kind's when it disagrees).
 fn verdict_caption(s: &mut String, map: &EvidenceMap) {
     let mut caption =
         crate::tui::chrome::wrap_words(&format!("Verdict: {}", map.verdict), CAPTION_CHARS);
-    if map.kinds_disagree {
+    if let Some(other) = map.disagreeing() {
         caption.extend(crate::tui::chrome::wrap_words(
             &format!(
-                "Asked with their opening words instead (calibrate's kind): {}",
-                map.opening_verdict
+                "Asked as {} questions instead: {}",
+                other.kind.name(),
+                other.verdict
             ),
             CAPTION_CHARS,
         ));

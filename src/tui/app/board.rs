@@ -178,16 +178,16 @@ impl App {
     /// superseded).
     pub(super) fn run_map(&mut self) {
         self.board.view = EvalView::Map;
-        let Some(shown) = &self.shown else {
+        if self.shown.is_none() {
             self.notice = Some(Notice {
                 text: "the corpus is still opening: draw the map once it is shown".into(),
                 error: true,
             });
             return;
-        };
+        }
         let options = MapOptions {
             per_band: self.board.map_per_band,
-            ..MapOptions::for_k(shown.params.k)
+            ..MapOptions::default()
         };
         self.board.problem = None;
         self.jobs

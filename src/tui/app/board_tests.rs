@@ -12,7 +12,7 @@ use seamscope::board::map::DEFAULT_PER_BAND;
 use crate::tui::action::{Action, BoardConstraint, Opened, Page};
 use crate::tui::app::EvalView;
 use crate::tui::background::{BoardDone, BoardResult};
-use crate::tui::fixture::{self, Fixture, PARAMS, boards};
+use crate::tui::fixture::{self, Fixture, boards};
 use crate::tui::gold::GoldQuestions;
 use crate::tui::input::action_for;
 use crate::tui::jobs::{BoardJob, Request};
@@ -208,7 +208,11 @@ fn tui_the_board_needs_gold_questions_and_points_at_the_map() {
     match &job {
         BoardJob::Map(options) => {
             assert_eq!(options.per_band, DEFAULT_PER_BAND);
-            assert_eq!(options.board.ks, vec![PARAMS.k], "the shown seams' k");
+            // The board's own grid, so the map can see the board's better rows.
+            let grid = seamscope::board::BoardOptions::default();
+            assert_eq!(options.board.ks, grid.ks, "the board's k");
+            assert_eq!(options.board.overlaps, grid.overlaps);
+            assert_eq!(options.board.windows, grid.windows);
         }
         other => panic!("expected the map, got {other:?}"),
     }
@@ -305,7 +309,12 @@ fn tui_the_board_and_map_views_draw_rows_verdicts_and_the_chart() {
         "{screen}"
     );
     assert!(screen.contains("★ 10.0%"), "the band leader: {screen}");
-    assert!(screen.contains("opening words instead"), "{screen}");
+    assert!(
+        screen.contains("asked as opening questions instead"),
+        "{screen}"
+    );
+    // What each family's best rows send: overlap sends text twice and stores it twice.
+    assert!(screen.contains("6.7%    no"), "{screen}");
     let small = f.draw(120, 34).backend().to_string();
     assert!(small.contains("map verdict:"), "{small}");
 }

@@ -132,7 +132,7 @@ impl Worker<'_> {
                     board(engine, open, qs, &source, options, report)?
                         .map(|b| BoardResult::Board(Arc::new(b)))
                 }
-                BoardJob::Map(options) => evidence_map(engine, open, options, None, report)?
+                BoardJob::Map(options) => evidence_map(engine, open, options, None, None, report)?
                     .map(|m| BoardResult::Map(Arc::new(m))),
             })
         };

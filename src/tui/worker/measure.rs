@@ -106,8 +106,8 @@ fn alternatives(
         .map_err(|e| e.to_string())
 }
 
-/// A calibration on the corpus shown: the report, its k × m grid and the gold questions it used.
-type CalibrationOnShown = (Arc<CalibrationReport>, Vec<TuneRow>, Option<Vec<Question>>);
+/// A calibration's report, its k scan, and the gold questions it was measured on (if any).
+type Calibration = (Arc<CalibrationReport>, Vec<TuneRow>, Option<Vec<Question>>);
 
 impl Worker<'_> {
     /// The corpus to measure on: the newest layout, once its vectors are in (a measurement
@@ -197,7 +197,7 @@ impl Worker<'_> {
         generation: u64,
         query: QuerySettings,
         gold: bool,
-    ) -> Result<CalibrationOnShown, String> {
+    ) -> Result<Calibration, String> {
         let (params, open) = self.shown()?;
         let path = questions_path(&self.setup.corpus);
         let gold_questions = if gold && path.is_file() {

@@ -350,11 +350,13 @@ pub fn draw_map(app: &App, frame: &mut Frame, area: Rect) {
         Span::styled("map verdict: ", t.title),
         Span::styled(safe(&map.verdict), t.fired),
     ])];
-    if map.kinds_disagree {
+    if let Some(other) = map.disagreeing() {
         words.push(Line::styled(
             format!(
-                "asked with their opening words instead (calibrate's kind): {}",
-                safe(&map.opening_verdict)
+                "asked as {} questions instead ({}): {}",
+                other.kind.name(),
+                other.kind.describe(),
+                safe(&other.verdict)
             ),
             t.muted,
         ));
@@ -381,7 +383,7 @@ pub fn family_points(map: &EvidenceMap) -> Vec<(Family, Vec<(f64, f64)>)> {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, b)| {
-                    let row = b.whole.rows.iter().find(|r| r.family == f)?;
+                    let row = b.result.rows.iter().find(|r| r.family == f)?;
                     Some((i as f64, row.failure_rate * 100.0))
                 })
                 .collect();
@@ -446,20 +448,21 @@ fn map_table<'a>(map: &EvidenceMap, t: &Theme) -> Vec<Line<'a>> {
             t.title,
         ));
     }
+    head.push(Span::styled(format!("{:>8} {:>5}", "dup", "once"), t.title));
     let mut lines = vec![Line::from(head)];
     for f in Family::ALL {
         if !map
             .bands
             .iter()
-            .any(|b| b.whole.rows.iter().any(|r| r.family == f))
+            .any(|b| b.result.rows.iter().any(|r| r.family == f))
         {
             continue;
         }
         let mut spans = vec![Span::styled(pad(f.name(), 16), family_style(t, f))];
         for b in &map.bands {
-            let row = b.whole.rows.iter().find(|r| r.family == f);
+            let row = b.result.rows.iter().find(|r| r.family == f);
             let leads = b
-                .whole
+                .result
                 .verdict
                 .contenders
                 .first()
@@ -476,10 +479,26 @@ fn map_table<'a>(map: &EvidenceMap, t: &Theme) -> Vec<Line<'a>> {
             );
             spans.push(Span::styled(format!("{text:>14}"), t.text));
         }
+        // What its best rows send: the share sent twice, and whether each passage is stored once.
+        let best: Vec<_> = map
+            .bands
+            .iter()
+            .filter_map(|b| b.result.rows.iter().find(|r| r.family == f))
+            .collect();
+        let dup = best.iter().map(|r| r.duplicate_share).sum::<f64>() / best.len().max(1) as f64;
+        let once = if best.iter().all(|r| r.stores_once) {
+            "yes"
+        } else {
+            "no"
+        };
+        spans.push(Span::styled(
+            format!("{:>7.1}% {once:>5}", dup * 100.0),
+            t.muted,
+        ));
         lines.push(Line::from(spans));
     }
     lines.push(Line::styled(
-        "★ the band's leader (its resampled verdict's first contender)",
+        "★ the band's leader (its resampled verdict's first contender) · dup: share of the tokens sent twice · once: each passage stored once",
         t.muted,
     ));
     lines
