@@ -429,6 +429,19 @@ pub fn render_map(m: &EvidenceMap) -> String {
     for b in &m.bands {
         render_band(&mut out, b);
     }
+    map_verdicts(&mut out, m);
+    if !m.agreement.is_empty() {
+        map_agreement(&mut out, m);
+    }
+    let _ = writeln!(
+        out,
+        "split: failure rate over the passages a cut splits (strategies differ only there); dup: share of the tokens sent twice; once: each passage stored once"
+    );
+    out
+}
+
+/// The map's verdict (and without the constraints), the other kinds' and the gold set's.
+fn map_verdicts(out: &mut String, m: &EvidenceMap) {
     let _ = writeln!(out, "\nmap verdict: {}", safe_name(&m.verdict));
     if let Some(u) = &m.unconstrained_verdict {
         let _ = writeln!(out, "without the constraints: {}", safe_name(u));
@@ -450,53 +463,80 @@ pub fn render_map(m: &EvidenceMap) -> String {
     if let Some(g) = &m.gold_verdict {
         let _ = writeln!(out, "{}", safe_name(g));
     }
-    if !m.agreement.is_empty() {
-        let _ = writeln!(
-            out,
-            "\neach kind of question against the gold set, on evidence a cut splits (best agreement first):"
-        );
-        for a in &m.agreement {
-            let _ = writeln!(out, "  {}", safe_name(&a.words()));
-        }
-        if let Some(first) = m.agreement.first() {
-            let _ = writeln!(
-                out,
-                "  {:<14} {}",
-                "split failure",
-                first
-                    .families
-                    .iter()
-                    .map(|f| format!("{:>12}", f.family.name()))
-                    .collect::<String>()
-            );
-            let _ = writeln!(
-                out,
-                "  {:<14} {}",
-                "gold",
-                first
-                    .families
-                    .iter()
-                    .map(|f| format!("{:>11.1}%", f.gold * 100.0))
-                    .collect::<String>()
-            );
-            for a in &m.agreement {
-                let _ = writeln!(
-                    out,
-                    "  {:<14} {}",
-                    a.kind.name(),
-                    a.families
-                        .iter()
-                        .map(|f| format!("{:>11.1}%", f.map * 100.0))
-                        .collect::<String>()
-                );
-            }
-        }
-    }
+}
+
+/// How each kind of question agreed with the gold set on split evidence, family by family.
+fn map_agreement(out: &mut String, m: &EvidenceMap) {
     let _ = writeln!(
         out,
-        "split: failure rate over the passages a cut splits (strategies differ only there); dup: share of the tokens sent twice; once: each passage stored once"
+        "\neach kind of question against the gold set, on evidence a cut splits (best agreement first):"
     );
-    out
+    for a in &m.agreement {
+        let _ = writeln!(out, "  {}", safe_name(&a.words()));
+    }
+    if let Some(first) = m.agreement.first() {
+        let _ = writeln!(
+            out,
+            "  {:<14} {}",
+            "split failure",
+            first
+                .families
+                .iter()
+                .map(|f| format!("{:>12}", f.family.name()))
+                .collect::<String>()
+        );
+        let _ = writeln!(
+            out,
+            "  {:<14} {}",
+            "gold",
+            first
+                .families
+                .iter()
+                .map(|f| format!("{:>11.1}%", f.gold * 100.0))
+                .collect::<String>()
+        );
+        for a in &m.agreement {
+            let _ = writeln!(
+                out,
+                "  {:<14} {}",
+                a.kind.name(),
+                a.families
+                    .iter()
+                    .map(|f| format!("{:>11.1}%", f.map * 100.0))
+                    .collect::<String>()
+            );
+        }
+    }
+}
+
+/// A band with no passage measured: why, and the gold questions' rows when it has some.
+fn render_empty_band(
+    out: &mut String,
+    b: &seamscope::board::map::MapBand,
+    why: &str,
+    gold_note: &str,
+) {
+    let what = if b.gold_only {
+        "gold questions only"
+    } else {
+        "no passage of this length, not measured"
+    };
+    let _ = writeln!(
+        out,
+        "\n{}–{} tokens: {what}: {why}{gold_note}",
+        b.min_tokens, b.max_tokens,
+    );
+    if let Some(g) = &b.gold {
+        for r in &g.rows {
+            let _ = writeln!(
+                out,
+                "  gold  {:<34} {:<13} {:>6.1}%",
+                safe_name(&r.label),
+                r.family.name(),
+                r.failure_rate * 100.0
+            );
+        }
+    }
 }
 
 /// One band of the map as text.
@@ -510,27 +550,7 @@ fn render_band(out: &mut String, b: &seamscope::board::map::MapBand) {
         String::new()
     };
     if let Some(why) = b.why_empty() {
-        let what = if b.gold_only {
-            "gold questions only"
-        } else {
-            "no passage of this length, not measured"
-        };
-        let _ = writeln!(
-            out,
-            "\n{}–{} tokens: {what}: {why}{gold_note}",
-            b.min_tokens, b.max_tokens,
-        );
-        if let Some(g) = &b.gold {
-            for r in &g.rows {
-                let _ = writeln!(
-                    out,
-                    "  gold  {:<34} {:<13} {:>6.1}%",
-                    safe_name(&r.label),
-                    r.family.name(),
-                    r.failure_rate * 100.0
-                );
-            }
-        }
+        render_empty_band(out, b, &why, &gold_note);
         return;
     }
     let _ = writeln!(
