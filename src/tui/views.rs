@@ -62,10 +62,11 @@ fn too_small(app: &App, frame: &mut Frame, area: Rect) {
             t.text,
         ),
         Line::styled(
-            format!(
-                "From {FULL_WIDTH} × {FULL_HEIGHT} every pane shows at once. Enlarge the window \
-                 or shrink the font, or press q to quit."
-            ),
+            "Enlarge the window or the font, or press q to quit.",
+            t.muted,
+        ),
+        Line::styled(
+            format!("From {FULL_WIDTH} × {FULL_HEIGHT} every pane shows at once."),
             t.muted,
         ),
     ];
