@@ -55,7 +55,8 @@ impl App {
         match self.page {
             Page::Explore => self.toggle_pinned_result(),
             Page::Evaluation => self.toggle_pinned_rows(),
-            Page::Calibration => {
+            // Nothing to pin elsewhere (a new page that has something adds its arm).
+            _ => {
                 self.notice = Some(Notice {
                     text:
                         "P pins a result on the explore page (1) or rows on the evaluation page (3)"
