@@ -23,6 +23,7 @@ mod query;
 mod questions;
 mod setup;
 mod tune;
+mod tune_args;
 mod view;
 
 use std::path::PathBuf;
@@ -250,7 +251,7 @@ enum Command {
         /// Corpus folder or file (indexed as needed for each layout).
         corpus: PathBuf,
         #[command(flatten)]
-        tune: tune::TuneArgs,
+        tune: tune_args::TuneArgs,
         /// Print every grid point as JSON.
         #[arg(long)]
         json: bool,

@@ -13,8 +13,10 @@
 mod action;
 mod app;
 mod background;
+mod chrome;
 mod doc_atoms;
 mod doc_rows;
+mod family;
 mod gold;
 pub mod headless;
 mod highlight;
@@ -22,6 +24,7 @@ mod input;
 mod jobs;
 mod layout_params;
 mod map_svg;
+mod panes;
 mod screen;
 pub mod screenshots;
 pub mod share;

@@ -403,25 +403,127 @@ fn the_screen_never_uses_the_cli_as_a_library() {
 /// Arrows from a module to the modules it names, each with the places (`file:line`) that draw it.
 type Graph = BTreeMap<String, BTreeMap<String, Vec<String>>>;
 
-/// Arrows between the engine's top-level modules, each with the places that draw it.
-fn engine_graph() -> Graph {
-    let mut graph: Graph = BTreeMap::new();
-    for source in sources()
+/// Arrows between sibling modules anywhere in the tree, keyed by their parent (`""` for the
+/// crate roots, `cli` for the files under `src/cli/`, `tui::app` for those under
+/// `src/tui/app/`), each with the places (`file:line`) that draw it. A path counts at the level
+/// where it leaves the file's own branch: `crate::cli::tune_args::TuneArgs` named in
+/// `src/cli/board.rs` is the arrow `board → tune_args` under `cli`; a path into the file's
+/// own ancestors (a child using its parent's items) or to an item that is no module draws none.
+/// Test code is left out: files a parent declares under `#[cfg(test)]` and inline
+/// `#[cfg(test)] mod … { … }` blocks (a test may use any module it checks).
+fn sibling_graphs(sources: &[Source]) -> BTreeMap<String, Graph> {
+    let modules: BTreeSet<Vec<String>> = sources
         .iter()
-        .filter(|s| !s.is_front_end() && !s.module.is_empty())
-    {
+        .flat_map(|s| (1..=s.module.len()).map(|n| s.module[..n].to_vec()))
+        .collect();
+    let tests = test_only_modules(sources);
+    let mut graphs: BTreeMap<String, Graph> = BTreeMap::new();
+    for source in sources.iter().filter(|s| !s.module.is_empty()) {
+        if (1..=source.module.len()).any(|n| tests.contains(&source.module[..n])) {
+            continue;
+        }
+        let source = Source {
+            path: source.path.clone(),
+            module: source.module.clone(),
+            code: without_test_blocks(&source.code),
+        };
+        let source = &source;
         for (path, line) in crate_paths(source) {
-            let Some(to) = path.first() else { continue };
-            if to != source.top() {
-                let places = graph.entry(source.top().to_string()).or_default();
-                places
-                    .entry(to.clone())
-                    .or_default()
-                    .push(format!("{}:{line}", source.rel()));
+            let shared = source
+                .module
+                .iter()
+                .zip(&path)
+                .take_while(|(a, b)| a == b)
+                .count();
+            if shared >= source.module.len() || shared >= path.len() {
+                continue;
+            }
+            if !modules.contains(&path[..=shared]) {
+                continue;
+            }
+            let parent = source.module[..shared].join("::");
+            graphs
+                .entry(parent)
+                .or_default()
+                .entry(source.module[shared].clone())
+                .or_default()
+                .entry(path[shared].clone())
+                .or_default()
+                .push(format!("{}:{line}", source.rel()));
+        }
+    }
+    graphs
+}
+
+/// The modules declared with `#[cfg(test)] mod name;`: test-only files.
+fn test_only_modules(sources: &[Source]) -> BTreeSet<Vec<String>> {
+    let mut out = BTreeSet::new();
+    for source in sources {
+        for (at, _) in source.code.match_indices("#[cfg(test)]") {
+            let rest = source.code[at + 12..].trim_start();
+            let rest = rest.strip_prefix("pub ").unwrap_or(rest).trim_start();
+            let Some(rest) = rest.strip_prefix("mod ") else {
+                continue;
+            };
+            let name: String = rest
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if rest.trim_start()[name.len()..]
+                .trim_start()
+                .starts_with(';')
+            {
+                let mut module = source.module.clone();
+                module.push(name);
+                out.insert(module);
             }
         }
     }
-    graph
+    out
+}
+
+/// `code` with every inline `#[cfg(test)] mod name { … }` block blanked (line breaks kept).
+fn without_test_blocks(code: &str) -> String {
+    let mut out = code.to_string();
+    for (at, _) in code.match_indices("#[cfg(test)]") {
+        let rest = &code[at + 12..];
+        let trimmed = rest.trim_start();
+        let Some(after_mod) = trimmed.strip_prefix("mod ") else {
+            continue;
+        };
+        let Some(open) = after_mod.find(['{', ';']) else {
+            continue;
+        };
+        if after_mod.as_bytes()[open] != b'{' {
+            continue;
+        }
+        let start = code.len() - after_mod.len() + open;
+        let mut depth = 0;
+        let Some(end) = code[start..].char_indices().find_map(|(i, c)| {
+            match c {
+                '{' => depth += 1,
+                '}' => depth -= 1,
+                _ => {}
+            }
+            (depth == 0).then_some(start + i + 1)
+        }) else {
+            continue;
+        };
+        // Same byte length: a multi-byte char becomes as many spaces; line breaks stay.
+        let blank: String = code[at..end]
+            .chars()
+            .map(|c| {
+                if c == '\n' {
+                    "\n".to_string()
+                } else {
+                    " ".repeat(c.len_utf8())
+                }
+            })
+            .collect();
+        out.replace_range(at..end, &blank);
+    }
+    out
 }
 
 /// The groups of modules that reach each other (strongly connected, more than one module).
@@ -457,11 +559,17 @@ fn loops(graph: &Graph) -> Vec<BTreeSet<String>> {
 }
 
 #[test]
-fn the_engine_modules_form_no_loop() {
-    let graph = engine_graph();
-    let report: Vec<String> = loops(&graph)
-        .into_iter()
-        .map(|group| {
+fn no_modules_anywhere_form_a_loop() {
+    // Siblings at every level: the crate's top-level modules (engine and front ends alike), the
+    // files of one module (`cli/board.rs` and `cli/tune.rs`), and deeper (`tui/app/`).
+    let mut report = Vec::new();
+    for (parent, graph) in sibling_graphs(&sources()) {
+        let under = if parent.is_empty() {
+            String::new()
+        } else {
+            format!("{parent}::")
+        };
+        for group in loops(&graph) {
             let arrows: Vec<String> = group
                 .iter()
                 .flat_map(|from| {
@@ -473,62 +581,45 @@ fn the_engine_modules_form_no_loop() {
                 .map(|(from, to, places)| {
                     let places: BTreeSet<&String> = places.iter().collect();
                     let places: Vec<&str> = places.into_iter().map(String::as_str).collect();
-                    format!("    {from} → {to}: {}", places.join(", "))
+                    format!("    {under}{from} → {under}{to}: {}", places.join(", "))
                 })
                 .collect();
-            let members: Vec<&str> = group.iter().map(String::as_str).collect();
-            format!(
+            let members: Vec<String> = group.iter().map(|m| format!("{under}{m}")).collect();
+            report.push(format!(
                 "{{{}}} reach each other:\n{}",
                 members.join(", "),
                 arrows.join("\n")
-            )
-        })
-        .collect();
-    assert!(
-        report.is_empty(),
-        "module loops in the engine:\n{}",
-        report.join("\n")
-    );
-}
-
-/// Arrows between the files of one engine module (`calibrate::report` → `calibrate::verdict`),
-/// keyed by the module, each with the places that draw it.
-fn file_graphs() -> BTreeMap<String, Graph> {
-    let mut graphs: BTreeMap<String, Graph> = BTreeMap::new();
-    for source in sources()
-        .iter()
-        .filter(|s| !s.is_front_end() && s.module.len() >= 2)
-    {
-        let from = &source.module[1];
-        for (path, line) in crate_paths(source) {
-            if path.len() < 2 || path[0] != source.module[0] || &path[1] == from {
-                continue;
-            }
-            let graph = graphs.entry(source.module[0].clone()).or_default();
-            let places = graph.entry(from.clone()).or_default();
-            places
-                .entry(path[1].clone())
-                .or_default()
-                .push(format!("{}:{line}", source.rel()));
+            ));
         }
     }
-    graphs
+    assert!(report.is_empty(), "module loops:\n{}", report.join("\n"));
 }
 
 #[test]
-fn the_files_of_each_engine_module_form_no_loop() {
-    let mut report = Vec::new();
-    for (module, graph) in file_graphs() {
-        for group in loops(&graph) {
-            let members: Vec<String> = group.iter().map(|m| format!("{module}::{m}")).collect();
-            report.push(format!("{{{}}} reach each other", members.join(", ")));
-        }
-    }
-    assert!(
-        report.is_empty(),
-        "file loops in the engine:\n{}",
-        report.join("\n")
-    );
+fn a_loop_between_two_files_of_a_front_end_is_found() {
+    // The circle issue 31 found, `cli/board.rs` ↔ `cli/tune.rs`, put back.
+    let source = |file: &str, module: &[&str], code: &str| Source {
+        path: PathBuf::from(file),
+        module: module.iter().map(|m| m.to_string()).collect(),
+        code: blank_comments_and_strings(code),
+    };
+    let tree = [
+        source(
+            "src/cli/board.rs",
+            &["cli", "board"],
+            "use super::tune::TuneArgs;",
+        ),
+        source(
+            "src/cli/tune.rs",
+            &["cli", "tune"],
+            "fn f() { super::board::run_map(); }",
+        ),
+        source("src/cli.rs", &["cli"], "use crate::tui::run;"),
+        source("src/tui.rs", &["tui"], ""),
+    ];
+    let graphs = sibling_graphs(&tree);
+    assert_eq!(loops(&graphs["cli"]).len(), 1, "board ↔ tune is a loop");
+    assert!(loops(&graphs[""]).is_empty(), "cli → tui alone is none");
 }
 
 #[test]

@@ -7,102 +7,14 @@ use std::path::Path;
 use std::time::Instant;
 
 use seamscope::board::map::{EvidenceMap, MapOptions, evidence_map};
-use seamscope::board::{Board, BoardOptions, BoardRow, Family, board};
+use seamscope::board::{Board, BoardOptions, BoardRow, board};
 use seamscope::eval::questions::Question;
 use seamscope::eval::run::SearchProgress;
 use seamscope::text::safe_name;
 
 use super::GlobalArgs;
 use super::common::{BuildBar, start_engine};
-use super::tune::TuneArgs;
-
-/// Parse `all` or a comma-separated list of family names.
-pub fn parse_families(text: &str) -> Result<Vec<Family>, String> {
-    if text.trim().eq_ignore_ascii_case("all") {
-        return Ok(Family::ALL.to_vec());
-    }
-    let mut out = vec![Family::None];
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let f = Family::parse(&part.to_ascii_lowercase()).ok_or_else(|| {
-            format!(
-                "{part:?} is not a strategy family (all, {})",
-                Family::ALL.map(Family::name).join(", ")
-            )
-        })?;
-        if !out.contains(&f) {
-            out.push(f);
-        }
-    }
-    Ok(out)
-}
-
-/// Parse `50-100,100-200` into length bands.
-pub fn parse_bands(text: &str) -> Result<Vec<(usize, usize)>, String> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (a, b) = part
-            .split_once('-')
-            .ok_or_else(|| format!("{part:?} is not a band like 100-200"))?;
-        let n = |s: &str| {
-            s.trim()
-                .parse::<usize>()
-                .map_err(|_| format!("{s:?} in {part:?} is not a token count"))
-        };
-        let (a, b) = (n(a)?, n(b)?);
-        if a == 0 || a >= b || b > 100_000 {
-            return Err(format!(
-                "band {part} must run from 1 token up to at most 100000, shortest first"
-            ));
-        }
-        out.push((a, b));
-    }
-    out.sort_unstable();
-    seamscope::board::map::check_bands(&out)?;
-    Ok(out)
-}
-
-/// Parse `256/128,128/64` into window shapes.
-pub fn parse_windows(text: &str) -> Result<Vec<(usize, usize)>, String> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (w, s) = part
-            .split_once('/')
-            .ok_or_else(|| format!("{part:?} is not a window like 256/128 (width/stride)"))?;
-        let (w, s): (usize, usize) = (
-            w.trim()
-                .parse()
-                .map_err(|_| format!("bad width in {part:?}"))?,
-            s.trim()
-                .parse()
-                .map_err(|_| format!("bad stride in {part:?}"))?,
-        );
-        if w < 8 || s == 0 || s > w || w > 100_000 {
-            return Err(format!(
-                "window {part}: width 8–100000 tokens, stride from 1 up to the width"
-            ));
-        }
-        out.push((w, s));
-    }
-    Ok(out)
-}
-
-/// Parse a comma-separated list of numbers in `range`.
-pub fn parse_f32s(text: &str, range: std::ops::RangeInclusive<f32>) -> Result<Vec<f32>, String> {
-    let mut out = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let v: f32 = part
-            .parse()
-            .map_err(|_| format!("{part:?} is not a number"))?;
-        if !range.contains(&v) {
-            return Err(format!("{v} is outside {}–{}", range.start(), range.end()));
-        }
-        out.push(v);
-    }
-    if out.is_empty() {
-        return Err("give at least one value".to_string());
-    }
-    Ok(out)
-}
+use super::tune_args::{TuneArgs, checked_settings};
 
 /// The board's knobs from `tune`'s flags.
 fn board_options(args: &TuneArgs, base: BoardOptions) -> BoardOptions {
@@ -177,7 +89,7 @@ pub fn run_board(
     args: &TuneArgs,
     json: bool,
 ) -> anyhow::Result<()> {
-    let settings = super::tune::checked_settings(global, args)?;
+    let settings = checked_settings(global, args)?;
     let mut engine = start_engine(settings.clone())?;
     let docs = engine.load_corpus(corpus)?;
     super::common::report_skips(&docs);
@@ -282,6 +194,16 @@ fn board_line(r: &BoardRow) -> String {
 /// to deploy the leader.
 pub fn render_board(b: &Board, top: usize) -> String {
     let mut out = String::new();
+    board_heading(&mut out, b);
+    board_tables(&mut out, b, top);
+    board_legend(&mut out, b);
+    board_verdict(&mut out, b);
+    board_strategies(&mut out, b);
+    out
+}
+
+/// What was measured: the source, the rows, the budget, the chunks, the embedder, constraints.
+fn board_heading(out: &mut String, b: &Board) {
     let _ = writeln!(
         out,
         "strategy board on {}: {} rows, budget {} chunks, chunks of {} tokens ({} chunks), in {:.1}s",
@@ -299,6 +221,10 @@ pub fn render_board(b: &Board, top: usize) -> String {
             "constraints: {c} (the verdict judges only the rows that satisfy them; ⊘ marks the rest)"
         );
     }
+}
+
+/// Each family's best row, then the top rows and the Pareto rows further down.
+fn board_tables(out: &mut String, b: &Board, top: usize) {
     let header = format!(
         "  {:<40} {:<13} {:>7} {:<11} {:>7} {:>6} {:>5} {:>6} {:>4} {:>7} {:>6} {:>8} {:>6}",
         "row",
@@ -348,6 +274,10 @@ pub fn render_board(b: &Board, top: usize) -> String {
             let _ = writeln!(out, "{}", board_line(r));
         }
     }
+}
+
+/// What the marks and columns mean, and the rows the constraints leave out.
+fn board_legend(out: &mut String, b: &Board) {
     let _ = writeln!(
         out,
         "◆ Pareto: no other row is as good on failures, tokens and vectors and better on one"
@@ -365,6 +295,10 @@ pub fn render_board(b: &Board, top: usize) -> String {
             safe_name(&left_out)
         );
     }
+}
+
+/// The verdict (with and without constraints) and how to deploy the leader.
+fn board_verdict(out: &mut String, b: &Board) {
     if let Some(v) = &b.verdict {
         let among = if b.options.constraints.any() {
             " (among the rows that satisfy the constraints)"
@@ -390,6 +324,10 @@ pub fn render_board(b: &Board, top: usize) -> String {
             );
         }
     }
+}
+
+/// Each strategy as prepared: its vectors, texts embedded and times.
+fn board_strategies(out: &mut String, b: &Board) {
     let _ = writeln!(
         out,
         "\nstrategies (each prepared once; every setting scored from its kept searches)"
@@ -405,7 +343,6 @@ pub fn render_board(b: &Board, top: usize) -> String {
             s.search_seconds
         );
     }
-    out
 }
 
 /// `tune --map`: the evidence-length map (with the gold set's lengths beside it when given).
@@ -415,7 +352,7 @@ pub fn run_map(
     args: &TuneArgs,
     json: bool,
 ) -> anyhow::Result<()> {
-    let settings = super::tune::checked_settings(global, args)?;
+    let settings = checked_settings(global, args)?;
     let mut engine = start_engine(settings.clone())?;
     let docs = engine.load_corpus(corpus)?;
     super::common::report_skips(&docs);
@@ -492,6 +429,19 @@ pub fn render_map(m: &EvidenceMap) -> String {
     for b in &m.bands {
         render_band(&mut out, b);
     }
+    map_verdicts(&mut out, m);
+    if !m.agreement.is_empty() {
+        map_agreement(&mut out, m);
+    }
+    let _ = writeln!(
+        out,
+        "split: failure rate over the passages a cut splits (strategies differ only there); dup: share of the tokens sent twice; once: each passage stored once"
+    );
+    out
+}
+
+/// The map's verdict (and without the constraints), the other kinds' and the gold set's.
+fn map_verdicts(out: &mut String, m: &EvidenceMap) {
     let _ = writeln!(out, "\nmap verdict: {}", safe_name(&m.verdict));
     if let Some(u) = &m.unconstrained_verdict {
         let _ = writeln!(out, "without the constraints: {}", safe_name(u));
@@ -513,53 +463,80 @@ pub fn render_map(m: &EvidenceMap) -> String {
     if let Some(g) = &m.gold_verdict {
         let _ = writeln!(out, "{}", safe_name(g));
     }
-    if !m.agreement.is_empty() {
-        let _ = writeln!(
-            out,
-            "\neach kind of question against the gold set, on evidence a cut splits (best agreement first):"
-        );
-        for a in &m.agreement {
-            let _ = writeln!(out, "  {}", safe_name(&a.words()));
-        }
-        if let Some(first) = m.agreement.first() {
-            let _ = writeln!(
-                out,
-                "  {:<14} {}",
-                "split failure",
-                first
-                    .families
-                    .iter()
-                    .map(|f| format!("{:>12}", f.family.name()))
-                    .collect::<String>()
-            );
-            let _ = writeln!(
-                out,
-                "  {:<14} {}",
-                "gold",
-                first
-                    .families
-                    .iter()
-                    .map(|f| format!("{:>11.1}%", f.gold * 100.0))
-                    .collect::<String>()
-            );
-            for a in &m.agreement {
-                let _ = writeln!(
-                    out,
-                    "  {:<14} {}",
-                    a.kind.name(),
-                    a.families
-                        .iter()
-                        .map(|f| format!("{:>11.1}%", f.map * 100.0))
-                        .collect::<String>()
-                );
-            }
-        }
-    }
+}
+
+/// How each kind of question agreed with the gold set on split evidence, family by family.
+fn map_agreement(out: &mut String, m: &EvidenceMap) {
     let _ = writeln!(
         out,
-        "split: failure rate over the passages a cut splits (strategies differ only there); dup: share of the tokens sent twice; once: each passage stored once"
+        "\neach kind of question against the gold set, on evidence a cut splits (best agreement first):"
     );
-    out
+    for a in &m.agreement {
+        let _ = writeln!(out, "  {}", safe_name(&a.words()));
+    }
+    if let Some(first) = m.agreement.first() {
+        let _ = writeln!(
+            out,
+            "  {:<14} {}",
+            "split failure",
+            first
+                .families
+                .iter()
+                .map(|f| format!("{:>12}", f.family.name()))
+                .collect::<String>()
+        );
+        let _ = writeln!(
+            out,
+            "  {:<14} {}",
+            "gold",
+            first
+                .families
+                .iter()
+                .map(|f| format!("{:>11.1}%", f.gold * 100.0))
+                .collect::<String>()
+        );
+        for a in &m.agreement {
+            let _ = writeln!(
+                out,
+                "  {:<14} {}",
+                a.kind.name(),
+                a.families
+                    .iter()
+                    .map(|f| format!("{:>11.1}%", f.map * 100.0))
+                    .collect::<String>()
+            );
+        }
+    }
+}
+
+/// A band with no passage measured: why, and the gold questions' rows when it has some.
+fn render_empty_band(
+    out: &mut String,
+    b: &seamscope::board::map::MapBand,
+    why: &str,
+    gold_note: &str,
+) {
+    let what = if b.gold_only {
+        "gold questions only"
+    } else {
+        "no passage of this length, not measured"
+    };
+    let _ = writeln!(
+        out,
+        "\n{}–{} tokens: {what}: {why}{gold_note}",
+        b.min_tokens, b.max_tokens,
+    );
+    if let Some(g) = &b.gold {
+        for r in &g.rows {
+            let _ = writeln!(
+                out,
+                "  gold  {:<34} {:<13} {:>6.1}%",
+                safe_name(&r.label),
+                r.family.name(),
+                r.failure_rate * 100.0
+            );
+        }
+    }
 }
 
 /// One band of the map as text.
@@ -573,27 +550,7 @@ fn render_band(out: &mut String, b: &seamscope::board::map::MapBand) {
         String::new()
     };
     if let Some(why) = b.why_empty() {
-        let what = if b.gold_only {
-            "gold questions only"
-        } else {
-            "no passage of this length, not measured"
-        };
-        let _ = writeln!(
-            out,
-            "\n{}–{} tokens: {what}: {why}{gold_note}",
-            b.min_tokens, b.max_tokens,
-        );
-        if let Some(g) = &b.gold {
-            for r in &g.rows {
-                let _ = writeln!(
-                    out,
-                    "  gold  {:<34} {:<13} {:>6.1}%",
-                    safe_name(&r.label),
-                    r.family.name(),
-                    r.failure_rate * 100.0
-                );
-            }
-        }
+        render_empty_band(out, b, &why, &gold_note);
         return;
     }
     let _ = writeln!(
@@ -652,48 +609,5 @@ fn render_band(out: &mut String, b: &seamscope::board::map::MapBand) {
             "  without the constraints: {}",
             safe_name(&u.verdict.sentence())
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn flags_parse_and_refuse_nonsense() {
-        assert_eq!(parse_families("all").unwrap().len(), 7);
-        assert_eq!(
-            parse_families("seams,overlap").unwrap(),
-            vec![Family::None, Family::Seams, Family::Overlap]
-        );
-        assert!(
-            parse_families("semas")
-                .unwrap_err()
-                .contains("not a strategy family")
-        );
-        assert_eq!(
-            parse_bands("100-200,50-100").unwrap(),
-            vec![(50, 100), (100, 200)]
-        );
-        assert!(parse_bands("200-100").is_err());
-        // Each band once, none overlapping another: a passage belongs to one band.
-        assert!(
-            parse_bands("100-200,100-200")
-                .unwrap_err()
-                .contains("given twice")
-        );
-        assert!(
-            parse_bands("50-150,100-200")
-                .unwrap_err()
-                .contains("overlap")
-        );
-        assert_eq!(
-            parse_bands("50-100,5000-9000").unwrap(),
-            vec![(50, 100), (5000, 9000)]
-        );
-        assert!(parse_bands("x").is_err());
-        assert_eq!(parse_windows("256/128").unwrap(), vec![(256, 128)]);
-        assert!(parse_windows("128/256").is_err());
-        assert!(parse_f32s("0.5,2", 0.0..=1.5).is_err());
     }
 }

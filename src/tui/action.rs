@@ -18,7 +18,8 @@ use super::gold::GoldQuestions;
 use super::highlight::Highlights;
 use super::layout_params::LayoutParams;
 
-/// A page of the screen: the query explorer, or one of the two measuring pages.
+/// A page of the screen: the query explorer, or one of the two measuring pages. Each is a
+/// component in `panes/` (`panes::PagePane::pane`): its keys, drawing and help.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Page {
     /// Documents, text, ranking, fire test and budget fill: one question at a time.
@@ -32,15 +33,6 @@ pub enum Page {
 impl Page {
     /// Pages in key order (`1`, `2`, `3`).
     pub const ALL: [Page; 3] = [Page::Explore, Page::Calibration, Page::Evaluation];
-
-    /// The page's name on screen.
-    pub fn label(self) -> &'static str {
-        match self {
-            Page::Explore => "explore",
-            Page::Calibration => "calibrate",
-            Page::Evaluation => "evaluate",
-        }
-    }
 }
 
 /// A pane of the screen that can hold the keyboard focus.
@@ -73,6 +65,19 @@ impl Pane {
         Pane::Budget,
         Pane::Compare,
     ];
+
+    /// The pane's short name, for a compact screen's strip.
+    pub fn label(self) -> &'static str {
+        match self {
+            Pane::Query => "query",
+            Pane::Documents => "docs",
+            Pane::Text => "text",
+            Pane::Ranking => "ranking",
+            Pane::Fire => "fire",
+            Pane::Budget => "budget",
+            Pane::Compare => "compare",
+        }
+    }
 }
 
 /// A setting with a slider on screen.
@@ -218,6 +223,8 @@ pub enum Action {
     Suspend,
     /// Show or hide the help overlay.
     ToggleHelp,
+    /// Scroll the help overlay by rows (it scrolls when taller than the screen).
+    ScrollHelp(i32),
     /// Move the keyboard focus to a pane.
     Focus(Pane),
     /// Move the focus to the next pane in Tab order.

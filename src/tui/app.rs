@@ -107,8 +107,9 @@ pub struct App {
     pub focus: Pane,
     /// Whether keys go into the query box.
     pub typing: bool,
-    /// Whether the help overlay is open.
-    pub help: bool,
+    /// The help overlay, while it is open: its first row shown (it scrolls when taller than
+    /// the screen).
+    pub help: Option<u16>,
     /// Whether seamscope should leave.
     pub quit: bool,
     /// Whether the event loop should give the terminal back and stop (Ctrl-Z), taken by it.
@@ -178,7 +179,7 @@ impl App {
             page: Page::Explore,
             focus: Pane::Query,
             typing: false,
-            help: false,
+            help: None,
             quit: false,
             suspend: false,
             query: QueryBox::default(),
@@ -230,11 +231,44 @@ impl App {
 
     /// What shapes the screen now: presenter mode, pinned settings, the zoom, the query's lines.
     pub fn arrange(&self) -> Arrange {
+        let pinned = self.pinned.is_some() && self.step.is_none() && self.page == Page::Explore;
+        let zoom = if self.page != Page::Explore {
+            None
+        } else if self.is_compact() {
+            Some(self.compact_pane(pinned))
+        } else {
+            self.zoom
+        };
         Arrange {
             step: self.step.is_some(),
-            pinned: self.pinned.is_some() && self.step.is_none() && self.page == Page::Explore,
-            zoom: self.zoom.filter(|_| self.page == Page::Explore),
+            pinned,
+            zoom,
             query_lines: self.query_lines(),
+        }
+    }
+
+    /// Whether the terminal is too small to show every pane at once (see [`Areas::compute`]).
+    pub fn is_compact(&self) -> bool {
+        Areas::is_compact(self.size)
+    }
+
+    /// The one pane a compact screen shows: presenter mode's stage, else the focused pane
+    /// (the zoomed one, or the text, while the query box has the focus). Pinned settings show
+    /// the fire test and the budget fill in the compare pane.
+    fn compact_pane(&self, pinned: bool) -> Pane {
+        let pane = match self.current_step() {
+            Some((all, i)) => match all.get(i) {
+                Some(Step::Search(_) | Step::Fuse) | None => Pane::Ranking,
+                Some(Step::Fire(_)) => Pane::Fire,
+                Some(Step::Fill(_)) => Pane::Budget,
+                Some(Step::Compare) => Pane::Compare,
+            },
+            None if self.focus != Pane::Query => self.focus,
+            None => self.zoom.unwrap_or(Pane::Text),
+        };
+        match pane {
+            Pane::Fire | Pane::Budget if pinned => Pane::Compare,
+            pane => pane,
         }
     }
 
@@ -245,6 +279,11 @@ impl App {
         if self.page != Page::Explore {
             return 0;
         }
+        let wide = usize::from(self.size.width.saturating_sub(2));
+        if self.is_compact() {
+            // The query box has the whole width already.
+            return self.query.line_count(wide).min(3) as u16;
+        }
         let narrow = self
             .size
             .width
@@ -252,7 +291,6 @@ impl App {
         if self.query.line_count(usize::from(narrow)) <= 1 {
             return 0;
         }
-        let wide = usize::from(self.size.width.saturating_sub(2));
         self.query.line_count(wide).min(3) as u16
     }
 
@@ -351,17 +389,104 @@ impl App {
         self.doc_rows = Some((key, Arc::new(rows)));
     }
 
+    /// Route an action to the part of the state it changes: four groups named here, the rest
+    /// (the worker's replies and the corpus folder's changes) to [`App::apply_reply`]. A new
+    /// action goes in its group here and in that group's match.
     fn apply(&mut self, action: Action) -> Option<Action> {
         if action.is_from_user() {
             self.notice = None;
         }
         match action {
+            a @ (Action::Quit
+            | Action::Suspend
+            | Action::ToggleHelp
+            | Action::ScrollHelp(_)
+            | Action::CycleTheme
+            | Action::ShowPage(_)
+            | Action::Resize(..)
+            | Action::EffectDone { .. }
+            | Action::TogglePin
+            | Action::SaveTrace
+            | Action::SaveView
+            | Action::CopyContext) => self.apply_screen(a),
+            a @ (Action::StartTyping
+            | Action::StopTyping
+            | Action::InsertChar(_)
+            | Action::Paste(_)
+            | Action::DeleteBack
+            | Action::DeleteForward
+            | Action::MoveQueryCursor(_)
+            | Action::QueryCursorEdge(_)
+            | Action::ClearQuery
+            | Action::RecallQuery(_)
+            | Action::RunQuery
+            | Action::OpenPicker
+            | Action::PickerMove(_)
+            | Action::PickerEdge(_)
+            | Action::PickQuestion
+            | Action::ClosePicker) => self.apply_query(a),
+            a @ (Action::Focus(_)
+            | Action::FocusNext
+            | Action::FocusPrev
+            | Action::ToggleZoom
+            | Action::MoveSelection(_)
+            | Action::SelectEdge(_)
+            | Action::ClickRow(..)
+            | Action::Scroll(..)
+            | Action::NextChunk
+            | Action::PrevChunk
+            | Action::NextCut
+            | Action::PrevCut
+            | Action::ToggleStepMode
+            | Action::StepForward
+            | Action::StepBack) => self.apply_explore(a),
+            a @ (Action::AdjustSlider(..)
+            | Action::SetSlider(..)
+            | Action::CycleChunker(_)
+            | Action::ToggleHeadingPrefix
+            | Action::ToggleSideDrop
+            | Action::RunCalibration
+            | Action::ApplyRecommendedM
+            | Action::ToggleCalibrationQuestions
+            | Action::RunEvaluation
+            | Action::RunBoard
+            | Action::RunMap
+            | Action::CycleEvalView(_)
+            | Action::BoardMove(_)
+            | Action::ApplyBoardRow
+            | Action::CycleConstraint(_)
+            | Action::CancelJob) => self.apply_settings_and_measures(a),
+            a => self.apply_reply(a),
+        }
+    }
+
+    /// Quitting, the help, the theme, the page, the size, pinning and saving.
+    fn apply_screen(&mut self, action: Action) -> Option<Action> {
+        match action {
             Action::Quit => self.quit(),
             Action::Suspend => self.suspend = true,
-            Action::ToggleHelp => self.help = !self.help,
-            Action::Focus(pane) => self.focus(pane),
-            Action::FocusNext => self.cycle_focus(1),
-            Action::FocusPrev => self.cycle_focus(-1),
+            Action::ToggleHelp => self.help = if self.help.is_some() { None } else { Some(0) },
+            Action::ScrollHelp(delta) => {
+                if let Some(row) = &mut self.help {
+                    *row = (i32::from(*row) + delta).clamp(0, 1000) as u16;
+                }
+            }
+            Action::CycleTheme => self.cycle_theme(),
+            Action::ShowPage(page) => self.show_page(page),
+            Action::Resize(width, height) => self.resize(width, height),
+            Action::EffectDone { text, error } => self.notice = Some(Notice { text, error }),
+            Action::TogglePin => self.toggle_pin(),
+            Action::SaveTrace => self.save_trace(),
+            Action::SaveView => self.save_view(),
+            Action::CopyContext => self.copy_context(),
+            _ => {}
+        }
+        None
+    }
+
+    /// The query box and the question picker.
+    fn apply_query(&mut self, action: Action) -> Option<Action> {
+        match action {
             Action::StartTyping => self.start_typing(),
             Action::StopTyping => self.typing = false,
             Action::InsertChar(c) => self.query.insert(c),
@@ -378,13 +503,18 @@ impl App {
             Action::PickerEdge(end) => self.picker_edge(end),
             Action::PickQuestion => self.pick_question(),
             Action::ClosePicker => self.picker = None,
-            Action::TogglePin => self.toggle_pin(),
-            Action::SaveTrace => self.save_trace(),
-            Action::SaveView => self.save_view(),
-            Action::CopyContext => self.copy_context(),
-            Action::EffectDone { text, error } => self.notice = Some(Notice { text, error }),
+            _ => {}
+        }
+        None
+    }
+
+    /// The explore page: focus, zoom, lists, the document view and presenter mode.
+    fn apply_explore(&mut self, action: Action) -> Option<Action> {
+        match action {
+            Action::Focus(pane) => self.focus(pane),
+            Action::FocusNext => self.cycle_focus(1),
+            Action::FocusPrev => self.cycle_focus(-1),
             Action::ToggleZoom => self.toggle_zoom(),
-            Action::Open => self.start_layout(),
             Action::MoveSelection(delta) => self.move_selection(delta),
             Action::SelectEdge(end) => self.select_edge(end),
             Action::ClickRow(pane, row) => self.click_row(pane, row),
@@ -393,18 +523,24 @@ impl App {
             Action::PrevChunk => self.with_view(|v, open, geo| v.step_chunk(-1, open, geo)),
             Action::NextCut => self.with_view(|v, open, geo| v.step_cut(1, open, geo)),
             Action::PrevCut => self.with_view(|v, open, geo| v.step_cut(-1, open, geo)),
-            Action::AdjustSlider(slider, steps) => self.adjust_slider(slider, steps),
-            Action::SetSlider(slider, value) => self.set_slider(slider, value),
             Action::ToggleStepMode => self.toggle_step_mode(),
             Action::StepForward => self.step_by(1),
             Action::StepBack => self.step_by(-1),
-            Action::CycleTheme => self.cycle_theme(),
-            Action::ShowPage(page) => self.show_page(page),
+            _ => {}
+        }
+        None
+    }
+
+    /// The sliders and chunking, and the measuring pages' runs.
+    fn apply_settings_and_measures(&mut self, action: Action) -> Option<Action> {
+        match action {
+            Action::AdjustSlider(slider, steps) => self.adjust_slider(slider, steps),
+            Action::SetSlider(slider, value) => self.set_slider(slider, value),
             Action::CycleChunker(steps) => self.cycle_chunker(steps),
             Action::ToggleHeadingPrefix => self.toggle_heading_prefix(),
+            Action::ToggleSideDrop => self.toggle_side_drop(),
             Action::RunCalibration => self.run_calibration(),
             Action::ApplyRecommendedM => return self.apply_recommended_m(),
-            Action::ToggleSideDrop => self.toggle_side_drop(),
             Action::ToggleCalibrationQuestions => self.toggle_calibration_questions(),
             Action::RunEvaluation => {
                 self.board.view = EvalView::Comparison;
@@ -417,7 +553,15 @@ impl App {
             Action::ApplyBoardRow => self.apply_board_row(),
             Action::CycleConstraint(c) => self.cycle_constraint(c),
             Action::CancelJob => self.cancel_job(),
-            Action::Resize(width, height) => self.resize(width, height),
+            _ => {}
+        }
+        None
+    }
+
+    /// The worker's replies and the corpus folder's changes.
+    fn apply_reply(&mut self, action: Action) -> Option<Action> {
+        match action {
+            Action::Open => self.start_layout(),
             Action::Progress(progress) => self.jobs.layout.record(progress.generation, progress),
             Action::SetupLog(line) => self.log_setup(&line),
             Action::Previewed(opened) => return self.opened(*opened, false),
@@ -441,6 +585,7 @@ impl App {
                 self.jobs.board.record(progress.generation, progress)
             }
             Action::BoardDone(done) => self.board_done(*done),
+            _ => {}
         }
         None
     }
@@ -517,16 +662,20 @@ impl App {
     }
 
     fn cycle_focus(&mut self, step: i32) {
-        // Under a zoom, Tab zooms the next pane; otherwise only panes on screen take the focus
-        // (pinned settings hide the budget fill).
+        // Under a zoom, Tab zooms the next pane; on a compact screen it shows the next pane (the
+        // query box included, which stays on screen); otherwise only panes on screen take the
+        // focus (pinned settings hide the budget fill).
         let areas = self.areas();
-        let zoomed = self.zoom.is_some();
+        let compact = self.is_compact();
+        let zoomed = self.zoom.is_some() && !compact;
         let order: Vec<Pane> = Pane::ORDER
             .into_iter()
             .filter(|p| {
-                if zoomed {
-                    *p != Pane::Query
-                        && !(self.arrange().pinned && matches!(p, Pane::Budget | Pane::Fire))
+                let hidden_by_pin = self.arrange().pinned && matches!(p, Pane::Budget | Pane::Fire);
+                if compact {
+                    !hidden_by_pin
+                } else if zoomed {
+                    *p != Pane::Query && !hidden_by_pin
                 } else {
                     areas.is_none_or(|a| a.is_shown(*p))
                 }

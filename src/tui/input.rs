@@ -6,8 +6,9 @@ use crossterm::event::{
 };
 use ratatui::layout::Position;
 
-use super::action::{Action, BoardConstraint, Page, Pane, Slider};
+use super::action::{Action, Page, Pane, Slider};
 use super::app::App;
+use super::panes::{PagePane, page_for_key};
 use super::widgets::slider::{SliderHit, hit};
 
 /// Rows one wheel notch scrolls.
@@ -22,7 +23,7 @@ pub fn action_for(app: &App, event: &Event) -> Option<Action> {
         // Back from the editor: the files may have changed.
         Event::FocusGained => Some(Action::CheckCorpus),
         // A paste is text for the query box, never keys: a pasted `q` must not quit.
-        Event::Paste(text) if !app.help && app.areas().is_some() => {
+        Event::Paste(text) if app.help.is_none() && app.areas().is_some() => {
             Some(Action::Paste(text.clone()))
         }
         _ => None,
@@ -38,9 +39,14 @@ fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
     if ctrl && key.code == KeyCode::Char('z') {
         return Some(Action::Suspend);
     }
-    if app.help {
+    if app.help.is_some() {
         return match key.code {
             KeyCode::Char('?' | 'q') | KeyCode::Esc | KeyCode::Enter => Some(Action::ToggleHelp),
+            KeyCode::Up => Some(Action::ScrollHelp(-1)),
+            KeyCode::Down => Some(Action::ScrollHelp(1)),
+            KeyCode::PageUp => Some(Action::ScrollHelp(-10)),
+            KeyCode::PageDown | KeyCode::Char(' ') => Some(Action::ScrollHelp(10)),
+            KeyCode::Home => Some(Action::ScrollHelp(-1000)),
             _ => None,
         };
     }
@@ -56,42 +62,11 @@ fn key_action(app: &App, key: &KeyEvent) -> Option<Action> {
     if app.typing {
         return typing_action(key, ctrl);
     }
-    let on_page = match app.page {
-        Page::Explore if app.step.is_some() => step_action(key),
-        Page::Explore => None,
-        Page::Calibration => calibration_action(key),
-        Page::Evaluation => evaluation_action(app, key),
-    };
-    if on_page.is_some() {
-        return on_page;
-    }
-    if let Some(action) = everywhere_action(key) {
+    // The page shown first, then the keys every page shares.
+    if let Some(action) = app.page.pane().handle_key(app, key) {
         return Some(action);
     }
-    if app.page != Page::Explore {
-        return None;
-    }
-    let page = app.list_height(app.focus).max(2) as i32 - 1;
-    Some(match key.code {
-        KeyCode::Enter if app.focus == Pane::Query => Action::StartTyping,
-        KeyCode::Enter if app.focus == Pane::Documents => Action::Focus(Pane::Text),
-        KeyCode::Tab => Action::FocusNext,
-        KeyCode::BackTab => Action::FocusPrev,
-        KeyCode::Up => Action::MoveSelection(-1),
-        KeyCode::Down => Action::MoveSelection(1),
-        KeyCode::PageUp => Action::MoveSelection(-page),
-        KeyCode::PageDown => Action::MoveSelection(page),
-        KeyCode::Home => Action::SelectEdge(false),
-        KeyCode::End => Action::SelectEdge(true),
-        KeyCode::Char('n') => Action::NextChunk,
-        KeyCode::Char('p') => Action::PrevChunk,
-        KeyCode::Char(']') => Action::NextCut,
-        KeyCode::Char('[') => Action::PrevCut,
-        KeyCode::Char('s') => Action::ToggleStepMode,
-        KeyCode::Char('z') => Action::ToggleZoom,
-        KeyCode::Esc if app.zoom.is_some() => Action::ToggleZoom,
-        _ => return None,
-    })
+    everywhere_action(key)
 }
 
 /// Keys that mean the same on every page: quit, help, typing, pages, sliders, chunking, theme.
@@ -100,9 +75,7 @@ fn everywhere_action(key: &KeyEvent) -> Option<Action> {
         KeyCode::Char('q') => Action::Quit,
         KeyCode::Char('?') => Action::ToggleHelp,
         KeyCode::Char('/' | 'i') => Action::StartTyping,
-        KeyCode::Char('1') => Action::ShowPage(Page::Explore),
-        KeyCode::Char('2') => Action::ShowPage(Page::Calibration),
-        KeyCode::Char('3') => Action::ShowPage(Page::Evaluation),
+        KeyCode::Char(c) if page_for_key(c).is_some() => Action::ShowPage(page_for_key(c)?),
         KeyCode::Char('m') => Action::AdjustSlider(Slider::M, -1),
         KeyCode::Char('M') => Action::AdjustSlider(Slider::M, 1),
         KeyCode::Char('b') => Action::AdjustSlider(Slider::Budget, -1),
@@ -140,37 +113,6 @@ fn picker_action(key: &KeyEvent) -> Option<Action> {
     })
 }
 
-fn calibration_action(key: &KeyEvent) -> Option<Action> {
-    Some(match key.code {
-        KeyCode::Char('r') => Action::RunCalibration,
-        KeyCode::Char('a') => Action::ApplyRecommendedM,
-        KeyCode::Char('g') => Action::ToggleCalibrationQuestions,
-        KeyCode::Esc => Action::CancelJob,
-        _ => return None,
-    })
-}
-
-fn evaluation_action(app: &App, key: &KeyEvent) -> Option<Action> {
-    let board = app.board.view == super::app::EvalView::Board;
-    Some(match key.code {
-        KeyCode::Char('o') if board => Action::CycleConstraint(BoardConstraint::Once),
-        KeyCode::Char('V') if board => Action::CycleConstraint(BoardConstraint::MaxVectors),
-        KeyCode::Char('D') if board => Action::CycleConstraint(BoardConstraint::MaxDuplicateShare),
-        KeyCode::Char('r') => Action::RunEvaluation,
-        KeyCode::Char('s') => Action::RunBoard,
-        KeyCode::Char('v') => Action::RunMap,
-        KeyCode::Char('a') => Action::ApplyBoardRow,
-        KeyCode::Tab => Action::CycleEvalView(1),
-        KeyCode::BackTab => Action::CycleEvalView(-1),
-        KeyCode::Up => Action::BoardMove(-1),
-        KeyCode::Down => Action::BoardMove(1),
-        KeyCode::PageUp => Action::BoardMove(-10),
-        KeyCode::PageDown => Action::BoardMove(10),
-        KeyCode::Esc => Action::CancelJob,
-        _ => return None,
-    })
-}
-
 fn typing_action(key: &KeyEvent, ctrl: bool) -> Option<Action> {
     Some(match key.code {
         KeyCode::Enter => Action::RunQuery,
@@ -191,20 +133,16 @@ fn typing_action(key: &KeyEvent, ctrl: bool) -> Option<Action> {
     })
 }
 
-fn step_action(key: &KeyEvent) -> Option<Action> {
-    Some(match key.code {
-        KeyCode::Right | KeyCode::Char(' ') => Action::StepForward,
-        KeyCode::Left | KeyCode::Backspace => Action::StepBack,
-        KeyCode::Esc | KeyCode::Char('s') => Action::ToggleStepMode,
-        _ => return None,
-    })
-}
-
 fn mouse_action(app: &App, mouse: &MouseEvent) -> Option<Action> {
     let at = Position::new(mouse.column, mouse.row);
     let areas = app.areas()?;
-    if app.help {
-        return matches!(mouse.kind, MouseEventKind::Down(_)).then_some(Action::ToggleHelp);
+    if app.help.is_some() {
+        return match mouse.kind {
+            MouseEventKind::ScrollUp => Some(Action::ScrollHelp(-WHEEL_ROWS)),
+            MouseEventKind::ScrollDown => Some(Action::ScrollHelp(WHEEL_ROWS)),
+            MouseEventKind::Down(_) => Some(Action::ToggleHelp),
+            _ => None,
+        };
     }
     if app.picker.is_some() {
         return match mouse.kind {
@@ -321,7 +259,7 @@ mod tests {
             action_for(app, &key(KeyCode::Esc)),
             Some(Action::ToggleHelp)
         ));
-        app.update(Action::Resize(80, 20));
+        app.update(Action::Resize(59, 20));
         app.update(Action::ToggleHelp);
         assert!(
             action_for(app, &key(KeyCode::Char('M'))).is_none(),

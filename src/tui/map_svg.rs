@@ -7,7 +7,7 @@ use std::fmt::Write;
 use seamscope::board::Family;
 use seamscope::board::map::EvidenceMap;
 
-use super::views::family_points;
+use super::panes::evaluation::family_points;
 
 const WIDTH: f64 = 900.0;
 const HEIGHT: f64 = 620.0;
@@ -18,19 +18,6 @@ const TOP: f64 = 95.0;
 const BOTTOM: f64 = 420.0;
 /// Characters per caption and subtitle line (about 7 px each at 13 px).
 const CAPTION_CHARS: usize = 110;
-
-/// A family's colour on the chart (the Seams line is drawn thicker).
-fn colour(family: Family) -> &'static str {
-    match family {
-        Family::None => "#7f7f7f",
-        Family::Overlap => "#1f77b4",
-        Family::Windows => "#ff7f0e",
-        Family::Neighbour => "#2ca02c",
-        Family::Scar => "#9467bd",
-        Family::Seams => "#d62728",
-        Family::OverlapSeams => "#8c564b",
-    }
-}
 
 fn escape(text: &str) -> String {
     seamscope::text::safe(text)
@@ -47,11 +34,39 @@ pub fn render(map: &EvidenceMap, corpus: &str) -> String {
         .iter()
         .flat_map(|(_, p)| p.iter().map(|x| x.1))
         .fold(1.0, f64::max);
-    let top = ((worst / 10.0).ceil() * 10.0).max(10.0);
-    let bands = map.bands.len().max(1) as f64;
-    let x = |i: f64| LEFT + (i + 0.5) * (RIGHT - LEFT) / bands;
-    let y = |pct: f64| BOTTOM - pct / top * (BOTTOM - TOP);
+    let chart = Chart {
+        top: ((worst / 10.0).ceil() * 10.0).max(10.0),
+        bands: map.bands.len().max(1) as f64,
+    };
     let mut s = String::new();
+    heading(&mut s, map, corpus);
+    axes(&mut s, &chart, map);
+    family_lines(&mut s, &chart, &series);
+    verdict_caption(&mut s, map);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The chart's scale: failure rates up to `top` percent, `bands` bands across.
+struct Chart {
+    top: f64,
+    bands: f64,
+}
+
+impl Chart {
+    /// The x of band `i`'s middle.
+    fn x(&self, i: f64) -> f64 {
+        LEFT + (i + 0.5) * (RIGHT - LEFT) / self.bands
+    }
+
+    /// The y of a failure rate in percent.
+    fn y(&self, pct: f64) -> f64 {
+        BOTTOM - pct / self.top * (BOTTOM - TOP)
+    }
+}
+
+/// The picture's opening tag, background, title and subtitle.
+fn heading(s: &mut String, map: &EvidenceMap, corpus: &str) {
     let _ = writeln!(
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="DejaVu Sans, Verdana, sans-serif" font-size="13">"#
@@ -65,7 +80,7 @@ pub fn render(map: &EvidenceMap, corpus: &str) -> String {
         "{corpus}: {} passages per band drawn over the corpus, each asked with content words from across it; budget {} chunks of {} tokens; each family at its best setting in each band",
         map.options.per_band, map.budget, map.chunk_tokens
     );
-    for (i, line) in crate::tui::views::wrap_words(&subtitle, CAPTION_CHARS)
+    for (i, line) in crate::tui::chrome::wrap_words(&subtitle, CAPTION_CHARS)
         .iter()
         .take(2)
         .enumerate()
@@ -77,10 +92,14 @@ pub fn render(map: &EvidenceMap, corpus: &str) -> String {
             escape(line)
         );
     }
+}
+
+/// The grid, the axes and their labels, the bands with their passage counts.
+fn axes(s: &mut String, chart: &Chart, map: &EvidenceMap) {
     // Grid and y axis: five steps up to the top.
     for step in 0..=5 {
-        let pct = top * f64::from(step) / 5.0;
-        let at = y(pct);
+        let pct = chart.top * f64::from(step) / 5.0;
+        let at = chart.y(pct);
         let _ = writeln!(
             s,
             r##"<line x1="{LEFT}" y1="{at:.1}" x2="{RIGHT}" y2="{at:.1}" stroke="#e4e4e4"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#555555">{pct:.0}%</text>"##,
@@ -100,7 +119,7 @@ pub fn render(map: &EvidenceMap, corpus: &str) -> String {
     );
     // Bands on the x axis, with their passage counts.
     for (i, b) in map.bands.iter().enumerate() {
-        let at = x(i as f64);
+        let at = chart.x(i as f64);
         let _ = writeln!(
             s,
             r##"<text x="{at:.1}" y="{:.1}" text-anchor="middle" fill="#333333">{}–{}</text><text x="{at:.1}" y="{:.1}" text-anchor="middle" font-size="11" fill="#777777">{} passages, {} split</text>"##,
@@ -118,13 +137,16 @@ pub fn render(map: &EvidenceMap, corpus: &str) -> String {
         (LEFT + RIGHT) / 2.0,
         BOTTOM + 54.0
     );
-    // One polyline per family, with its points marked; the legend on the right.
+}
+
+/// One polyline per family, with its points marked; the legend on the right.
+fn family_lines(s: &mut String, chart: &Chart, series: &[(Family, Vec<(f64, f64)>)]) {
     for (n, (family, points)) in series.iter().enumerate() {
-        let c = colour(*family);
-        let width = if *family == Family::Seams { 3.5 } else { 2.0 };
+        let look = super::family::look_of(*family);
+        let (c, width) = (look.svg, look.svg_width);
         let path: Vec<String> = points
             .iter()
-            .map(|&(i, pct)| format!("{:.1},{:.1}", x(i), y(pct)))
+            .map(|&(i, pct)| format!("{:.1},{:.1}", chart.x(i), chart.y(pct)))
             .collect();
         let _ = writeln!(
             s,
@@ -136,8 +158,8 @@ pub fn render(map: &EvidenceMap, corpus: &str) -> String {
             let _ = writeln!(
                 s,
                 r#"<circle cx="{:.1}" cy="{:.1}" r="3.5" fill="{c}"><title>{}: {pct:.1}%</title></circle>"#,
-                x(i),
-                y(pct),
+                chart.x(i),
+                chart.y(pct),
                 family.name()
             );
         }
@@ -152,11 +174,14 @@ pub fn render(map: &EvidenceMap, corpus: &str) -> String {
             escape(family.name())
         );
     }
-    // The verdict as the caption.
+}
+
+/// The verdict as the caption (and another question kind's when it disagrees).
+fn verdict_caption(s: &mut String, map: &EvidenceMap) {
     let mut caption =
-        crate::tui::views::wrap_words(&format!("Verdict: {}", map.verdict), CAPTION_CHARS);
+        crate::tui::chrome::wrap_words(&format!("Verdict: {}", map.verdict), CAPTION_CHARS);
     if let Some(other) = map.disagreeing() {
-        caption.extend(crate::tui::views::wrap_words(
+        caption.extend(crate::tui::chrome::wrap_words(
             &format!(
                 "Asked as {} questions instead: {}",
                 other.kind.name(),
@@ -174,8 +199,6 @@ pub fn render(map: &EvidenceMap, corpus: &str) -> String {
             escape(line)
         );
     }
-    s.push_str("</svg>\n");
-    s
 }
 
 #[cfg(test)]

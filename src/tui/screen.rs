@@ -8,9 +8,15 @@ use ratatui::layout::{Constraint, Layout, Position, Rect};
 use super::action::{Pane, Slider};
 
 /// The smallest terminal the screen is drawn in; below it a message says so.
-pub const MIN_WIDTH: u16 = 120;
+pub const MIN_WIDTH: u16 = 60;
 /// The smallest terminal height the screen is drawn in.
-pub const MIN_HEIGHT: u16 = 34;
+pub const MIN_HEIGHT: u16 = 16;
+/// The smallest terminal that shows every pane of the explore page at once; below it (down to
+/// [`MIN_WIDTH`] × [`MIN_HEIGHT`]) the screen is compact: one pane at a time, a strip naming
+/// the others, Tab and presenter mode's steps moving between them.
+pub const FULL_WIDTH: u16 = 120;
+/// The smallest terminal height that shows every pane at once.
+pub const FULL_HEIGHT: u16 = 34;
 /// Rows of the step-mode banner, borders included.
 const STEP_ROWS: u16 = 6;
 
@@ -55,15 +61,33 @@ pub struct Areas {
     pub compare: Rect,
     /// The bottom status line.
     pub status: Rect,
+    /// Where a page draws: everything between the sliders and the status line.
+    pub main: Rect,
+    /// On a compact screen's explore page: the line naming the panes not shown.
+    pub strip: Option<Rect>,
 }
 
 impl Areas {
+    /// Whether a screen of `area` is compact: too small for every pane at once.
+    pub fn is_compact(area: Rect) -> bool {
+        area.width < FULL_WIDTH || area.height < FULL_HEIGHT
+    }
+
     /// Lay out a screen of `area`; `None` when it is smaller than [`MIN_WIDTH`] x [`MIN_HEIGHT`].
     pub fn compute(area: Rect, arrange: &Arrange) -> Option<Areas> {
         if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
             return None;
         }
-        let step_mode = arrange.step;
+        if Areas::is_compact(area) {
+            return Some(Areas::compact(area, arrange));
+        }
+        Some(Areas::full(area, arrange))
+    }
+
+    /// Every pane at once: documents, text, and the result column (ranking, fire test, budget
+    /// fill and comparison, under presenter mode's banner); a zoom gives one pane the whole
+    /// main area.
+    fn full(area: Rect, arrange: &Arrange) -> Areas {
         let lines = arrange.query_lines.min(3);
         let top_rows = if lines == 0 { 3 } else { lines + 2 + 3 };
         let [header, top, main, status] = Layout::vertical([
@@ -73,52 +97,15 @@ impl Areas {
             Constraint::Length(1),
         ])
         .areas(area);
-        let [query, sliders] = if lines == 0 {
-            let sliders_width = Areas::sliders_width(area.width);
-            Layout::horizontal([Constraint::Fill(1), Constraint::Length(sliders_width)]).areas(top)
-        } else {
-            let sliders_width = Areas::sliders_width(area.width).max(area.width * 3 / 4);
-            let [query, row] =
-                Layout::vertical([Constraint::Length(lines + 2), Constraint::Length(3)]).areas(top);
-            let [_, sliders] =
-                Layout::horizontal([Constraint::Fill(1), Constraint::Length(sliders_width)])
-                    .areas(row);
-            [query, sliders]
-        };
+        let [query, sliders] = Areas::query_and_sliders(top, area.width, lines);
         let documents_width = (area.width * 16 / 100).clamp(20, 34);
-        let right_width = area.width / 2;
         let [documents, text, right] = Layout::horizontal([
             Constraint::Length(documents_width),
             Constraint::Fill(1),
-            Constraint::Length(right_width),
+            Constraint::Length(area.width / 2),
         ])
         .areas(main);
-        let (step, right) = if step_mode {
-            let [step, rest] =
-                Layout::vertical([Constraint::Length(STEP_ROWS), Constraint::Fill(1)]).areas(right);
-            (Some(step), rest)
-        } else {
-            (None, right)
-        };
-        let [ranking, fire, bottom] = Layout::vertical([
-            Constraint::Fill(9),
-            Constraint::Fill(5),
-            Constraint::Fill(6),
-        ])
-        .areas(right);
-        let (fire, [budget, compare]) = if arrange.pinned {
-            // Pinned settings: one pane below the ranking holds both sides, fire tests included.
-            (
-                Rect { height: 0, ..fire },
-                [Rect { width: 0, ..bottom }, fire.union(bottom)],
-            )
-        } else {
-            (
-                fire,
-                Layout::horizontal([Constraint::Percentage(66), Constraint::Percentage(34)])
-                    .areas(bottom),
-            )
-        };
+        let (step, [ranking, fire, budget, compare]) = Areas::result_column(right, arrange);
         let mut areas = Areas {
             header,
             query,
@@ -131,35 +118,133 @@ impl Areas {
             budget,
             compare,
             status,
+            main,
+            strip: None,
         };
         if let Some(zoomed) = arrange.zoom.filter(|p| *p != Pane::Query) {
-            let whole = match step {
-                Some(banner) => Rect {
-                    y: banner.bottom(),
-                    height: main.bottom().saturating_sub(banner.bottom()),
-                    ..main
-                },
-                None => main,
-            };
-            areas.step = step.map(|banner| Rect {
+            let banner = step.map(|banner| Rect {
                 x: main.x,
                 width: main.width,
                 ..banner
             });
-            for pane in Pane::ORDER.into_iter().filter(|p| *p != Pane::Query) {
-                let rect = areas.pane_mut(pane);
-                *rect = if pane == zoomed {
-                    whole
-                } else {
-                    Rect {
-                        width: 0,
-                        height: 0,
-                        ..whole
-                    }
-                };
-            }
+            areas.show_alone(zoomed, main, banner);
         }
-        Some(areas)
+        areas
+    }
+
+    /// The query box and the sliders in the top rows: side by side when the question takes one
+    /// line, else the question across the width on `lines` lines with the sliders below.
+    fn query_and_sliders(top: Rect, width: u16, lines: u16) -> [Rect; 2] {
+        if lines == 0 {
+            let sliders_width = Areas::sliders_width(width);
+            return Layout::horizontal([Constraint::Fill(1), Constraint::Length(sliders_width)])
+                .areas(top);
+        }
+        let sliders_width = Areas::sliders_width(width).max(width * 3 / 4);
+        let [query, row] =
+            Layout::vertical([Constraint::Length(lines + 2), Constraint::Length(3)]).areas(top);
+        let [_, sliders] =
+            Layout::horizontal([Constraint::Fill(1), Constraint::Length(sliders_width)]).areas(row);
+        [query, sliders]
+    }
+
+    /// The result column: presenter mode's banner on top, then the ranking, the fire test, and
+    /// the budget fill beside the comparison; pinned settings give the comparison (pinned vs
+    /// now) the fire test's rows and the budget fill's.
+    fn result_column(right: Rect, arrange: &Arrange) -> (Option<Rect>, [Rect; 4]) {
+        let (step, right) = if arrange.step {
+            let [step, rest] =
+                Layout::vertical([Constraint::Length(STEP_ROWS), Constraint::Fill(1)]).areas(right);
+            (Some(step), rest)
+        } else {
+            (None, right)
+        };
+        let [ranking, fire, bottom] = Layout::vertical([
+            Constraint::Fill(9),
+            Constraint::Fill(5),
+            Constraint::Fill(6),
+        ])
+        .areas(right);
+        if arrange.pinned {
+            let hidden_fire = Rect { height: 0, ..fire };
+            let hidden_budget = Rect { width: 0, ..bottom };
+            return (
+                step,
+                [ranking, hidden_fire, hidden_budget, fire.union(bottom)],
+            );
+        }
+        let [budget, compare] =
+            Layout::horizontal([Constraint::Percentage(66), Constraint::Percentage(34)])
+                .areas(bottom);
+        (step, [ranking, fire, budget, compare])
+    }
+
+    /// A compact screen: the query box and the sliders across the whole width, then on the
+    /// explore page a strip naming the panes and one pane (the zoomed one, else the text) in the
+    /// rest, below presenter mode's banner when it is on.
+    fn compact(area: Rect, arrange: &Arrange) -> Areas {
+        let lines = arrange.query_lines.clamp(1, 3);
+        let explore = arrange.zoom.is_some();
+        let [header, query, sliders, strip, main, status] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(lines + 2),
+            Constraint::Length(3),
+            Constraint::Length(u16::from(explore)),
+            Constraint::Fill(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        let banner = arrange.step.then(|| Rect {
+            height: STEP_ROWS.min(main.height / 2),
+            ..main
+        });
+        let mut areas = Areas {
+            header,
+            query,
+            sliders,
+            documents: main,
+            text: main,
+            step: None,
+            ranking: main,
+            fire: main,
+            budget: main,
+            compare: main,
+            status,
+            main,
+            strip: explore.then_some(strip),
+        };
+        let zoomed = arrange
+            .zoom
+            .filter(|p| *p != Pane::Query)
+            .unwrap_or(Pane::Text);
+        areas.show_alone(zoomed, main, banner);
+        areas
+    }
+
+    /// Give `main` (below the presenter banner, when there is one) to `pane` alone; every
+    /// other pane but the query box gets an empty rectangle.
+    fn show_alone(&mut self, pane: Pane, main: Rect, banner: Option<Rect>) {
+        let whole = match banner {
+            Some(banner) => Rect {
+                y: banner.bottom(),
+                height: main.bottom().saturating_sub(banner.bottom()),
+                ..main
+            },
+            None => main,
+        };
+        self.step = banner;
+        for other in Pane::ORDER.into_iter().filter(|p| *p != Pane::Query) {
+            let rect = self.pane_mut(other);
+            *rect = if other == pane {
+                whole
+            } else {
+                Rect {
+                    width: 0,
+                    height: 0,
+                    ..whole
+                }
+            };
+        }
     }
 
     /// The sliders box's width on a screen `width` columns wide.
@@ -268,9 +353,9 @@ mod tests {
             step: true,
             ..Arrange::default()
         };
-        assert!(Areas::compute(Rect::new(0, 0, 119, 40), &plain).is_none());
+        assert!(Areas::compute(Rect::new(0, 0, MIN_WIDTH - 1, 40), &plain).is_none());
         assert!(Areas::compute(Rect::new(0, 0, 120, MIN_HEIGHT - 1), &plain).is_none());
-        let small = Areas::compute(Rect::new(0, 0, MIN_WIDTH, MIN_HEIGHT), &step);
+        let small = Areas::compute(Rect::new(0, 0, FULL_WIDTH, FULL_HEIGHT), &step);
         for pane in Pane::ORDER.into_iter().filter(|p| *p != Pane::Query) {
             let rows = small.map_or(0, |a| a.body(pane).height);
             assert!(rows >= 2, "{pane:?} has {rows} rows at the minimum size");
@@ -294,7 +379,7 @@ mod tests {
 
     #[test]
     fn a_zoomed_pane_takes_the_main_area_and_pinned_settings_take_the_bottom_row() {
-        let size = Rect::new(0, 0, 120, MIN_HEIGHT);
+        let size = Rect::new(0, 0, 120, FULL_HEIGHT);
         let Some(plain) = Areas::compute(size, &Arrange::default()) else {
             panic!("fits");
         };
@@ -332,5 +417,44 @@ mod tests {
         assert_eq!(q.query.height, 4, "two lines and the borders");
         assert_eq!(q.query.width, 120, "the whole width");
         assert_eq!(q.sliders.y, q.query.bottom(), "the sliders below");
+    }
+
+    #[test]
+    fn a_compact_screen_shows_one_pane_below_a_strip_and_the_banner() {
+        let zoom = |pane| Arrange {
+            zoom: Some(pane),
+            ..Arrange::default()
+        };
+        let size = Rect::new(0, 0, 80, 24);
+        let Some(a) = Areas::compute(size, &zoom(Pane::Fire)) else {
+            panic!("80x24 is drawn");
+        };
+        assert!(a.strip.is_some());
+        assert_eq!(a.sliders.width, 80, "the sliders take the whole width");
+        assert_eq!(a.fire, a.main, "the fire test alone in the main area");
+        for pane in [Pane::Documents, Pane::Text, Pane::Ranking, Pane::Budget] {
+            assert!(!a.is_shown(pane), "{pane:?} waits for Tab");
+        }
+        assert!(a.body(Pane::Fire).height >= 8, "{:?}", a.body(Pane::Fire));
+        let presenting = Arrange {
+            step: true,
+            ..zoom(Pane::Ranking)
+        };
+        let Some(p) = Areas::compute(size, &presenting) else {
+            panic!("80x24 is drawn");
+        };
+        let Some(banner) = p.step else {
+            panic!("the banner shows");
+        };
+        assert_eq!(p.ranking.y, banner.bottom());
+        assert!(p.body(Pane::Ranking).height >= 3);
+        let pages = Areas::compute(size, &Arrange::default());
+        assert!(
+            pages.is_some_and(|a| a.strip.is_none()),
+            "no strip off the explore page"
+        );
+        assert!(
+            Areas::compute(Rect::new(0, 0, MIN_WIDTH, MIN_HEIGHT), &zoom(Pane::Text)).is_some()
+        );
     }
 }

@@ -52,12 +52,51 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
         || "the corpus".to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let mut screen = Headless::start(&options, shots.width, shots.height)?;
-    let pump = |screen: &mut Headless, what: &str, done: &dyn Fn(&App) -> bool| {
-        screen.pump(what, PATIENCE, done)
+    let mut s = Shooting {
+        screen: Headless::start(&options, shots.width, shots.height)?,
+        shots,
+        written: Vec::new(),
     };
-    let mut written: Vec<Shot> = Vec::new();
-    let mut shoot = |app: &App, file: &str| -> anyhow::Result<()> {
+    s.pump("the corpus to open", &|a| {
+        a.shown.is_some() && a.jobs.layout.in_flight().is_none()
+    })?;
+    s.worked_example(&options)?;
+    s.presenter()?;
+    s.pinned()?;
+    s.measuring_pages()?;
+    let map_shot = match shots.map_per_band {
+        Some(per_band) => Some(s.evidence_map(per_band, &corpus_name)?),
+        None => None,
+    };
+    s.screen.app.update(Action::ShowPage(Page::Explore));
+    s.screen.app.update(Action::ToggleHelp);
+    s.shoot("help.svg")?;
+    let Shooting {
+        screen,
+        mut written,
+        ..
+    } = s;
+    screen.finish();
+    written.extend(map_shot);
+    Ok(written)
+}
+
+/// A screen being pictured: the headless screen, what to picture, and the pictures so far.
+struct Shooting<'a> {
+    screen: Headless,
+    shots: &'a Shots,
+    written: Vec<Shot>,
+}
+
+impl Shooting<'_> {
+    /// Apply the screen's actions until `done` holds (or give up after [`PATIENCE`]).
+    fn pump(&mut self, what: &str, done: &dyn Fn(&App) -> bool) -> anyhow::Result<()> {
+        self.screen.pump(what, PATIENCE, done)
+    }
+
+    /// Draw the screen as it is into `file`, timing the frames asked for.
+    fn shoot(&mut self, file: &str) -> anyhow::Result<()> {
+        let (shots, app) = (self.shots, &self.screen.app);
         let mut terminal = Terminal::new(TestBackend::new(shots.width, shots.height))?;
         terminal.draw(|frame| views::draw(app, frame))?;
         let background = app
@@ -82,116 +121,120 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
             terminal.draw(|frame| views::draw(app, frame))?;
             frames.push(start.elapsed());
         }
-        written.push(Shot { path, frames });
+        self.written.push(Shot { path, frames });
         Ok(())
-    };
-
-    pump(&mut screen, "the corpus to open", &|a| {
-        a.shown.is_some() && a.jobs.layout.in_flight().is_none()
-    })?;
-    // The worked example: the gold question, picked as a user picks it.
-    screen.app.update(Action::OpenPicker);
-    let index = screen
-        .app
-        .gold_questions()
-        .and_then(|g| g.list().iter().position(|q| q.id == shots.question_id))
-        .with_context(|| {
-            format!(
-                "questions.jsonl of {} holds no question {}",
-                options.corpus.display(),
-                shots.question_id
-            )
-        })?;
-    screen.app.update(Action::PickerMove(index as i32));
-    shoot(&screen.app, "picker.svg")?;
-    screen.app.update(Action::PickQuestion);
-    pump(&mut screen, "the answer", &|a| {
-        a.answer.is_some() && a.jobs.query.in_flight().is_none()
-    })?;
-    screen.app.notice = None;
-    shoot(&screen.app, "explore.svg")?;
-
-    screen.app.update(Action::ToggleStepMode);
-    let all = screen
-        .app
-        .current_step()
-        .map(|(all, _)| all)
-        .unwrap_or_default();
-    let first_fire = all.iter().position(|s| matches!(s, Step::Fire(_)));
-    let fuse = all.iter().position(|s| matches!(s, Step::Fuse));
-    for (index, file) in [
-        (Some(0), "presenter-1-dense.svg"),
-        (fuse, "presenter-2-fusion.svg"),
-        (first_fire, "presenter-3-fire-test.svg"),
-        (all.len().checked_sub(1), "presenter-4-with-vs-without.svg"),
-    ] {
-        if let Some(i) = index {
-            while screen.app.step.is_some_and(|s| s < i) {
-                screen.app.update(Action::StepForward);
-            }
-            shoot(&screen.app, file)?;
-        }
     }
-    screen.app.update(Action::ToggleStepMode);
 
-    screen.app.update(Action::TogglePin);
-    screen.app.update(Action::AdjustSlider(Slider::M, 4));
-    screen.app.notice = None;
-    shoot(&screen.app, "pinned.svg")?;
-    screen.app.update(Action::AdjustSlider(Slider::M, -4));
-    screen.app.update(Action::TogglePin);
-    screen.app.notice = None;
+    /// The worked example: the gold question, picked as a user picks it, and its answer.
+    fn worked_example(&mut self, options: &Options) -> anyhow::Result<()> {
+        self.screen.app.update(Action::OpenPicker);
+        let id = &self.shots.question_id;
+        let index = self
+            .screen
+            .app
+            .gold_questions()
+            .and_then(|g| g.list().iter().position(|q| &q.id == id))
+            .with_context(|| {
+                format!(
+                    "questions.jsonl of {} holds no question {id}",
+                    options.corpus.display(),
+                )
+            })?;
+        self.screen.app.update(Action::PickerMove(index as i32));
+        self.shoot("picker.svg")?;
+        self.screen.app.update(Action::PickQuestion);
+        self.pump("the answer", &|a| {
+            a.answer.is_some() && a.jobs.query.in_flight().is_none()
+        })?;
+        self.screen.app.notice = None;
+        self.shoot("explore.svg")
+    }
 
-    screen.app.update(Action::ShowPage(Page::Calibration));
-    screen.app.update(Action::RunCalibration);
-    pump(&mut screen, "the calibration", &|a| {
-        a.jobs.calibration.in_flight().is_none()
-            && (a.calibration.report.is_some() || a.calibration.error.is_some())
-    })?;
-    shoot(&screen.app, "calibration.svg")?;
+    /// Presenter mode: the first list, fusion, the first fire test and the closing comparison.
+    fn presenter(&mut self) -> anyhow::Result<()> {
+        self.screen.app.update(Action::ToggleStepMode);
+        let all = self
+            .screen
+            .app
+            .current_step()
+            .map(|(all, _)| all)
+            .unwrap_or_default();
+        let first_fire = all.iter().position(|s| matches!(s, Step::Fire(_)));
+        let fuse = all.iter().position(|s| matches!(s, Step::Fuse));
+        for (index, file) in [
+            (Some(0), "presenter-1-dense.svg"),
+            (fuse, "presenter-2-fusion.svg"),
+            (first_fire, "presenter-3-fire-test.svg"),
+            (all.len().checked_sub(1), "presenter-4-with-vs-without.svg"),
+        ] {
+            if let Some(i) = index {
+                while self.screen.app.step.is_some_and(|s| s < i) {
+                    self.screen.app.update(Action::StepForward);
+                }
+                self.shoot(file)?;
+            }
+        }
+        self.screen.app.update(Action::ToggleStepMode);
+        Ok(())
+    }
 
-    screen.app.update(Action::ShowPage(Page::Evaluation));
-    screen.app.update(Action::RunEvaluation);
-    pump(&mut screen, "the evaluation", &|a| {
-        a.jobs.eval.in_flight().is_none()
-            && (!a.evaluation.rows.is_empty() || a.evaluation.problem.is_some())
-    })?;
-    shoot(&screen.app, "evaluation.svg")?;
+    /// Pinned settings beside a larger `m`, then back as they were.
+    fn pinned(&mut self) -> anyhow::Result<()> {
+        let app = &mut self.screen.app;
+        app.update(Action::TogglePin);
+        app.update(Action::AdjustSlider(Slider::M, 4));
+        app.notice = None;
+        self.shoot("pinned.svg")?;
+        let app = &mut self.screen.app;
+        app.update(Action::AdjustSlider(Slider::M, -4));
+        app.update(Action::TogglePin);
+        app.notice = None;
+        Ok(())
+    }
 
-    // The evidence-length map through the screen's own job (`v`): the page's map view, and the
-    // map drawn as a line chart.
-    let mut map_shot = None;
-    if let Some(per_band) = shots.map_per_band {
-        screen.app.board.map_per_band = per_band;
-        screen.app.update(Action::RunMap);
-        pump(&mut screen, "the evidence-length map", &|a| {
+    /// The calibration and evaluation pages, each run through the screen's own job.
+    fn measuring_pages(&mut self) -> anyhow::Result<()> {
+        self.screen.app.update(Action::ShowPage(Page::Calibration));
+        self.screen.app.update(Action::RunCalibration);
+        self.pump("the calibration", &|a| {
+            a.jobs.calibration.in_flight().is_none()
+                && (a.calibration.report.is_some() || a.calibration.error.is_some())
+        })?;
+        self.shoot("calibration.svg")?;
+        self.screen.app.update(Action::ShowPage(Page::Evaluation));
+        self.screen.app.update(Action::RunEvaluation);
+        self.pump("the evaluation", &|a| {
+            a.jobs.eval.in_flight().is_none()
+                && (!a.evaluation.rows.is_empty() || a.evaluation.problem.is_some())
+        })?;
+        self.shoot("evaluation.svg")
+    }
+
+    /// The evidence-length map through the screen's own job (`v`): the page's map view, and
+    /// the map drawn as a line chart (`evidence-map.svg`, returned).
+    fn evidence_map(&mut self, per_band: usize, corpus_name: &str) -> anyhow::Result<Shot> {
+        self.screen.app.board.map_per_band = per_band;
+        self.screen.app.update(Action::RunMap);
+        self.pump("the evidence-length map", &|a| {
             a.jobs.board.in_flight().is_none()
                 && (a.board.map.is_some() || a.board.problem.is_some())
         })?;
-        let Some(map) = &screen.app.board.map else {
-            let why = screen.app.board.problem.as_ref().map(|p| p.1.clone());
+        let Some(map) = self.screen.app.board.map.clone() else {
+            let why = self.screen.app.board.problem.as_ref().map(|p| p.1.clone());
             anyhow::bail!(
                 "the evidence-length map could not be drawn: {}",
                 why.unwrap_or_default()
             );
         };
-        shoot(&screen.app, "evaluation-map.svg")?;
-        let path = shots.out.join("evidence-map.svg");
-        std::fs::write(&path, super::map_svg::render(map, &corpus_name))
+        self.shoot("evaluation-map.svg")?;
+        let path = self.shots.out.join("evidence-map.svg");
+        std::fs::write(&path, super::map_svg::render(&map, corpus_name))
             .with_context(|| format!("cannot write {}", path.display()))?;
-        map_shot = Some(Shot {
+        Ok(Shot {
             path,
             frames: Vec::new(),
-        });
+        })
     }
-
-    screen.app.update(Action::ShowPage(Page::Explore));
-    screen.app.update(Action::ToggleHelp);
-    shoot(&screen.app, "help.svg")?;
-
-    screen.finish();
-    written.extend(map_shot);
-    Ok(written)
 }
 
 fn svg_colour(color: ratatui::style::Color, default: &str) -> String {

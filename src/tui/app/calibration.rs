@@ -106,7 +106,8 @@ impl App {
                 // Both slots: `|` so the second is cancelled even when the first was running.
                 self.jobs.eval.cancel() | self.jobs.board.cancel()
             }
-            crate::tui::action::Page::Explore => false,
+            // The explore page runs no measurement (a new page with jobs of its own adds its arm).
+            _ => false,
         };
         if cancelled {
             self.notice = Some(Notice {

@@ -6,10 +6,16 @@ use seamscope::retrieve::EntryRef;
 use super::{App, Notice};
 use crate::tui::gold::{GoldLine, GoldQuestions, gold_line};
 
-/// Rows the picker's list shows (the view draws the same number).
+/// Rows the picker's list shows on a screen tall enough (the view draws [`App::picker_rows`]).
 pub const PICKER_ROWS: usize = 16;
 
 impl App {
+    /// Rows the picker's list shows at the current size: [`PICKER_ROWS`], fewer on a short
+    /// screen (its border, the question in full and a margin take ten).
+    pub fn picker_rows(&self) -> usize {
+        PICKER_ROWS.min(usize::from(self.size.height.saturating_sub(10)).max(3))
+    }
+
     /// The picked gold question's verdict on the current result, when the result is its answer.
     pub fn gold_verdict(&self) -> Option<GoldLine> {
         let (gold, answer, shown) = (
@@ -54,26 +60,24 @@ impl App {
             })
             .unwrap_or(0);
         let mut cursor = super::ListCursor::default();
-        cursor.select(at, len, PICKER_ROWS);
+        cursor.select(at, len, self.picker_rows());
         self.picker = Some(cursor);
         self.typing = false;
     }
 
     pub(super) fn picker_move(&mut self, delta: i32) {
         let len = self.gold_questions().map_or(0, |g| g.list().len());
+        let rows = self.picker_rows();
         if let Some(cursor) = &mut self.picker {
-            cursor.move_by(delta, len, PICKER_ROWS);
+            cursor.move_by(delta, len, rows);
         }
     }
 
     pub(super) fn picker_edge(&mut self, end: bool) {
         let len = self.gold_questions().map_or(0, |g| g.list().len());
+        let rows = self.picker_rows();
         if let Some(cursor) = &mut self.picker {
-            cursor.select(
-                if end { len.saturating_sub(1) } else { 0 },
-                len,
-                PICKER_ROWS,
-            );
+            cursor.select(if end { len.saturating_sub(1) } else { 0 }, len, rows);
         }
     }
 

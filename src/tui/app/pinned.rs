@@ -55,7 +55,8 @@ impl App {
         match self.page {
             Page::Explore => self.toggle_pinned_result(),
             Page::Evaluation => self.toggle_pinned_rows(),
-            Page::Calibration => {
+            // Nothing to pin elsewhere (a new page that has something adds its arm).
+            _ => {
                 self.notice = Some(Notice {
                     text:
                         "P pins a result on the explore page (1) or rows on the evaluation page (3)"
@@ -96,6 +97,11 @@ impl App {
             answer: answer.clone(),
             gold,
         });
+        if self.is_compact() {
+            // One pane at a time: the comparison is what pinning is for.
+            self.focus = crate::tui::action::Pane::Compare;
+            self.typing = false;
+        }
         self.notice = Some(Notice {
             text: format!(
                 "pinned {label}: change m, budget, k, chunk size or chunker to compare; P unpins"

@@ -5,8 +5,8 @@
 use insta::assert_snapshot;
 use seamscope::retrieve::EntryRef;
 
-use super::wrap_words;
 use crate::tui::action::{Action, Page, Pane, Slider};
+use crate::tui::chrome::wrap_words;
 use crate::tui::fixture::{Fixture, QUESTION};
 use crate::tui::share::{Effect, ViewFile};
 use crate::tui::step::Step;

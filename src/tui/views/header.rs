@@ -22,49 +22,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         left.push(Span::styled(format!("│ {label} "), t.header));
     }
     if let Some(shown) = &app.shown {
-        let open = &shown.open;
-        let mode = match (&open.indexes.store, open.indexes.search_mode) {
-            (_, SearchMode::Pending) => "dense pending: keyword search only",
-            (DenseStore::Chroma { .. }, _) => "dense search in Chroma (HNSW)",
-            (DenseStore::Pgvector { .. }, _) => {
-                "approximate dense search in Postgres (pgvector HNSW)"
-            }
-            (_, SearchMode::Exact) => "exact dense search",
-            (_, SearchMode::Approximate) => "approximate dense search (HNSW)",
-        };
-        let headings = if shown.params.heading_prefix {
-            ", heading prefixes"
-        } else {
-            ""
-        };
-        // Given cuts have no size of their own: they are named by their file.
-        let chunks = match &open.layout.given {
-            Some(given) => format!(
-                "{} chunks ({}{headings})",
-                open.layout.chunks.len(),
-                given.label()
-            ),
-            None => format!(
-                "{} chunks of {} tokens ({}{headings})",
-                open.layout.chunks.len(),
-                shown.params.chunk_tokens,
-                shown.params.chunker
-            ),
-        };
-        // Files left out are never silent: how many and why, grouped ("2 skipped: …").
-        let skipped = seamscope::corpus::skip_summary(&open.corpus.skipped)
-            .map(|s| format!(" ({s})"))
-            .unwrap_or_default();
-        left.push(Span::styled(
-            format!(
-                "│ {} documents{skipped} · {chunks} · {} seams (k {}) · {} tokens · {mode}",
-                open.corpus.documents.len(),
-                open.layout.seams.len(),
-                shown.params.k,
-                thousands(open.layout.total_tokens()),
-            ),
-            t.header,
-        ));
+        left.push(Span::styled(corpus_line(shown), t.header));
     }
     let job = job_line(app);
     // The job's progress takes what the corpus line leaves, and at least half the line.
@@ -91,6 +49,49 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     if let Some(line) = job {
         frame.render_widget(Paragraph::new(line).style(t.header), job_area);
     }
+}
+
+/// The corpus shown: documents (and files skipped), chunks, seams, tokens and how dense search
+/// runs.
+fn corpus_line(shown: &crate::tui::app::Shown) -> String {
+    let open = &shown.open;
+    let mode = match (&open.indexes.store, open.indexes.search_mode) {
+        (_, SearchMode::Pending) => "dense pending: keyword search only",
+        (DenseStore::Chroma { .. }, _) => "dense search in Chroma (HNSW)",
+        (DenseStore::Pgvector { .. }, _) => "approximate dense search in Postgres (pgvector HNSW)",
+        (_, SearchMode::Exact) => "exact dense search",
+        (_, SearchMode::Approximate) => "approximate dense search (HNSW)",
+    };
+    let headings = if shown.params.heading_prefix {
+        ", heading prefixes"
+    } else {
+        ""
+    };
+    // Given cuts have no size of their own: they are named by their file.
+    let chunks = match &open.layout.given {
+        Some(given) => format!(
+            "{} chunks ({}{headings})",
+            open.layout.chunks.len(),
+            given.label()
+        ),
+        None => format!(
+            "{} chunks of {} tokens ({}{headings})",
+            open.layout.chunks.len(),
+            shown.params.chunk_tokens,
+            shown.params.chunker
+        ),
+    };
+    // Files left out are never silent: how many and why, grouped ("2 skipped: …").
+    let skipped = seamscope::corpus::skip_summary(&open.corpus.skipped)
+        .map(|s| format!(" ({s})"))
+        .unwrap_or_default();
+    format!(
+        "│ {} documents{skipped} · {chunks} · {} seams (k {}) · {} tokens · {mode}",
+        open.corpus.documents.len(),
+        open.layout.seams.len(),
+        shown.params.k,
+        thousands(open.layout.total_tokens()),
+    )
 }
 
 /// The running layout job as a progress bar, if one runs.

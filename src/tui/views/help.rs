@@ -5,44 +5,28 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
-use super::wrap_words;
+use crate::tui::action::Page;
 use crate::tui::app::App;
+use crate::tui::chrome::wrap_words;
+use crate::tui::panes::PagePane;
+use crate::tui::panes::{HelpGroup, help_groups};
 
-/// Every key and what it does, by group; the README's key table says the same. The first
-/// [`LEFT_GROUPS`] groups fill the left column, the rest the right.
-pub const KEYS: &[(&str, &[(&str, &str)])] = &[
-    (
-        "Query",
-        &[
-            ("/  or  i", "type a question"),
-            ("Enter", "run it through every stage"),
-            ("Esc", "stop typing (the text stays)"),
-            ("Ctrl-U", "clear the query box"),
-            ("↑ / ↓", "typing: earlier / later question"),
-        ],
-    ),
-    (
-        "Move (explore page)",
-        &[
-            ("Tab / Shift-Tab", "next / previous pane"),
-            ("↑ ↓ PgUp PgDn", "move in a list, scroll the text"),
-            ("Home / End", "first / last row"),
-            ("n / p", "next / previous chunk"),
-            ("] / [", "next / previous cut (its seam)"),
-            ("Enter (docs)", "read the document"),
-        ],
-    ),
-    (
-        "Presenter and demo",
-        &[
-            ("s", "presenter mode: one step at a time"),
-            ("→ Space / ←", "next / previous step (Esc leaves)"),
-            ("l", "pick a gold question: evidence, ✓/✗"),
-            ("P", "pin; change settings to compare"),
-            ("z", "zoom the pane (z or Esc: back)"),
-            ("e / w / y", "save trace / save view / copy context"),
-        ],
-    ),
+/// The keys every page shares, by group; each page's own keys come from its pane
+/// ([`crate::tui::panes::Pane::help`]) and the page keys from the page list. The README's key
+/// table says the same.
+const QUERY: HelpGroup = (
+    "Query",
+    &[
+        ("/  or  i", "type a question"),
+        ("Enter", "run it through every stage"),
+        ("Esc", "stop typing (the text stays)"),
+        ("Ctrl-U", "clear the query box"),
+        ("↑ / ↓", "typing: earlier / later question"),
+    ],
+);
+
+/// Shared groups after the first page's.
+const SHARED: &[HelpGroup] = &[
     (
         "Everywhere",
         &[
@@ -54,10 +38,7 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("q  or  Ctrl-C", "quit; Ctrl-Z suspends (fg resumes)"),
         ],
     ),
-    (
-        "Pages",
-        &[("1 / 2 / 3", "explore / calibrate m / evaluate")],
-    ),
+    ("Pages", &[]),
     (
         "Sliders (every page)",
         &[
@@ -75,18 +56,38 @@ pub const KEYS: &[(&str, &[(&str, &str)])] = &[
             ("d", "side drop on / off"),
         ],
     ),
-    (
-        "Calibrate and evaluate pages",
-        &[
-            ("r / Esc", "run in the background / cancel"),
-            ("a", "calibrate: apply the best k and m"),
-            ("g", "calibrate: gold set / passages"),
-            ("s / v", "evaluate: strategy board / length map"),
-            ("Tab ↑↓ a", "board: next view / row / apply row"),
-            ("o V D", "board: constrain: once / vectors / dup"),
-        ],
-    ),
 ];
+
+/// One group of keys as the overlay lists it.
+pub type Group = (&'static str, Vec<(String, String)>);
+
+/// Every group of keys, in the order drawn: the query box, the first page's groups (the left
+/// column), the shared ones with the page keys, then the other pages' groups.
+pub fn groups() -> Vec<Group> {
+    let owned = |rows: &[(&str, &str)]| -> Vec<(String, String)> {
+        rows.iter()
+            .map(|(k, w)| (k.to_string(), w.to_string()))
+            .collect()
+    };
+    let pages = help_groups();
+    let first = Page::ALL[0].pane().help().len();
+    let mut out: Vec<Group> = vec![(QUERY.0, owned(QUERY.1))];
+    out.extend(pages[..first].iter().map(|(t, rows)| (*t, owned(rows))));
+    for (title, rows) in SHARED {
+        if *title == "Pages" {
+            let keys: Vec<String> = Page::ALL
+                .iter()
+                .map(|p| p.pane().key().to_string())
+                .collect();
+            let about: Vec<&str> = Page::ALL.iter().map(|p| p.pane().about()).collect();
+            out.push((title, vec![(keys.join(" / "), about.join(" / "))]));
+        } else {
+            out.push((title, owned(rows)));
+        }
+    }
+    out.extend(pages[first..].iter().map(|(t, rows)| (*t, owned(rows))));
+    out
+}
 
 /// What the marks on screen mean, above the keys.
 const INTRO: &str = "Marks: ✂ a cut · shading its seam window · ┊ an atom (fence, table, row, \
@@ -94,30 +95,28 @@ const INTRO: &str = "Marks: ✂ a cut · shading its seam window · ┊ an atom 
      only because a linked chunk is absent) · + added / − displaced by Seams · bold green text: the \
      picked gold question's evidence · ░ uncovered ≡ shared (--cuts)";
 
-/// Groups in the left column.
-const LEFT_GROUPS: usize = 3;
+/// Groups in the left column: the query box and the first page's.
+fn left_groups() -> usize {
+    1 + Page::ALL[0].pane().help().len()
+}
 
 /// One column of groups, descriptions wrapped to `width`.
-fn column<'a>(
-    app: &App,
-    groups: &[(&'a str, &'a [(&'a str, &'a str)])],
-    width: usize,
-) -> Vec<Line<'a>> {
+fn column(app: &App, groups: &[Group], width: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
     let key_width = groups
         .iter()
         .flat_map(|(_, keys)| keys.iter())
-        .map(|(key, _)| Span::raw(*key).width())
+        .map(|(key, _)| Span::raw(key.as_str()).width())
         .max()
         .unwrap_or(0)
         + 2;
     let mut lines = Vec::new();
     for (group, keys) in groups {
         lines.push(Line::styled(*group, t.title));
-        for (key, what) in *keys {
+        for (key, what) in keys {
             let wrapped = wrap_words(what, width.saturating_sub(key_width + 2));
             for (i, part) in wrapped.into_iter().enumerate() {
-                let key = if i == 0 { *key } else { "" };
+                let key = if i == 0 { key.as_str() } else { "" };
                 lines.push(Line::from(vec![
                     Span::styled(format!("  {key:<key_width$}"), t.key),
                     Span::styled(part, t.text),
@@ -129,15 +128,37 @@ fn column<'a>(
     lines
 }
 
-/// Draw the help overlay in the middle of `area`.
+/// Draw the help overlay in the middle of `area`: two columns of keys on a wide screen, one on
+/// a narrow one; scrolled by [`App::help`]'s row when taller than the screen.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let width = 150.min(area.width.saturating_sub(4));
+    let one_column = area.width < 120;
+    let width = 150.min(area.width.saturating_sub(if one_column { 2 } else { 4 }));
     let half = usize::from(width.saturating_sub(3) / 2);
-    let (left_groups, right_groups) = KEYS.split_at(LEFT_GROUPS.min(KEYS.len()));
-    let left = column(app, left_groups, half);
-    let right = column(app, right_groups, half);
-    let rows = left.len().max(right.len()) as u16 + 2;
+    let all = groups();
+    let (left, right) = if one_column {
+        let mut lines = vec![];
+        for part in wrap_words(INTRO, usize::from(width.saturating_sub(2))) {
+            lines.push(Line::styled(part, t.muted));
+        }
+        lines.push(Line::from(""));
+        lines.extend(column(app, &all, usize::from(width.saturating_sub(2))));
+        (lines, Vec::new())
+    } else {
+        let (left_groups, right_groups) = all.split_at(left_groups().min(all.len()));
+        (
+            column(app, left_groups, half),
+            column(app, right_groups, half),
+        )
+    };
+    let intro_rows = if one_column {
+        0
+    } else {
+        // Rows the intro wraps to (word breaks may take a few columns more than the characters).
+        (INTRO.chars().count() as u16 + 12).div_ceil(width.saturating_sub(2).max(1))
+    };
+    // Two columns: the intro's rows besides the keys' (as the help has always been sized).
+    let rows = left.len().max(right.len()) as u16 + if one_column { 0 } else { 2 };
     let height = (rows + 2).min(area.height.saturating_sub(2));
     let rect = Rect {
         x: area.x + (area.width - width) / 2,
@@ -145,15 +166,26 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         width,
         height,
     };
+    let scroll = app
+        .help
+        .unwrap_or(0)
+        .min(rows.saturating_sub(height.saturating_sub(2)));
+    let closes = if rows + 2 > height {
+        " ↑↓ PgUp PgDn scroll · ? or Esc closes "
+    } else {
+        " ? or Esc closes "
+    };
     let block = Block::bordered()
         .border_style(t.border_focused)
         .title(Line::styled(" Help · seamscope keys ", t.title))
-        .title_bottom(Line::styled(" ? or Esc closes ", t.muted));
+        .title_bottom(Line::styled(closes, t.muted));
     frame.render_widget(Clear, rect);
     let inner = block.inner(rect);
     frame.render_widget(block.style(t.text), rect);
-    // Rows the intro wraps to (word breaks may take a few columns more than the characters).
-    let intro_rows = (INTRO.chars().count() as u16 + 12).div_ceil(inner.width.max(1));
+    if one_column {
+        frame.render_widget(Paragraph::new(left).scroll((scroll, 0)), inner);
+        return;
+    }
     let [intro, body] =
         Layout::vertical([Constraint::Length(intro_rows), Constraint::Fill(1)]).areas(inner);
     frame.render_widget(
@@ -166,6 +198,6 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         Constraint::Fill(1),
     ])
     .areas(body);
-    frame.render_widget(Paragraph::new(left), left_area);
-    frame.render_widget(Paragraph::new(right), right_area);
+    frame.render_widget(Paragraph::new(left).scroll((scroll, 0)), left_area);
+    frame.render_widget(Paragraph::new(right).scroll((scroll, 0)), right_area);
 }

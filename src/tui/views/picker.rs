@@ -6,9 +6,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
-use super::{fit, wrap_words};
 use crate::tui::app::App;
-use crate::tui::app::picker::PICKER_ROWS;
+use crate::tui::chrome::{fit, wrap_words};
 use crate::tui::widgets::gauge::thousands;
 
 /// Draw the picker in the middle of `area`.
@@ -20,7 +19,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let questions = gold.list();
     let width = 120.min(area.width.saturating_sub(4));
     let inner_width = usize::from(width.saturating_sub(2));
-    let rows = PICKER_ROWS.min(questions.len()) as u16;
+    let rows = app.picker_rows().min(questions.len()) as u16;
     let height = (rows + 1 + 5 + 2).min(area.height.saturating_sub(2));
     let rect = Rect {
         x: area.x + (area.width - width) / 2,
@@ -72,27 +71,39 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     }
     lines.push(Line::styled("─".repeat(inner_width), t.border));
     if let Some(q) = questions.get(cursor.selected) {
-        let doc = app
-            .shown
-            .as_ref()
-            .map(|s| seamscope::text::safe_name(&s.open.corpus.doc(q.doc).path))
-            .unwrap_or_default();
-        let bytes: usize = q.spans.iter().map(|s| s.end - s.start).sum();
-        for part in wrap_words(&seamscope::text::safe(&q.question), inner_width)
-            .into_iter()
-            .take(3)
-        {
-            lines.push(Line::styled(part, t.title));
-        }
-        lines.push(Line::styled(
-            format!(
-                "evidence: {} span{} · {} bytes of {doc}",
-                q.spans.len(),
-                if q.spans.len() == 1 { "" } else { "s" },
-                thousands(bytes)
-            ),
-            t.evidence,
-        ));
+        lines.extend(question_in_full(app, q, inner_width));
     }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// The question under the cursor in full (up to three lines) and where its evidence lies.
+fn question_in_full(
+    app: &App,
+    q: &seamscope::eval::questions::Question,
+    inner_width: usize,
+) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let mut lines = Vec::new();
+    let doc = app
+        .shown
+        .as_ref()
+        .map(|s| seamscope::text::safe_name(&s.open.corpus.doc(q.doc).path))
+        .unwrap_or_default();
+    let bytes: usize = q.spans.iter().map(|s| s.end - s.start).sum();
+    for part in wrap_words(&seamscope::text::safe(&q.question), inner_width)
+        .into_iter()
+        .take(3)
+    {
+        lines.push(Line::styled(part, t.title));
+    }
+    lines.push(Line::styled(
+        format!(
+            "evidence: {} span{} · {} bytes of {doc}",
+            q.spans.len(),
+            if q.spans.len() == 1 { "" } else { "s" },
+            thousands(bytes)
+        ),
+        t.evidence,
+    ));
+    lines
 }

@@ -9,6 +9,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::tui::action::Page;
 use crate::tui::app::App;
+use crate::tui::panes::PagePane;
 
 /// The marks of the explore page, as (mark, meaning) pairs (the help says more).
 const LEGEND: [(&str, &str); 5] = [
@@ -30,54 +31,7 @@ fn keys(app: &App) -> &'static [(&'static str, &'static str)] {
             ("Ctrl-C", "quit"),
         ];
     }
-    match app.page {
-        Page::Explore if app.step.is_some() => &[
-            ("→/Space", "next step"),
-            ("←", "back"),
-            ("Esc", "leave presenter mode"),
-            ("z", "zoom"),
-            ("?", "help"),
-            ("q", "quit"),
-            ("m/M", "margin"),
-            ("b/B", "budget"),
-        ],
-        Page::Explore => &[
-            ("/", "query"),
-            ("?", "help"),
-            ("q", "quit"),
-            ("s", "present"),
-            ("l", "questions"),
-            ("P", "pin"),
-            ("z", "zoom"),
-            ("Tab", "pane"),
-            ("n/p", "chunk"),
-            ("]/[", "cut"),
-        ],
-        Page::Calibration => &[
-            ("r", "run"),
-            ("a", "apply k, m"),
-            ("g", "gold/passages"),
-            ("Esc", "cancel"),
-            ("?", "help"),
-            ("q", "quit"),
-            ("m/M", "margin"),
-            ("k/K", "seam k"),
-            ("x", "chunker"),
-        ],
-        Page::Evaluation => &[
-            ("r", "run"),
-            ("s", "board"),
-            ("v", "map"),
-            ("Tab", "view"),
-            ("a", "apply row"),
-            ("Esc", "cancel"),
-            ("?", "help"),
-            ("q", "quit"),
-            ("m/M", "margin"),
-            ("b/B", "budget"),
-            ("k/K", "seam k"),
-        ],
-    }
+    app.page.pane().hints(app)
 }
 
 /// Draw the status line.
@@ -94,7 +48,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             } else {
                 t.status
             };
-            spans.push(Span::styled(format!("{} {}", i + 1, page.label()), style));
+            spans.push(Span::styled(
+                format!("{} {}", page.pane().key(), page.label()),
+                style,
+            ));
         }
         spans.push(Span::styled(" │ ", t.status));
     }
@@ -113,6 +70,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .min(area.width);
     let [keys_area, notice_area] =
         Layout::horizontal([Constraint::Fill(1), Constraint::Length(notice_width)]).areas(area);
+    // The page list, too, goes whole or not at all (a long notice on a narrow screen).
+    if spans.iter().map(Span::width).sum::<usize>() > usize::from(keys_area.width) {
+        spans.truncate(1);
+    }
     // Keys that do not fit whole are left out, the last first, rather than cut mid-word.
     let mut used: usize = spans.iter().map(Span::width).sum();
     for (key, what) in keys(app) {

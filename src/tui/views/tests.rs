@@ -86,7 +86,7 @@ fn tui_snapshot_help_overlay() {
 #[test]
 fn tui_snapshot_tiny_terminal() {
     let mut f = Fixture::answered();
-    let terminal = f.draw(60, 16);
+    let terminal = f.draw(59, 15);
     assert!(terminal.backend().to_string().contains("too small"));
     assert_snapshot!(terminal.backend());
 }

@@ -5,9 +5,9 @@ use ratatui::layout::{Position, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
-use super::pane_block;
 use crate::tui::action::{Pane, Slider};
 use crate::tui::app::App;
+use crate::tui::chrome::pane_block;
 use crate::tui::screen::{Areas, inside};
 use crate::tui::widgets::slider::SliderView;
 
@@ -47,7 +47,7 @@ pub fn draw_query(app: &App, frame: &mut Frame, area: Rect) {
         .map(|l| Line::styled(l, t.input))
         .collect();
     frame.render_widget(Paragraph::new(lines), inner);
-    if app.typing && !app.help && app.picker.is_none() {
+    if app.typing && app.help.is_none() && app.picker.is_none() {
         let x = inner
             .x
             .saturating_add(u16::try_from(column).unwrap_or(u16::MAX));

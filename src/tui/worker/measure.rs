@@ -293,18 +293,7 @@ impl Worker<'_> {
     ) -> Result<Option<EvalRun>, EvalProblem> {
         let failed = |e: &dyn std::fmt::Display| EvalProblem::Failed(e.to_string());
         let (params, open) = self.shown().map_err(|why| failed(&why))?;
-        let path = questions_path(&self.setup.corpus);
-        if !path.is_file() {
-            return Err(EvalProblem::MissingQuestions(path));
-        }
-        let questions =
-            load_questions(&path, &open.corpus).map_err(|errors| EvalProblem::BadQuestions {
-                path: path.clone(),
-                errors: errors.iter().map(|e| e.to_string()).collect(),
-            })?;
-        if questions.is_empty() {
-            return Err(failed(&format!("{} holds no questions", path.display())));
-        }
+        let (path, questions) = self.question_set(&open)?;
         let grid = GridSettings {
             chunk_tokens: params.chunk_tokens,
             ..grid
@@ -333,50 +322,10 @@ impl Worker<'_> {
             &vectors,
             &strategies,
             &grid,
-            &mut |p| match p {
-                SearchProgress::Preparing {
-                    index,
-                    count,
-                    label,
-                } => {
-                    let which = format!("strategy {} of {count} ({label})", index + 1);
-                    progress.report(
-                        &format!("{which}: embedding its texts"),
-                        n * (index + 1),
-                        total,
-                    );
-                    true
-                }
-                SearchProgress::Embedding {
-                    index,
-                    count,
-                    label,
-                    part,
-                    progress: p,
-                } => {
-                    let what = format!(
-                        "strategy {} of {count} ({label}): embedding its {part}, {} of {} tokens",
-                        index + 1,
-                        crate::tui::widgets::gauge::thousands(p.done_tokens),
-                        crate::tui::widgets::gauge::thousands(p.total_tokens)
-                    );
-                    progress.report(&what, n * (index + 1), total);
-                    true
-                }
-                SearchProgress::Searching {
-                    index,
-                    count,
-                    label,
-                    done,
-                    ..
-                } => {
-                    let what = format!(
-                        "strategy {} of {count} ({label}): question {done} of {n}",
-                        index + 1
-                    );
-                    progress.report(&what, n * (index + 1) + done, total);
-                    current()
-                }
+            &mut |p| {
+                let (what, done, cancellable) = search_step(p, n);
+                progress.report(&what, done, total);
+                !cancellable || current()
             },
         );
         let Some(searched) = searched.map_err(|e| failed(&e))? else {
@@ -397,6 +346,30 @@ impl Worker<'_> {
             settings: grid,
             strategies: searched,
         }))
+    }
+
+    /// The corpus' question set (`questions.jsonl`), read against the corpus shown: its path
+    /// and questions, or why there is none to evaluate on.
+    fn question_set(
+        &self,
+        open: &OpenCorpus,
+    ) -> Result<(std::path::PathBuf, Vec<Question>), EvalProblem> {
+        let path = questions_path(&self.setup.corpus);
+        if !path.is_file() {
+            return Err(EvalProblem::MissingQuestions(path));
+        }
+        let questions =
+            load_questions(&path, &open.corpus).map_err(|errors| EvalProblem::BadQuestions {
+                path: path.clone(),
+                errors: errors.iter().map(|e| e.to_string()).collect(),
+            })?;
+        if questions.is_empty() {
+            return Err(EvalProblem::Failed(format!(
+                "{} holds no questions",
+                path.display()
+            )));
+        }
+        Ok((path, questions))
     }
 
     /// Prepare and search Seams again at `k` on the last evaluation's question set.
@@ -467,5 +440,55 @@ impl Worker<'_> {
         searched
             .map(|s| s.and_then(|mut s| s.pop()))
             .map_err(|e| e.to_string())
+    }
+}
+
+/// A strategy search's step for the progress bar, with `n` questions per strategy: what it is
+/// doing, how many of the run's steps are done, and whether a cancel may stop it here (between
+/// questions).
+fn search_step(p: SearchProgress, n: usize) -> (String, usize, bool) {
+    match p {
+        SearchProgress::Preparing {
+            index,
+            count,
+            label,
+        } => (
+            format!(
+                "strategy {} of {count} ({label}): embedding its texts",
+                index + 1
+            ),
+            n * (index + 1),
+            false,
+        ),
+        SearchProgress::Embedding {
+            index,
+            count,
+            label,
+            part,
+            progress: p,
+        } => (
+            format!(
+                "strategy {} of {count} ({label}): embedding its {part}, {} of {} tokens",
+                index + 1,
+                crate::tui::widgets::gauge::thousands(p.done_tokens),
+                crate::tui::widgets::gauge::thousands(p.total_tokens)
+            ),
+            n * (index + 1),
+            false,
+        ),
+        SearchProgress::Searching {
+            index,
+            count,
+            label,
+            done,
+            ..
+        } => (
+            format!(
+                "strategy {} of {count} ({label}): question {done} of {n}",
+                index + 1
+            ),
+            n * (index + 1) + done,
+            true,
+        ),
     }
 }

@@ -6,7 +6,6 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, LegendPosition, Paragraph, Wrap};
@@ -14,8 +13,9 @@ use seamscope::board::map::EvidenceMap;
 use seamscope::board::{Board, BoardRow, Family, RowSettings};
 use seamscope::text::safe;
 
-use super::fit;
 use crate::tui::app::App;
+use crate::tui::chrome::fit;
+use crate::tui::family::family_style;
 use crate::tui::jobs::BoardJobKind;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::bars::pad;
@@ -23,19 +23,6 @@ use crate::tui::widgets::gauge::progress;
 
 /// Columns of a board row's label.
 const LABEL: usize = 36;
-
-/// The style a family is drawn in (the map's lines, the board's family column).
-pub fn family_style(t: &Theme, family: Family) -> Style {
-    match family {
-        Family::None => t.muted,
-        Family::Overlap => t.chart_bar,
-        Family::Windows => t.sample_crossing,
-        Family::Neighbour => t.syntax_type,
-        Family::Scar => t.syntax_keyword,
-        Family::Seams => t.fired,
-        Family::OverlapSeams => t.notice,
-    }
-}
 
 /// The job line: a progress bar while a job of `kind` runs, else nothing.
 fn job_line<'a>(app: &App, kind: BoardJobKind) -> Line<'a> {
@@ -84,48 +71,10 @@ pub fn draw_board(app: &App, frame: &mut Frame, area: Rect) {
         return;
     }
     let Some(board) = &app.board.board else {
-        frame.render_widget(
-            Paragraph::new(vec![
-                Line::from(vec![
-                    Span::styled("Press ", t.text),
-                    Span::styled("s", t.key),
-                    Span::styled(
-                        " to put every boundary strategy on one board (as `tune --strategies \
-                         all`): chunks only, overlap, windows, neighbour and SCAR expansion, \
-                         Seams over k × m × side drop, overlap with Seams, on the corpus's gold \
-                         questions at the budget slider, with a resampled verdict.",
-                        t.text,
-                    ),
-                ]),
-                Line::styled(
-                    "No gold questions? v draws the evidence-length map from sampled passages.",
-                    t.muted,
-                ),
-            ])
-            .wrap(Wrap { trim: true }),
-            head.union(table),
-        );
+        frame.render_widget(press_s(t), head.union(table));
         return;
     };
-    frame.render_widget(
-        Paragraph::new(Line::styled(
-            fit(
-                &format!(
-                    "strategy board on {}: {} rows, budget {} chunks, chunks of {} tokens ({} \
-                     chunks), in {:.1}s",
-                    safe(&board.source),
-                    board.rows.len(),
-                    board.budget,
-                    board.chunk_tokens,
-                    board.chunks,
-                    board.seconds
-                ),
-                usize::from(area.width),
-            ),
-            t.text,
-        )),
-        head,
-    );
+    frame.render_widget(board_heading(board, t, area.width), head);
     frame.render_widget(
         Paragraph::new(verdict_lines(board, t)).wrap(Wrap { trim: true }),
         verdict,
@@ -149,24 +98,68 @@ pub fn draw_board(app: &App, frame: &mut Frame, area: Rect) {
         Paragraph::new(selected_lines(app, board)).wrap(Wrap { trim: true }),
         hint,
     );
-    frame.render_widget(
-        Paragraph::new(vec![
-            Line::styled(
-                "◆ Pareto: no other row is as good on failures, tokens and vectors and better \
-                 on one · p_best: share of resamples its family won, tuning included (each \
-                 family's best row, listed first) · dup: share of the tokens sent twice · once: \
-                 each passage stored once · ⊘ left out by the constraints",
-                t.muted,
+    frame.render_widget(board_legend(t), foot);
+}
+
+/// The board's placeholder before `s` runs it.
+fn press_s(t: &Theme) -> Paragraph<'static> {
+    Paragraph::new(vec![
+        Line::from(vec![
+            Span::styled("Press ", t.text),
+            Span::styled("s", t.key),
+            Span::styled(
+                " to put every boundary strategy on one board (as `tune --strategies \
+                 all`): chunks only, overlap, windows, neighbour and SCAR expansion, \
+                 Seams over k × m × side drop, overlap with Seams, on the corpus's gold \
+                 questions at the budget slider, with a resampled verdict.",
+                t.text,
             ),
-            keys_line(
-                t,
-                "↑↓ row · a apply · o stored once · V max vectors · D max sent twice · Tab next \
-                 view · s run again · Esc cancel",
+        ]),
+        Line::styled(
+            "No gold questions? v draws the evidence-length map from sampled passages.",
+            t.muted,
+        ),
+    ])
+    .wrap(Wrap { trim: true })
+}
+
+/// The board's heading line: what it was measured on, cut to `width`.
+fn board_heading(board: &Board, t: &Theme, width: u16) -> Paragraph<'static> {
+    Paragraph::new(Line::styled(
+        fit(
+            &format!(
+                "strategy board on {}: {} rows, budget {} chunks, chunks of {} tokens ({} \
+                 chunks), in {:.1}s",
+                safe(&board.source),
+                board.rows.len(),
+                board.budget,
+                board.chunk_tokens,
+                board.chunks,
+                board.seconds
             ),
-        ])
-        .wrap(Wrap { trim: true }),
-        foot,
-    );
+            usize::from(width),
+        ),
+        t.text,
+    ))
+}
+
+/// What the marks and columns mean, and the board's keys.
+fn board_legend(t: &Theme) -> Paragraph<'static> {
+    Paragraph::new(vec![
+        Line::styled(
+            "◆ Pareto: no other row is as good on failures, tokens and vectors and better \
+             on one · p_best: share of resamples its family won, tuning included (each \
+             family's best row, listed first) · dup: share of the tokens sent twice · once: \
+             each passage stored once · ⊘ left out by the constraints",
+            t.muted,
+        ),
+        keys_line(
+            t,
+            "↑↓ row · a apply · o stored once · V max vectors · D max sent twice · Tab next \
+             view · s run again · Esc cancel",
+        ),
+    ])
+    .wrap(Wrap { trim: true })
 }
 
 /// The verdict (among the rows the constraints allow), then the constraints and who would lead

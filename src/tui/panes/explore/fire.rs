@@ -7,9 +7,9 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table, Wrap};
 use seamscope::retrieve::{FireDecision, SideDrop, Trace};
 use seamscope::session::OpenCorpus;
 
-use super::{empty_hint, fit, pane_block, row_style};
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Shown};
+use crate::tui::chrome::{empty_hint, fit, pane_block, row_style};
 use crate::tui::screen::{Areas, inside};
 use crate::tui::step::{Reveal, Step};
 use crate::tui::theme::Theme;

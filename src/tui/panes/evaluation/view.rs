@@ -10,9 +10,9 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 use seamscope::eval::grid::GridRow;
 use seamscope::eval::strategy::Strategy;
 
-use super::fit;
 use crate::tui::app::{App, EvalView};
 use crate::tui::background::EvalProblem;
+use crate::tui::chrome::fit;
 use crate::tui::jobs::EvalJobKind;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::bars::{bar, pad};
@@ -271,83 +271,12 @@ fn chart<'a>(app: &App, width: usize) -> Vec<Line<'a>> {
             .collect()
     });
     let all: Vec<&GridRow> = rows.iter().chain(pinned.iter().copied()).collect();
-    let tags = tags_of(rows);
-    let vectors_width = 8;
-    let columns = tags.len() + 2;
-    let column = (width.saturating_sub(NAME + 3 + vectors_width) / columns).max(9);
-    let rates = |r: &GridRow| -> Vec<Option<f64>> {
-        std::iter::once(Some(r.failure_rate))
-            .chain(tags.iter().map(|tag| tag_rate(r, &[tag.as_str()])))
-            .collect()
-    };
-    let worst = all
-        .iter()
-        .flat_map(|r| rates(r))
-        .flatten()
-        .fold(0.01, |a: f64, b| a.max(b));
-    let most_tokens = all.iter().map(|r| r.mean_tokens).fold(1.0, f64::max);
-    let heading = |s: &str| Span::styled(pad(&fit(s, column - 1), column), t.title);
-    let mut head = vec![
-        Span::styled(pad("strategy", NAME + 3), t.title),
-        Span::styled(pad("vectors", vectors_width), t.title),
-        heading("failure, all"),
-    ];
-    for tag in &tags {
-        let n = rows
-            .first()
-            .and_then(|r| r.by_tag.get(tag))
-            .map_or(0, |x| x.1);
-        head.push(heading(&format!("{tag} ({n})")));
-    }
-    head.push(heading("tokens sent"));
-    let mut lines = vec![Line::from(head)];
-    let best = best_row(rows);
-    let line_of = |row: &GridRow, mark: &str, pinned: bool| {
-        let seams = is_seams(row);
-        let (name_style, bar_style) = if pinned {
-            (t.muted, t.muted)
-        } else if seams {
-            (t.fired, t.fired)
-        } else {
-            (t.text, t.chart_bar)
-        };
-        let mut spans = vec![
-            Span::styled(format!("{mark:<2}"), t.notice),
-            Span::styled(pad(&fit(&row.label, NAME), NAME + 1), name_style),
-            Span::styled(
-                pad(&format!("{:.2}×", row.vectors_vs_chunks), vectors_width),
-                name_style,
-            ),
-        ];
-        for rate in rates(row) {
-            spans.push(cell(rate, worst, pct(rate), column, bar_style));
-        }
-        let tokens = thousands(row.mean_tokens.round() as usize);
-        spans.push(cell(
-            Some(row.mean_tokens),
-            most_tokens,
-            tokens,
-            column,
-            bar_style,
-        ));
-        Line::from(spans)
-    };
+    let scale = ChartScale::of(t, rows, &all, width);
+    let mut lines = vec![scale.head(rows)];
     let verdict = app.evaluation.verdict.as_ref();
-    let winner = verdict.and_then(|v| v.winner.as_deref());
+    let best = best_row(rows);
     for (i, row) in rows.iter().enumerate() {
-        let mark =
-            match verdict {
-                // Beyond noise: the resampled winner. Otherwise the fewest failures here, and ≈ on
-                // the other rows the resampling cannot tell from it.
-                Some(_) if winner == Some(row.label.as_str()) => "★",
-                Some(v) if winner.is_none() && v.tied_with.contains(&row.label) => {
-                    if best == Some(i) { "☆" } else { "≈" }
-                }
-                Some(_) => "",
-                None if best == Some(i) => "☆",
-                None => "",
-            };
-        lines.push(line_of(row, mark, false));
+        lines.push(scale.line(row, row_mark(verdict, row, best == Some(i)), false));
     }
     if let Some(p) = &app.evaluation.pinned {
         lines.push(Line::styled(
@@ -360,7 +289,7 @@ fn chart<'a>(app: &App, width: usize) -> Vec<Line<'a>> {
             t.muted,
         ));
         for row in &pinned {
-            lines.push(line_of(row, "", true));
+            lines.push(scale.line(row, "", true));
         }
     }
     if let Some(v) = verdict {
@@ -373,6 +302,122 @@ fn chart<'a>(app: &App, width: usize) -> Vec<Line<'a>> {
         t.muted,
     ));
     lines
+}
+
+/// A row's mark: beyond noise, the resampled winner (★); otherwise the fewest failures here (☆)
+/// and ≈ on the other rows the resampling cannot tell from it.
+fn row_mark(
+    verdict: Option<&seamscope::calibrate::bootstrap::Verdict>,
+    row: &GridRow,
+    best: bool,
+) -> &'static str {
+    let winner = verdict.and_then(|v| v.winner.as_deref());
+    match verdict {
+        Some(_) if winner == Some(row.label.as_str()) => "★",
+        Some(v) if winner.is_none() && v.tied_with.contains(&row.label) => {
+            if best {
+                "☆"
+            } else {
+                "≈"
+            }
+        }
+        Some(_) => "",
+        None if best => "☆",
+        None => "",
+    }
+}
+
+/// The chart's columns and scales: a column per rate (all questions, then each tag) and the
+/// tokens sent, each bar against the largest value shown.
+struct ChartScale<'t> {
+    t: &'t Theme,
+    tags: Vec<String>,
+    column: usize,
+    worst: f64,
+    most_tokens: f64,
+}
+
+/// Columns of the vectors column.
+const VECTORS_WIDTH: usize = 8;
+
+impl<'t> ChartScale<'t> {
+    fn of(t: &'t Theme, rows: &[GridRow], all: &[&GridRow], width: usize) -> ChartScale<'t> {
+        let tags = tags_of(rows);
+        let columns = tags.len() + 2;
+        let column = (width.saturating_sub(NAME + 3 + VECTORS_WIDTH) / columns).max(9);
+        let mut scale = ChartScale {
+            t,
+            tags,
+            column,
+            worst: 0.01,
+            most_tokens: all.iter().map(|r| r.mean_tokens).fold(1.0, f64::max),
+        };
+        scale.worst = all
+            .iter()
+            .flat_map(|r| scale.rates(r))
+            .flatten()
+            .fold(0.01, |a: f64, b| a.max(b));
+        scale
+    }
+
+    /// A row's failure rates: over all questions, then per tag.
+    fn rates(&self, r: &GridRow) -> Vec<Option<f64>> {
+        std::iter::once(Some(r.failure_rate))
+            .chain(self.tags.iter().map(|tag| tag_rate(r, &[tag.as_str()])))
+            .collect()
+    }
+
+    /// The header line: strategy, vectors, a column per rate (tags with their counts), tokens.
+    fn head<'a>(&self, rows: &[GridRow]) -> Line<'a> {
+        let t = self.t;
+        let heading = |s: &str| Span::styled(pad(&fit(s, self.column - 1), self.column), t.title);
+        let mut head = vec![
+            Span::styled(pad("strategy", NAME + 3), t.title),
+            Span::styled(pad("vectors", VECTORS_WIDTH), t.title),
+            heading("failure, all"),
+        ];
+        for tag in &self.tags {
+            let n = rows
+                .first()
+                .and_then(|r| r.by_tag.get(tag))
+                .map_or(0, |x| x.1);
+            head.push(heading(&format!("{tag} ({n})")));
+        }
+        head.push(heading("tokens sent"));
+        Line::from(head)
+    }
+
+    /// One row's line with its mark; a pinned row is drawn muted, a Seams row in its colour.
+    fn line<'a>(&self, row: &GridRow, mark: &str, pinned: bool) -> Line<'a> {
+        let t = self.t;
+        let (name_style, bar_style) = if pinned {
+            (t.muted, t.muted)
+        } else if is_seams(row) {
+            (t.fired, t.fired)
+        } else {
+            (t.text, t.chart_bar)
+        };
+        let mut spans = vec![
+            Span::styled(format!("{mark:<2}"), t.notice),
+            Span::styled(pad(&fit(&row.label, NAME), NAME + 1), name_style),
+            Span::styled(
+                pad(&format!("{:.2}×", row.vectors_vs_chunks), VECTORS_WIDTH),
+                name_style,
+            ),
+        ];
+        for rate in self.rates(row) {
+            spans.push(cell(rate, self.worst, pct(rate), self.column, bar_style));
+        }
+        let tokens = thousands(row.mean_tokens.round() as usize);
+        spans.push(cell(
+            Some(row.mean_tokens),
+            self.most_tokens,
+            tokens,
+            self.column,
+            bar_style,
+        ));
+        Line::from(spans)
+    }
 }
 
 /// The page's verdict in words: a winner with its share of resamples, or the tie with each

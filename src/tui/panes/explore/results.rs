@@ -8,9 +8,9 @@ use ratatui::widgets::{Cell, Paragraph, Row, Table};
 use seamscope::chunk::ChunkId;
 use seamscope::retrieve::{Baseline, BudgetAction, Trace};
 
-use super::{empty_hint, fit, pane_block, row_style, short_label, wrap_words};
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Shown, compare_rows, comparison};
+use crate::tui::chrome::{empty_hint, fit, pane_block, row_style, short_label, wrap_words};
 use crate::tui::gold::{GoldLine, mark};
 use crate::tui::screen::{Areas, inside};
 use crate::tui::step::Step;

@@ -10,9 +10,9 @@ use seamscope::chunk::ChunkId;
 use seamscope::retrieve::Trace;
 use seamscope::session::OpenCorpus;
 
-use super::pane_block;
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Pinned, Shown, settings_label};
+use crate::tui::chrome::pane_block;
 use crate::tui::gold::{GoldLine, mark};
 use crate::tui::screen::Areas;
 use crate::tui::screen::inside;

@@ -6,9 +6,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table};
 use seamscope::corpus::DocId;
 
-use super::{fit, pane_block, row_style};
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Shown};
+use crate::tui::chrome::{fit, pane_block, row_style};
 use crate::tui::doc_rows::{doc_chunks, doc_seams};
 use crate::tui::screen::{Areas, inside};
 

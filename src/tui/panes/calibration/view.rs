@@ -13,8 +13,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Wrap};
 use seamscope::calibrate::{Benefit, CalibrationReport, Distribution, MarginCurve, WarningKind};
 
-use super::wrap_words;
 use crate::tui::app::App;
+use crate::tui::chrome::wrap_words;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::bars::{bar, pad};
 use crate::tui::widgets::gauge::progress;
@@ -92,98 +92,13 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
 /// recommended m as a point and the m slider as a vertical line.
 fn draw_curve(app: &App, c: &MarginCurve, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let point = |m: Option<u32>, rate: f64| (f64::from(m.unwrap_or(0)), rate * 100.0);
-    let curve: Vec<(f64, f64)> = c
-        .points
-        .iter()
-        .map(|p| point(p.m, p.failure_rate))
-        .collect();
-    let low: Vec<(f64, f64)> = c
-        .points
-        .iter()
-        .map(|p| point(p.m, p.interval.low))
-        .collect();
-    let high: Vec<(f64, f64)> = c
-        .points
-        .iter()
-        .map(|p| point(p.m, p.interval.high))
-        .collect();
-    let max_m = c
-        .points
-        .iter()
-        .filter_map(|p| p.m)
-        .max()
-        .unwrap_or(1)
-        .max(1);
-    let top = high
-        .iter()
-        .map(|p| p.1)
-        .chain(c.off.as_ref().map(|o| o.interval.high * 100.0))
-        .fold(1.0, f64::max)
-        .ceil();
-    let off: Vec<(f64, f64)> = c
-        .off
-        .iter()
-        .flat_map(|o| {
-            [
-                (0.0, o.failure_rate * 100.0),
-                (f64::from(max_m), o.failure_rate * 100.0),
-            ]
-        })
-        .collect();
-    let best: Vec<(f64, f64)> = c
-        .best()
-        .map(|p| point(p.m, p.failure_rate))
-        .into_iter()
-        .collect();
-    let now = app.sliders.m.min(max_m) as f64;
-    let slider = vec![(now, 0.0), (now, top)];
-    let mut datasets = vec![
-        Dataset::default()
-            .marker(Marker::Dot)
-            .graph_type(GraphType::Line)
-            .style(t.muted)
-            .data(&low),
-        Dataset::default()
-            .marker(Marker::Dot)
-            .graph_type(GraphType::Line)
-            .style(t.muted)
-            .data(&high),
-        Dataset::default()
-            .name("Seams")
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(t.fired)
-            .data(&curve),
-        Dataset::default()
-            .name(format!("m now {}", app.sliders.m))
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(t.notice)
-            .data(&slider),
-        Dataset::default()
-            .name("best")
-            .marker(Marker::Block)
-            .graph_type(GraphType::Scatter)
-            .style(t.fired)
-            .data(&best),
-    ];
-    if !off.is_empty() {
-        datasets.insert(
-            2,
-            Dataset::default()
-                .name("Seams off")
-                .marker(Marker::Braille)
-                .graph_type(GraphType::Line)
-                .style(t.sample_unsplit)
-                .data(&off),
-        );
-    }
+    let s = CurveSeries::of(c, app.sliders.m);
+    let (max_m, top) = (s.max_m, s.top);
     let title = format!(
         " failure % vs m · budget {} · {} questions ({} split) · band 95% ",
         c.budget, c.questions, c.crossing
     );
-    let chart = Chart::new(datasets)
+    let chart = Chart::new(s.datasets(t, app.sliders.m))
         .block(Block::default().title(Line::styled(title, t.title)))
         .x_axis(
             Axis::default()
@@ -200,6 +115,98 @@ fn draw_curve(app: &App, c: &MarginCurve, frame: &mut Frame, area: Rect) {
             Line::styled(format!("{top:.0}%"), t.muted),
         ]));
     frame.render_widget(chart, area);
+}
+
+/// The curve's points in percent against m: the failure rate, its 95% band, chunks only as a
+/// flat line, the best m and the m slider, with the axes' ranges.
+struct CurveSeries {
+    curve: Vec<(f64, f64)>,
+    low: Vec<(f64, f64)>,
+    high: Vec<(f64, f64)>,
+    off: Vec<(f64, f64)>,
+    best: Vec<(f64, f64)>,
+    slider: Vec<(f64, f64)>,
+    max_m: u32,
+    top: f64,
+}
+
+impl CurveSeries {
+    fn of(c: &MarginCurve, m_now: u32) -> CurveSeries {
+        let point = |m: Option<u32>, rate: f64| (f64::from(m.unwrap_or(0)), rate * 100.0);
+        let along = |rate: &dyn Fn(&seamscope::calibrate::CurvePoint) -> f64| -> Vec<(f64, f64)> {
+            c.points.iter().map(|p| point(p.m, rate(p))).collect()
+        };
+        let high = along(&|p| p.interval.high);
+        let max_m = c
+            .points
+            .iter()
+            .filter_map(|p| p.m)
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let top = high
+            .iter()
+            .map(|p| p.1)
+            .chain(c.off.as_ref().map(|o| o.interval.high * 100.0))
+            .fold(1.0, f64::max)
+            .ceil();
+        let off = c
+            .off
+            .iter()
+            .flat_map(|o| {
+                [
+                    (0.0, o.failure_rate * 100.0),
+                    (f64::from(max_m), o.failure_rate * 100.0),
+                ]
+            })
+            .collect();
+        let now = m_now.min(max_m) as f64;
+        CurveSeries {
+            curve: along(&|p| p.failure_rate),
+            low: along(&|p| p.interval.low),
+            high,
+            off,
+            best: c
+                .best()
+                .map(|p| point(p.m, p.failure_rate))
+                .into_iter()
+                .collect(),
+            slider: vec![(now, 0.0), (now, top)],
+            max_m,
+            top,
+        }
+    }
+
+    /// The chart's lines: the band's edges, chunks only (when measured), Seams, the slider and
+    /// the best m.
+    fn datasets<'a>(&'a self, t: &Theme, m_now: u32) -> Vec<Dataset<'a>> {
+        let line = |marker, style, data: &'a [(f64, f64)]| {
+            Dataset::default()
+                .marker(marker)
+                .graph_type(GraphType::Line)
+                .style(style)
+                .data(data)
+        };
+        let mut datasets = vec![
+            line(Marker::Dot, t.muted, &self.low),
+            line(Marker::Dot, t.muted, &self.high),
+            line(Marker::Braille, t.fired, &self.curve).name("Seams"),
+            line(Marker::Braille, t.notice, &self.slider).name(format!("m now {m_now}")),
+            Dataset::default()
+                .name("best")
+                .marker(Marker::Block)
+                .graph_type(GraphType::Scatter)
+                .style(t.fired)
+                .data(&self.best),
+        ];
+        if !self.off.is_empty() {
+            datasets.insert(
+                2,
+                line(Marker::Braille, t.sample_unsplit, &self.off).name("Seams off"),
+            );
+        }
+        datasets
+    }
 }
 
 /// The measured recommendation, the verdict on Seams' benefit, why the paper's rule differs, and

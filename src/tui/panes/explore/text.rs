@@ -13,9 +13,9 @@ use seamscope::retrieve::{EntryRef, Trace};
 use seamscope::seam::Seam;
 use seamscope::session::OpenCorpus;
 
-use super::{empty_hint, fit, pane_block};
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Shown};
+use crate::tui::chrome::{empty_hint, fit, pane_block};
 use crate::tui::doc_atoms::{split_classes, split_note, split_spans};
 use crate::tui::doc_rows::{GUTTER, Row, display_text, doc_chunks, doc_seams};
 use crate::tui::highlight::{SyntaxClass, Token};

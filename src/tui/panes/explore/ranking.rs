@@ -8,9 +8,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Cell, Row, Table};
 use seamscope::retrieve::{EntryRef, FusedEntry, ListSource, RerankStatus, Trace};
 
-use super::{empty_hint, fit, pane_block, row_style};
 use crate::tui::action::Pane;
 use crate::tui::app::{Answer, App, Shown};
+use crate::tui::chrome::{empty_hint, fit, pane_block, row_style};
 use crate::tui::screen::{Areas, inside};
 use crate::tui::step::{Reveal, list_name, search_lists};
 use crate::tui::theme::Theme;

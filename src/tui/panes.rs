@@ -1,0 +1,121 @@
+//! The pages of the screen as components (ratatui's component template, gitui's
+//! `src/components/`): each page owns, in one module here, its keys, its drawing, its help and its
+//! status-line hints, and [`Page`] is the list of them. `App` keeps what the pages share (the
+//! corpus, the answer, the sliders, the jobs) and the router reads the list: `input.rs` asks the
+//! page shown for its keys ([`Pane::handle_key`]) before the keys every page shares (sliders,
+//! chunking, the page keys themselves, built from [`Pane::key`]); `views.rs` draws the shared
+//! parts (header, query box, sliders, status line, overlays) and the page's [`Pane::draw`] in the
+//! main area; the help overlay lists every page's [`Pane::help`] and the status line its
+//! [`Pane::hints`].
+//!
+//! A page maps keys to [`Action`]s from `&App` rather than changing itself: `App::update` stays
+//! the one place state changes (so scripted actions test a page without a terminal), and drawing
+//! reads `&App` and never mutates it.
+//!
+//! # Adding a page (the doctor's `4 diagnose`, say)
+//!
+//! 1. `panes/diagnose.rs`: a unit struct implementing [`Pane`]: its name, its key (`'4'`), its
+//!    help group, its hints, its keys and its `draw` (its view code in `panes/diagnose/` when it
+//!    grows).
+//! 2. A `Diagnose` variant of [`Page`] in `action.rs`, in [`Page::ALL`]; here `mod diagnose;`
+//!    and its arm in [`PagePane::pane`]. The page key, the status line's page list and the help
+//!    follow.
+//! 3. What it shows, when the page keeps a result of its own: a field in `App` (`app.rs`), filled
+//!    by the action that brings it (`action.rs`; the worker's request in `worker.rs` when it runs
+//!    in the background).
+//!
+//! The explore page's own panes (documents, text, ranking, fire test, budget fill, comparison)
+//! are [`super::action::Pane`]s inside it: the explore page routes keys and the mouse to the
+//! focused one and, on a compact screen, shows one at a time.
+
+pub mod calibration;
+pub mod evaluation;
+pub mod explore;
+
+use crossterm::event::KeyEvent;
+use ratatui::Frame;
+
+use super::action::{Action, Page};
+use super::app::App;
+use super::screen::Areas;
+
+/// One group of the help overlay: its title and its (keys, what they do) rows.
+pub type HelpGroup = (&'static str, &'static [(&'static str, &'static str)]);
+
+/// A page of the screen: what it is called, how it is reached, its keys and its drawing.
+pub trait Pane: Sync {
+    /// Its name on the status line's page list (`explore`).
+    fn name(&self) -> &'static str;
+    /// The key that shows it from any page (`1`).
+    fn key(&self) -> char;
+    /// What it is for, in the help's list of pages (`calibrate m`).
+    fn about(&self) -> &'static str;
+    /// Its groups in the help overlay (a group named like another page's is merged with it).
+    fn help(&self) -> &'static [HelpGroup];
+    /// The keys worth showing on the status line now (typing aside), as (key, what) pairs.
+    fn hints(&self, app: &App) -> &'static [(&'static str, &'static str)];
+    /// The action a key means on this page, before the keys every page shares; `None` leaves
+    /// the key to them.
+    fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action>;
+    /// Draw the page into the main area (`areas.main`; the explore page uses its panes' areas).
+    fn draw(&self, app: &App, frame: &mut Frame, areas: &Areas);
+}
+
+/// The page list's components: `page.pane()` is the page's [`Pane`]. ([`Page`], the list
+/// itself, is plain data in `action.rs`, where the actions that show a page name it.)
+pub trait PagePane {
+    /// The page's component.
+    fn pane(self) -> &'static dyn Pane;
+    /// The page's name on screen.
+    fn label(self) -> &'static str;
+}
+
+impl PagePane for Page {
+    fn pane(self) -> &'static dyn Pane {
+        match self {
+            Page::Explore => &explore::Explore,
+            Page::Calibration => &calibration::Calibration,
+            Page::Evaluation => &evaluation::Evaluation,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        self.pane().name()
+    }
+}
+
+/// The page a key shows, if it is a page key.
+pub fn page_for_key(key: char) -> Option<Page> {
+    Page::ALL.into_iter().find(|p| p.pane().key() == key)
+}
+
+/// Every page's help groups in page order, groups of the same name merged (rows in page order):
+/// the first page's groups, then the other pages'.
+pub fn help_groups() -> Vec<(&'static str, Vec<(&'static str, &'static str)>)> {
+    let mut groups: Vec<(&'static str, Vec<(&'static str, &'static str)>)> = Vec::new();
+    for page in Page::ALL {
+        for (title, rows) in page.pane().help() {
+            match groups.iter_mut().find(|(t, _)| t == title) {
+                Some((_, kept)) => kept.extend(rows.iter().copied()),
+                None => groups.push((title, rows.to_vec())),
+            }
+        }
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tui_every_page_has_its_own_key_and_name() {
+        let keys: std::collections::BTreeSet<char> =
+            Page::ALL.iter().map(|p| p.pane().key()).collect();
+        assert_eq!(keys.len(), Page::ALL.len());
+        for page in Page::ALL {
+            assert_eq!(page_for_key(page.pane().key()), Some(page));
+            assert!(!page.pane().help().is_empty(), "{page:?} has help");
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! The evaluation page (`3`): the strategy comparison on the corpus' question set
+//! (`evaluation/view.rs`), the strategy board and the evidence-length map
+//! (`evaluation/board.rs`).
+
+mod board;
+pub(crate) mod view;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::Frame;
+
+pub use board::family_points;
+
+use super::{HelpGroup, Pane};
+use crate::tui::action::{Action, BoardConstraint};
+use crate::tui::app::{App, EvalView};
+use crate::tui::screen::Areas;
+
+/// The evaluation page.
+pub struct Evaluation;
+
+impl Pane for Evaluation {
+    fn name(&self) -> &'static str {
+        "evaluate"
+    }
+
+    fn key(&self) -> char {
+        '3'
+    }
+
+    fn about(&self) -> &'static str {
+        "evaluate"
+    }
+
+    fn help(&self) -> &'static [HelpGroup] {
+        &[(
+            "Calibrate and evaluate pages",
+            &[
+                ("s / v", "evaluate: strategy board / length map"),
+                ("Tab ↑↓ a", "board: next view / row / apply row"),
+                ("o V D", "board: constrain: once / vectors / dup"),
+            ],
+        )]
+    }
+
+    fn hints(&self, _app: &App) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("r", "run"),
+            ("s", "board"),
+            ("v", "map"),
+            ("Tab", "view"),
+            ("a", "apply row"),
+            ("Esc", "cancel"),
+            ("?", "help"),
+            ("q", "quit"),
+            ("m/M", "margin"),
+            ("b/B", "budget"),
+            ("k/K", "seam k"),
+        ]
+    }
+
+    fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action> {
+        let board = app.board.view == EvalView::Board;
+        Some(match key.code {
+            KeyCode::Char('o') if board => Action::CycleConstraint(BoardConstraint::Once),
+            KeyCode::Char('V') if board => Action::CycleConstraint(BoardConstraint::MaxVectors),
+            KeyCode::Char('D') if board => {
+                Action::CycleConstraint(BoardConstraint::MaxDuplicateShare)
+            }
+            KeyCode::Char('r') => Action::RunEvaluation,
+            KeyCode::Char('s') => Action::RunBoard,
+            KeyCode::Char('v') => Action::RunMap,
+            KeyCode::Char('a') => Action::ApplyBoardRow,
+            KeyCode::Tab => Action::CycleEvalView(1),
+            KeyCode::BackTab => Action::CycleEvalView(-1),
+            KeyCode::Up => Action::BoardMove(-1),
+            KeyCode::Down => Action::BoardMove(1),
+            KeyCode::PageUp => Action::BoardMove(-10),
+            KeyCode::PageDown => Action::BoardMove(10),
+            KeyCode::Esc => Action::CancelJob,
+            _ => return None,
+        })
+    }
+
+    fn draw(&self, app: &App, frame: &mut Frame, areas: &Areas) {
+        view::draw(app, frame, areas.main);
+    }
+}
