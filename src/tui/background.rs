@@ -126,5 +126,5 @@ pub struct BoardDone {
 
 /// What the board says when the corpus has no usable question set.
 pub const NEEDS_GOLD: &str = "the strategy board needs gold questions (questions.jsonl in the \
-     corpus folder, see the README's question file format); v draws the evidence-length map, \
+     corpus folder, see the manual's question file format in docs/src/introduction.md); v draws the evidence-length map, \
      which needs none";

@@ -37,7 +37,7 @@ impl App {
             None => Some("the corpus is still opening: pick a question once it is shown".into()),
             Some(GoldQuestions::Missing) => Some(
                 "no questions.jsonl in the corpus folder: the picker lists a gold question set \
-                 (see the README's question file format)"
+                 (see the manual's question file format, docs/src/introduction.md)"
                     .to_string(),
             ),
             Some(GoldQuestions::Bad(why)) => Some(format!("questions.jsonl: {why}")),

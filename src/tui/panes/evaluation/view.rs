@@ -180,8 +180,8 @@ fn problem_lines<'a>(problem: &EvalProblem, t: &Theme) -> Vec<Line<'a>> {
             Line::styled(
                 "Offsets are bytes into the document (add \"unit\": \"char\" for character \
                  offsets) and each span's text must match the document there. Tags `boundary` \
-                 and `inside` get their own failure rates. The README's \"Question file format\" \
-                 has the details. Then press r.",
+                 and `inside` get their own failure rates. The manual's \"Question file format\" \
+                 (docs/src/introduction.md) has the details. Then press r.",
                 t.text,
             ),
         ],
