@@ -404,27 +404,20 @@ fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
         Command::Export {
             corpus,
             out,
-            mut layout,
+            layout,
             query,
             calibration,
             from_tune,
             row,
             json,
-        } => {
-            let corpus = layout.corpus_root(corpus)?;
-            export::run(
-                global,
-                &corpus,
-                &out,
-                (&layout, &query),
-                export::Origins {
-                    calibration: calibration.as_deref(),
-                    tune: from_tune.as_deref(),
-                    row: row.as_deref(),
-                },
-                json,
-            )
-        }
+        } => in_corpus(corpus, layout, |corpus, layout| {
+            let origins = export::Origins {
+                calibration: calibration.as_deref(),
+                tune: from_tune.as_deref(),
+                row: row.as_deref(),
+            };
+            export::run(global, corpus, &out, (layout, &query), origins, json)
+        }),
         Command::Import { bundle, json } => export::import(global, &bundle, json),
         Command::Screenshots {
             corpus,
@@ -436,12 +429,11 @@ fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
         } => screenshots(global, corpus, out, question, size, theme, map_per_band),
         Command::Index {
             corpus,
-            mut layout,
+            layout,
             json,
-        } => {
-            let corpus = layout.corpus_root(corpus)?;
-            index::run(global, &corpus, &layout, json)
-        }
+        } => in_corpus(corpus, layout, |corpus, layout| {
+            index::run(global, corpus, layout, json)
+        }),
         Command::Query {
             corpus,
             question,
@@ -465,22 +457,20 @@ fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
         ),
         Command::Eval {
             corpus,
-            mut layout,
+            layout,
             eval,
             json,
-        } => {
-            let corpus = layout.corpus_root(corpus)?;
-            eval::run(global, &corpus, &layout, &eval, json)
-        }
+        } => in_corpus(corpus, layout, |corpus, layout| {
+            eval::run(global, corpus, layout, &eval, json)
+        }),
         Command::Calibrate {
             corpus,
-            mut layout,
+            layout,
             calibrate,
             json,
-        } => {
-            let corpus = layout.corpus_root(corpus)?;
-            calibrate::run(global, &corpus, &layout, &calibrate, json)
-        }
+        } => in_corpus(corpus, layout, |corpus, layout| {
+            calibrate::run(global, corpus, layout, &calibrate, json)
+        }),
         Command::Tune { corpus, tune, json } => tune::run(global, &corpus, &tune, json),
         Command::Doctor {
             corpus,
@@ -499,12 +489,11 @@ fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
         } => atoms::run(global, &corpus, &atoms, json),
         Command::Chunks {
             corpus,
-            mut layout,
+            layout,
             json,
-        } => {
-            let corpus = layout.corpus_root(corpus)?;
-            chunks::run(global, &corpus, &layout, json)
-        }
+        } => in_corpus(corpus, layout, |corpus, layout| {
+            chunks::run(global, corpus, layout, json)
+        }),
         Command::Bench {
             what,
             corpus,
@@ -514,6 +503,16 @@ fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
             json,
         } => bench(global, what, &corpus, (&sizes, questions, open_only), json),
     }
+}
+
+/// Resolves the corpus a command with layout options opens, then runs the command on it.
+fn in_corpus(
+    corpus: Option<PathBuf>,
+    mut layout: LayoutArgs,
+    run: impl FnOnce(&std::path::Path, &LayoutArgs) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let corpus = layout.corpus_root(corpus)?;
+    run(&corpus, &layout)
 }
 
 /// `seamscope bench WHAT`.

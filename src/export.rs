@@ -195,12 +195,8 @@ pub fn write_bundle(
     dim: usize,
     folder: &Path,
 ) -> Result<BundleReport, ExportError> {
-    let write_err = |path: &Path| {
-        let path = path.to_path_buf();
-        move |error| ExportError::Write { path, error }
-    };
     if folder.exists() {
-        let mut entries = std::fs::read_dir(folder).map_err(write_err(folder))?;
+        let mut entries = std::fs::read_dir(folder).map_err(write_error(folder))?;
         if entries.next().is_some() {
             return Err(ExportError::NotEmpty(folder.to_path_buf()));
         }
@@ -208,20 +204,20 @@ pub fn write_bundle(
     // `.` or `..` have no name to put a sibling beside: name them by where they are.
     let target = match folder.file_name() {
         Some(_) => folder.to_path_buf(),
-        None => folder.canonicalize().map_err(write_err(folder))?,
+        None => folder.canonicalize().map_err(write_error(folder))?,
     };
     let staging = staging_folder(&target);
     if let Some(parent) = staging.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(write_err(parent))?;
+        std::fs::create_dir_all(parent).map_err(write_error(parent))?;
     }
     // A staging folder of this process id is left from an export killed before it cleaned up.
     if std::fs::symlink_metadata(&staging).is_ok() {
-        remove_staging(&staging).map_err(write_err(&staging))?;
+        remove_staging(&staging).map_err(write_error(&staging))?;
     }
-    std::fs::create_dir(&staging).map_err(write_err(&staging))?;
+    std::fs::create_dir(&staging).map_err(write_error(&staging))?;
     let written = write_files(open, cut, settings, (cache, model, dim), &staging).and_then(
         |(settings, files)| {
-            std::fs::rename(&staging, &target).map_err(write_err(folder))?;
+            std::fs::rename(&staging, &target).map_err(write_error(folder))?;
             Ok((settings, files))
         },
     );
@@ -265,10 +261,6 @@ fn write_files(
     (cache, model, dim): (&VectorCache, &str, usize),
     folder: &Path,
 ) -> Result<(BundleSettings, Vec<BundleFile>), ExportError> {
-    let write_err = |path: &Path| {
-        let path = path.to_path_buf();
-        move |error| ExportError::Write { path, error }
-    };
     let layout: &Layout = open.layout;
     let corpus = open.corpus;
     let (chunk_search, seam_search) = layout.search_texts(corpus);
@@ -280,79 +272,41 @@ fn write_files(
     };
     let mut files = Vec::new();
     let mut put = |name: &str, bytes: Vec<u8>| -> Result<(), ExportError> {
-        let path = folder.join(name);
-        let mut file = std::fs::File::create_new(&path).map_err(write_err(&path))?;
-        file.write_all(&bytes).map_err(write_err(&path))?;
-        file.sync_all().map_err(write_err(&path))?;
-        files.push(BundleFile {
-            name: name.to_string(),
-            bytes: bytes.len() as u64,
-            blake3: blake3::hash(&bytes).to_hex().to_string(),
-        });
+        files.push(write_bundle_file(folder, name, &bytes)?);
         Ok(())
     };
 
-    let bundle_settings = BundleSettings {
-        bundle_version: BUNDLE_VERSION,
-        model: model.to_string(),
-        dim,
-        chunker: layout.chunker.clone(),
-        chunker_kind: cut.chunker,
-        chunk_tokens: cut.chunk_tokens,
-        heading_prefix: cut.heading_prefix,
-        k: settings.k,
-        m: settings.m,
-        budget: settings.budget,
-        depth: settings.depth,
-        rrf_c: settings.rrf_c,
-        side_drop: settings.side_drop,
-        chunks: layout.chunks.len(),
-        seams: layout.seams.len(),
-        m_source: Some(cut.m_source),
-        calibration: cut.calibration.clone(),
-        tune: cut.tune.clone(),
-        query_prefix: cut.prefixes.0.clone(),
-        document_prefix: cut.prefixes.1.clone(),
-    };
+    let bundle_settings = bundle_settings(layout, &cut, settings, (model, dim));
     put(
         "settings.json",
         serde_json::to_vec_pretty(&bundle_settings).unwrap_or_default(),
     )?;
 
-    let mut document_lines = Vec::new();
-    for doc in &corpus.documents {
-        let record = DocumentRecord {
-            path: &doc.path,
-            text: &doc.text,
-        };
-        document_lines.extend(serde_json::to_vec(&record).unwrap_or_default());
-        document_lines.push(b'\n');
-    }
-    put("documents.jsonl", document_lines)?;
-    let mut chunk_lines = Vec::new();
-    for (c, search) in layout.chunks.iter().zip(&chunk_search) {
-        let doc = corpus.doc(c.doc);
-        let record = ChunkRecord {
+    let documents = corpus.documents.iter().map(|doc| DocumentRecord {
+        path: &doc.path,
+        text: &doc.text,
+    });
+    put("documents.jsonl", json_lines(documents))?;
+    let chunks = layout
+        .chunks
+        .iter()
+        .zip(&chunk_search)
+        .map(|(c, search)| ChunkRecord {
             chunk: ChunkInfo::of(c, corpus),
-            text: doc.slice(c.span),
+            text: corpus.doc(c.doc).slice(c.span),
             search_text: search,
-        };
-        chunk_lines.extend(serde_json::to_vec(&record).unwrap_or_default());
-        chunk_lines.push(b'\n');
-    }
-    put("chunks.jsonl", chunk_lines)?;
-    let mut seam_lines = Vec::new();
-    for (s, search) in layout.seams.iter().zip(&seam_search) {
-        let doc = corpus.doc(s.doc);
-        let record = SeamLine {
+        });
+    put("chunks.jsonl", json_lines(chunks))?;
+    let seams = layout
+        .seams
+        .iter()
+        .zip(&seam_search)
+        .map(|(s, search)| SeamLine {
             seam: SeamRecord::of(s, corpus),
-            text: doc.slice(s.span),
+            text: corpus.doc(s.doc).slice(s.span),
             search_text: search,
-        };
-        seam_lines.extend(serde_json::to_vec(&record).unwrap_or_default());
-        seam_lines.push(b'\n');
-    }
-    put("seams.jsonl", seam_lines)?;
+        });
+    put("seams.jsonl", json_lines(seams))?;
     let chunk_vectors = layout
         .chunks
         .iter()
@@ -373,11 +327,72 @@ fn write_files(
         "files": files,
     });
     let path = folder.join("manifest.json");
-    let mut file = std::fs::File::create_new(&path).map_err(write_err(&path))?;
+    let mut file = std::fs::File::create_new(&path).map_err(write_error(&path))?;
     file.write_all(&serde_json::to_vec_pretty(&manifest).unwrap_or_default())
         .and_then(|()| file.sync_all())
-        .map_err(write_err(&path))?;
+        .map_err(write_error(&path))?;
     Ok((bundle_settings, files))
+}
+
+/// The error for a failed write of `path`.
+fn write_error(path: &Path) -> impl FnOnce(std::io::Error) -> ExportError {
+    let path = path.to_path_buf();
+    move |error| ExportError::Write { path, error }
+}
+
+/// Writes one new file of the bundle, synced, and returns its manifest entry (size and hash).
+fn write_bundle_file(folder: &Path, name: &str, bytes: &[u8]) -> Result<BundleFile, ExportError> {
+    let path = folder.join(name);
+    let mut file = std::fs::File::create_new(&path).map_err(write_error(&path))?;
+    file.write_all(bytes).map_err(write_error(&path))?;
+    file.sync_all().map_err(write_error(&path))?;
+    Ok(BundleFile {
+        name: name.to_string(),
+        bytes: bytes.len() as u64,
+        blake3: blake3::hash(bytes).to_hex().to_string(),
+    })
+}
+
+/// The bundle's settings.json: the model, the layout and the query settings it was cut with,
+/// and where they came from.
+fn bundle_settings(
+    layout: &Layout,
+    cut: &BundleLayout,
+    settings: &QuerySettings,
+    (model, dim): (&str, usize),
+) -> BundleSettings {
+    BundleSettings {
+        bundle_version: BUNDLE_VERSION,
+        model: model.to_string(),
+        dim,
+        chunker: layout.chunker.clone(),
+        chunker_kind: cut.chunker,
+        chunk_tokens: cut.chunk_tokens,
+        heading_prefix: cut.heading_prefix,
+        k: settings.k,
+        m: settings.m,
+        budget: settings.budget,
+        depth: settings.depth,
+        rrf_c: settings.rrf_c,
+        side_drop: settings.side_drop,
+        chunks: layout.chunks.len(),
+        seams: layout.seams.len(),
+        m_source: Some(cut.m_source),
+        calibration: cut.calibration.clone(),
+        tune: cut.tune.clone(),
+        query_prefix: cut.prefixes.0.clone(),
+        document_prefix: cut.prefixes.1.clone(),
+    }
+}
+
+/// Records as JSON Lines, one object a line.
+fn json_lines<T: serde::Serialize>(records: impl Iterator<Item = T>) -> Vec<u8> {
+    let mut lines = Vec::new();
+    for record in records {
+        lines.extend(serde_json::to_vec(&record).unwrap_or_default());
+        lines.push(b'\n');
+    }
+    lines
 }
 
 #[cfg(test)]

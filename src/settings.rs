@@ -236,25 +236,36 @@ pub enum SettingsError {
     },
 }
 
+/// `Ok` when `ok`, else the out-of-range error naming the setting, its value and what is allowed.
+fn check(
+    ok: bool,
+    name: &'static str,
+    value: impl ToString,
+    allowed: &'static str,
+) -> Result<(), SettingsError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(SettingsError::OutOfRange {
+            name,
+            value: value.to_string(),
+            allowed,
+        })
+    }
+}
+
 impl Settings {
     /// Check every value against its range.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        fn check(
-            ok: bool,
-            name: &'static str,
-            value: impl ToString,
-            allowed: &'static str,
-        ) -> Result<(), SettingsError> {
-            if ok {
-                Ok(())
-            } else {
-                Err(SettingsError::OutOfRange {
-                    name,
-                    value: value.to_string(),
-                    allowed,
-                })
-            }
-        }
+        self.check_retrieval()?;
+        self.check_reading_and_embedding()?;
+        self.check_stores()?;
+        self.check_pipeline()?;
+        self.check_formats()
+    }
+
+    /// The layout and retrieval numbers: chunk size, cut, seam width, margin, budget, depth, RRF.
+    fn check_retrieval(&self) -> Result<(), SettingsError> {
         check(
             CHUNK_TOKENS_RANGE.contains(&self.chunk_tokens),
             "chunk_tokens",
@@ -292,6 +303,11 @@ impl Settings {
             self.rrf_c,
             "a finite number >= 0",
         )?;
+        Ok(())
+    }
+
+    /// How files are read and texts embedded (and the side-drop cosine between seam halves).
+    fn check_reading_and_embedding(&self) -> Result<(), SettingsError> {
         check(
             self.max_file_bytes >= 1,
             "max_file_bytes",
@@ -322,6 +338,11 @@ impl Settings {
             self.model_max_tokens,
             "8 to 100000 tokens",
         )?;
+        Ok(())
+    }
+
+    /// The vector store: at most one server, its address, timeout and collection prefix.
+    fn check_stores(&self) -> Result<(), SettingsError> {
         check(
             self.chroma_url.as_deref().is_none_or(|u| {
                 let u = u.trim();
@@ -372,7 +393,11 @@ impl Settings {
             format!("{:?}", self.chroma_prefix),
             "1 to 400 letters, digits, '.', '_' or '-', starting and ending with a letter or digit",
         )?;
-        self.check_pipeline()?;
+        Ok(())
+    }
+
+    /// The extra file formats: each key an extension without its dot.
+    fn check_formats(&self) -> Result<(), SettingsError> {
         for ext in self.formats.keys() {
             if ext.is_empty() || ext.starts_with('.') || ext.contains(['/', '\\']) {
                 return Err(SettingsError::Invalid {

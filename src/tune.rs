@@ -19,11 +19,11 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::calibrate::interval::Interval;
-use crate::calibrate::objective::{Evidence, SearchedQuestion, margin_curve};
+use crate::calibrate::objective::{CurvePoint, Evidence, SearchedQuestion, margin_curve};
 use crate::corpus::Corpus;
 use crate::index::BuildProgress;
 use crate::layout::Layout;
-use crate::session::{Engine, EngineError};
+use crate::session::{Engine, EngineError, OpenCorpus};
 use crate::settings::Settings;
 
 pub use questions::{calibration_questions, gold_questions, passage_questions};
@@ -267,97 +267,45 @@ pub fn tune_layout(
     let mut layouts = Vec::new();
     for (ki, &k) in ks.iter().enumerate() {
         let t1 = Instant::now();
-        let layout = base.with_k(corpus, k);
-        let mut stopped = false;
-        let open = engine.index_layout(corpus.clone(), layout, &mut |build| {
-            let go = progress(TuneProgress::Opening {
-                chunk_tokens,
-                k,
-                build,
-            });
-            stopped |= !go;
-            go
-        });
-        if stopped {
+        let Some(open) = open_at_k(engine, (corpus, base), (chunk_tokens, k), progress)? else {
             return Ok(None);
-        }
-        let open = open?;
+        };
         let open_seconds = t1.elapsed().as_secs_f64() + extra_seconds;
         let t2 = Instant::now();
         let query = crate::retrieve::QuerySettings {
             k: k as u32,
             ..*query
         };
-        let mut searched = Vec::with_capacity(questions.len());
-        for (i, q) in questions.iter().enumerate() {
-            let score_sides = side_drops.iter().any(Option::is_some);
-            let (trace, _) = engine.ask_scoring_sides(&open, &q.text, &query, score_sides)?;
-            searched.push(SearchedQuestion {
-                input: trace.input,
-                evidence: q.evidence.clone(),
-            });
-            let step = TuneProgress::Searching {
-                chunk_tokens,
-                k,
-                done: i + 1,
-                total: questions.len(),
-            };
-            if !progress(step) {
-                return Ok(None);
-            }
-        }
+        let score_sides = side_drops.iter().any(Option::is_some);
+        let Some(searched) = search_layout(
+            engine,
+            (&open, &query, score_sides),
+            questions,
+            &mut |done| {
+                progress(TuneProgress::Searching {
+                    chunk_tokens,
+                    k,
+                    done,
+                    total: questions.len(),
+                })
+            },
+        )?
+        else {
+            return Ok(None);
+        };
         let search_seconds = t2.elapsed().as_secs_f64();
         let t3 = Instant::now();
         let chunks = open.layout.chunks.len();
         let seams = open.layout.seams.len();
-        for (&budget, (di, &side_drop)) in budgets
-            .iter()
-            .flat_map(|b| std::iter::repeat(b).zip(side_drops.iter().enumerate()))
-        {
-            let settings = crate::retrieve::QuerySettings {
-                budget,
-                side_drop,
-                ..query
-            };
-            let curve = margin_curve(&searched, &open.layout, &settings, ms)?;
-            for p in &curve.points {
-                rows.push(TuneRow {
-                    chunk_tokens,
-                    k: Some(k),
-                    m: p.m,
-                    budget,
-                    side_drop,
-                    wasted_fires_per_question: p.wasted_fires_per_question,
-                    failures: p.failures,
-                    failure_rate: p.failure_rate,
-                    interval: p.interval,
-                    mean_tokens: p.mean_tokens,
-                    vectors: chunks + seams,
-                    fires_per_question: p.fires_per_question,
-                    false_fires_per_question: p.false_fires_per_question,
-                    pareto: false,
-                });
-            }
-            // "Seams off" depends on neither k nor side drop: one row per chunk size and budget.
-            if let (0, 0, Some(off)) = (ki, di, &curve.off) {
-                rows.push(TuneRow {
-                    chunk_tokens,
-                    k: None,
-                    m: None,
-                    budget,
-                    side_drop: None,
-                    wasted_fires_per_question: 0.0,
-                    failures: off.failures,
-                    failure_rate: off.failure_rate,
-                    interval: off.interval,
-                    mean_tokens: off.mean_tokens,
-                    vectors: chunks,
-                    fires_per_question: 0.0,
-                    false_fires_per_question: 0.0,
-                    pareto: false,
-                });
-            }
-        }
+        let grid = (ms, budgets, side_drops);
+        let scored = score_layout(
+            &searched,
+            &open.layout,
+            &query,
+            grid,
+            (chunk_tokens, k, ki == 0),
+        )?;
+        rows.extend(scored);
         layouts.push(LayoutCost {
             chunk_tokens,
             k,
@@ -371,6 +319,141 @@ pub fn tune_layout(
         });
     }
     Ok(Some((rows, layouts)))
+}
+
+/// The searched questions rescored at every margin, budget and side drop of the grid: one row
+/// per curve point, and on the first `k` a "Seams off" row per budget.
+fn score_layout(
+    searched: &[SearchedQuestion],
+    layout: &Layout,
+    query: &crate::retrieve::QuerySettings,
+    (ms, budgets, side_drops): (&[u32], &[usize], &[Option<f32>]),
+    (chunk_tokens, k, first_k): (usize, usize, bool),
+) -> Result<Vec<TuneRow>, EngineError> {
+    let mut rows = Vec::new();
+    for (&budget, (di, &side_drop)) in budgets
+        .iter()
+        .flat_map(|b| std::iter::repeat(b).zip(side_drops.iter().enumerate()))
+    {
+        let settings = crate::retrieve::QuerySettings {
+            budget,
+            side_drop,
+            ..*query
+        };
+        let curve = margin_curve(searched, layout, &settings, ms)?;
+        for p in &curve.points {
+            let vectors = layout.chunks.len() + layout.seams.len();
+            rows.push(TuneRow::of_point(
+                p,
+                (chunk_tokens, k, budget, side_drop),
+                vectors,
+            ));
+        }
+        // "Seams off" depends on neither k nor side drop: one row per chunk size and budget.
+        if let (true, 0, Some(off)) = (first_k, di, &curve.off) {
+            rows.push(TuneRow::seams_off(
+                off,
+                chunk_tokens,
+                budget,
+                layout.chunks.len(),
+            ));
+        }
+    }
+    Ok(rows)
+}
+
+/// Lays `base` out again with seams of `k` tokens and indexes it, reporting the build to
+/// `progress`; `Ok(None)` when it says stop.
+fn open_at_k(
+    engine: &mut Engine,
+    (corpus, base): (&Corpus, &Layout),
+    (chunk_tokens, k): (usize, usize),
+    progress: &mut dyn FnMut(TuneProgress) -> bool,
+) -> Result<Option<OpenCorpus>, EngineError> {
+    let layout = base.with_k(corpus, k);
+    let mut stopped = false;
+    let open = engine.index_layout(corpus.clone(), layout, &mut |build| {
+        let go = progress(TuneProgress::Opening {
+            chunk_tokens,
+            k,
+            build,
+        });
+        stopped |= !go;
+        go
+    });
+    if stopped {
+        return Ok(None);
+    }
+    Ok(Some(open?))
+}
+
+/// Asks every question of `open` (scoring seam sides when a side drop is tried), telling
+/// `progress` how many are done; `Ok(None)` when it says stop.
+fn search_layout(
+    engine: &mut Engine,
+    (open, query, score_sides): (&OpenCorpus, &crate::retrieve::QuerySettings, bool),
+    questions: &[TuneQuestion],
+    progress: &mut dyn FnMut(usize) -> bool,
+) -> Result<Option<Vec<SearchedQuestion>>, EngineError> {
+    let mut searched = Vec::with_capacity(questions.len());
+    for (i, q) in questions.iter().enumerate() {
+        let (trace, _) = engine.ask_scoring_sides(open, &q.text, query, score_sides)?;
+        searched.push(SearchedQuestion {
+            input: trace.input,
+            evidence: q.evidence.clone(),
+        });
+        if !progress(i + 1) {
+            return Ok(None);
+        }
+    }
+    Ok(Some(searched))
+}
+
+impl TuneRow {
+    /// The row of one margin curve point, at chunk size, `k`, budget and side drop, over an
+    /// index of `vectors`.
+    fn of_point(
+        p: &CurvePoint,
+        (chunk_tokens, k, budget, side_drop): (usize, usize, usize, Option<f32>),
+        vectors: usize,
+    ) -> TuneRow {
+        TuneRow {
+            chunk_tokens,
+            k: Some(k),
+            m: p.m,
+            budget,
+            side_drop,
+            wasted_fires_per_question: p.wasted_fires_per_question,
+            failures: p.failures,
+            failure_rate: p.failure_rate,
+            interval: p.interval,
+            mean_tokens: p.mean_tokens,
+            vectors,
+            fires_per_question: p.fires_per_question,
+            false_fires_per_question: p.false_fires_per_question,
+            pareto: false,
+        }
+    }
+
+    /// The "Seams off" row of a chunk size and budget: chunks alone, nothing fires.
+    fn seams_off(off: &CurvePoint, chunk_tokens: usize, budget: usize, chunks: usize) -> TuneRow {
+        TuneRow {
+            chunk_tokens,
+            k: None,
+            m: None,
+            budget,
+            side_drop: None,
+            wasted_fires_per_question: 0.0,
+            failures: off.failures,
+            failure_rate: off.failure_rate,
+            interval: off.interval,
+            mean_tokens: off.mean_tokens,
+            vectors: chunks,
+            fires_per_question: 0.0,
+            false_fires_per_question: 0.0,
+            pareto: false,
+        }
+    }
 }
 
 /// Run the grid on `corpus` with `questions` under the engine's other settings.

@@ -236,6 +236,44 @@ pub fn verdict(candidates: &[Candidate<'_>], resamples: usize, seed: u64) -> Ver
         return nothing(why);
     }
     let fams = families(candidates);
+    let (wins, drawn) = resampled_wins(candidates, &fams, resamples, seed);
+    if drawn == 0 {
+        return nothing(format!(
+            "no resample of the {n} questions left one out to judge on (resamples: {resamples})"
+        ));
+    }
+    let contenders = standings(candidates, &fams, &wins, drawn);
+    let winner = contenders
+        .first()
+        .filter(|c| c.p_best >= WIN_SHARE)
+        .map(|c| c.label.clone());
+    let tied_with = if winner.is_some() {
+        Vec::new()
+    } else {
+        contenders.iter().map(|c| c.label.clone()).collect()
+    };
+    Verdict {
+        winner,
+        tied_with,
+        contenders,
+        resamples: drawn,
+        seed,
+        win_share: WIN_SHARE,
+        questions: n,
+        inconclusive: None,
+    }
+}
+
+/// Each family's wins over `resamples` draws from `seed` (ties split), and how many draws left
+/// a question out to judge on. Each family's choice is made on the drawn questions and scored on
+/// the ones left out.
+fn resampled_wins(
+    candidates: &[Candidate<'_>],
+    fams: &[Family<'_>],
+    resamples: usize,
+    seed: u64,
+) -> (Vec<f64>, usize) {
+    let n = candidates.first().map_or(0, |c| c.failed.len());
     let mut wins = vec![0.0f64; fams.len()];
     let mut rng = SplitMix(seed);
     let mut weight = vec![0u32; n];
@@ -280,16 +318,22 @@ pub fn verdict(candidates: &[Candidate<'_>], resamples: usize, seed: u64) -> Ver
             }
         }
     }
-    if drawn == 0 {
-        return nothing(format!(
-            "no resample of the {n} questions left one out to judge on (resamples: {resamples})"
-        ));
-    }
+    (wins, drawn)
+}
+
+/// The families with at least [`CONTENDER_SHARE`] of the `drawn` resamples' wins (the leader
+/// always), best share first, each with the questions that would separate it from the leader.
+fn standings(
+    candidates: &[Candidate<'_>],
+    fams: &[Family<'_>],
+    wins: &[f64],
+    drawn: usize,
+) -> Vec<Contender> {
     let share = |w: f64| w / drawn as f64;
     let mut order: Vec<usize> = (0..fams.len()).collect();
     order.sort_by(|&a, &b| wins[b].total_cmp(&wins[a]).then(a.cmp(&b)));
     let leader = order.first().copied();
-    let contenders: Vec<Contender> = order
+    order
         .iter()
         .filter(|&&i| share(wins[i]) >= CONTENDER_SHARE || Some(i) == leader)
         .map(|&i| {
@@ -306,26 +350,7 @@ pub fn verdict(candidates: &[Candidate<'_>], resamples: usize, seed: u64) -> Ver
                 },
             }
         })
-        .collect();
-    let winner = contenders
-        .first()
-        .filter(|c| c.p_best >= WIN_SHARE)
-        .map(|c| c.label.clone());
-    let tied_with = if winner.is_some() {
-        Vec::new()
-    } else {
-        contenders.iter().map(|c| c.label.clone()).collect()
-    };
-    Verdict {
-        winner,
-        tied_with,
-        contenders,
-        resamples: drawn,
-        seed,
-        win_share: WIN_SHARE,
-        questions: n,
-        inconclusive: None,
-    }
+        .collect()
 }
 
 /// Questions needed for a paired difference in failures between `a` (the leader) and `b` to

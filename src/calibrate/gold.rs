@@ -19,7 +19,7 @@ use super::{CalibrateError, CalibrationProgress, CalibrationStage};
 use crate::corpus::Corpus;
 use crate::eval::questions::Question;
 use crate::layout::Layout;
-use crate::retrieve::{EntryRef, QuerySettings, Trace, position_of};
+use crate::retrieve::{EntryRef, FusedEntry, QuerySettings, Trace, position_of};
 use crate::session::EngineError;
 
 /// What to measure for one question, if anything.
@@ -80,50 +80,14 @@ pub fn calibrate_from_questions(
         if stop {
             return Err(CalibrateError::Cancelled);
         }
-        let Some((kind, seams, holder)) = plan(layout, q) else {
+        let Some(record) = head_start_record(corpus, layout, q, &fused) else {
             continue;
         };
-        // For an unsplit question, the better-ranked of the chunk's seams.
-        let seam = *seams
-            .iter()
-            .min_by_key(|&&s| {
-                position_of(&fused, EntryRef::Seam(crate::seam::SeamId(s))).unwrap_or(usize::MAX)
-            })
-            .unwrap_or(&seams[0]);
-        let s = layout.seam(crate::seam::SeamId(seam));
-        let measured = match holder {
-            Some(chunk) => head_start(&fused, s.id, crate::chunk::ChunkId(chunk)),
-            None => crossing_head_start(&fused, s.id, s.left, s.right),
-        };
-        match kind {
+        match record.kind {
             SampleKind::Unsplit => unsplit += 1,
             SampleKind::Crossing => crossing += 1,
         }
-        let doc = corpus.doc(q.doc);
-        // The span the record shows: the one the seam's cut splits, or the answer's first span.
-        let span = q
-            .spans
-            .iter()
-            .copied()
-            .find(|sp| holder.is_none() && sp.start < s.cut && s.cut < sp.end)
-            .unwrap_or(q.spans[0]);
-        records.push(SampleRecord {
-            kind,
-            doc: doc.path.clone(),
-            start: span.start,
-            end: span.end,
-            seam,
-            seam_chunks: (s.left.0, s.right.0),
-            holder,
-            sentence: doc
-                .slice(span)
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" "),
-            question: Some(format!("[{}] {}", q.id, q.question)),
-            head_start: Some(measured),
-            skipped: None,
-        });
+        records.push(record);
     }
     let candidates: Vec<u32> = (0..=max_m).collect();
     let curve = margin_curve(&searched, layout, query, &candidates)?;
@@ -165,6 +129,54 @@ pub fn calibrate_from_questions(
             passage_samples: Vec::new(),
         },
     ))
+}
+
+/// Question `q`'s sample record, when its answer sits at a seam: the head start of that seam
+/// (for an unsplit question, the better-ranked of its chunk's seams) in the fused ranking.
+fn head_start_record(
+    corpus: &Corpus,
+    layout: &Layout,
+    q: &Question,
+    fused: &[FusedEntry],
+) -> Option<SampleRecord> {
+    let (kind, seams, holder) = plan(layout, q)?;
+    // For an unsplit question, the better-ranked of the chunk's seams.
+    let seam = *seams
+        .iter()
+        .min_by_key(|&&s| {
+            position_of(fused, EntryRef::Seam(crate::seam::SeamId(s))).unwrap_or(usize::MAX)
+        })
+        .unwrap_or(&seams[0]);
+    let s = layout.seam(crate::seam::SeamId(seam));
+    let measured = match holder {
+        Some(chunk) => head_start(fused, s.id, crate::chunk::ChunkId(chunk)),
+        None => crossing_head_start(fused, s.id, s.left, s.right),
+    };
+    let doc = corpus.doc(q.doc);
+    // The span the record shows: the one the seam's cut splits, or the answer's first span.
+    let span = q
+        .spans
+        .iter()
+        .copied()
+        .find(|sp| holder.is_none() && sp.start < s.cut && s.cut < sp.end)
+        .unwrap_or(q.spans[0]);
+    Some(SampleRecord {
+        kind,
+        doc: doc.path.clone(),
+        start: span.start,
+        end: span.end,
+        seam,
+        seam_chunks: (s.left.0, s.right.0),
+        holder,
+        sentence: doc
+            .slice(span)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+        question: Some(format!("[{}] {}", q.id, q.question)),
+        head_start: Some(measured),
+        skipped: None,
+    })
 }
 
 #[cfg(test)]

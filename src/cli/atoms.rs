@@ -178,11 +178,22 @@ fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
+/// The atoms report as text: atom lengths, which chunkers keep them whole, and with a question
+/// set, how each chunker's retrieval failed.
 fn print(out: &AtomsOutput) -> Result<(), crate::cli::out::StdoutError> {
-    let r = &out.report;
+    print_lengths(&out.corpus, &out.report)?;
+    print_kept_whole(&out.report)?;
+    if let Some(section) = &out.retrieval {
+        print_retrieval(section)?;
+    }
+    Ok(())
+}
+
+/// The atoms of each class: how many, how long, and how many are over the chunk budget.
+fn print_lengths(corpus: &str, r: &AtomReport) -> Result<(), crate::cli::out::StdoutError> {
     outln!(
         "{}: {} documents ({} Markdown), {} tokens; chunk budget {} tokens",
-        safe(&out.corpus),
+        safe(corpus),
         r.documents,
         r.markdown_documents,
         r.tokens,
@@ -217,6 +228,11 @@ fn print(out: &AtomsOutput) -> Result<(), crate::cli::out::StdoutError> {
             r.unterminated_fences
         )?;
     }
+    Ok(())
+}
+
+/// Per chunker: its chunks and the share of each atom class it keeps whole.
+fn print_kept_whole(r: &AtomReport) -> Result<(), crate::cli::out::StdoutError> {
     outln!()?;
     outln!("kept whole (one chunk's span holds the whole atom):")?;
     outln!(
@@ -256,35 +272,38 @@ fn print(out: &AtomsOutput) -> Result<(), crate::cli::out::StdoutError> {
              (the JSON has shares over fitting atoms only)"
         )?;
     }
-    if let Some(section) = &out.retrieval {
-        outln!()?;
-        outln!(
-            "retrieval failures ({}, context of {} chunks): cut = a returned chunk overlaps the \
-             missing evidence; rank miss = no returned chunk touches it",
-            safe(&section.questions),
-            section.context_chunks
-        )?;
+    Ok(())
+}
+
+/// Per chunker and retrieval: the questions answered and why the others failed.
+fn print_retrieval(section: &RetrievalSection) -> Result<(), crate::cli::out::StdoutError> {
+    outln!()?;
+    outln!(
+        "retrieval failures ({}, context of {} chunks): cut = a returned chunk overlaps the \
+         missing evidence; rank miss = no returned chunk touches it",
+        safe(&section.questions),
+        section.context_chunks
+    )?;
+    outln!(
+        "  {:<24} {:<12} {:>9} {:>8} {:>6} {:>10}",
+        "chunker",
+        "retrieval",
+        "answered",
+        "failed",
+        "cut",
+        "rank miss"
+    )?;
+    for row in &section.rows {
+        let t = &row.tally;
         outln!(
             "  {:<24} {:<12} {:>9} {:>8} {:>6} {:>10}",
-            "chunker",
-            "retrieval",
-            "answered",
-            "failed",
-            "cut",
-            "rank miss"
+            row.chunker,
+            row.retrieval,
+            format!("{}/{}", t.answered, t.questions),
+            t.failed(),
+            t.cut,
+            t.rank_miss
         )?;
-        for row in &section.rows {
-            let t = &row.tally;
-            outln!(
-                "  {:<24} {:<12} {:>9} {:>8} {:>6} {:>10}",
-                row.chunker,
-                row.retrieval,
-                format!("{}/{}", t.answered, t.questions),
-                t.failed(),
-                t.cut,
-                t.rank_miss
-            )?;
-        }
     }
     Ok(())
 }

@@ -150,6 +150,7 @@ impl ChunkListing {
         }
     }
 
+    /// The layout as text: what was cut and how, then every chunk and every seam.
     fn print(&self) -> Result<(), crate::cli::out::StdoutError> {
         outln!(
             "{}: {} documents, {} chunks ({}), {} seams (k = {})",
@@ -183,6 +184,12 @@ impl ChunkListing {
                 uncovered
             )?;
         }
+        self.print_chunks()?;
+        self.print_seams()
+    }
+
+    /// One line per chunk: where it lies and its tokens, marked when it is searched with context.
+    fn print_chunks(&self) -> Result<(), crate::cli::out::StdoutError> {
         outln!(
             "  {:>6}  {:<40} {:>9} {:>9} {:>6}",
             "chunk",
@@ -208,6 +215,11 @@ impl ChunkListing {
                 c.tokens
             )?;
         }
+        Ok(())
+    }
+
+    /// One line per seam: the two chunks it joins, where it is cut, where it lies, its tokens.
+    fn print_seams(&self) -> Result<(), crate::cli::out::StdoutError> {
         outln!(
             "  {:>6}  {:<40} {:>9} {:>9} {:>6}",
             "seam",

@@ -216,6 +216,36 @@ fn gate(
     let Some(path) = &args.compare else {
         return Ok(());
     };
+    let baseline = read_baseline(path, embedder)?;
+    let cmp = compare(&baseline, rows, questions, budget, args.fail_over);
+    // With --json the comparison goes to stderr, so stdout stays the rows' JSON.
+    let out = comparison_text(&cmp, path, args.fail_over);
+    if json {
+        err!("{out}");
+    } else {
+        out!("{out}")?;
+    }
+    let regressed: Vec<&str> = cmp
+        .changes
+        .iter()
+        .filter(|c| c.regressed)
+        .map(|c| c.label.as_str())
+        .collect();
+    anyhow::ensure!(
+        regressed.is_empty(),
+        "failure rate rose by more than {:.1} points against {}: {}",
+        args.fail_over,
+        path.display(),
+        regressed.join(", ")
+    );
+    Ok(())
+}
+
+/// The baseline `--compare` names, refused when it was measured with another embedder.
+fn read_baseline(
+    path: &Path,
+    embedder: &str,
+) -> anyhow::Result<seamscope::eval::baseline::Baseline> {
     let bytes = seamscope::files::read_json(path).map_err(|e| {
         anyhow::anyhow!(
             "cannot read baseline {}: {e}",
@@ -228,8 +258,8 @@ fn gate(
             seamscope::text::safe_name(&path.display().to_string())
         )
     })?;
-    let baseline =
-        Baseline::parse(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let baseline = seamscope::eval::baseline::Baseline::parse(&text)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     if let Some(theirs) = baseline.embedder.as_deref().filter(|b| *b != embedder) {
         anyhow::bail!(
             "the baseline {} was measured with the embedder {}, and this run embeds with {}: failure rates of two models do not compare point for point; save a baseline with this embedder (--save-baseline) or run with the baseline's",
@@ -238,13 +268,21 @@ fn gate(
             seamscope::text::safe_name(embedder)
         );
     }
-    let cmp = compare(&baseline, rows, questions, budget, args.fail_over);
-    // With --json the comparison goes to stderr, so stdout stays the rows' JSON.
+    Ok(baseline)
+}
+
+/// The comparison with a baseline as lines of text: each row's failure rate and tokens before
+/// and after, and the rows only one side has.
+fn comparison_text(
+    cmp: &seamscope::eval::baseline::BaselineComparison,
+    path: &Path,
+    fail_over: f64,
+) -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "\ncompared with {} (allowed rise: {:.1} points)\n",
         path.display(),
-        args.fail_over
+        fail_over
     ));
     if let Some(m) = &cmp.mismatch {
         out.push_str(&format!("  note: {m}\n"));
@@ -267,25 +305,7 @@ fn gate(
     for l in &cmp.new {
         out.push_str(&format!("  {l:<24} new in this run\n"));
     }
-    if json {
-        err!("{out}");
-    } else {
-        out!("{out}")?;
-    }
-    let regressed: Vec<&str> = cmp
-        .changes
-        .iter()
-        .filter(|c| c.regressed)
-        .map(|c| c.label.as_str())
-        .collect();
-    anyhow::ensure!(
-        regressed.is_empty(),
-        "failure rate rose by more than {:.1} points against {}: {}",
-        args.fail_over,
-        path.display(),
-        regressed.join(", ")
-    );
-    Ok(())
+    out
 }
 
 /// The settings `eval` runs under, with its own flags checked before any work: exit 2 for a
@@ -395,88 +415,36 @@ pub fn run(
         settings.chunk_tokens,
         settings.m
     );
-    if let Some(ms) = &args.sweep_m {
-        let grid = GridSettings::from_settings(&settings);
+    let rows = if let Some(ms) = &args.sweep_m {
+        sweep_m(&mut engine, &open, &questions, (&settings, ms), args, json)?
+    } else {
+        let started = std::time::Instant::now();
         let mut lines = EvalProgressLines::default();
-        let rows = seamscope::eval::sweep(
+        let rows = seamscope::eval::compare(
             &mut engine,
             &open,
             &questions,
-            (ms, grid, settings.k),
+            &settings,
+            &args.seam_k,
+            // On stderr with or without --json: stdout holds only the table or the one document.
             &mut |p| lines.update(p),
         )?;
+        let secs = started.elapsed().as_secs_f64();
+        let rows = name_given_base(rows, &open.layout);
+        write_csv(args, &rows)?;
         if json {
             outln!("{}", rows_json(&rows)?)?;
         } else {
-            print_grid(&rows)?;
+            let run = ComparisonRun {
+                corpus,
+                questions: questions.len(),
+                secs,
+                embedder: engine.embedder.describe(),
+            };
+            print_comparison(&run, &rows, &open.layout, &settings)?;
         }
-        write_csv(args, &rows)?;
-        return gate(
-            engine.embedder.identity(),
-            args,
-            &rows,
-            questions.len(),
-            settings.budget,
-            description,
-            json,
-        );
-    }
-    let started = std::time::Instant::now();
-    let mut lines = EvalProgressLines::default();
-    let rows = seamscope::eval::compare(
-        &mut engine,
-        &open,
-        &questions,
-        &settings,
-        &args.seam_k,
-        // On stderr with or without --json: stdout holds only the table or the one document.
-        &mut |p| lines.update(p),
-    )?;
-    let secs = started.elapsed().as_secs_f64();
-    let rows = name_given_base(rows, &open.layout);
-    write_csv(args, &rows)?;
-    if json {
-        outln!("{}", rows_json(&rows)?)?;
-        return gate(
-            engine.embedder.identity(),
-            args,
-            &rows,
-            questions.len(),
-            settings.budget,
-            description,
-            json,
-        );
-    }
-    let chunks = match &open.layout.given {
-        Some(g) => format!(
-            "the {} given chunks of {} ({} format)",
-            open.layout.chunks.len(),
-            safe_name(&g.file.display().to_string()),
-            g.format
-        ),
-        None => format!("{}-token chunks", settings.chunk_tokens),
+        rows
     };
-    outln!(
-        "{} questions on {}: budget {} chunks, {chunks}, m = {}; {} strategies in {:.1}s ({} texts embedded, the rest from the cache)",
-        questions.len(),
-        corpus.display(),
-        settings.budget,
-        settings.m,
-        rows.len(),
-        secs,
-        rows.iter().map(|r| r.embedded_texts).sum::<usize>()
-    )?;
-    outln!(
-        "embedder: {}",
-        seamscope::text::safe_name(&engine.embedder.describe())
-    )?;
-    if open.layout.given.is_some() {
-        outln!(
-            "base: the given chunks (row `given chunks`, and Seams over their cuts); overlap, windows and neighbour expansion are built on them"
-        )?;
-    }
-    print_grid(&rows)?;
-    print_by_tag(&rows)?;
     gate(
         engine.embedder.identity(),
         args,
@@ -486,4 +454,74 @@ pub fn run(
         description,
         json,
     )
+}
+
+/// `--sweep-m`: the grid at each m, printed (or as JSON) and written as CSV when asked.
+fn sweep_m(
+    engine: &mut seamscope::session::Engine,
+    open: &seamscope::session::OpenCorpus,
+    questions: &[seamscope::eval::questions::Question],
+    (settings, ms): (&seamscope::settings::Settings, &[u32]),
+    args: &EvalArgs,
+    json: bool,
+) -> anyhow::Result<Vec<GridRow>> {
+    let grid = GridSettings::from_settings(settings);
+    let mut lines = EvalProgressLines::default();
+    let rows = seamscope::eval::sweep(engine, open, questions, (ms, grid, settings.k), &mut |p| {
+        lines.update(p)
+    })?;
+    if json {
+        outln!("{}", rows_json(&rows)?)?;
+    } else {
+        print_grid(&rows)?;
+    }
+    write_csv(args, &rows)?;
+    Ok(rows)
+}
+
+/// What the strategy comparison ran on, for its heading.
+struct ComparisonRun<'a> {
+    corpus: &'a Path,
+    questions: usize,
+    /// How long the comparison took.
+    secs: f64,
+    /// The embedder, described.
+    embedder: String,
+}
+
+/// The strategy comparison as text: what it ran on, the table, and the table by question tag.
+fn print_comparison(
+    run: &ComparisonRun<'_>,
+    rows: &[GridRow],
+    layout: &seamscope::layout::Layout,
+    settings: &seamscope::settings::Settings,
+) -> anyhow::Result<()> {
+    let chunks = match &layout.given {
+        Some(g) => format!(
+            "the {} given chunks of {} ({} format)",
+            layout.chunks.len(),
+            safe_name(&g.file.display().to_string()),
+            g.format
+        ),
+        None => format!("{}-token chunks", settings.chunk_tokens),
+    };
+    outln!(
+        "{} questions on {}: budget {} chunks, {chunks}, m = {}; {} strategies in {:.1}s ({} texts embedded, the rest from the cache)",
+        run.questions,
+        run.corpus.display(),
+        settings.budget,
+        settings.m,
+        rows.len(),
+        run.secs,
+        rows.iter().map(|r| r.embedded_texts).sum::<usize>()
+    )?;
+    outln!("embedder: {}", seamscope::text::safe_name(&run.embedder))?;
+    if layout.given.is_some() {
+        outln!(
+            "base: the given chunks (row `given chunks`, and Seams over their cuts); overlap, windows and neighbour expansion are built on them"
+        )?;
+    }
+    print_grid(rows)?;
+    print_by_tag(rows)?;
+    Ok(())
 }

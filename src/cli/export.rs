@@ -34,41 +34,12 @@ pub fn run(
     origins: Origins<'_>,
     json: bool,
 ) -> anyhow::Result<()> {
-    let mut settings = global.settings()?;
-    // Read and check the reports before anything is indexed.
-    let tune = origins
-        .tune
-        .map(|p| TuneOrigin::read(p, origins.row))
-        .transpose()?;
-    if let Some(t) = &tune {
-        settings.k = t.k;
-        settings.chunk_tokens = t.chunk_tokens;
-        settings.budget = t.budget;
-        settings.m = t.m;
-        settings.side_drop = t.side_drop;
-    }
-    layout.apply(&mut settings)?;
-    let calibration = origins
-        .calibration
-        .map(CalibrationOrigin::read)
-        .transpose()?;
-    if let Some(c) = &calibration {
-        if query.budget_given().is_none() {
-            settings.budget = c.budget;
-        }
-        if query.m_given().is_none()
-            && let Some(m) = c.recommended_m
-        {
-            settings.m = m;
-        }
-    }
-    query.apply(&mut settings)?;
-    let m_source = match (&calibration, query.m_given()) {
-        (_, Some(_)) => MarginSource::Flag,
-        (Some(c), None) if c.recommended_m.is_some() => MarginSource::Calibration,
-        _ if tune.is_some() => MarginSource::Tune,
-        _ => MarginSource::Settings,
-    };
+    let Resolved {
+        settings,
+        tune,
+        calibration,
+        m_source,
+    } = resolve_settings(global, (layout, query), &origins)?;
     let mut engine = start_engine(settings.clone())?;
     let docs = engine.load_corpus(corpus)?;
     super::common::report_skips(&docs);
@@ -120,6 +91,11 @@ pub fn run(
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
         return Ok(());
     }
+    print_written(out, &report)
+}
+
+/// What was written, as text: the bundle's size and settings, then each file and its hash.
+fn print_written(out: &Path, report: &seamscope::export::BundleReport) -> anyhow::Result<()> {
     outln!(
         "bundle written to {}: {} chunks, {} seams, {}-d vectors ({}), k {} · m {} · budget {}",
         out.display(),
@@ -141,6 +117,66 @@ pub fn run(
         )?;
     }
     Ok(())
+}
+
+/// The settings an export runs under, and the reports they came from.
+struct Resolved {
+    settings: seamscope::settings::Settings,
+    tune: Option<TuneOrigin>,
+    calibration: Option<CalibrationOrigin>,
+    /// Where `m` came from.
+    m_source: MarginSource,
+}
+
+/// The settings for the bundle: a board row's, then the layout flags, then the calibration's
+/// budget and m unless the flags give them, then the query flags. The reports are read and
+/// checked here, before anything is indexed.
+fn resolve_settings(
+    global: &GlobalArgs,
+    (layout, query): (&LayoutArgs, &QueryArgs),
+    origins: &Origins<'_>,
+) -> anyhow::Result<Resolved> {
+    let mut settings = global.settings()?;
+    // Read and check the reports before anything is indexed.
+    let tune = origins
+        .tune
+        .map(|p| TuneOrigin::read(p, origins.row))
+        .transpose()?;
+    if let Some(t) = &tune {
+        settings.k = t.k;
+        settings.chunk_tokens = t.chunk_tokens;
+        settings.budget = t.budget;
+        settings.m = t.m;
+        settings.side_drop = t.side_drop;
+    }
+    layout.apply(&mut settings)?;
+    let calibration = origins
+        .calibration
+        .map(CalibrationOrigin::read)
+        .transpose()?;
+    if let Some(c) = &calibration {
+        if query.budget_given().is_none() {
+            settings.budget = c.budget;
+        }
+        if query.m_given().is_none()
+            && let Some(m) = c.recommended_m
+        {
+            settings.m = m;
+        }
+    }
+    query.apply(&mut settings)?;
+    let m_source = match (&calibration, query.m_given()) {
+        (_, Some(_)) => MarginSource::Flag,
+        (Some(c), None) if c.recommended_m.is_some() => MarginSource::Calibration,
+        _ if tune.is_some() => MarginSource::Tune,
+        _ => MarginSource::Settings,
+    };
+    Ok(Resolved {
+        settings,
+        tune,
+        calibration,
+        m_source,
+    })
 }
 
 /// What `seamscope import` says about a bundle it opened.

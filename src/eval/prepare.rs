@@ -18,6 +18,9 @@ use crate::retrieve::{RankedList, SIDE_SCORE_DEPTH, SideScores};
 use crate::seam::build_seams;
 use crate::session::EngineError;
 
+/// Each seam's two half-window vectors: left of its cut, right of it.
+type SeamHalves = Vec<[Vec<f32>; 2]>;
+
 /// A strategy made ready: its units, pointers and search collections.
 pub struct Prepared {
     /// The strategy.
@@ -32,7 +35,7 @@ pub struct Prepared {
     pointer_search: Option<Collection>,
     /// For Seams: each pointer's two half-window vectors (left of the cut, right of it), for side
     /// drop; empty for other strategies.
-    halves: Vec<[Vec<f32>; 2]>,
+    halves: SeamHalves,
     /// Embedding work this strategy needed.
     pub embedding: EmbedStats,
 }
@@ -77,72 +80,7 @@ pub fn prepare_reporting(
     settings: &GridSettings,
     progress: &mut dyn FnMut(&str, crate::embed::EmbedProgress),
 ) -> Result<Prepared, EngineError> {
-    let mut units = base_units(layout);
-    let mut pointers = Vec::new();
-    match strategy {
-        Strategy::NoOverlap | Strategy::NeighbourExpansion => {}
-        // Fixed chunks: token windows at a stride of chunk − overlap, each the chunk size. Any
-        // other chunker: its own chunks, each reaching back `tokens` into its predecessor.
-        Strategy::Overlap { tokens } | Strategy::OverlapSeams { tokens, .. } => {
-            let fixed = layout.chunker.starts_with("fixed");
-            units = corpus
-                .documents
-                .iter()
-                .zip(&layout.offsets)
-                .flat_map(|(doc, offs)| {
-                    let spans = if fixed {
-                        overlapping_spans(&doc.text, offs, settings.chunk_tokens, tokens)
-                    } else {
-                        let own: Vec<crate::corpus::Span> = layout
-                            .chunks
-                            .iter()
-                            .filter(|c| c.doc == doc.id)
-                            .map(|c| c.span)
-                            .collect();
-                        extended_back(&doc.text, offs, &own, tokens)
-                    };
-                    spans.into_iter().map(move |span| Unit {
-                        doc: doc.id,
-                        span,
-                        tokens: offs.count_in(span.start, span.end) as u32,
-                    })
-                })
-                .collect();
-        }
-        Strategy::Windows { width, stride } => {
-            for (doc, offs) in corpus.documents.iter().zip(&layout.offsets) {
-                let spans = token_windows(&doc.text, offs, width, stride, 0);
-                pointers.extend(link(doc.id, spans, &units));
-            }
-        }
-        Strategy::ChunkStrideWindows { width } => {
-            for c in &layout.chunks {
-                let offs = &layout.offsets[c.doc.0 as usize];
-                let text = &corpus.doc(c.doc).text;
-                let first = offs.first_at_or_after(c.span.start);
-                let mid = first + c.tokens as usize / 2;
-                let start_tok = mid.saturating_sub(width / 2).max(first);
-                let spans = token_windows(text, offs, width, usize::MAX, start_tok);
-                pointers.extend(link(c.doc, spans.into_iter().take(1).collect(), &units));
-            }
-        }
-        Strategy::Seams { k } => {
-            let seams = build_seams(corpus, &layout.offsets, &layout.chunks, k);
-            pointers = seams
-                .iter()
-                .map(|s| Pointer {
-                    doc: s.doc,
-                    span: s.span,
-                    links: vec![UnitId(s.left.0), UnitId(s.right.0)],
-                    cut: Some(s.cut),
-                })
-                .collect();
-        }
-    }
-    if let Strategy::OverlapSeams { k, .. } = strategy {
-        pointers = overlap_seams(corpus, layout, &units, k);
-    }
-    let text = |doc: crate::corpus::DocId, span: crate::corpus::Span| corpus.doc(doc).slice(span);
+    let (units, pointers) = units_and_pointers(corpus, layout, strategy, settings);
     // Search texts as the live index builds them (heading paths, repeated table headers), so a
     // strategy is scored on what a query would really search.
     let source = layout.search_text_source(corpus);
@@ -153,56 +91,17 @@ pub fn prepare_reporting(
         .collect();
     let unit_texts: Vec<&str> = unit_owned.iter().map(|t| t.as_ref()).collect();
     let pointer_texts: Vec<&str> = pointer_owned.iter().map(|t| t.as_ref()).collect();
-    let (unit_vecs, mut stats) = embed_texts(
-        model.embedder,
-        model.tokenizer,
-        model.cache,
-        &unit_texts,
-        model.options,
-        &mut |p| {
-            progress("units", p);
-            true
-        },
-    )?;
-    let (pointer_vecs, pstats) = embed_texts(
-        model.embedder,
-        model.tokenizer,
-        model.cache,
-        &pointer_texts,
-        model.options,
-        &mut |p| {
-            progress("pointers", p);
-            true
-        },
-    )?;
+    let (unit_vecs, mut stats) = embed_part(model, &unit_texts, "units", progress)?;
+    let (pointer_vecs, pstats) = embed_part(model, &pointer_texts, "pointers", progress)?;
     stats.add(&pstats);
     let mut halves = Vec::new();
     if matches!(
         strategy,
         Strategy::Seams { .. } | Strategy::OverlapSeams { .. }
     ) {
-        let mut texts: Vec<&str> = Vec::with_capacity(pointers.len() * 2);
-        for p in &pointers {
-            let cut = p.cut.unwrap_or(units[ends(p).1.index()].span.start);
-            texts.push(text(p.doc, crate::corpus::Span::new(p.span.start, cut)));
-            texts.push(text(p.doc, crate::corpus::Span::new(cut, p.span.end)));
-        }
-        let (vecs, hstats) = embed_texts(
-            model.embedder,
-            model.tokenizer,
-            model.cache,
-            &texts,
-            model.options,
-            &mut |p| {
-                progress("seam halves", p);
-                true
-            },
-        )?;
+        let (vecs, hstats) = seam_half_vectors(model, corpus, &units, &pointers, progress)?;
         stats.add(&hstats);
-        let mut vecs = vecs.into_iter();
-        while let (Some(l), Some(r)) = (vecs.next(), vecs.next()) {
-            halves.push([l, r]);
-        }
+        halves = vecs;
     }
     let kw = |e: crate::index::keywords::KeywordError| EngineError::Index(e.into());
     let unit_search = Collection::build(&unit_texts, unit_vecs).map_err(kw)?;
@@ -221,6 +120,152 @@ pub fn prepare_reporting(
         halves,
         embedding: stats,
     })
+}
+
+/// The strategy's retrievable units and the pointers (windows, seams) that only lead to them.
+fn units_and_pointers(
+    corpus: &Corpus,
+    layout: &Layout,
+    strategy: Strategy,
+    settings: &GridSettings,
+) -> (Vec<Unit>, Vec<Pointer>) {
+    let units = base_units(layout);
+    match strategy {
+        Strategy::NoOverlap | Strategy::NeighbourExpansion => (units, Vec::new()),
+        Strategy::Overlap { tokens } => (
+            overlapping_units(corpus, layout, settings, tokens),
+            Vec::new(),
+        ),
+        Strategy::OverlapSeams { tokens, k } => {
+            let units = overlapping_units(corpus, layout, settings, tokens);
+            let pointers = overlap_seams(corpus, layout, &units, k);
+            (units, pointers)
+        }
+        Strategy::Windows { width, stride } => {
+            let mut pointers = Vec::new();
+            for (doc, offs) in corpus.documents.iter().zip(&layout.offsets) {
+                let spans = token_windows(&doc.text, offs, width, stride, 0);
+                pointers.extend(link(doc.id, spans, &units));
+            }
+            (units, pointers)
+        }
+        Strategy::ChunkStrideWindows { width } => {
+            let pointers = chunk_centred_windows(corpus, layout, &units, width);
+            (units, pointers)
+        }
+        Strategy::Seams { k } => {
+            let seams = build_seams(corpus, &layout.offsets, &layout.chunks, k);
+            let pointers = seams
+                .iter()
+                .map(|s| Pointer {
+                    doc: s.doc,
+                    span: s.span,
+                    links: vec![UnitId(s.left.0), UnitId(s.right.0)],
+                    cut: Some(s.cut),
+                })
+                .collect();
+            (units, pointers)
+        }
+    }
+}
+
+/// Overlapping units. Fixed chunks: token windows at a stride of chunk − overlap, each the chunk
+/// size. Any other chunker: its own chunks, each reaching back `tokens` into its predecessor.
+fn overlapping_units(
+    corpus: &Corpus,
+    layout: &Layout,
+    settings: &GridSettings,
+    tokens: usize,
+) -> Vec<Unit> {
+    let fixed = layout.chunker.starts_with("fixed");
+    corpus
+        .documents
+        .iter()
+        .zip(&layout.offsets)
+        .flat_map(|(doc, offs)| {
+            let spans = if fixed {
+                overlapping_spans(&doc.text, offs, settings.chunk_tokens, tokens)
+            } else {
+                let own: Vec<crate::corpus::Span> = layout
+                    .chunks
+                    .iter()
+                    .filter(|c| c.doc == doc.id)
+                    .map(|c| c.span)
+                    .collect();
+                extended_back(&doc.text, offs, &own, tokens)
+            };
+            spans.into_iter().map(move |span| Unit {
+                doc: doc.id,
+                span,
+                tokens: offs.count_in(span.start, span.end) as u32,
+            })
+        })
+        .collect()
+}
+
+/// One window of `width` tokens per chunk, centred on the chunk's middle, linked to the units
+/// it overlaps.
+fn chunk_centred_windows(
+    corpus: &Corpus,
+    layout: &Layout,
+    units: &[Unit],
+    width: usize,
+) -> Vec<Pointer> {
+    let mut pointers = Vec::new();
+    for c in &layout.chunks {
+        let offs = &layout.offsets[c.doc.0 as usize];
+        let text = &corpus.doc(c.doc).text;
+        let first = offs.first_at_or_after(c.span.start);
+        let mid = first + c.tokens as usize / 2;
+        let start_tok = mid.saturating_sub(width / 2).max(first);
+        let spans = token_windows(text, offs, width, usize::MAX, start_tok);
+        pointers.extend(link(c.doc, spans.into_iter().take(1).collect(), units));
+    }
+    pointers
+}
+
+/// Embeds one part of a strategy (`part` names it to `progress`) through the shared cache.
+fn embed_part(
+    model: &mut Embedding<'_>,
+    texts: &[&str],
+    part: &str,
+    progress: &mut dyn FnMut(&str, crate::embed::EmbedProgress),
+) -> Result<(Vec<Vec<f32>>, EmbedStats), EngineError> {
+    Ok(embed_texts(
+        model.embedder,
+        model.tokenizer,
+        model.cache,
+        texts,
+        model.options,
+        &mut |p| {
+            progress(part, p);
+            true
+        },
+    )?)
+}
+
+/// Each seam's two half-window vectors (left of its cut, right of it), for side drop.
+fn seam_half_vectors(
+    model: &mut Embedding<'_>,
+    corpus: &Corpus,
+    units: &[Unit],
+    pointers: &[Pointer],
+    progress: &mut dyn FnMut(&str, crate::embed::EmbedProgress),
+) -> Result<(SeamHalves, EmbedStats), EngineError> {
+    let text = |doc: crate::corpus::DocId, span: crate::corpus::Span| corpus.doc(doc).slice(span);
+    let mut texts: Vec<&str> = Vec::with_capacity(pointers.len() * 2);
+    for p in pointers {
+        let cut = p.cut.unwrap_or(units[ends(p).1.index()].span.start);
+        texts.push(text(p.doc, crate::corpus::Span::new(p.span.start, cut)));
+        texts.push(text(p.doc, crate::corpus::Span::new(cut, p.span.end)));
+    }
+    let (vecs, stats) = embed_part(model, &texts, "seam halves", progress)?;
+    let mut halves = Vec::with_capacity(pointers.len());
+    let mut vecs = vecs.into_iter();
+    while let (Some(l), Some(r)) = (vecs.next(), vecs.next()) {
+        halves.push([l, r]);
+    }
+    Ok((halves, stats))
 }
 
 /// Seams over overlapping units: one per pair of neighbours in a document, centred on the

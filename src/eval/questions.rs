@@ -19,7 +19,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::placement;
-use crate::corpus::{Corpus, DocId, Span};
+use crate::corpus::{Corpus, DocId, Document, Span};
 
 /// One gold span as written in the file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -337,7 +337,7 @@ pub fn resolve(
 ) -> (Vec<Question>, Vec<QuestionError>) {
     let mut out = Vec::new();
     let mut errors = Vec::new();
-    'questions: for (line, q) in raw {
+    for (line, q) in raw {
         let Some(doc) = corpus.documents.iter().find(|d| d.path == q.doc) else {
             errors.push(QuestionError::UnknownDoc {
                 line: *line,
@@ -346,102 +346,123 @@ pub fn resolve(
             });
             continue;
         };
-        let mut spans = Vec::new();
-        for s in &q.spans {
-            let (start, end) = match (s.start, s.end) {
-                (Some(start), Some(end)) => (start, end),
-                (None, None) => match placement::place_text(doc, &s.text, s.page) {
-                    Ok((span, _)) => {
-                        spans.push(span);
-                        continue;
-                    }
-                    Err(why) => {
-                        errors.push(QuestionError::Unplaced {
-                            line: *line,
-                            id: q.id.clone(),
-                            doc: q.doc.clone(),
-                            why: why.to_string(),
-                        });
-                        continue 'questions;
-                    }
-                },
-                (Some(_), None) | (None, Some(_)) => {
-                    let (given, missing) = if s.start.is_some() {
-                        ("start", "end")
-                    } else {
-                        ("end", "start")
-                    };
-                    errors.push(QuestionError::HalfSpan {
-                        line: *line,
-                        id: q.id.clone(),
-                        given,
-                        missing,
-                    });
-                    continue 'questions;
-                }
-            };
-            let bad = |len, why| QuestionError::BadSpan {
-                why,
-                line: *line,
+        // The first bad span of a question is its error.
+        let spans: Result<Vec<Span>, Box<QuestionError>> = q
+            .spans
+            .iter()
+            .map(|s| resolve_span(*line, q, doc, s))
+            .collect();
+        match spans {
+            Ok(spans) => out.push(Question {
                 id: q.id.clone(),
-                doc: q.doc.clone(),
-                start,
-                end,
-                unit: match q.unit {
-                    OffsetUnit::Byte => "byte",
-                    OffsetUnit::Char => "char",
-                },
-                len,
-            };
-            let span = match q.unit {
-                OffsetUnit::Byte => {
-                    let why = if start >= end {
-                        Some("it is empty or runs backwards")
-                    } else if end > doc.text.len() {
-                        Some("it runs past the end of the document")
-                    } else if !doc.text.is_char_boundary(start) || !doc.text.is_char_boundary(end) {
-                        Some(
-                            "it starts or ends inside a character (byte offsets must fall between characters; add \"unit\": \"char\" for character offsets)",
-                        )
-                    } else {
-                        None
-                    };
-                    if let Some(why) = why {
-                        errors.push(bad(doc.text.len(), why));
-                        continue 'questions;
-                    }
-                    Span::new(start, end)
-                }
-                OffsetUnit::Char => match char_to_byte(&doc.text, start, end) {
-                    Some(span) => span,
-                    None => {
-                        let len = doc.text.chars().count();
-                        let why = if start >= end {
-                            "it is empty or runs backwards"
-                        } else {
-                            "it runs past the end of the document"
-                        };
-                        errors.push(bad(len, why));
-                        continue 'questions;
-                    }
-                },
-            };
-            let found = doc.slice(span);
-            if found != s.text {
-                errors.push(drift(*line, &q.id, &q.doc, &doc.text, span, &s.text, found));
-                continue 'questions;
-            }
-            spans.push(span);
+                question: q.question.clone(),
+                doc: doc.id,
+                spans,
+                tags: q.tags.clone(),
+            }),
+            Err(e) => errors.push(*e),
         }
-        out.push(Question {
-            id: q.id.clone(),
-            question: q.question.clone(),
-            doc: doc.id,
-            spans,
-            tags: q.tags.clone(),
-        });
     }
     (out, errors)
+}
+
+/// One span of question `q` (line `line`) in `doc`: placed by its quote when it has no offsets,
+/// else its offsets in bytes, and the text there checked against the quote.
+fn resolve_span(
+    line: usize,
+    q: &RawQuestion,
+    doc: &Document,
+    s: &RawSpan,
+) -> Result<Span, Box<QuestionError>> {
+    let (start, end) = match (s.start, s.end) {
+        (Some(start), Some(end)) => (start, end),
+        (None, None) => {
+            return placement::place_text(doc, &s.text, s.page)
+                .map(|(span, _)| span)
+                .map_err(|why| {
+                    Box::new(QuestionError::Unplaced {
+                        line,
+                        id: q.id.clone(),
+                        doc: q.doc.clone(),
+                        why: why.to_string(),
+                    })
+                });
+        }
+        (Some(_), None) | (None, Some(_)) => {
+            let (given, missing) = if s.start.is_some() {
+                ("start", "end")
+            } else {
+                ("end", "start")
+            };
+            return Err(Box::new(QuestionError::HalfSpan {
+                line,
+                id: q.id.clone(),
+                given,
+                missing,
+            }));
+        }
+    };
+    let span = offsets_in_bytes(line, q, doc, (start, end))?;
+    let found = doc.slice(span);
+    if found != s.text {
+        return Err(Box::new(drift(
+            line, &q.id, &q.doc, &doc.text, span, &s.text, found,
+        )));
+    }
+    Ok(span)
+}
+
+/// The span `start..end` of `doc` in bytes, from offsets in the question's unit; an error when
+/// it is empty, runs past the end, or (in bytes) falls inside a character.
+fn offsets_in_bytes(
+    line: usize,
+    q: &RawQuestion,
+    doc: &Document,
+    (start, end): (usize, usize),
+) -> Result<Span, Box<QuestionError>> {
+    let bad = |len, why| {
+        Box::new(QuestionError::BadSpan {
+            why,
+            line,
+            id: q.id.clone(),
+            doc: q.doc.clone(),
+            start,
+            end,
+            unit: match q.unit {
+                OffsetUnit::Byte => "byte",
+                OffsetUnit::Char => "char",
+            },
+            len,
+        })
+    };
+    match q.unit {
+        OffsetUnit::Byte => {
+            let why = if start >= end {
+                Some("it is empty or runs backwards")
+            } else if end > doc.text.len() {
+                Some("it runs past the end of the document")
+            } else if !doc.text.is_char_boundary(start) || !doc.text.is_char_boundary(end) {
+                Some(
+                    "it starts or ends inside a character (byte offsets must fall between characters; add \"unit\": \"char\" for character offsets)",
+                )
+            } else {
+                None
+            };
+            match why {
+                Some(why) => Err(bad(doc.text.len(), why)),
+                None => Ok(Span::new(start, end)),
+            }
+        }
+        OffsetUnit::Char => char_to_byte(&doc.text, start, end).ok_or_else(|| {
+            let len = doc.text.chars().count();
+            let why = if start >= end {
+                "it is empty or runs backwards"
+            } else {
+                "it runs past the end of the document"
+            };
+            bad(len, why)
+        }),
+    }
 }
 
 /// Load and resolve a question file; any bad line is an error listing every problem.

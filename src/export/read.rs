@@ -154,11 +154,7 @@ const RECORDS_LIMIT: u64 = 4 * 1024 * 1024 * 1024;
 /// are read, never through a symbolic link and never past a limit: the JSON files' fixed one,
 /// the vectors' from the rows and dimension settings.json gives.
 pub fn read_bundle(folder: &Path) -> Result<Bundle, BundleError> {
-    let damaged = |name: &str, why: String| BundleError::Damaged {
-        folder: folder.to_path_buf(),
-        name: name.to_string(),
-        why,
-    };
+    let damaged = |name: &str, why: String| damaged_file(folder, name, why);
     let manifest: ManifestFile =
         serde_json::from_slice(&read_file(folder, "manifest.json", JSON_LIMIT)?)
             .map_err(|e| damaged("manifest.json", e.to_string()))?;
@@ -168,60 +164,9 @@ pub fn read_bundle(folder: &Path) -> Result<Bundle, BundleError> {
             found: manifest.bundle_version,
         });
     }
-    // Each file as the manifest records it: its size is checked before its bytes are read.
-    let listed = |name: &str, limit: u64| -> Result<Vec<u8>, BundleError> {
-        let entry = manifest
-            .files
-            .iter()
-            .find(|f| f.name == name)
-            .ok_or_else(|| damaged(name, "the manifest does not list it".into()))?;
-        let bytes = match read_regular(&folder.join(name), limit.min(entry.bytes)) {
-            Ok(bytes) => bytes,
-            Err(ReadFileError::TooLarge { bytes, .. }) if entry.bytes <= limit => {
-                return Err(damaged(
-                    name,
-                    format!("{bytes} bytes, the manifest says {}", entry.bytes),
-                ));
-            }
-            Err(e) => return Err(read_error(folder, name, &e)),
-        };
-        if bytes.len() as u64 != entry.bytes {
-            return Err(damaged(
-                name,
-                format!("{} bytes, the manifest says {}", bytes.len(), entry.bytes),
-            ));
-        }
-        if blake3::hash(&bytes).to_hex().as_str() != entry.blake3 {
-            return Err(damaged(
-                name,
-                "its blake3 differs from the manifest's".into(),
-            ));
-        }
-        Ok(bytes)
-    };
-    let settings: BundleSettings = serde_json::from_slice(&listed("settings.json", JSON_LIMIT)?)
-        .map_err(|e| damaged("settings.json", e.to_string()))?;
-    if settings.dim == 0 {
-        return Err(damaged(
-            "settings.json",
-            "dim is 0: a vector has at least one dimension".into(),
-        ));
-    }
-    let npy_limit = |rows: usize, what: &str| {
-        npy::npy_limit(rows, settings.dim).ok_or_else(|| {
-            damaged(
-                "settings.json",
-                format!(
-                    "{rows} {what} of {} dimensions cannot be held",
-                    settings.dim
-                ),
-            )
-        })
-    };
-    let (chunk_limit, seam_limit) = (
-        npy_limit(settings.chunks, "chunks")?,
-        npy_limit(settings.seams, "seams")?,
-    );
+    let listed = |name: &str, limit: u64| read_listed(folder, &manifest, name, limit);
+    let settings = parse_settings(folder, &listed("settings.json", JSON_LIMIT)?)?;
+    let (chunk_limit, seam_limit) = vector_limits(folder, &settings)?;
     let documents: Vec<DocumentLine> = lines(
         folder,
         "documents.jsonl",
@@ -271,6 +216,89 @@ pub fn read_bundle(folder: &Path) -> Result<Bundle, BundleError> {
         chunk_vectors,
         seam_vectors,
     })
+}
+
+/// The error for a file of the bundle in `folder` that is not what it should be.
+fn damaged_file(folder: &Path, name: &str, why: String) -> BundleError {
+    BundleError::Damaged {
+        folder: folder.to_path_buf(),
+        name: name.to_string(),
+        why,
+    }
+}
+
+/// The file `name` as the manifest records it: listed there, its size checked before its bytes
+/// are read (at most `limit`), then its length and blake3 against the manifest's.
+fn read_listed(
+    folder: &Path,
+    manifest: &ManifestFile,
+    name: &str,
+    limit: u64,
+) -> Result<Vec<u8>, BundleError> {
+    let damaged = |name: &str, why: String| damaged_file(folder, name, why);
+    let entry = manifest
+        .files
+        .iter()
+        .find(|f| f.name == name)
+        .ok_or_else(|| damaged(name, "the manifest does not list it".into()))?;
+    let bytes = match read_regular(&folder.join(name), limit.min(entry.bytes)) {
+        Ok(bytes) => bytes,
+        Err(ReadFileError::TooLarge { bytes, .. }) if entry.bytes <= limit => {
+            return Err(damaged(
+                name,
+                format!("{bytes} bytes, the manifest says {}", entry.bytes),
+            ));
+        }
+        Err(e) => return Err(read_error(folder, name, &e)),
+    };
+    if bytes.len() as u64 != entry.bytes {
+        return Err(damaged(
+            name,
+            format!("{} bytes, the manifest says {}", bytes.len(), entry.bytes),
+        ));
+    }
+    if blake3::hash(&bytes).to_hex().as_str() != entry.blake3 {
+        return Err(damaged(
+            name,
+            "its blake3 differs from the manifest's".into(),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// settings.json parsed, with at least one dimension.
+fn parse_settings(folder: &Path, bytes: &[u8]) -> Result<BundleSettings, BundleError> {
+    let damaged = |name: &str, why: String| damaged_file(folder, name, why);
+    let settings: BundleSettings =
+        serde_json::from_slice(bytes).map_err(|e| damaged("settings.json", e.to_string()))?;
+    if settings.dim == 0 {
+        return Err(damaged(
+            "settings.json",
+            "dim is 0: a vector has at least one dimension".into(),
+        ));
+    }
+    Ok(settings)
+}
+
+/// The largest chunk_vectors.npy and seam_vectors.npy the rows and dimension of `settings`
+/// allow.
+fn vector_limits(folder: &Path, settings: &BundleSettings) -> Result<(u64, u64), BundleError> {
+    let npy_limit = |rows: usize, what: &str| {
+        npy::npy_limit(rows, settings.dim).ok_or_else(|| {
+            damaged_file(
+                folder,
+                "settings.json",
+                format!(
+                    "{rows} {what} of {} dimensions cannot be held",
+                    settings.dim
+                ),
+            )
+        })
+    };
+    Ok((
+        npy_limit(settings.chunks, "chunks")?,
+        npy_limit(settings.seams, "seams")?,
+    ))
 }
 
 /// The regular file `name` of the bundle in `folder`, at most `limit` bytes.

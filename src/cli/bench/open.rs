@@ -153,6 +153,45 @@ pub fn run(global: &GlobalArgs, corpus: &Path, open_only: bool, json: bool) -> a
             x.warm_pages_per_second
         )?;
     }
+    let (cold, warm) = open_rounds(&settings, corpus, open_only, json)?;
+    let spread = |times: &[OpenTimes], f: fn(&OpenTimes) -> f64| {
+        Spread::of(&times.iter().map(f).collect::<Vec<_>>())
+    };
+    let vectors = |times: &[OpenTimes]| {
+        let all: Option<Vec<f64>> = times.iter().map(|t| t.vectors).collect();
+        all.map(|v| Spread::of(&v))
+    };
+    let report = OpenReport {
+        corpus: corpus.display().to_string(),
+        build: if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        },
+        cold_documents: spread(&cold, |t| t.documents),
+        cold_vectors: vectors(&cold),
+        warm_documents: spread(&warm, |t| t.documents),
+        warm_vectors: vectors(&warm),
+        cold,
+        warm,
+        extraction,
+        peak_rss_bytes: peak_rss(),
+    };
+    if json {
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+        return Ok(());
+    }
+    print(&report)
+}
+
+/// Opens the screen [`ROUNDS`] times, each on a scratch cache, cold (nothing embedded, so every
+/// vector is computed) then warm; prints each round's times unless `json`.
+fn open_rounds(
+    settings: &seamscope::settings::Settings,
+    corpus: &Path,
+    open_only: bool,
+    json: bool,
+) -> anyhow::Result<(Vec<OpenTimes>, Vec<OpenTimes>)> {
     let mut cold = Vec::new();
     let mut warm = Vec::new();
     for round in 1..=ROUNDS {
@@ -184,33 +223,11 @@ pub fn run(global: &GlobalArgs, corpus: &Path, open_only: bool, json: bool) -> a
         cold.push(c);
         warm.push(w);
     }
-    let spread = |times: &[OpenTimes], f: fn(&OpenTimes) -> f64| {
-        Spread::of(&times.iter().map(f).collect::<Vec<_>>())
-    };
-    let vectors = |times: &[OpenTimes]| {
-        let all: Option<Vec<f64>> = times.iter().map(|t| t.vectors).collect();
-        all.map(|v| Spread::of(&v))
-    };
-    let report = OpenReport {
-        corpus: corpus.display().to_string(),
-        build: if cfg!(debug_assertions) {
-            "debug"
-        } else {
-            "release"
-        },
-        cold_documents: spread(&cold, |t| t.documents),
-        cold_vectors: vectors(&cold),
-        warm_documents: spread(&warm, |t| t.documents),
-        warm_vectors: vectors(&warm),
-        cold,
-        warm,
-        extraction,
-        peak_rss_bytes: peak_rss(),
-    };
-    if json {
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
-        return Ok(());
-    }
+    Ok((cold, warm))
+}
+
+/// The open bench's summary as lines of text: min, median and max of each time.
+fn print(report: &OpenReport) -> anyhow::Result<()> {
     outln!(
         "time to the screen on {} ({} build, {ROUNDS} rounds; seconds: min / median / max)",
         report.corpus,

@@ -12,6 +12,7 @@ use serde::Serialize;
 use seamscope::corpus::Corpus;
 use seamscope::embed::embed_one;
 use seamscope::retrieve::{QueryInput, QuerySettings, replan};
+use seamscope::session::{Engine, OpenCorpus};
 
 use super::super::GlobalArgs;
 use super::super::common::{load_question_file, start_engine};
@@ -120,43 +121,95 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
     let (questions, questions_from) = bench_questions(corpus, &docs)?;
     let open = engine.open_loaded(docs, &mut |_| true)?;
     let qs = settings.query_settings();
+    let times = time_queries(&mut engine, &open, &questions, &qs)?;
+    let replans = time_replans(&open, &times.inputs, &qs)?;
+    let n = questions.len() as f64;
+    let report = QueryBench {
+        questions: questions.len(),
+        questions_from,
+        fused_entries_mean: times.fused_entries as f64 / n,
+        chunks_only_entries_mean: times.chunks_only_entries as f64 / n,
+        replan: replans,
+        embed_mean_ms: times.embed / n * 1e3,
+        query_mean_ms: times.query / n * 1e3,
+        query_to_embed_ratio: times.query / times.embed,
+        search_mean_ms: times.search / n * 1e3,
+        stages_mean_ms: times.stages / n * 1e3,
+    };
+    if json {
+        outln!("{}", serde_json::to_string_pretty(&report)?)?;
+        return Ok(());
+    }
+    print(&report)
+}
 
-    // (b) Full queries against embedding the question alone; each query's input is kept.
+/// Full queries timed against embedding the question alone (seconds, summed over the
+/// questions), with each query's input kept for re-planning.
+struct QueryTimes {
+    embed: f64,
+    query: f64,
+    search: f64,
+    stages: f64,
+    fused_entries: usize,
+    chunks_only_entries: usize,
+    inputs: Vec<QueryInput>,
+}
+
+/// (b) Times each question's full query and its embedding alone, after one warm-up of each.
+fn time_queries(
+    engine: &mut Engine,
+    open: &OpenCorpus,
+    questions: &[String],
+    qs: &QuerySettings,
+) -> anyhow::Result<QueryTimes> {
     let first = questions
         .first()
         .ok_or_else(|| anyhow::anyhow!("no questions to time"))?;
     embed_one(&mut engine.embedder, &engine.tokenizer, first)?;
-    engine.ask(&open, first, &qs)?;
-    let (mut embed, mut query, mut search, mut stages) = (0.0, 0.0, 0.0, 0.0);
-    let mut inputs: Vec<QueryInput> = Vec::with_capacity(questions.len());
-    let (mut fused_entries, mut chunks_only_entries) = (0usize, 0usize);
-    for q in &questions {
+    engine.ask(open, first, qs)?;
+    let mut times = QueryTimes {
+        embed: 0.0,
+        query: 0.0,
+        search: 0.0,
+        stages: 0.0,
+        fused_entries: 0,
+        chunks_only_entries: 0,
+        inputs: Vec::with_capacity(questions.len()),
+    };
+    for q in questions {
         let t = Instant::now();
         black_box(embed_one(&mut engine.embedder, &engine.tokenizer, q)?);
-        embed += t.elapsed().as_secs_f64();
+        times.embed += t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let (trace, timings) = engine.ask(&open, q, &qs)?;
-        query += t.elapsed().as_secs_f64();
-        search += timings.search;
-        stages += timings.stages;
-        fused_entries += trace.fused.len();
-        chunks_only_entries += trace
+        let (trace, timings) = engine.ask(open, q, qs)?;
+        times.query += t.elapsed().as_secs_f64();
+        times.search += timings.search;
+        times.stages += timings.stages;
+        times.fused_entries += trace.fused.len();
+        times.chunks_only_entries += trace
             .without_seams
             .retrieval
             .as_ref()
             .map_or(0, |r| r.fused.len());
-        inputs.push(trace.input);
+        times.inputs.push(trace.input);
     }
+    Ok(times)
+}
 
-    // (a) Re-planning from those inputs: everything a slider move redoes.
-    let replans = open.with_lookups(|lookups| {
+/// (a) Times re-planning from the queries' inputs: everything a slider move redoes.
+fn time_replans(
+    open: &OpenCorpus,
+    inputs: &[QueryInput],
+    qs: &QuerySettings,
+) -> anyhow::Result<Vec<ReplanBench>> {
+    open.with_lookups(|lookups| {
         [Change::M, Change::Budget, Change::RrfC]
             .into_iter()
             .map(|change| {
                 let mut samples = Vec::with_capacity(REPLAN_RUNS);
                 for i in 0..REPLAN_RUNS {
                     let input = &inputs[i % inputs.len()];
-                    let settings = change.moved(&qs, i);
+                    let settings = change.moved(qs, i);
                     let t = Instant::now();
                     black_box(replan(input, &settings, lookups)?);
                     samples.push(t.elapsed().as_secs_f64() * 1e6);
@@ -172,25 +225,11 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
                 })
             })
             .collect::<anyhow::Result<Vec<_>>>()
-    })?;
+    })
+}
 
-    let n = questions.len() as f64;
-    let report = QueryBench {
-        questions: questions.len(),
-        questions_from,
-        fused_entries_mean: fused_entries as f64 / n,
-        chunks_only_entries_mean: chunks_only_entries as f64 / n,
-        replan: replans,
-        embed_mean_ms: embed / n * 1e3,
-        query_mean_ms: query / n * 1e3,
-        query_to_embed_ratio: query / embed,
-        search_mean_ms: search / n * 1e3,
-        stages_mean_ms: stages / n * 1e3,
-    };
-    if json {
-        outln!("{}", serde_json::to_string_pretty(&report)?)?;
-        return Ok(());
-    }
+/// The query bench as lines of text.
+fn print(report: &QueryBench) -> anyhow::Result<()> {
     outln!(
         "replan inputs              {} questions ({}): fused rankings of {:.0} entries with seams, {:.0} chunks only",
         report.questions,

@@ -204,19 +204,13 @@ fn one_size(
     let frames_cache = scratch.join(format!("frames-{copies}x"));
     let cold_frame = first_frame(settings, &dir, &frames_cache)?;
     if open_only {
-        let warm_frame = first_frame(settings, &dir, &frames_cache)?;
-        errln!(
-            "bench scale: {copies}x: first frame cold {:.3} s, warm {:.3} s",
-            cold_frame.0,
-            warm_frame.0
-        );
-        first_frames.push(FirstFrame::new(
-            (copies, documents, corpus_bytes),
+        let size = (copies, documents, corpus_bytes);
+        first_frames.push(reopen_only(
+            settings,
+            (&dir, &frames_cache),
+            size,
             cold_frame,
-            warm_frame,
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        let _ = std::fs::remove_dir_all(&frames_cache);
+        )?);
         return Ok(None);
     }
     let _ = std::fs::remove_dir_all(&frames_cache);
@@ -270,6 +264,29 @@ fn one_size(
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&cache);
     Ok(Some(row))
+}
+
+/// With `--open-only`: the first frame of one size reopened warm on the cache its cold open
+/// filled, reported, and the copies and that cache removed.
+fn reopen_only(
+    settings: &Settings,
+    (dir, frames_cache): (&Path, &Path),
+    (copies, documents, corpus_bytes): (usize, usize, u64),
+    cold_frame: (f64, f64),
+) -> anyhow::Result<FirstFrame> {
+    let warm_frame = first_frame(settings, dir, frames_cache)?;
+    errln!(
+        "bench scale: {copies}x: first frame cold {:.3} s, warm {:.3} s",
+        cold_frame.0,
+        warm_frame.0
+    );
+    let _ = std::fs::remove_dir_all(dir);
+    let _ = std::fs::remove_dir_all(frames_cache);
+    Ok(FirstFrame::new(
+        (copies, documents, corpus_bytes),
+        cold_frame,
+        warm_frame,
+    ))
 }
 
 /// Run the benchmark for each size of `plan` (copies of `base`) and print the table.

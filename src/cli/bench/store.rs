@@ -13,7 +13,7 @@ use serde::Serialize;
 use seamscope::index::IndexSet;
 use seamscope::index::remote::{RemoteKind, StoreSync};
 use seamscope::retrieve::{EntryRef, ListSource, RankedList, RankingInput, Trace};
-use seamscope::session::OpenCorpus;
+use seamscope::session::{Engine, OpenCorpus};
 
 use super::super::common::{BuildBar, start_engine};
 use super::super::{GlobalArgs, UsageError};
@@ -224,74 +224,12 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
         }
         None => None,
     };
-    let mut counts = [0usize; 3];
-    let mut same_fills = 0;
-    let mut differing = Vec::new();
-    let mut max_score_difference = 0f32;
-    let (mut dense_e, mut dense_c, mut search_e, mut search_c) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut recalls = Vec::new();
-    let mut unexplained = 0;
-    // One untimed question first: connections and caches warm.
-    if let Some(first) = questions.first() {
-        engine.ask(&embedded, first, &qs)?;
-        engine.ask(&served, first, &qs)?;
-    }
-    for q in &questions {
-        let vector = engine.embed_question(q)?;
-        dense_e.push(dense_ms(&embedded.indexes, &vector, qs.depth)?);
-        dense_c.push(dense_ms(&served.indexes, &vector, qs.depth)?);
-        let (te, timing_e) = engine.ask(&embedded, q, &qs)?;
-        let (tc, timing_c) = engine.ask(&served, q, &qs)?;
-        search_e.push(timing_e.search * 1e3);
-        search_c.push(timing_c.search * 1e3);
-        let (de, dc) = (Decided::of(&te), Decided::of(&tc));
-        if de.same_fills(&dc) {
-            same_fills += 1;
-        }
-        let lists = [
-            (dense(&te.input.ranking), dense(&tc.input.ranking)),
-            (
-                te.input.chunks_only.as_ref().and_then(dense),
-                tc.input.chunks_only.as_ref().and_then(dense),
-            ),
-        ];
-        let complete = lists.iter().all(|pair| match pair {
-            (Some(a), Some(b)) => recall(a, b) >= 1.0,
-            _ => true,
-        });
-        if let (Some(a), Some(b)) = lists[0] {
-            recalls.push(recall(a, b));
-        }
-        let mut tied = true;
-        for pair in lists {
-            if let (Some(a), Some(b)) = pair {
-                let (same, diff) = same_up_to_ties(a, b);
-                tied &= same;
-                max_score_difference = max_score_difference.max(diff);
-            }
-        }
-        let agreement = if de == dc {
-            Agreement::Identical
-        } else if tied {
-            Agreement::DiffersOnlyInTies
-        } else {
-            Agreement::Differs
-        };
-        counts[agreement as usize] += 1;
-        if agreement == Agreement::Differs {
-            differing.push(q.clone());
-            if complete {
-                unexplained += 1;
-            }
-        }
-    }
-    let latency = |dense: &[f64], search: &[f64]| StoreLatency {
-        dense_ms: Spread::of(dense),
-        dense_p95_ms: percentile(dense, 0.95),
-        search_ms: Spread::of(search),
-        search_p95_ms: percentile(search, 0.95),
+    let stores = Stores {
+        embedded: &embedded,
+        served: &served,
+        settings: &qs,
     };
+    let tally = compare_questions(&mut engine, &stores, &questions)?;
     let report = StoreBench {
         corpus: corpus.display().to_string(),
         questions: questions.len(),
@@ -300,20 +238,20 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
         plan,
         chunks: embedded.layout.chunks.len(),
         seams: embedded.layout.seams.len(),
-        identical: counts[0],
-        differs_only_in_ties: counts[1],
-        differs: counts[2],
-        same_fills,
-        differs_with_complete_recall: unexplained,
-        differing_questions: differing,
-        max_score_difference,
+        identical: tally.counts[0],
+        differs_only_in_ties: tally.counts[1],
+        differs: tally.counts[2],
+        same_fills: tally.same_fills,
+        differs_with_complete_recall: tally.unexplained,
         dense_recall: Recall {
-            mean: recalls.iter().sum::<f64>() / recalls.len().max(1) as f64,
-            min: recalls.iter().copied().fold(1.0, f64::min),
-            complete: recalls.iter().filter(|&&r| r >= 1.0).count(),
+            mean: tally.recalls.iter().sum::<f64>() / tally.recalls.len().max(1) as f64,
+            min: tally.recalls.iter().copied().fold(1.0, f64::min),
+            complete: tally.recalls.iter().filter(|&&r| r >= 1.0).count(),
         },
-        embedded: latency(&dense_e, &search_e),
-        store_latency: latency(&dense_c, &search_c),
+        embedded: latency(&tally.dense_ms[0], &tally.search_ms[0]),
+        store_latency: latency(&tally.dense_ms[1], &tally.search_ms[1]),
+        differing_questions: tally.differing,
+        max_score_difference: tally.max_score_difference,
     };
     if json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
@@ -323,6 +261,158 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
     Ok(())
 }
 
+/// The two opened stores a question is asked of, and the query settings it is asked with.
+struct Stores<'a> {
+    embedded: &'a OpenCorpus,
+    served: &'a OpenCorpus,
+    settings: &'a seamscope::retrieve::QuerySettings,
+}
+
+/// One question asked of both stores: how the answers agree and how long each store took.
+struct QuestionComparison {
+    agreement: Agreement,
+    /// Whether the budget fills are the same.
+    same_fills: bool,
+    /// The served dense list's recall of the embedded one, when both have one.
+    dense_recall: Option<f64>,
+    /// Whether every served list holds all of its embedded counterpart.
+    complete: bool,
+    /// The largest score difference between tied entries.
+    max_score_difference: f32,
+    /// Dense search alone, in milliseconds: embedded, then served.
+    dense_ms: [f64; 2],
+    /// Every search list of the question, in milliseconds: embedded, then served.
+    search_ms: [f64; 2],
+}
+
+/// The questions' comparisons added up.
+#[derive(Default)]
+struct Tally {
+    /// Questions per [`Agreement`], in its order.
+    counts: [usize; 3],
+    same_fills: usize,
+    differing: Vec<String>,
+    /// Questions that differ beyond ties although the served lists were complete.
+    unexplained: usize,
+    max_score_difference: f32,
+    recalls: Vec<f64>,
+    dense_ms: [Vec<f64>; 2],
+    search_ms: [Vec<f64>; 2],
+}
+
+impl Tally {
+    /// Counts one question's comparison.
+    fn add(&mut self, question: &str, c: QuestionComparison) {
+        if c.same_fills {
+            self.same_fills += 1;
+        }
+        if let Some(r) = c.dense_recall {
+            self.recalls.push(r);
+        }
+        self.max_score_difference = self.max_score_difference.max(c.max_score_difference);
+        for store in 0..2 {
+            self.dense_ms[store].push(c.dense_ms[store]);
+            self.search_ms[store].push(c.search_ms[store]);
+        }
+        self.counts[c.agreement as usize] += 1;
+        if c.agreement == Agreement::Differs {
+            self.differing.push(question.to_string());
+            if c.complete {
+                self.unexplained += 1;
+            }
+        }
+    }
+}
+
+/// Asks every question of both stores (after one untimed question that warms connections and
+/// caches) and adds up how they compare.
+fn compare_questions(
+    engine: &mut Engine,
+    stores: &Stores<'_>,
+    questions: &[String],
+) -> anyhow::Result<Tally> {
+    if let Some(first) = questions.first() {
+        engine.ask(stores.embedded, first, stores.settings)?;
+        engine.ask(stores.served, first, stores.settings)?;
+    }
+    let mut tally = Tally::default();
+    for q in questions {
+        let comparison = compare_question(engine, stores, q)?;
+        tally.add(q, comparison);
+    }
+    Ok(tally)
+}
+
+/// Asks one question of both stores, timing their dense search and whole search.
+fn compare_question(
+    engine: &mut Engine,
+    stores: &Stores<'_>,
+    q: &str,
+) -> anyhow::Result<QuestionComparison> {
+    let (embedded, served, qs) = (stores.embedded, stores.served, stores.settings);
+    let vector = engine.embed_question(q)?;
+    let dense_ms = [
+        dense_ms(&embedded.indexes, &vector, qs.depth)?,
+        dense_ms(&served.indexes, &vector, qs.depth)?,
+    ];
+    let (te, timing_e) = engine.ask(embedded, q, qs)?;
+    let (tc, timing_c) = engine.ask(served, q, qs)?;
+    let search_ms = [timing_e.search * 1e3, timing_c.search * 1e3];
+    let (de, dc) = (Decided::of(&te), Decided::of(&tc));
+    let lists = [
+        (dense(&te.input.ranking), dense(&tc.input.ranking)),
+        (
+            te.input.chunks_only.as_ref().and_then(dense),
+            tc.input.chunks_only.as_ref().and_then(dense),
+        ),
+    ];
+    let complete = lists.iter().all(|pair| match pair {
+        (Some(a), Some(b)) => recall(a, b) >= 1.0,
+        _ => true,
+    });
+    let dense_recall = match lists[0] {
+        (Some(a), Some(b)) => Some(recall(a, b)),
+        _ => None,
+    };
+    let mut tied = true;
+    let mut max_score_difference = 0f32;
+    for pair in lists {
+        if let (Some(a), Some(b)) = pair {
+            let (same, diff) = same_up_to_ties(a, b);
+            tied &= same;
+            max_score_difference = max_score_difference.max(diff);
+        }
+    }
+    let agreement = if de == dc {
+        Agreement::Identical
+    } else if tied {
+        Agreement::DiffersOnlyInTies
+    } else {
+        Agreement::Differs
+    };
+    Ok(QuestionComparison {
+        agreement,
+        same_fills: de.same_fills(&dc),
+        dense_recall,
+        complete,
+        max_score_difference,
+        dense_ms,
+        search_ms,
+    })
+}
+
+/// One store's latency from its per-question timings.
+fn latency(dense: &[f64], search: &[f64]) -> StoreLatency {
+    StoreLatency {
+        dense_ms: Spread::of(dense),
+        dense_p95_ms: percentile(dense, 0.95),
+        search_ms: Spread::of(search),
+        search_p95_ms: percentile(search, 0.95),
+    }
+}
+
+/// The store comparison as lines of text: what was compared, how far the stores agree, then
+/// their latency.
 fn print(r: &StoreBench) -> Result<(), crate::cli::out::StdoutError> {
     let safe = seamscope::text::safe_name;
     outln!(
@@ -378,6 +468,11 @@ fn print(r: &StoreBench) -> Result<(), crate::cli::out::StdoutError> {
     for q in &r.differing_questions {
         outln!("differs      {}", safe(q))?;
     }
+    print_latency(r)
+}
+
+/// The latency table: dense search alone and all lists, each store, in milliseconds per query.
+fn print_latency(r: &StoreBench) -> Result<(), crate::cli::out::StdoutError> {
     outln!("latency per query (ms)       median     mean      p95      max")?;
     let (server_dense, server_all) = match r.store.kind {
         RemoteKind::Chroma => ("Chroma dense (HTTP)", "Chroma, all lists"),

@@ -168,21 +168,9 @@ async fn read_line(
 /// Whether a line goes to the server (`Ok(true)`), is blank (`Ok(false)`), or is answered here
 /// with the error response in `Err`.
 fn check(line: &[u8], tool_arguments: ArgumentCheck) -> Result<bool, Value> {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let text = std::str::from_utf8(line).map_err(|e| {
-        error_response(
-            Value::Null,
-            PARSE_ERROR,
-            format!("parse error: the line is not UTF-8 ({e})"),
-        )
-    })?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if text.trim().is_empty() {
+    let Some(value) = parse_line(line)? else {
         return Ok(false);
-    }
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| error_response(Value::Null, PARSE_ERROR, format!("parse error: {e}")))?;
+    };
     let Value::Object(message) = &value else {
         return Err(error_response(
             Value::Null,
@@ -231,42 +219,10 @@ fn check(line: &[u8], tool_arguments: ArgumentCheck) -> Result<bool, Value> {
             "invalid params: \"params\" must be an object",
         );
     }
-    if method == "tools/call" {
-        let params = params.and_then(Value::as_object);
-        if !params
-            .and_then(|p| p.get("name"))
-            .is_some_and(Value::is_string)
-        {
-            return invalid(
-                INVALID_PARAMS,
-                "invalid params: tools/call needs \"name\", the tool's name as a string",
-            );
-        }
-        let arguments = params
-            .and_then(|p| p.get("arguments"))
-            .filter(|a| !a.is_null());
-        if let Some(arguments) = arguments
-            && !arguments.is_object()
-        {
-            return invalid(
-                INVALID_PARAMS,
-                &format!(
-                    "invalid params: \"arguments\" must be an object of the tool's inputs, not {}",
-                    kind_of(arguments)
-                ),
-            );
-        }
-        let name = params
-            .and_then(|p| p.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        let empty = json!({});
-        if let Err(why) = tool_arguments(name, arguments.unwrap_or(&empty)) {
-            return invalid(
-                INVALID_PARAMS,
-                &format!("invalid params: the arguments of {name}: {why}"),
-            );
-        }
+    if method == "tools/call"
+        && let Err((code, why)) = check_tool_call(params.and_then(Value::as_object), tool_arguments)
+    {
+        return invalid(code, &why);
     }
     // A request rmcp cannot read would be answered without its id: answer it here, with it.
     if message.contains_key("id")
@@ -275,6 +231,71 @@ fn check(line: &[u8], tool_arguments: ArgumentCheck) -> Result<bool, Value> {
         return invalid(INVALID_REQUEST, &format!("invalid request: {e}"));
     }
     Ok(true)
+}
+
+/// The JSON value of one line: `Ok(None)` for a blank line, `Err` with the parse error's
+/// response for a line that is not UTF-8 or not JSON. A trailing newline and a leading BOM are
+/// ignored.
+fn parse_line(line: &[u8]) -> Result<Option<Value>, Value> {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let text = std::str::from_utf8(line).map_err(|e| {
+        error_response(
+            Value::Null,
+            PARSE_ERROR,
+            format!("parse error: the line is not UTF-8 ({e})"),
+        )
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| error_response(Value::Null, PARSE_ERROR, format!("parse error: {e}")))?;
+    Ok(Some(value))
+}
+
+/// The checks of a `tools/call` request's params: a tool name, and arguments (an object, if
+/// any) that the tool accepts; `Err` with the error code and message otherwise.
+fn check_tool_call(
+    params: Option<&serde_json::Map<String, Value>>,
+    tool_arguments: ArgumentCheck,
+) -> Result<(), (i64, String)> {
+    if !params
+        .and_then(|p| p.get("name"))
+        .is_some_and(Value::is_string)
+    {
+        return Err((
+            INVALID_PARAMS,
+            "invalid params: tools/call needs \"name\", the tool's name as a string".to_string(),
+        ));
+    }
+    let arguments = params
+        .and_then(|p| p.get("arguments"))
+        .filter(|a| !a.is_null());
+    if let Some(arguments) = arguments
+        && !arguments.is_object()
+    {
+        return Err((
+            INVALID_PARAMS,
+            format!(
+                "invalid params: \"arguments\" must be an object of the tool's inputs, not {}",
+                kind_of(arguments)
+            ),
+        ));
+    }
+    let name = params
+        .and_then(|p| p.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let empty = json!({});
+    if let Err(why) = tool_arguments(name, arguments.unwrap_or(&empty)) {
+        return Err((
+            INVALID_PARAMS,
+            format!("invalid params: the arguments of {name}: {why}"),
+        ));
+    }
+    Ok(())
 }
 
 /// A JSON value's kind in words.
