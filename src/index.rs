@@ -419,13 +419,9 @@ pub fn open_or_build(
             done: 0,
             total: 1,
         });
-        match open_existing(&dir, &fingerprint, layout, embedder, options) {
-            Ok(set) => {
-                let report = reopened_report(dir.clone(), &set, started.elapsed().as_secs_f64());
-                // Best effort: a read-only cache still serves the index it holds.
-                let _ = lineage::point_at(&pointer, &dir);
-                return Ok((set, report));
-            }
+        let existing = (dir.as_path(), fingerprint.as_str(), layout);
+        match reopen_verified(existing, embedder, options, &pointer, started) {
+            Ok(opened) => return Ok(opened),
             Err(reason) => {
                 rebuilt_because = Some(reason);
                 std::fs::remove_dir_all(&dir).map_err(io_err(&dir))?;
@@ -481,18 +477,9 @@ pub fn open_or_build(
         (&chunk_vecs, &seam_vecs),
         (&chunk_texts, &seam_texts),
     )?;
-    let set = open_existing(&dir, &fingerprint, layout, embedder, options).map_err(|m| {
-        IndexError::Io {
-            path: dir.clone(),
-            message: format!("freshly built index does not verify: {m}"),
-        }
-    })?;
-    // The new folder supersedes the one this corpus folder had under this setting: point at it,
-    // then remove the old one (best effort: a reader that has it open keeps its files on Unix).
-    lineage::point_at(&pointer, &dir).map_err(io_err(&pointer))?;
-    if let Some((old, _)) = previous {
-        let _ = std::fs::remove_dir_all(old);
-    }
+    let built = (dir.as_path(), fingerprint.as_str(), layout);
+    let old = previous.map(|(old, _)| old);
+    let set = adopt_new_index(built, embedder, options, &pointer, old)?;
     let t3 = Instant::now();
     let report = BuildReport {
         dir,
@@ -514,6 +501,44 @@ pub fn open_or_build(
         store: None,
     };
     Ok((set, report))
+}
+
+/// The verified index already in `dir`, reported as reopened, and this corpus and setting
+/// pointed at it (best effort: a read-only cache still serves the index it holds); `Err` with
+/// why it does not verify.
+fn reopen_verified(
+    (dir, fingerprint, layout): (&Path, &str, &Layout),
+    embedder: &dyn Embedder,
+    options: BuildOptions,
+    pointer: &Path,
+    started: Instant,
+) -> Result<(IndexSet, BuildReport), String> {
+    let set = open_existing(dir, fingerprint, layout, embedder, options)?;
+    let report = reopened_report(dir.to_path_buf(), &set, started.elapsed().as_secs_f64());
+    let _ = lineage::point_at(pointer, dir);
+    Ok((set, report))
+}
+
+/// Opens the index just written to `dir` (it must verify), then points this corpus and setting
+/// at it and removes the `old` folder it supersedes (best effort: a reader that has it open
+/// keeps its files on Unix).
+fn adopt_new_index(
+    (dir, fingerprint, layout): (&Path, &str, &Layout),
+    embedder: &dyn Embedder,
+    options: BuildOptions,
+    pointer: &Path,
+    old: Option<PathBuf>,
+) -> Result<IndexSet, IndexError> {
+    let set =
+        open_existing(dir, fingerprint, layout, embedder, options).map_err(|m| IndexError::Io {
+            path: dir.to_path_buf(),
+            message: format!("freshly built index does not verify: {m}"),
+        })?;
+    lineage::point_at(pointer, dir).map_err(io_err(pointer))?;
+    if let Some(old) = old {
+        let _ = std::fs::remove_dir_all(old);
+    }
+    Ok(set)
 }
 
 /// Open a folder only if its manifest matches this corpus, layout and model and every file

@@ -258,6 +258,40 @@ impl CalibrationReport {
     }
 }
 
+/// Warnings about one sample's size: too few measured, or too many whose compared chunk the
+/// fused ranking (of `depth`) did not hold.
+fn sample_warnings(d: &Distribution, depth: usize) -> Vec<(WarningKind, String)> {
+    let mut out = Vec::new();
+    if d.measured > 0 && d.measured < FEW_SAMPLES {
+        out.push((
+            WarningKind::FewSamples,
+            format!(
+                "only {} {} sentences were measured ({} qualified); percentiles from fewer \
+                 than {FEW_SAMPLES} are rough",
+                d.measured,
+                d.kind.label(),
+                d.candidates
+            ),
+        ));
+    }
+    if d.measured > 0 && d.chunk_absent as f64 > ABSENT_WARN_SHARE * d.measured as f64 {
+        out.push((
+            WarningKind::AbsentChunks,
+            format!(
+                "{} of {} {} questions did not find the compared chunk in the fused ranking \
+                 (depth {}); it counts as last (len + 1), so those head starts say more about \
+                 the questions than about the seams. Try a larger --depth or another question \
+                 generator.",
+                d.chunk_absent,
+                d.measured,
+                d.kind.label(),
+                depth
+            ),
+        ));
+    }
+    out
+}
+
 /// Warnings about the head-start diagnostic.
 fn warnings_of(
     setup: &CalibrationSetup,
@@ -306,32 +340,8 @@ fn warnings_of(
         );
     }
     for d in [unsplit, crossing] {
-        if d.measured > 0 && d.measured < FEW_SAMPLES {
-            warn(
-                WarningKind::FewSamples,
-                format!(
-                    "only {} {} sentences were measured ({} qualified); percentiles from fewer \
-                     than {FEW_SAMPLES} are rough",
-                    d.measured,
-                    d.kind.label(),
-                    d.candidates
-                ),
-            );
-        }
-        if d.measured > 0 && d.chunk_absent as f64 > ABSENT_WARN_SHARE * d.measured as f64 {
-            warn(
-                WarningKind::AbsentChunks,
-                format!(
-                    "{} of {} {} questions did not find the compared chunk in the fused ranking \
-                     (depth {}); it counts as last (len + 1), so those head starts say more about \
-                     the questions than about the seams. Try a larger --depth or another question \
-                     generator.",
-                    d.chunk_absent,
-                    d.measured,
-                    d.kind.label(),
-                    setup.depth
-                ),
-            );
+        for (kind, text) in sample_warnings(d, setup.depth) {
+            warn(kind, text);
         }
     }
     let skipped: Vec<&SampleRecord> = samples.iter().filter(|s| s.skipped.is_some()).collect();

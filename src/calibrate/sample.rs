@@ -22,7 +22,7 @@ use unicode_segmentation::UnicodeSegmentation;
 use crate::chunk::ChunkId;
 use crate::corpus::{Corpus, DocId, Span};
 use crate::layout::Layout;
-use crate::seam::{SeamId, sentence_edges};
+use crate::seam::{Seam, SeamId, sentence_edges};
 
 /// Default number of sentences sampled per kind.
 pub const DEFAULT_SAMPLES: usize = 60;
@@ -232,28 +232,8 @@ pub fn sample_sentences(corpus: &Corpus, layout: &Layout, options: &SampleOption
                     not_prose += 1;
                     continue;
                 }
-                let context = Span::new(
-                    sents[i.saturating_sub(2)].start,
-                    sents[(i + 1).min(sents.len() - 1)].end,
-                );
-                let kind = if crosses {
-                    SampleKind::Crossing
-                } else {
-                    SampleKind::Unsplit
-                };
-                let holder = match kind {
-                    SampleKind::Crossing => None,
-                    SampleKind::Unsplit if span.end <= seam.cut => Some(seam.left),
-                    SampleKind::Unsplit => Some(seam.right),
-                };
-                let sampled = SampledSentence {
-                    kind,
-                    doc: doc.id,
-                    span,
-                    seam: seam.id,
-                    holder,
-                    context,
-                };
+                let sampled = sampled_sentence(doc.id, seam, &sents, i);
+                let kind = sampled.kind;
                 let key = draw_key(options.seed, kind, &doc.path, span.start);
                 if crosses {
                     crossing.push((key, sampled));
@@ -289,6 +269,36 @@ pub fn sample_sentences(corpus: &Corpus, layout: &Layout, options: &SampleOption
         unsplit_candidates,
         crossing_candidates,
         not_prose,
+    }
+}
+
+/// Sentence `i` of `sents` (in document `doc`, inside `seam`'s window) as a sample: crossing
+/// the cut, or unsplit and held by the chunk on its side; with two sentences before and one
+/// after as context.
+fn sampled_sentence(doc: DocId, seam: &Seam, sents: &[Span], i: usize) -> SampledSentence {
+    let span = sents[i];
+    let crosses = span.start < seam.cut && seam.cut < span.end;
+    let context = Span::new(
+        sents[i.saturating_sub(2)].start,
+        sents[(i + 1).min(sents.len() - 1)].end,
+    );
+    let kind = if crosses {
+        SampleKind::Crossing
+    } else {
+        SampleKind::Unsplit
+    };
+    let holder = match kind {
+        SampleKind::Crossing => None,
+        SampleKind::Unsplit if span.end <= seam.cut => Some(seam.left),
+        SampleKind::Unsplit => Some(seam.right),
+    };
+    SampledSentence {
+        kind,
+        doc,
+        span,
+        seam: seam.id,
+        holder,
+        context,
     }
 }
 

@@ -238,7 +238,7 @@ fn list_marker(line: &str) -> Option<usize> {
 
 /// [`outline`] for Markdown: pulldown-cmark's blocks, by their byte ranges.
 fn markdown_outline(text: &str) -> Outline {
-    use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+    use pulldown_cmark::{Event, Options, Parser, TagEnd};
     let options = Options::ENABLE_TABLES | Options::ENABLE_YAML_STYLE_METADATA_BLOCKS;
     let mut out = Outline::default();
     // Open blocks, innermost last: what an inline event belongs to.
@@ -259,36 +259,7 @@ fn markdown_outline(text: &str) -> Outline {
         }
         match event {
             Event::Start(tag) => {
-                match &tag {
-                    Tag::CodeBlock(CodeBlockKind::Fenced(_)) => out.fences.push(fence(text, span)),
-                    Tag::Heading { level, .. } => out.headings.push(Heading {
-                        level: *level as u8,
-                        span,
-                        title: heading_title(text, span),
-                    }),
-                    Tag::Table(_) => {
-                        table = Some(Table {
-                            span,
-                            header: span,
-                            delimiter: span,
-                            rows: Vec::new(),
-                        });
-                    }
-                    Tag::TableHead => {
-                        if let Some(t) = table.as_mut() {
-                            t.header = span;
-                            t.delimiter = delimiter_row(text, span);
-                        }
-                    }
-                    Tag::TableRow => {
-                        if let Some(t) = table.as_mut() {
-                            t.rows.push(span);
-                        }
-                    }
-                    Tag::Paragraph => out.prose.push(prose_block(text, span.start, span.end)),
-                    Tag::MetadataBlock(_) if span.start == 0 => out.front_matter = Some(span),
-                    _ => {}
-                }
+                record_start(&mut out, &mut table, text, (&tag, span));
                 match Block::of(&tag) {
                     Some(block) => blocks.push(block),
                     // An inline tag (emphasis, a link) inside a tight list item's own text.
@@ -318,6 +289,47 @@ fn markdown_outline(text: &str) -> Outline {
     }
     out.prose.sort_by_key(|b| b.span.start);
     out
+}
+
+/// What a block starting at `span` adds to the outline: a fence, a heading, a table or one of
+/// its rows, a paragraph, the front matter.
+fn record_start(
+    out: &mut Outline,
+    table: &mut Option<Table>,
+    text: &str,
+    (tag, span): (&pulldown_cmark::Tag<'_>, Span),
+) {
+    use pulldown_cmark::{CodeBlockKind, Tag};
+    match tag {
+        Tag::CodeBlock(CodeBlockKind::Fenced(_)) => out.fences.push(fence(text, span)),
+        Tag::Heading { level, .. } => out.headings.push(Heading {
+            level: *level as u8,
+            span,
+            title: heading_title(text, span),
+        }),
+        Tag::Table(_) => {
+            *table = Some(Table {
+                span,
+                header: span,
+                delimiter: span,
+                rows: Vec::new(),
+            });
+        }
+        Tag::TableHead => {
+            if let Some(t) = table.as_mut() {
+                t.header = span;
+                t.delimiter = delimiter_row(text, span);
+            }
+        }
+        Tag::TableRow => {
+            if let Some(t) = table.as_mut() {
+                t.rows.push(span);
+            }
+        }
+        Tag::Paragraph => out.prose.push(prose_block(text, span.start, span.end)),
+        Tag::MetadataBlock(_) if span.start == 0 => out.front_matter = Some(span),
+        _ => {}
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -283,13 +283,29 @@ fn decode(bytes: &[u8], key: &[u8; 32], text: &str) -> Result<StoredDoc, String>
             end: p[1],
         })
         .collect();
+    check_offsets(text, (&starts, &ends), &cuts)?;
+    Ok(StoredDoc {
+        offsets: TokenOffsets { starts, ends },
+        cuts,
+    })
+}
+
+/// Token offsets in order, cuts in order, and both inside `text` on char boundaries.
+fn check_offsets(
+    text: &str,
+    (starts, ends): (&[usize], &[usize]),
+    cuts: &[Span],
+) -> Result<(), String> {
     let tokens_fit = starts.windows(2).all(|w| w[0] <= w[1])
-        && starts.iter().zip(&ends).all(|(s, e)| s <= e && *e <= len);
+        && starts
+            .iter()
+            .zip(ends)
+            .all(|(s, e)| s <= e && *e <= text.len());
     if !tokens_fit {
         return Err("token offsets out of order or past the text".into());
     }
-    if let Some(i) =
-        (0..tokens).find(|&i| !text.is_char_boundary(starts[i]) || !text.is_char_boundary(ends[i]))
+    if let Some(i) = (0..starts.len())
+        .find(|&i| !text.is_char_boundary(starts[i]) || !text.is_char_boundary(ends[i]))
     {
         return Err(format!(
             "token {i} ({}..{}) is off a char boundary",
@@ -298,17 +314,14 @@ fn decode(bytes: &[u8], key: &[u8; 32], text: &str) -> Result<StoredDoc, String>
     }
     let cuts_fit = cuts.iter().all(|s| {
         s.start <= s.end
-            && s.end <= len
+            && s.end <= text.len()
             && text.is_char_boundary(s.start)
             && text.is_char_boundary(s.end)
     }) && cuts.windows(2).all(|w| w[0].start <= w[1].start);
     if !cuts_fit {
         return Err("cuts out of order, past the text or off a char boundary".into());
     }
-    Ok(StoredDoc {
-        offsets: TokenOffsets { starts, ends },
-        cuts,
-    })
+    Ok(())
 }
 
 #[cfg(test)]
