@@ -1,0 +1,91 @@
+//! One band's results for one kind of question: each family's best row among the rows the
+//! constraints allow, and the band's resampled verdict.
+
+use super::super::verdict::{Candidate, verdict};
+use super::super::{Board, BoardRow, Family};
+use super::{BandResult, MapRow};
+
+/// Each family's best row over the questions `at` (indices into the board's questions), its
+/// verdict, best first. `every`: judge every row, not only those the constraints allow.
+pub(super) fn band_result(
+    board: &Board,
+    at: &[usize],
+    split: &[bool],
+    (resamples, seed): (usize, u64),
+    every: bool,
+) -> BandResult {
+    let allowed: Vec<&BoardRow> = board
+        .rows
+        .iter()
+        .filter(|r| every || r.excluded.is_none())
+        .collect();
+    let failed: Vec<Vec<bool>> = allowed
+        .iter()
+        .map(|r| at.iter().map(|&i| r.failed[i]).collect())
+        .collect();
+    let sum = |v: &[u64]| at.iter().map(|&i| v[i] as f64).sum::<f64>();
+    let tokens = |r: &BoardRow| sum(&r.tokens_sent) / at.len().max(1) as f64;
+    let candidates: Vec<Candidate<'_>> = allowed
+        .iter()
+        .zip(&failed)
+        .map(|(r, f)| Candidate {
+            label: &r.label,
+            family: r.family.name(),
+            failed: f,
+            mean_tokens: tokens(r),
+        })
+        .collect();
+    let v = verdict(&candidates, resamples, seed);
+    if at.is_empty() {
+        // Nothing was measured: no row to show, and the verdict says so.
+        return BandResult {
+            rows: Vec::new(),
+            verdict: v,
+        };
+    }
+    let n = at.len() as f64;
+    let split_n = split.iter().filter(|s| **s).count();
+    let mut rows: Vec<MapRow> = Family::ALL
+        .iter()
+        .filter_map(|fam| {
+            let (r, f) = allowed
+                .iter()
+                .zip(&failed)
+                .filter(|(r, _)| r.family == *fam)
+                .min_by(|a, b| {
+                    let fa = a.1.iter().filter(|x| **x).count();
+                    let fb = b.1.iter().filter(|x| **x).count();
+                    fa.cmp(&fb).then(tokens(a.0).total_cmp(&tokens(b.0)))
+                })?;
+            let failures = f.iter().filter(|x| **x).count();
+            let split_failures = f.iter().zip(split).filter(|(x, s)| **x && **s).count();
+            let sent = sum(&r.tokens_sent);
+            Some(MapRow {
+                label: r.label.clone(),
+                family: r.family,
+                failures,
+                failure_rate: failures as f64 / n,
+                split_failure_rate: (split_n > 0).then(|| split_failures as f64 / split_n as f64),
+                tokens: tokens(r),
+                duplicate_share: if sent > 0.0 {
+                    sum(&r.duplicated_sent) / sent
+                } else {
+                    0.0
+                },
+                stores_once: r.stores_once,
+                vectors_vs_chunks: r.vectors_vs_chunks,
+                p_best: v
+                    .contenders
+                    .iter()
+                    .find(|c| c.family == fam.name())
+                    .map_or(0.0, |c| c.p_best),
+            })
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        a.failures
+            .cmp(&b.failures)
+            .then(a.tokens.total_cmp(&b.tokens))
+    });
+    BandResult { rows, verdict: v }
+}
