@@ -13,6 +13,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
+use common::manual::{pages, root};
+
 /// The line that marks the next fenced block as a checked example.
 const MARKER: &str = "<!-- checked -->";
 /// The mask: any text within a line, or alone on its line, any number of lines.
@@ -23,28 +25,6 @@ struct Example {
     page: String,
     line: usize,
     steps: Vec<(String, Vec<String>)>,
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The README and every page of the book, in a fixed order.
-fn pages() -> Vec<PathBuf> {
-    let mut out = vec![root().join("README.md")];
-    let mut dirs = vec![root().join("docs/src")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).expect("docs/src is readable") {
-            let path = entry.expect("a folder entry").path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// The line that closes a block opened by `fence` (as many backticks).

@@ -2,17 +2,16 @@
 //! resolves, on GitHub and in the built book alike; SUMMARY.md lists every chapter; the README stays
 //! short (CONVENTIONS: "The manual").
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
 
+use common::manual::{pages, root};
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 /// The README is for a newcomer's first ten minutes; everything else goes in the manual.
 const README_MAX_BYTES: u64 = 15_000;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// Markdown as GitHub and mdBook both read it (tables, footnotes, strikethrough).
 fn parser(text: &str) -> Parser<'_> {
@@ -102,24 +101,6 @@ fn anchors(page: &Page) -> BTreeSet<String> {
         });
         *n += 1;
     }
-    out
-}
-
-/// Every page the link check reads: the README and every page of the book.
-fn pages() -> Vec<PathBuf> {
-    let mut out = vec![root().join("README.md")];
-    let mut dirs = vec![root().join("docs/src")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).expect("docs/src is readable") {
-            let path = entry.expect("a folder entry").path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
     out
 }
 

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod hostile;
+pub mod manual;
 pub mod pg;
 pub mod tmux;
 
