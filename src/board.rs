@@ -12,6 +12,7 @@
 
 pub mod alternative;
 pub mod constraint;
+pub mod detail;
 pub mod expand;
 pub mod fold;
 pub mod map;
@@ -104,6 +105,10 @@ pub struct BoardRow {
     /// Per question: tokens sent more than once.
     #[serde(skip)]
     pub duplicated_sent: Vec<u64>,
+    /// Per question, what the row sent and the figures counted from it (only when the options
+    /// ask for it: `tune --per-question`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_question: Vec<detail::QuestionDetail>,
 }
 
 /// What each knob of the board takes.
@@ -133,6 +138,8 @@ pub struct BoardOptions {
     pub seed: u64,
     /// What the rows the verdict judges must satisfy.
     pub constraints: Constraints,
+    /// Keep each row's per-question detail ([`detail::QuestionDetail`]) for the JSON.
+    pub per_question: bool,
 }
 
 impl Default for BoardOptions {
@@ -150,6 +157,7 @@ impl Default for BoardOptions {
             resamples: verdict::DEFAULT_RESAMPLES,
             seed: 0,
             constraints: Constraints::default(),
+            per_question: false,
         }
     }
 }
@@ -584,7 +592,7 @@ pub fn board(
                 .into_iter()
                 .map(move |settings| (s, settings))
         })
-        .map(|(s, settings)| score_row(s, settings, questions, open, &grid))
+        .map(|(s, settings)| score_row(s, settings, questions, open, (&grid, options.per_question)))
         .collect();
     let (rows, verdict, unconstrained) = finish_rows(rows, options);
     Ok(Some(Board {
@@ -610,9 +618,10 @@ fn score_row(
     settings: RowSettings,
     questions: &[Question],
     open: &OpenCorpus,
-    grid: &GridSettings,
+    (grid, keep_detail): (&GridSettings, bool),
 ) -> BoardRow {
     let n = questions.len();
+    let mut per_question = Vec::new();
     let mut failed = Vec::with_capacity(n);
     let mut tokens_sent = Vec::with_capacity(n);
     let mut duplicated_sent = Vec::with_capacity(n);
@@ -622,6 +631,16 @@ fn score_row(
     for (qi, q) in questions.iter().enumerate() {
         let r = retrieve_one(s, qi, &settings, grid);
         let scored = score(&s.units, &s.pointers, &open.layout, q, &r);
+        if keep_detail {
+            per_question.push(detail::of(
+                &open.corpus,
+                &open.layout,
+                &s.units,
+                q,
+                &r,
+                &scored,
+            ));
+        }
         failed.push(!scored.answered);
         tokens_sent.push(scored.tokens_sent);
         fires += scored.fires;
@@ -664,6 +683,7 @@ fn score_row(
         failed,
         tokens_sent,
         duplicated_sent,
+        per_question,
     }
 }
 

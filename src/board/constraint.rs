@@ -183,6 +183,7 @@ mod tests {
             failed: vec![false; 10],
             tokens_sent: vec![100; 10],
             duplicated_sent: vec![0; 10],
+            per_question: Vec::new(),
         }
     }
 

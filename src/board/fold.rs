@@ -286,6 +286,7 @@ mod tests {
             failed: failed.to_vec(),
             tokens_sent: vec![100; failed.len()],
             duplicated_sent: vec![0; failed.len()],
+            per_question: Vec::new(),
         }
     }
 

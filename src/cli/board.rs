@@ -37,6 +37,7 @@ fn board_options(args: &TuneArgs, base: BoardOptions) -> BoardOptions {
         resamples: args.resamples.unwrap_or(base.resamples),
         seed: args.seed,
         constraints: args.constraints(),
+        per_question: args.per_question,
         ..base
     }
 }

@@ -23,6 +23,12 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
         )
         .into());
     }
+    if args.per_question && !json {
+        return Err(UsageError(
+            "--per-question adds to the board's JSON: give --json as well".into(),
+        )
+        .into());
+    }
     if args.strategies.is_some() || args.map {
         return run_board_or_map(global, corpus, args, json);
     }

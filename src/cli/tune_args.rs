@@ -98,6 +98,10 @@ pub struct TuneArgs {
     /// than once (`5` or `5%`; overlap sends its repeated text twice).
     #[arg(long, value_name = "P", value_parser = parse_percent)]
     pub(super) max_duplicate_share: Option<f64>,
+    /// Board, with --json: each row also lists, per question, the units it sent (document,
+    /// bytes and tokens), the gold spans and the context figures counted from them.
+    #[arg(long, requires = "strategies", conflicts_with = "map")]
+    pub(super) per_question: bool,
 }
 
 impl TuneArgs {
