@@ -58,6 +58,8 @@ pub struct QuestionDetail {
     pub duplicated_tokens: u64,
     /// Pairs of returned units that share text.
     pub passages_twice: u32,
+    /// Seams or windows that fired and brought their chunks (Seams rows).
+    pub fires: usize,
     /// Gold evidence tokens.
     pub evidence_tokens: u64,
     /// Gold evidence tokens the context holds.
@@ -94,6 +96,7 @@ pub fn of(
         distinct_tokens: scored.context.distinct,
         duplicated_tokens: scored.context.duplicated,
         passages_twice: scored.context.overlapping_pairs,
+        fires: scored.fires,
         evidence_tokens: evidence,
         evidence_returned: hit,
     }
