@@ -12,7 +12,9 @@ use seamscope::index::lineage::CorpusChanges;
 use seamscope::retrieve::QueryInput;
 use seamscope::session::{OpenCorpus, QueryTimings};
 
-use super::background::{BackgroundProgress, BoardDone, Calibrated, Evaluated, SeamsPrepared};
+use super::background::{
+    BackgroundProgress, BoardDone, Calibrated, Evaluated, PageDone, SeamsPrepared,
+};
 use super::doc_atoms::DocAtoms;
 use super::gold::GoldQuestions;
 use super::highlight::Highlights;
@@ -28,11 +30,18 @@ pub enum Page {
     Calibration,
     /// The strategy comparison on the corpus's question set.
     Evaluation,
+    /// The doctor: what is wrong with the cuts, before any question.
+    Diagnose,
 }
 
 impl Page {
-    /// Pages in key order (`1`, `2`, `3`).
-    pub const ALL: [Page; 3] = [Page::Explore, Page::Calibration, Page::Evaluation];
+    /// Pages in key order (`1`, `2`, `3`, `4`).
+    pub const ALL: [Page; 4] = [
+        Page::Explore,
+        Page::Calibration,
+        Page::Evaluation,
+        Page::Diagnose,
+    ];
 }
 
 /// A pane of the screen that can hold the keyboard focus.
@@ -394,6 +403,22 @@ pub enum Action {
     BoardProgress(BackgroundProgress),
     /// A board or map finished or could not run.
     BoardDone(Box<BoardDone>),
+    /// Run the page shown's background measurement ([`crate::tui::panes::Pane::work`]).
+    RunPageWork,
+    /// Move the page shown's cursor by rows.
+    PageCursor(i32),
+    /// Show a place of the text on the explore page: its document, scrolled to it, the cursor on
+    /// the chunk that holds it.
+    GoTo {
+        /// The document.
+        doc: seamscope::corpus::DocId,
+        /// A byte offset in it.
+        byte: usize,
+    },
+    /// The worker's progress on a page's measurement.
+    PageProgress(BackgroundProgress),
+    /// A page's measurement finished or failed.
+    PageDone(Box<PageDone>),
 }
 
 impl Action {
@@ -415,6 +440,8 @@ impl Action {
                 | Action::SeamsPrepared(_)
                 | Action::BoardProgress(_)
                 | Action::BoardDone(_)
+                | Action::PageProgress(_)
+                | Action::PageDone(_)
                 | Action::EffectDone { .. }
         )
     }

@@ -15,6 +15,7 @@ mod evaluation;
 mod list_cursor;
 mod lists;
 mod navigate;
+pub mod page_state;
 pub mod picker;
 mod pinned;
 mod query_box;
@@ -47,6 +48,7 @@ pub use doc_view::{DocView, TextGeometry};
 pub use evaluation::{EvalState, Rescore};
 pub use list_cursor::ListCursor;
 pub use lists::{Lists, compare_rows, comparison};
+pub use page_state::PageStates;
 pub use pinned::{Pinned, PinnedRows, settings_label};
 pub use query_box::QueryBox;
 pub use sliders::SliderValues;
@@ -146,6 +148,8 @@ pub struct App {
     pub evaluation: EvalState,
     /// The evaluation page's strategy board and evidence-length map.
     pub board: BoardState,
+    /// The state of the pages built on the pane model (the doctor's): result, cursor.
+    pub pages: PageStates,
     /// The side-drop threshold `d` switches on (the setting's, or the default).
     pub side_drop_threshold: f32,
     /// The gold question picked from the question set (its evidence is shaded and judged).
@@ -198,6 +202,7 @@ impl App {
             calibration: CalibrationState::default(),
             evaluation: EvalState::default(),
             board: BoardState::default(),
+            pages: PageStates::default(),
             side_drop_threshold: settings
                 .side_drop
                 .unwrap_or(seamscope::retrieve::DEFAULT_SIDE_DROP),
@@ -389,7 +394,7 @@ impl App {
         self.doc_rows = Some((key, Arc::new(rows)));
     }
 
-    /// Route an action to the part of the state it changes: four groups named here, the rest
+    /// Route an action to the part of the state it changes: five groups named here, the rest
     /// (the worker's replies and the corpus folder's changes) to [`App::apply_reply`]. A new
     /// action goes in its group here and in that group's match.
     fn apply(&mut self, action: Action) -> Option<Action> {
@@ -456,6 +461,11 @@ impl App {
             | Action::ApplyBoardRow
             | Action::CycleConstraint(_)
             | Action::CancelJob) => self.apply_settings_and_measures(a),
+            a @ (Action::RunPageWork
+            | Action::PageCursor(_)
+            | Action::GoTo { .. }
+            | Action::PageProgress(_)
+            | Action::PageDone(_)) => self.apply_page(a),
             a => self.apply_reply(a),
         }
     }

@@ -150,6 +150,14 @@ impl DocRows {
         DocRows { rows }
     }
 
+    /// The row that shows byte `byte` (the last row starting at or before it).
+    pub fn row_of_byte(&self, byte: usize) -> Option<usize> {
+        self.rows.iter().rposition(|r| match r {
+            Row::Text { start, .. } | Row::Uncovered { start, .. } => *start <= byte,
+            _ => false,
+        })
+    }
+
     /// The marker row where `chunk` begins.
     pub fn marker_of(&self, chunk: ChunkId) -> Option<usize> {
         self.rows

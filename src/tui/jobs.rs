@@ -16,9 +16,10 @@ use seamscope::eval::grid::GridSettings;
 use seamscope::retrieve::QuerySettings;
 use tokio::sync::mpsc::UnboundedSender;
 
-use super::action::JobProgress;
+use super::action::{JobProgress, Page};
 use super::background::BackgroundProgress;
 use super::layout_params::LayoutParams;
+use super::panes::PageWork;
 
 pub use slot::{Generations, JobKind, JobSlot};
 
@@ -79,6 +80,13 @@ pub enum Request {
         /// The settings of the evaluation.
         grid: GridSettings,
     },
+    /// Run a page's measurement on the current layout.
+    PageWork {
+        /// The job's generation.
+        generation: u64,
+        /// The page and what it measures.
+        job: PageJob,
+    },
     /// Run the strategy board or draw the evidence-length map on the current layout.
     Board {
         /// The job's generation.
@@ -88,6 +96,22 @@ pub enum Request {
         /// The final budget every row is scored at (the slider's).
         budget: usize,
     },
+}
+
+/// A page's measurement as a request carries it.
+#[derive(Debug, Clone)]
+pub struct PageJob {
+    /// The page that asked.
+    pub page: Page,
+    /// What it measures.
+    pub work: Arc<dyn PageWork>,
+}
+
+impl PartialEq for PageJob {
+    /// Two requests are the same when they come from the same page with the same work.
+    fn eq(&self, other: &Self) -> bool {
+        self.page == other.page && Arc::ptr_eq(&self.work, &other.work)
+    }
 }
 
 /// What a board job measures.
@@ -145,6 +169,8 @@ pub struct Jobs {
     pub eval: JobSlot<EvalJobKind, BackgroundProgress>,
     /// The strategy board or evidence-length map, while it runs.
     pub board: JobSlot<BoardJobKind, BackgroundProgress>,
+    /// A page's own measurement (which page asked), while it runs.
+    pub page: JobSlot<Page, BackgroundProgress>,
 }
 
 impl Jobs {
@@ -157,6 +183,7 @@ impl Jobs {
             calibration: JobSlot::new(JobKind::Calibration, Arc::clone(&gens)),
             eval: JobSlot::new(JobKind::Eval, Arc::clone(&gens)),
             board: JobSlot::new(JobKind::Board, Arc::clone(&gens)),
+            page: JobSlot::new(JobKind::Page, Arc::clone(&gens)),
             gens,
         }
     }
@@ -255,6 +282,17 @@ impl Jobs {
             generation,
             job: Box::new(job),
             budget,
+        });
+        generation
+    }
+
+    /// Start a page's measurement; any older one (of any page) is superseded. Returns its
+    /// generation.
+    pub fn start_page_work(&mut self, page: Page, work: Arc<dyn PageWork>) -> u64 {
+        let generation = self.page.start(page);
+        self.send(Request::PageWork {
+            generation,
+            job: PageJob { page, work },
         });
         generation
     }

@@ -7,6 +7,7 @@
 mod board;
 mod measure;
 mod opening;
+mod page;
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -242,6 +243,7 @@ impl Worker<'_> {
                 job,
                 budget,
             } => self.board(generation, *job, budget),
+            Request::PageWork { generation, job } => self.page_work(generation, job),
         }
     }
 

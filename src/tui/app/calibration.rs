@@ -106,8 +106,9 @@ impl App {
                 // Both slots: `|` so the second is cancelled even when the first was running.
                 self.jobs.eval.cancel() | self.jobs.board.cancel()
             }
-            // The explore page runs no measurement (a new page with jobs of its own adds its arm).
-            _ => false,
+            crate::tui::action::Page::Explore => false,
+            // The pages on the pane model share one slot.
+            _ => self.jobs.page.cancel(),
         };
         if cancelled {
             self.notice = Some(Notice {

@@ -103,6 +103,25 @@ impl DocView {
         self.scroll = target.min(max_scroll(&rows, geo.height));
     }
 
+    /// Show byte `byte` of document `doc` a third of the way down, the cursor on the chunk that
+    /// holds it (none when no chunk does: text given cuts left out).
+    pub fn show_byte(&mut self, doc: DocId, byte: usize, open: &OpenCorpus, geo: TextGeometry) {
+        if doc.0 as usize >= open.corpus.documents.len() {
+            return;
+        }
+        self.doc = doc;
+        self.cursor = open.layout.chunks[doc_chunks(&open.layout, doc)]
+            .iter()
+            .find(|c| c.span.start <= byte && byte < c.span.end)
+            .map(|c| EntryRef::Chunk(c.id));
+        let rows = self.rows(open, geo.width);
+        let target = rows
+            .row_of_byte(byte)
+            .unwrap_or(0)
+            .saturating_sub(geo.height / 3);
+        self.scroll = target.min(max_scroll(&rows, geo.height));
+    }
+
     /// Move the cursor to the next (`step` > 0) or previous chunk of this document.
     pub fn step_chunk(&mut self, step: i32, open: &OpenCorpus, geo: TextGeometry) {
         let range = doc_chunks(&open.layout, self.doc);

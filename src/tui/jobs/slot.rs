@@ -18,6 +18,8 @@ pub enum JobKind {
     Eval,
     /// The strategy board or the evidence-length map.
     Board,
+    /// A page's own measurement (the doctor's).
+    Page,
 }
 
 impl JobKind {
@@ -28,6 +30,7 @@ impl JobKind {
             JobKind::Calibration => 2,
             JobKind::Eval => 3,
             JobKind::Board => 4,
+            JobKind::Page => 5,
         }
     }
 }
@@ -37,7 +40,7 @@ impl JobKind {
 /// superseded before it started is skipped.
 #[derive(Debug, Default)]
 pub struct Generations {
-    newest: [AtomicU64; 5],
+    newest: [AtomicU64; 6],
     shutdown: AtomicBool,
 }
 

@@ -29,7 +29,7 @@ impl Pane for Calibration {
 
     fn help(&self) -> &'static [HelpGroup] {
         &[(
-            "Calibrate and evaluate pages",
+            "Measuring pages",
             &[
                 ("r / Esc", "run in the background / cancel"),
                 ("a", "calibrate: apply the best k and m"),

@@ -33,7 +33,7 @@ impl Pane for Evaluation {
 
     fn help(&self) -> &'static [HelpGroup] {
         &[(
-            "Calibrate and evaluate pages",
+            "Measuring pages",
             &[
                 ("s / v", "evaluate: strategy board / length map"),
                 ("Tab ↑↓ a", "board: next view / row / apply row"),

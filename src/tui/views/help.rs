@@ -145,7 +145,18 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         lines.extend(column(app, &all, usize::from(width.saturating_sub(2))));
         (lines, Vec::new())
     } else {
-        let (left_groups, right_groups) = all.split_at(left_groups().min(all.len()));
+        // The query box's and the first page's groups on the left, and the next groups too
+        // while moving one there makes the taller column shorter.
+        let mut split = left_groups().min(all.len());
+        let height = |at: usize| {
+            column(app, &all[..at], half)
+                .len()
+                .max(column(app, &all[at..], half).len())
+        };
+        while split < all.len() && height(split + 1) < height(split) {
+            split += 1;
+        }
+        let (left_groups, right_groups) = all.split_at(split);
         (
             column(app, left_groups, half),
             column(app, right_groups, half),

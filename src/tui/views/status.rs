@@ -48,10 +48,14 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             } else {
                 t.status
             };
-            spans.push(Span::styled(
-                format!("{} {}", page.pane().key(), page.label()),
-                style,
-            ));
+            // A compact screen names the page shown; the others by their keys (the help names
+            // them all), leaving room for the keys that matter there.
+            let label = if app.is_compact() && page != app.page {
+                page.pane().key().to_string()
+            } else {
+                format!("{} {}", page.pane().key(), page.label())
+            };
+            spans.push(Span::styled(label, style));
         }
         spans.push(Span::styled(" │ ", t.status));
     }

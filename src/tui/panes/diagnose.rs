@@ -1,0 +1,153 @@
+//! The diagnose page (`4`): the doctor's findings on the layout shown, before any question
+//! (`seamscope doctor` on the screen). `r` diagnoses in the background; the arrows move over
+//! the worst examples of each finding and Enter shows one in the text, on the explore page.
+//! Built on the pane model alone: this file and its view, and the page's entry in the list.
+
+mod view;
+
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::Frame;
+use seamscope::doctor::{DoctorOptions, DoctorProgress, DoctorReport, Example, diagnose};
+use seamscope::session::{Engine, OpenCorpus};
+
+use super::{HelpGroup, PageOutput, PageWork, Pane};
+use crate::tui::action::{Action, Page};
+use crate::tui::app::App;
+use crate::tui::screen::Areas;
+
+/// The diagnose page.
+pub struct Diagnose;
+
+/// The doctor run with its default options on the corpus shown.
+#[derive(Debug)]
+struct DoctorWork(DoctorOptions);
+
+impl PageWork for DoctorWork {
+    fn run(
+        &self,
+        engine: &mut Engine,
+        open: &OpenCorpus,
+        progress: &mut dyn FnMut(&str, usize, usize) -> bool,
+    ) -> Result<Option<PageOutput>, String> {
+        let report = diagnose(engine, open, &self.0, &mut |p| match p {
+            DoctorProgress::Layout => progress("reading the cuts", 0, 0),
+            DoctorProgress::Asking { done, total } => {
+                progress("asking sampled questions", done, total)
+            }
+        })
+        .map_err(|e| e.to_string())?;
+        Ok(report.map(PageOutput::new))
+    }
+}
+
+/// The report the page shows, if the doctor has run.
+fn report(app: &App) -> Option<&DoctorReport> {
+    app.page_state(Page::Diagnose)?
+        .output
+        .as_ref()?
+        .as_ref()
+        .ok()?
+        .get::<DoctorReport>()
+}
+
+/// The examples the cursor moves over, in the page's order: each finding that applies and found
+/// something, its worst examples first.
+fn examples(report: &DoctorReport) -> Vec<(usize, &Example)> {
+    report
+        .findings
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.applies)
+        .flat_map(|(i, f)| f.examples.iter().map(move |e| (i, e)))
+        .collect()
+}
+
+/// The cursor's row, kept inside the list.
+fn cursor(app: &App, rows: usize) -> usize {
+    app.page_state(Page::Diagnose)
+        .map_or(0, |s| s.cursor)
+        .min(rows.saturating_sub(1))
+}
+
+/// Where Enter goes: the example under the cursor, in the corpus shown.
+fn go_to(app: &App) -> Option<Action> {
+    let report = report(app)?;
+    let all = examples(report);
+    let (_, example) = all.get(cursor(app, all.len()))?;
+    let shown = app.shown.as_ref()?;
+    let place = &example.location;
+    let doc = shown
+        .open
+        .corpus
+        .documents
+        .iter()
+        .find(|d| d.path == place.doc)?
+        .id;
+    Some(Action::GoTo {
+        doc,
+        byte: place.at.unwrap_or(place.start),
+    })
+}
+
+impl Pane for Diagnose {
+    fn name(&self) -> &'static str {
+        "diagnose"
+    }
+
+    fn key(&self) -> char {
+        '4'
+    }
+
+    fn about(&self) -> &'static str {
+        "diagnose"
+    }
+
+    fn help(&self) -> &'static [HelpGroup] {
+        // `r` and Esc run and cancel as on the other measuring pages (their shared group).
+        &[(
+            "Measuring pages",
+            &[("↑↓ / Enter", "diagnose: example / show it in the text")],
+        )]
+    }
+
+    fn hints(&self, _app: &App) -> &'static [(&'static str, &'static str)] {
+        &[
+            ("r", "diagnose"),
+            ("↑↓", "example"),
+            ("Enter", "show in text"),
+            ("Esc", "cancel"),
+            ("?", "help"),
+            ("q", "quit"),
+        ]
+    }
+
+    fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action> {
+        Some(match key.code {
+            KeyCode::Char('r') => Action::RunPageWork,
+            KeyCode::Up => Action::PageCursor(-1),
+            KeyCode::Down => Action::PageCursor(1),
+            KeyCode::PageUp => Action::PageCursor(-10),
+            KeyCode::PageDown => Action::PageCursor(10),
+            KeyCode::Enter => return go_to(app),
+            KeyCode::Esc => Action::CancelJob,
+            _ => return None,
+        })
+    }
+
+    fn draw(&self, app: &App, frame: &mut Frame, areas: &Areas) {
+        view::draw(app, frame, areas.main);
+    }
+
+    fn work(&self, _app: &App) -> Option<Arc<dyn PageWork>> {
+        Some(Arc::new(DoctorWork(DoctorOptions::default())))
+    }
+
+    fn rows(&self, app: &App) -> usize {
+        report(app).map_or(0, |r| examples(r).len())
+    }
+}
+
+#[cfg(test)]
+mod tests;
