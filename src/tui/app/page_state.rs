@@ -98,5 +98,6 @@ impl App {
         self.page = Page::Explore;
         self.focus(Pane::Text);
         self.with_view(|view, open, geo| view.show_byte(doc, byte, open, geo));
+        self.sync_document_cursor();
     }
 }
