@@ -173,6 +173,22 @@ pub fn run(
     }
 }
 
+/// What `questions check` would do with a question file the loader refused: how many lines are
+/// fine, repairable and beyond repair, and the command that writes the repaired copy.
+fn repair_hint(path: &std::path::Path, open: &OpenCorpus) -> String {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return String::new();
+    };
+    let summary = seamscope::doctor::gold::check(&open.corpus, &open.layout, &text)
+        .report
+        .summary;
+    format!(
+        " · questions check: {} of {} lines fine, {} repairable, {} beyond repair; \
+         `seamscope questions check <corpus> questions.jsonl --fix FILE` writes a repaired copy",
+        summary.ok, summary.lines, summary.repaired, summary.dropped
+    )
+}
+
 impl Worker<'_> {
     fn serve(&mut self, request: Request) {
         match request {
@@ -349,11 +365,14 @@ impl Worker<'_> {
         } else {
             match load_question_set(&path, &open.corpus) {
                 Ok((questions, _)) => GoldQuestions::Loaded(questions),
-                Err(errors) => GoldQuestions::Bad(match errors.as_slice() {
-                    [one] => one.to_string(),
-                    [first, ..] => format!("{first} (and {} more problems)", errors.len() - 1),
-                    [] => "unreadable".to_string(),
-                }),
+                Err(errors) => {
+                    let problems = match errors.as_slice() {
+                        [one] => one.to_string(),
+                        [first, ..] => format!("{first} (and {} more problems)", errors.len() - 1),
+                        [] => "unreadable".to_string(),
+                    };
+                    GoldQuestions::Bad(format!("{problems}{}", repair_hint(&path, open)))
+                }
             }
         });
         self.questions = Some(Arc::clone(&questions));
@@ -475,6 +494,35 @@ mod tests {
     use super::opening::relayout;
     use super::*;
     use crate::tui::fixture::{self, PARAMS};
+
+    #[test]
+    fn a_refused_question_file_says_what_questions_check_would_repair() {
+        let cache = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+        let open = fixture::open_corpus(fixture::corpus(), PARAMS, &cache);
+        let text = &open.corpus.documents[0].text;
+        let quote = "the cache goes cold";
+        let at = text.find(quote).expect("the fixture says it");
+        // One line whose offsets are off by three bytes (the text places it), one whose quote is
+        // nowhere in the corpus.
+        let lines = [
+            serde_json::json!({"id": "q1", "question": "Why is it cold?", "doc": "cache-design.md",
+                "spans": [{"start": at + 3, "end": at + 3 + quote.len(), "text": quote}]}),
+            serde_json::json!({"id": "q2", "question": "What is never said?", "doc": "cache-design.md",
+                "spans": [{"text": "a sentence this corpus never had in it"}]}),
+        ];
+        let file = cache.path().join("questions.jsonl");
+        let body: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        std::fs::write(&file, body.join("\n")).unwrap_or_else(|e| panic!("{e}"));
+        let hint = repair_hint(&file, &open);
+        assert!(
+            hint.contains("questions check: 0 of 2 lines fine, 1 repairable, 1 beyond repair"),
+            "{hint}"
+        );
+        assert!(
+            hint.contains("--fix FILE` writes a repaired copy"),
+            "{hint}"
+        );
+    }
 
     #[test]
     fn a_new_chunker_cuts_again_and_a_new_k_keeps_the_chunks() {

@@ -6,8 +6,12 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
+use seamscope::eval::metrics::{SpanClass, span_class};
+use seamscope::eval::questions::Question;
+
 use crate::tui::app::App;
 use crate::tui::chrome::{fit, wrap_words};
+use crate::tui::doc_rows::doc_chunks;
 use crate::tui::widgets::gauge::thousands;
 
 /// Draw the picker in the middle of `area`.
@@ -27,11 +31,13 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         width,
         height,
     };
+    let classes: Vec<SpanClass> = questions.iter().map(|q| class_of(app, q)).collect();
+    let split = classes.iter().filter(|c| **c == SpanClass::Split).count();
     let block = Block::bordered()
         .border_style(t.border_focused)
         .title(Line::styled(
             format!(
-                " Questions · questions.jsonl · {} with gold evidence ",
+                " Questions · questions.jsonl · {} · {split} split by a cut here ",
                 questions.len()
             ),
             t.title,
@@ -53,7 +59,12 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     {
         let id = fit(&seamscope::text::safe(&q.id), 6);
         let tags = fit(&q.tags.join(" "), tags_width);
-        let room = inner_width.saturating_sub(7 + tags_width + 2);
+        let room = inner_width.saturating_sub(7 + CLASS + tags_width + 2);
+        let (class, class_style) = match classes[i] {
+            SpanClass::Whole => ("whole", t.muted),
+            SpanClass::Split => ("SPLIT", t.cut),
+            SpanClass::Absent => ("absent", t.error),
+        };
         let text = fit(&seamscope::text::safe(&q.question), room);
         let style = if i == cursor.selected {
             t.row_selected
@@ -63,6 +74,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         lines.push(
             Line::from(vec![
                 Span::styled(format!("{id:<7}"), t.key),
+                Span::styled(format!("{class:<CLASS$}"), class_style),
                 Span::styled(format!("{tags:<tags_width$}  "), t.muted),
                 Span::styled(text, t.text),
             ])
@@ -76,12 +88,32 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
+/// Columns of a question's class under the layout shown.
+const CLASS: usize = 7;
+
+/// How the layout shown holds a question's evidence (`questions check`'s class): one chunk holds
+/// every span (whole), some span is in no one chunk (split), or a span is in none (absent).
+fn class_of(app: &App, q: &Question) -> SpanClass {
+    let Some(shown) = &app.shown else {
+        return SpanClass::Absent;
+    };
+    let layout = &shown.open.layout;
+    let chunks: Vec<seamscope::corpus::Span> = layout.chunks[doc_chunks(layout, q.doc)]
+        .iter()
+        .map(|c| c.span)
+        .collect();
+    let classes: Vec<SpanClass> = q.spans.iter().map(|s| span_class(*s, &chunks)).collect();
+    if classes.contains(&SpanClass::Absent) {
+        SpanClass::Absent
+    } else if classes.contains(&SpanClass::Split) {
+        SpanClass::Split
+    } else {
+        SpanClass::Whole
+    }
+}
+
 /// The question under the cursor in full (up to three lines) and where its evidence lies.
-fn question_in_full(
-    app: &App,
-    q: &seamscope::eval::questions::Question,
-    inner_width: usize,
-) -> Vec<Line<'static>> {
+fn question_in_full(app: &App, q: &Question, inner_width: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
     let mut lines = Vec::new();
     let doc = app
