@@ -24,6 +24,7 @@ mod input;
 mod jobs;
 mod layout_params;
 mod map_svg;
+mod page_work;
 mod panes;
 mod screen;
 pub mod screenshots;

@@ -12,9 +12,7 @@ use seamscope::index::lineage::CorpusChanges;
 use seamscope::retrieve::QueryInput;
 use seamscope::session::{OpenCorpus, QueryTimings};
 
-use super::background::{
-    BackgroundProgress, BoardDone, Calibrated, Evaluated, PageDone, SeamsPrepared,
-};
+use super::background::{BackgroundProgress, BoardDone, Calibrated, Evaluated, SeamsPrepared};
 use super::doc_atoms::DocAtoms;
 use super::gold::GoldQuestions;
 use super::highlight::Highlights;
@@ -212,6 +210,19 @@ impl fmt::Debug for Opened {
     }
 }
 
+/// A page's background measurement's end.
+#[derive(Debug)]
+pub struct PageDone {
+    /// The job's generation.
+    pub generation: u64,
+    /// The page that asked.
+    pub page: Page,
+    /// The layout generation it measured.
+    pub layout_generation: u64,
+    /// The result, or what went wrong.
+    pub result: Result<super::page_work::PageOutput, String>,
+}
+
 /// The worker's reply to a question.
 #[derive(Debug)]
 pub struct Answered {
@@ -403,10 +414,15 @@ pub enum Action {
     BoardProgress(BackgroundProgress),
     /// A board or map finished or could not run.
     BoardDone(Box<BoardDone>),
-    /// Run the page shown's background measurement ([`crate::tui::panes::Pane::work`]).
-    RunPageWork,
-    /// Move the page shown's cursor by rows.
-    PageCursor(i32),
+    /// Run a measurement in the background for the page shown.
+    RunPageWork(std::sync::Arc<dyn super::page_work::PageWork>),
+    /// Move the page shown's cursor by `delta` rows, within its `rows`.
+    PageCursor {
+        /// Rows to move (negative: up).
+        delta: i32,
+        /// Rows the page lists.
+        rows: usize,
+    },
     /// Show a place of the text on the explore page: its document, scrolled to it, the cursor on
     /// the chunk that holds it.
     GoTo {

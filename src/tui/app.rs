@@ -461,8 +461,8 @@ impl App {
             | Action::ApplyBoardRow
             | Action::CycleConstraint(_)
             | Action::CancelJob) => self.apply_settings_and_measures(a),
-            a @ (Action::RunPageWork
-            | Action::PageCursor(_)
+            a @ (Action::RunPageWork(_)
+            | Action::PageCursor { .. }
             | Action::GoTo { .. }
             | Action::PageProgress(_)
             | Action::PageDone(_)) => self.apply_page(a),

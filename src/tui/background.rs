@@ -28,19 +28,6 @@ pub struct BackgroundProgress {
     pub total: usize,
 }
 
-/// A page's background measurement's end.
-#[derive(Debug)]
-pub struct PageDone {
-    /// The job's generation.
-    pub generation: u64,
-    /// The page that asked.
-    pub page: super::action::Page,
-    /// The layout generation it measured.
-    pub layout_generation: u64,
-    /// The result, or what went wrong.
-    pub result: Result<super::panes::PageOutput, String>,
-}
-
 /// A calibration's end.
 #[derive(Debug)]
 pub struct Calibrated {

@@ -19,7 +19,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::action::{JobProgress, Page};
 use super::background::BackgroundProgress;
 use super::layout_params::LayoutParams;
-use super::panes::PageWork;
+use super::page_work::PageWork;
 
 pub use slot::{Generations, JobKind, JobSlot};
 

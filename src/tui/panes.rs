@@ -16,11 +16,13 @@
 //!
 //! 1. `panes/<page>.rs`: a unit struct implementing [`Pane`]: its name, its key, its help group,
 //!    its hints, its keys and its `draw` (its view code in `panes/<page>/` when it grows). A page
-//!    that measures something in the background gives its [`PageWork`] ([`Pane::work`]): the
-//!    worker runs it on the corpus shown with the engine, and its result, the page's cursor and
-//!    its progress are kept for it by `App` ([`PageState`](crate::tui::app::page_state::PageState), read with [`App::page_state`]). Its
-//!    keys use the shared page actions: [`Action::RunPageWork`], [`Action::PageCursor`],
-//!    [`Action::GoTo`] (a place in the text, on the explore page).
+//!    that measures something in the background has a [`PageWork`]: its `r` key sends it in
+//!    [`Action::RunPageWork`], the worker runs it on the corpus shown with the engine, and `App`
+//!    keeps its result, the page's cursor and its progress
+//!    ([`PageState`](crate::tui::app::page_state::PageState), read with
+//!    [`App::page_state`]). Its other keys use the shared page actions [`Action::PageCursor`] and
+//!    [`Action::GoTo`] (a place in the text, on the explore page). `App` never asks the pages
+//!    anything: what it needs comes in the action, so the pages sit above it.
 //! 2. A variant of [`Page`] in `action.rs`, in [`Page::ALL`]; here `mod <page>;` and its arm in
 //!    [`PagePane::pane`]. The page key, the status line's page list and the help follow.
 //!
@@ -37,53 +39,14 @@ pub mod diagnose;
 pub mod evaluation;
 pub mod explore;
 
-use std::any::Any;
-use std::fmt;
-use std::sync::Arc;
-
 use crossterm::event::KeyEvent;
 use ratatui::Frame;
-use seamscope::session::{Engine, OpenCorpus};
 
 use super::action::{Action, Page};
 use super::app::App;
 use super::screen::Areas;
 
-/// What a page measures in the background: the worker runs it on the corpus shown, with the
-/// engine, and the page reads the result it returns from its [`PageState`](crate::tui::app::page_state::PageState).
-pub trait PageWork: Send + Sync + fmt::Debug {
-    /// Measure `open`; report progress as (what, done, total) and stop early (`Ok(None)`) when
-    /// `progress` returns false (a newer request or a cancel).
-    fn run(
-        &self,
-        engine: &mut Engine,
-        open: &OpenCorpus,
-        progress: &mut dyn FnMut(&str, usize, usize) -> bool,
-    ) -> Result<Option<PageOutput>, String>;
-}
-
-/// A page's result, whatever its type: the page that asked for it downcasts it
-/// ([`PageOutput::get`]).
-#[derive(Clone)]
-pub struct PageOutput(Arc<dyn Any + Send + Sync>);
-
-impl PageOutput {
-    /// Wrap a page's result.
-    pub fn new<T: Any + Send + Sync>(value: T) -> PageOutput {
-        PageOutput(Arc::new(value))
-    }
-
-    /// The result, if it is a `T`.
-    pub fn get<T: Any>(&self) -> Option<&T> {
-        self.0.downcast_ref()
-    }
-}
-
-impl fmt::Debug for PageOutput {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("PageOutput(..)")
-    }
-}
+pub use super::page_work::{PageOutput, PageWork};
 
 /// One group of the help overlay: its title and its (keys, what they do) rows.
 pub type HelpGroup = (&'static str, &'static [(&'static str, &'static str)]);
@@ -105,14 +68,6 @@ pub trait Pane: Sync {
     fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action>;
     /// Draw the page into the main area (`areas.main`; the explore page uses its panes' areas).
     fn draw(&self, app: &App, frame: &mut Frame, areas: &Areas);
-    /// What [`Action::RunPageWork`] runs in the background on this page (`None`: nothing).
-    fn work(&self, _app: &App) -> Option<Arc<dyn PageWork>> {
-        None
-    }
-    /// Rows the page's cursor moves over ([`Action::PageCursor`]).
-    fn rows(&self, _app: &App) -> usize {
-        0
-    }
 }
 
 /// The page list's components: `page.pane()` is the page's [`Pane`]. ([`Page`], the list

@@ -5,9 +5,8 @@
 use std::collections::HashMap;
 
 use super::{App, Notice};
-use crate::tui::action::{Action, Page, Pane};
-use crate::tui::background::PageDone;
-use crate::tui::panes::{PageOutput, PagePane};
+use crate::tui::action::{Action, Page, PageDone, Pane};
+use crate::tui::page_work::{PageOutput, PageWork};
 
 /// One page's kept state.
 #[derive(Debug, Clone, Default)]
@@ -43,8 +42,8 @@ impl App {
     /// The shared page actions.
     pub(super) fn apply_page(&mut self, action: Action) -> Option<Action> {
         match action {
-            Action::RunPageWork => self.run_page_work(),
-            Action::PageCursor(delta) => self.page_cursor(delta),
+            Action::RunPageWork(work) => self.run_page_work(work),
+            Action::PageCursor { delta, rows } => self.page_cursor(delta, rows),
             Action::GoTo { doc, byte } => self.go_to(doc, byte),
             Action::PageProgress(progress) => self.jobs.page.record(progress.generation, progress),
             Action::PageDone(done) => self.page_done(*done),
@@ -53,10 +52,7 @@ impl App {
         None
     }
 
-    fn run_page_work(&mut self) {
-        let Some(work) = self.page.pane().work(self) else {
-            return;
-        };
+    fn run_page_work(&mut self, work: std::sync::Arc<dyn PageWork>) {
         if self.shown.is_none() {
             self.notice = Some(Notice {
                 text: "the corpus is still opening: measure once it is shown".into(),
@@ -83,8 +79,7 @@ impl App {
         state.cursor = 0;
     }
 
-    fn page_cursor(&mut self, delta: i32) {
-        let rows = self.page.pane().rows(self);
+    fn page_cursor(&mut self, delta: i32, rows: usize) {
         let state = self.pages.0.entry(self.page).or_default();
         let last = rows.saturating_sub(1) as i64;
         state.cursor = (state.cursor as i64 + i64::from(delta)).clamp(0, last.max(0)) as usize;

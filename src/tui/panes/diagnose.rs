@@ -124,12 +124,18 @@ impl Pane for Diagnose {
     }
 
     fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action> {
+        let cursor = |delta| Action::PageCursor {
+            delta,
+            rows: report(app).map_or(0, |r| examples(r).len()),
+        };
         Some(match key.code {
-            KeyCode::Char('r') => Action::RunPageWork,
-            KeyCode::Up => Action::PageCursor(-1),
-            KeyCode::Down => Action::PageCursor(1),
-            KeyCode::PageUp => Action::PageCursor(-10),
-            KeyCode::PageDown => Action::PageCursor(10),
+            KeyCode::Char('r') => {
+                Action::RunPageWork(Arc::new(DoctorWork(DoctorOptions::default())))
+            }
+            KeyCode::Up => cursor(-1),
+            KeyCode::Down => cursor(1),
+            KeyCode::PageUp => cursor(-10),
+            KeyCode::PageDown => cursor(10),
             KeyCode::Enter => return go_to(app),
             KeyCode::Esc => Action::CancelJob,
             _ => return None,
@@ -138,14 +144,6 @@ impl Pane for Diagnose {
 
     fn draw(&self, app: &App, frame: &mut Frame, areas: &Areas) {
         view::draw(app, frame, areas.main);
-    }
-
-    fn work(&self, _app: &App) -> Option<Arc<dyn PageWork>> {
-        Some(Arc::new(DoctorWork(DoctorOptions::default())))
-    }
-
-    fn rows(&self, app: &App) -> usize {
-        report(app).map_or(0, |r| examples(r).len())
     }
 }
 

@@ -5,8 +5,7 @@ use std::sync::Arc;
 
 use super::Worker;
 use super::measure::{Progress, guarded};
-use crate::tui::action::Action;
-use crate::tui::background::PageDone;
+use crate::tui::action::{Action, PageDone};
 use crate::tui::jobs::{JobKind, PageJob};
 
 impl Worker<'_> {

@@ -12,8 +12,8 @@ use seamscope::doctor::{DoctorLayout, DoctorOptions, DoctorReport, cuts};
 use seamscope::retrieve::EntryRef;
 
 use super::{Diagnose, examples};
-use crate::tui::action::{Action, Page, Pane as Focus};
-use crate::tui::background::{BackgroundProgress, PageDone};
+use crate::tui::action::{Action, Page, PageDone, Pane as Focus};
+use crate::tui::background::BackgroundProgress;
 use crate::tui::fixture::Fixture;
 use crate::tui::jobs::Request;
 use crate::tui::panes::{PageOutput, Pane};
@@ -121,13 +121,19 @@ fn tui_the_diagnose_page_runs_the_doctor_and_enter_shows_an_example_in_the_text(
     // Down moves to the second example; the cursor stops at the last.
     f.app.update(key(&f, KeyCode::Down).expect("down moves"));
     assert_eq!(f.app.page_state(Page::Diagnose).map(|s| s.cursor), Some(1));
-    f.app.update(Action::PageCursor(1000));
+    f.app.update(Action::PageCursor {
+        delta: 1000,
+        rows: all.len(),
+    });
     assert_eq!(
         f.app.page_state(Page::Diagnose).map(|s| s.cursor),
         Some(all.len() - 1)
     );
-    f.app.update(Action::PageCursor(-1000));
-    f.app.update(Action::PageCursor(1));
+    f.app.update(Action::PageCursor {
+        delta: -1000,
+        rows: all.len(),
+    });
+    f.app.update(key(&f, KeyCode::Down).expect("down moves"));
 
     // Enter: the explore page, the example's document, the cursor on the chunk holding its
     // place, that place in view.
@@ -167,9 +173,11 @@ fn tui_the_diagnose_page_runs_the_doctor_and_enter_shows_an_example_in_the_text(
 fn tui_the_diagnose_page_drops_stale_runs_and_says_when_one_failed() {
     let mut f = Fixture::answered();
     f.app.update(Action::ShowPage(Page::Diagnose));
-    f.app.update(Action::RunPageWork);
+    f.app
+        .update(key(&f, KeyCode::Char('r')).expect("r runs the doctor"));
     let old = expect_page_work(&mut f);
-    f.app.update(Action::RunPageWork);
+    f.app
+        .update(key(&f, KeyCode::Char('r')).expect("r runs the doctor"));
     let newer = expect_page_work(&mut f);
     assert!(newer > old);
     let report = report(&f);
@@ -181,7 +189,8 @@ fn tui_the_diagnose_page_drops_stale_runs_and_says_when_one_failed() {
     f.app.update(Action::CancelJob);
     assert!(f.app.jobs.page.in_flight().is_none(), "Esc cancels");
 
-    f.app.update(Action::RunPageWork);
+    f.app
+        .update(key(&f, KeyCode::Char('r')).expect("r runs the doctor"));
     let failing = expect_page_work(&mut f);
     deliver(&mut f, failing, Err("the model is not loaded".into()));
     let text = screen(&mut f, 120, 34);
@@ -191,7 +200,8 @@ fn tui_the_diagnose_page_drops_stale_runs_and_says_when_one_failed() {
     );
 
     // A report of an older layout says so.
-    f.app.update(Action::RunPageWork);
+    f.app
+        .update(key(&f, KeyCode::Char('r')).expect("r runs the doctor"));
     let generation = expect_page_work(&mut f);
     let layout_generation = f.app.shown.as_ref().unwrap().generation;
     f.app.update(Action::PageDone(Box::new(PageDone {
@@ -208,11 +218,12 @@ fn tui_the_diagnose_page_drops_stale_runs_and_says_when_one_failed() {
 fn tui_snapshot_diagnose_page() {
     let mut f = Fixture::answered();
     f.app.update(Action::ShowPage(Page::Diagnose));
-    f.app.update(Action::RunPageWork);
+    f.app
+        .update(key(&f, KeyCode::Char('r')).expect("r runs the doctor"));
     let generation = expect_page_work(&mut f);
     let report = report(&f);
     deliver(&mut f, generation, Ok(PageOutput::new(report)));
-    f.app.update(Action::PageCursor(1));
+    f.app.update(key(&f, KeyCode::Down).expect("down moves"));
     assert_snapshot!("diagnose_120x34", f.draw(120, 34).backend());
     assert_snapshot!("diagnose_80x24", f.draw(80, 24).backend());
 }
