@@ -11,6 +11,7 @@
 
 use serde::Serialize;
 
+use super::row::Knob;
 use super::{BoardRow, Family, RowSettings};
 
 /// One setting a folded row stands for.
@@ -20,44 +21,6 @@ pub struct Member {
     pub label: String,
     /// Its settings.
     pub settings: RowSettings,
-}
-
-/// One knob's value: a key to sort and compare by, and how it is shown.
-type Knob = (i64, String);
-
-fn milli(x: f32) -> i64 {
-    (f64::from(x) * 1000.0).round() as i64
-}
-
-/// The knobs of `s`, in the order a label names them (the finest grid last).
-fn knobs(s: &RowSettings) -> Vec<Knob> {
-    match *s {
-        RowSettings::ChunksOnly | RowSettings::Neighbour => Vec::new(),
-        RowSettings::Overlap { percent, .. } => vec![(i64::from(percent), percent.to_string())],
-        RowSettings::Windows { width, stride } => {
-            vec![(
-                -((width * 1_000_000 + stride) as i64),
-                format!("{width}/{stride}"),
-            )]
-        }
-        RowSettings::Scar { tau, penalty } => vec![
-            (milli(tau), format!("{tau:.2}")),
-            (milli(penalty), format!("{penalty:.2}")),
-        ],
-        RowSettings::Seams { k, m, side_drop } => vec![
-            (k as i64, k.to_string()),
-            match side_drop {
-                None => (-1, "off".to_string()),
-                Some(t) => (milli(t), format!("{t:.2}")),
-            },
-            (i64::from(m), m.to_string()),
-        ],
-        RowSettings::OverlapSeams { percent, k, m, .. } => vec![
-            (i64::from(percent), percent.to_string()),
-            (k as i64, k.to_string()),
-            (i64::from(m), m.to_string()),
-        ],
-    }
 }
 
 /// The values of one knob a folded row spans, as runs over `grid` (every value the family's
@@ -85,29 +48,6 @@ fn runs(values: &[Knob], grid: &[i64]) -> String {
     parts.join(", ")
 }
 
-/// The label of a row of `family` whose knobs take `parts` (each already shown as runs).
-fn label(family: Family, parts: &[String], sides: &[Knob]) -> String {
-    let p = |i: usize| parts.get(i).map_or("", String::as_str);
-    match family {
-        Family::None => "chunks only".into(),
-        Family::Neighbour => "neighbours ±1".into(),
-        Family::Overlap => format!("overlap {}%", p(0)),
-        Family::Windows => format!("windows {}", p(0)),
-        Family::Scar => format!("SCAR τ {} λ {}", p(0), p(1)),
-        Family::Seams => {
-            let off = sides.iter().any(|s| s.0 < 0);
-            let on: Vec<&Knob> = sides.iter().filter(|s| s.0 >= 0).collect();
-            let side = match (off, on.first()) {
-                (_, None) => String::new(),
-                (false, Some(t)) => format!(" + side drop {}", t.1),
-                (true, Some(t)) => format!(" ± side drop {}", t.1),
-            };
-            format!("Seams k {} m {}{side}", p(0), p(2))
-        }
-        Family::OverlapSeams => format!("overlap {}% + Seams k {} m {}", p(0), p(1), p(2)),
-    }
-}
-
 /// Two rows have the same outcome: the same family and vectors, and on every question the same
 /// failure and the same tokens, with the same context figures.
 fn same_outcome(a: &BoardRow, b: &BoardRow) -> bool {
@@ -125,7 +65,7 @@ fn same_outcome(a: &BoardRow, b: &BoardRow) -> bool {
 fn grids(rows: &[BoardRow]) -> Vec<(Family, Vec<Vec<i64>>)> {
     let mut out: Vec<(Family, Vec<Vec<i64>>)> = Vec::new();
     for r in rows {
-        let k = knobs(&r.settings);
+        let k = r.settings.knobs();
         let at = match out.iter().position(|(f, _)| *f == r.family) {
             Some(at) => at,
             None => {
@@ -145,7 +85,9 @@ fn grids(rows: &[BoardRow]) -> Vec<(Family, Vec<Vec<i64>>)> {
 /// `members` (indices into `rows`, same outcome) as one row.
 fn folded(rows: &[BoardRow], mut members: Vec<usize>, grid: &[Vec<i64>]) -> BoardRow {
     members.sort_by_key(|&i| {
-        knobs(&rows[i].settings)
+        rows[i]
+            .settings
+            .knobs()
             .into_iter()
             .map(|k| k.0)
             .collect::<Vec<_>>()
@@ -155,7 +97,7 @@ fn folded(rows: &[BoardRow], mut members: Vec<usize>, grid: &[Vec<i64>]) -> Boar
         .map(|i| {
             members
                 .iter()
-                .map(|&m| knobs(&rows[m].settings).swap_remove(i))
+                .map(|&m| rows[m].settings.knobs().swap_remove(i))
                 .collect()
         })
         .collect();
@@ -164,13 +106,12 @@ fn folded(rows: &[BoardRow], mut members: Vec<usize>, grid: &[Vec<i64>]) -> Boar
         .zip(grid)
         .map(|(v, g)| runs(v, g))
         .collect();
-    let sides = if rep.family == Family::Seams {
-        knob_sets[1].clone()
-    } else {
-        Vec::new()
-    };
+    let sides = rep
+        .family
+        .side_knob()
+        .map_or_else(Vec::new, |i| knob_sets[i].clone());
     BoardRow {
-        label: label(rep.family, &parts, &sides),
+        label: rep.family.label_of(&parts, &sides),
         members: members
             .iter()
             .map(|&m| Member {
@@ -186,7 +127,7 @@ fn folded(rows: &[BoardRow], mut members: Vec<usize>, grid: &[Vec<i64>]) -> Boar
 fn is_grid(rows: &[BoardRow], members: &[usize]) -> bool {
     let keys: Vec<Vec<i64>> = members
         .iter()
-        .map(|&m| knobs(&rows[m].settings).into_iter().map(|k| k.0).collect())
+        .map(|&m| rows[m].settings.knobs().into_iter().map(|k| k.0).collect())
         .collect();
     let width = keys.first().map_or(0, Vec::len);
     let combos: usize = (0..width)
@@ -231,7 +172,7 @@ pub fn fold_rows(rows: Vec<BoardRow>) -> Vec<BoardRow> {
         let mut sub: Vec<Vec<usize>> = Vec::new();
         for &i in &group {
             let head = |j: usize| {
-                let mut k = knobs(&rows[j].settings);
+                let mut k = rows[j].settings.knobs();
                 k.pop();
                 k.into_iter().map(|k| k.0).collect::<Vec<_>>()
             };

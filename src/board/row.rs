@@ -126,25 +126,18 @@ impl RowSettings {
         }
     }
 
-    /// A short label, e.g. `overlap 15%`, `windows 256/128`, `SCAR τ 0.8 λ 0.5`,
-    /// `Seams k 150 m 1 + side drop 0.25`.
+    /// A short label, e.g. `overlap 15%`, `windows 256/128`, `SCAR τ 0.80 λ 0.50`,
+    /// `Seams k 150 m 1 + side drop 0.25`: the family's label of its knobs.
     pub fn label(&self) -> String {
-        match *self {
-            RowSettings::ChunksOnly => "chunks only".into(),
-            RowSettings::Overlap { percent, .. } => format!("overlap {percent}%"),
-            RowSettings::Windows { width, stride } => format!("windows {width}/{stride}"),
-            RowSettings::Neighbour => "neighbours ±1".into(),
-            RowSettings::Scar { tau, penalty } => format!("SCAR τ {tau:.2} λ {penalty:.2}"),
-            RowSettings::Seams { k, m, side_drop } => format!(
-                "Seams k {k} m {m}{}",
-                side_drop
-                    .map(|t| format!(" + side drop {t:.2}"))
-                    .unwrap_or_default()
-            ),
-            RowSettings::OverlapSeams { percent, k, m, .. } => {
-                format!("overlap {percent}% + Seams k {k} m {m}")
-            }
-        }
+        let knobs = self.knobs();
+        let parts: Vec<String> = knobs.iter().map(|k| k.1.clone()).collect();
+        let family = self.family();
+        let sides: Vec<Knob> = family
+            .side_knob()
+            .and_then(|i| knobs.get(i).cloned())
+            .into_iter()
+            .collect();
+        family.label_of(&parts, &sides)
     }
 
     /// How to set this row up in one's own pipeline, in words (the settings another tool takes).
@@ -175,5 +168,77 @@ impl RowSettings {
                 "chunks of {chunk_tokens} tokens overlapping by {tokens}, plus a seam of half-width {k} over each overlap fired at margin {m}"
             ),
         }
+    }
+}
+
+/// One knob's value: a key to sort and compare by, and how it is shown.
+pub(crate) type Knob = (i64, String);
+
+fn milli(x: f32) -> i64 {
+    (f64::from(x) * 1000.0).round() as i64
+}
+
+impl RowSettings {
+    /// The row's knobs, in the order a label names them (the finest grid last): what the board
+    /// folds rows of one outcome by.
+    pub(crate) fn knobs(&self) -> Vec<Knob> {
+        match *self {
+            RowSettings::ChunksOnly | RowSettings::Neighbour => Vec::new(),
+            RowSettings::Overlap { percent, .. } => vec![(i64::from(percent), percent.to_string())],
+            RowSettings::Windows { width, stride } => {
+                vec![(
+                    -((width * 1_000_000 + stride) as i64),
+                    format!("{width}/{stride}"),
+                )]
+            }
+            RowSettings::Scar { tau, penalty } => vec![
+                (milli(tau), format!("{tau:.2}")),
+                (milli(penalty), format!("{penalty:.2}")),
+            ],
+            RowSettings::Seams { k, m, side_drop } => vec![
+                (k as i64, k.to_string()),
+                match side_drop {
+                    None => (-1, "off".to_string()),
+                    Some(t) => (milli(t), format!("{t:.2}")),
+                },
+                (i64::from(m), m.to_string()),
+            ],
+            RowSettings::OverlapSeams { percent, k, m, .. } => vec![
+                (i64::from(percent), percent.to_string()),
+                (k as i64, k.to_string()),
+                (i64::from(m), m.to_string()),
+            ],
+        }
+    }
+}
+
+impl Family {
+    /// The label of a row of this family whose knobs take `parts` (each one value, or a folded
+    /// row's runs), with the side-drop knob's values in `sides` (Seams).
+    pub(crate) fn label_of(self, parts: &[String], sides: &[Knob]) -> String {
+        let p = |i: usize| parts.get(i).map_or("", String::as_str);
+        match self {
+            Family::None => "chunks only".into(),
+            Family::Neighbour => "neighbours ±1".into(),
+            Family::Overlap => format!("overlap {}%", p(0)),
+            Family::Windows => format!("windows {}", p(0)),
+            Family::Scar => format!("SCAR τ {} λ {}", p(0), p(1)),
+            Family::Seams => {
+                let off = sides.iter().any(|s| s.0 < 0);
+                let on: Vec<&Knob> = sides.iter().filter(|s| s.0 >= 0).collect();
+                let side = match (off, on.first()) {
+                    (_, None) => String::new(),
+                    (false, Some(t)) => format!(" + side drop {}", t.1),
+                    (true, Some(t)) => format!(" ± side drop {}", t.1),
+                };
+                format!("Seams k {} m {}{side}", p(0), p(2))
+            }
+            Family::OverlapSeams => format!("overlap {}% + Seams k {} m {}", p(0), p(1), p(2)),
+        }
+    }
+
+    /// Which knob says whether side drop is on (its values make the label's `± side drop`).
+    pub(crate) fn side_knob(self) -> Option<usize> {
+        (self == Family::Seams).then_some(1)
     }
 }
