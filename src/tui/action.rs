@@ -225,6 +225,9 @@ pub enum Action {
     ToggleHelp,
     /// Scroll the help overlay by rows (it scrolls when taller than the screen).
     ScrollHelp(i32),
+    /// Scroll the calibration page by rows (on a compact screen it is one column, taller than
+    /// the screen).
+    ScrollCalibration(i32),
     /// Move the keyboard focus to a pane.
     Focus(Pane),
     /// Move the focus to the next pane in Tab order.

@@ -401,6 +401,7 @@ impl App {
             | Action::Suspend
             | Action::ToggleHelp
             | Action::ScrollHelp(_)
+            | Action::ScrollCalibration(_)
             | Action::CycleTheme
             | Action::ShowPage(_)
             | Action::Resize(..)
@@ -470,6 +471,11 @@ impl App {
                 if let Some(row) = &mut self.help {
                     *row = (i32::from(*row) + delta).clamp(0, 1000) as u16;
                 }
+            }
+            Action::ScrollCalibration(delta) => {
+                let limit = crate::tui::panes::calibration::rows_below(self);
+                let row = i32::from(self.calibration.scroll) + delta;
+                self.calibration.scroll = row.clamp(0, i32::from(limit)) as u16;
             }
             Action::CycleTheme => self.cycle_theme(),
             Action::ShowPage(page) => self.show_page(page),

@@ -167,6 +167,13 @@ fn mouse_action(app: &App, mouse: &MouseEvent) -> Option<Action> {
             _ => None,
         };
     }
+    if app.page == Page::Calibration {
+        return match mouse.kind {
+            MouseEventKind::ScrollUp => Some(Action::ScrollCalibration(-WHEEL_ROWS)),
+            MouseEventKind::ScrollDown => Some(Action::ScrollCalibration(WHEEL_ROWS)),
+            _ => None,
+        };
+    }
     if app.page != Page::Explore {
         return None;
     }

@@ -58,6 +58,12 @@ impl Pane for Calibration {
             KeyCode::Char('a') => Action::ApplyRecommendedM,
             KeyCode::Char('g') => Action::ToggleCalibrationQuestions,
             KeyCode::Esc => Action::CancelJob,
+            KeyCode::Up => Action::ScrollCalibration(-1),
+            KeyCode::Down => Action::ScrollCalibration(1),
+            KeyCode::PageUp => Action::ScrollCalibration(-10),
+            KeyCode::PageDown => Action::ScrollCalibration(10),
+            KeyCode::Home => Action::ScrollCalibration(-1000),
+            KeyCode::End => Action::ScrollCalibration(1000),
             _ => return None,
         })
     }
@@ -65,4 +71,12 @@ impl Pane for Calibration {
     fn draw(&self, app: &App, frame: &mut Frame, areas: &Areas) {
         view::draw(app, frame, areas.main);
     }
+}
+
+/// Rows of the page below the screen when it is scrolled to the top: 0 unless a compact screen
+/// shows it as one column taller than the main area.
+pub fn rows_below(app: &App) -> u16 {
+    app.areas()
+        .filter(|_| Areas::is_compact(app.size))
+        .map_or(0, |areas| view::rows_below(app, areas.main))
 }

@@ -106,12 +106,52 @@ fn tui_snapshot_picker_at_80x24() {
 fn tui_snapshot_measuring_pages_at_80x24() {
     let mut f = Fixture::calibrated();
     let calibration = f.draw(80, 24);
-    assert!(calibration.backend().to_string().contains("Recommended m"));
+    assert!(calibration.backend().to_string().contains("failure % vs m"));
     assert_snapshot!("calibration_80x24", calibration.backend());
+    f.app.update(Action::ScrollCalibration(1000));
+    let end = f.draw(80, 24);
+    assert_snapshot!("calibration_80x24_scrolled_to_the_end", end.backend());
     let mut f = Fixture::evaluated();
     f.app.update(Action::ShowPage(Page::Evaluation));
     let evaluation = f.draw(80, 24);
     assert_snapshot!("evaluation_80x24", evaluation.backend());
+}
+
+#[test]
+fn tui_the_calibration_page_scrolls_to_every_part_at_80x24() {
+    let mut f = Fixture::calibrated();
+    let first = screen(&mut f, 80, 24);
+    assert!(
+        first.contains("more rows"),
+        "the border says more is below:\n{first}"
+    );
+    let mut seen = first;
+    for _ in 0..20 {
+        f.app.update(Action::ScrollCalibration(3));
+        seen.push_str(&screen(&mut f, 80, 24));
+    }
+    for part in [
+        "calibrated on fixed-40",
+        "failure % vs m",
+        "Recommended m = 4",
+        "Seams off (chunks only)",
+        "now: k 8, m 2",
+        "head start",
+        "Paper's rule",
+        "Working range",
+        "absent, counted last",
+        "Questions (offline-keywords)",
+        "asks a language model",
+    ] {
+        assert!(
+            seen.contains(part),
+            "{part} is reached by scrolling:\n{seen}"
+        );
+    }
+    let last = screen(&mut f, 80, 24);
+    assert!(last.contains("scroll back"), "{last}");
+    f.app.update(Action::ScrollCalibration(-1000));
+    assert!(screen(&mut f, 80, 24).contains("m is chosen by what it does"));
 }
 
 #[test]

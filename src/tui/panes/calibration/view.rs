@@ -6,11 +6,12 @@
 //! range, and what the question generator does and cannot do. Every number comes from the report.
 
 use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Wrap};
+use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Widget, Wrap};
 use seamscope::calibrate::{Benefit, CalibrationReport, Distribution, MarginCurve, WarningKind};
 
 use crate::tui::app::App;
@@ -24,20 +25,47 @@ const LABEL: usize = 9;
 /// Columns of the marks after the bars.
 const MARKS: usize = 22;
 
-/// Draw the calibration page in `area`.
+/// The keys in the page's title, when they fit beside its name.
+const KEYS: &str = " r run · a apply k and m · g gold questions / passages · Esc cancel ";
+/// The keys in the title of a narrow page (the status line has the rest).
+const KEYS_SHORT: &str = " r run · a apply · Esc cancel ";
+/// Rows of the chart in the one-column page of a compact screen.
+const CHART_ROWS: u16 = 9;
+/// The most rows the one-column page takes.
+const TALL: u16 = 400;
+
+/// Draw the calibration page in `area`: side by side on a full screen, one column scrolled by
+/// `↑` `↓` on a compact one (below 120 × 34), so nothing is lost off its bottom.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let block = Block::bordered()
+    let keys = if 18 + KEYS.len() as u16 + 2 <= area.width {
+        KEYS
+    } else {
+        KEYS_SHORT
+    };
+    let mut block = Block::bordered()
         .border_style(t.border_focused)
         .title(Line::styled(" Calibration of m ", t.title))
-        .title(
-            Line::styled(
-                " r run · a apply k and m · g gold questions / passages · Esc cancel ",
-                t.muted,
-            )
-            .right_aligned(),
-        );
+        .title(Line::styled(keys, t.muted).right_aligned());
     let inner = block.inner(area);
+    if app.is_compact() {
+        let (page, rows) = one_column(app, inner.width, base_style(frame, inner));
+        let scroll = app
+            .calibration
+            .scroll
+            .min(rows.saturating_sub(inner.height));
+        let below = rows.saturating_sub(scroll + inner.height);
+        if scroll > 0 || below > 0 {
+            let more = match below {
+                0 => " ↑ PgUp scroll back ".to_string(),
+                n => format!(" ↓ PgDn {n} more rows · ↑ PgUp back "),
+            };
+            block = block.title_bottom(Line::styled(more, t.notice).right_aligned());
+        }
+        frame.render_widget(block, area);
+        show_rows(&page, scroll, frame.buffer_mut(), inner);
+        return;
+    }
     frame.render_widget(block, area);
     let report = app.calibration.report.as_deref();
     let width = usize::from(inner.width);
@@ -77,7 +105,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .areas::<3>(area)
     };
     let [chart_area, _, verdict_area] = columns(top);
-    draw_curve(app, &report.objective, frame, chart_area);
+    draw_curve(app, &report.objective, frame.buffer_mut(), chart_area);
     frame.render_widget(
         Paragraph::new(verdict).wrap(Wrap { trim: true }),
         verdict_area,
@@ -88,9 +116,84 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(generator).wrap(Wrap { trim: true }), foot);
 }
 
+/// Rows of the one-column page below `main` when scrolled to the top (0 when it fits).
+pub fn rows_below(app: &App, main: Rect) -> u16 {
+    let inner = crate::tui::screen::inside(main);
+    let (_, rows) = one_column(app, inner.width, Style::default());
+    rows.saturating_sub(inner.height)
+}
+
+/// The style under the page (the theme's background), which its drawing keeps.
+fn base_style(frame: &mut Frame, inner: Rect) -> Style {
+    frame
+        .buffer_mut()
+        .cell((inner.x, inner.y))
+        .map_or_else(Style::default, |c| c.style())
+}
+
+/// The page as one column `width` wide, drawn whole into a buffer of its own: the rule and what
+/// the report ran on, the chart, the verdict, the histograms, the paper's rule and the question
+/// generator, one below the other. Returns the buffer and the rows it uses.
+fn one_column(app: &App, width: u16, base: Style) -> (Buffer, u16) {
+    let t = &app.theme;
+    let mut page = Buffer::empty(Rect::new(0, 0, width, TALL));
+    page.set_style(page.area, base);
+    let report = app.calibration.report.as_deref();
+    let head = Paragraph::new(head_lines(app, report)).wrap(Wrap { trim: true });
+    let mut y = put(&mut page, 0, head);
+    let Some(report) = report else {
+        let y = put(
+            &mut page,
+            y,
+            Paragraph::new(intro(t)).wrap(Wrap { trim: true }),
+        );
+        return (page, y);
+    };
+    let chart = Rect::new(0, y, width, CHART_ROWS.min(TALL - y));
+    draw_curve(app, &report.objective, &mut page, chart);
+    y = chart.bottom();
+    let verdict = Paragraph::new(verdict_lines(app, report)).wrap(Wrap { trim: true });
+    y = put(&mut page, y, verdict) + 1;
+    y = put(&mut page, y, Paragraph::new(histogram(app, report, width))) + 1;
+    // Untrimmed, so the percentiles' header keeps its columns.
+    let numbers = Paragraph::new(numbers(app, report)).wrap(Wrap { trim: false });
+    y = put(&mut page, y, numbers) + 1;
+    let generator = generator_lines(report, usize::from(width), t);
+    let y = put(&mut page, y, Paragraph::new(generator));
+    (page, y.min(TALL))
+}
+
+/// Render `paragraph` across `page` from row `y`; returns the row below its last written line.
+fn put(page: &mut Buffer, y: u16, paragraph: Paragraph<'_>) -> u16 {
+    let y = y.min(TALL);
+    let area = Rect::new(0, y, page.area.width, TALL - y);
+    paragraph.render(area, page);
+    let written =
+        |row: u16| (0..area.width).any(|x| page.cell((x, row)).is_some_and(|c| c.symbol() != " "));
+    (y..TALL)
+        .rev()
+        .find(|row| written(*row))
+        .map_or(y, |row| row + 1)
+}
+
+/// Copy `page`'s rows from `scroll` on into `area` of `out`.
+fn show_rows(page: &Buffer, scroll: u16, out: &mut Buffer, area: Rect) {
+    for row in 0..area.height {
+        for x in 0..area.width {
+            let (Some(from), Some(to)) = (
+                page.cell((x, scroll + row)),
+                out.cell_mut((area.x + x, area.y + row)),
+            ) else {
+                continue;
+            };
+            *to = from.clone();
+        }
+    }
+}
+
 /// The failure-vs-m chart: the measured curve, its 95% band, "Seams off" as a flat line, the
 /// recommended m as a point and the m slider as a vertical line.
-fn draw_curve(app: &App, c: &MarginCurve, frame: &mut Frame, area: Rect) {
+fn draw_curve(app: &App, c: &MarginCurve, buf: &mut Buffer, area: Rect) {
     let t = &app.theme;
     let s = CurveSeries::of(c, app.sliders.m);
     let (max_m, top) = (s.max_m, s.top);
@@ -114,7 +217,7 @@ fn draw_curve(app: &App, c: &MarginCurve, frame: &mut Frame, area: Rect) {
             Line::styled("0%", t.muted),
             Line::styled(format!("{top:.0}%"), t.muted),
         ]));
-    frame.render_widget(chart, area);
+    chart.render(area, buf);
 }
 
 /// The curve's points in percent against m: the failure rate, its 95% band, chunks only as a

@@ -21,30 +21,21 @@ use crate::tui::widgets::gauge::{progress, thousands};
 /// Columns of the strategy names.
 const NAME: usize = 22;
 
+/// The keys in the page's title, when they fit beside its views.
+const KEYS: &str = " r run · s board · v map · Tab view · Esc cancel ";
+
 /// Draw the evaluation page in `area`.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let mut title = vec![Span::styled(" Evaluation · ", t.title)];
-    for (i, view) in EvalView::ALL.into_iter().enumerate() {
-        if i > 0 {
-            title.push(Span::styled(" │ ", t.muted));
-        }
-        let name = view.label();
-        let style = if view == app.board.view {
-            t.title.patch(t.row_selected)
-        } else {
-            t.muted
-        };
-        title.push(Span::styled(name, style));
-    }
-    title.push(Span::styled(" ", t.title));
     let block = Block::bordered()
         .border_style(t.border_focused)
-        .title(Line::from(title))
-        .title(
-            Line::styled(" r run · s board · v map · Tab view · Esc cancel ", t.muted)
-                .right_aligned(),
-        );
+        .title(title(app, area.width));
+    let all = Line::from(title_views(app)).width();
+    let block = if all + KEYS.len() + 2 <= usize::from(area.width) {
+        block.title(Line::styled(KEYS, t.muted).right_aligned())
+    } else {
+        block
+    };
     let inner = block.inner(area);
     frame.render_widget(block, area);
     match app.board.view {
@@ -73,6 +64,47 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         ));
     }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// The page's name and its views, the one shown marked: ` Evaluation · strategies under one
+/// budget │ strategy board │ evidence-length map `.
+fn title_views<'a>(app: &App) -> Vec<Span<'a>> {
+    let t = &app.theme;
+    let mut title = vec![Span::styled(" Evaluation · ", t.title)];
+    for (i, view) in EvalView::ALL.into_iter().enumerate() {
+        if i > 0 {
+            title.push(Span::styled(" │ ", t.muted));
+        }
+        let name = view.label();
+        let style = if view == app.board.view {
+            t.title.patch(t.row_selected)
+        } else {
+            t.muted
+        };
+        title.push(Span::styled(name, style));
+    }
+    title.push(Span::styled(" ", t.title));
+    title
+}
+
+/// The title on a page `width` wide: every view when they fit, else the view shown and the
+/// one Tab shows next.
+fn title<'a>(app: &App, width: u16) -> Line<'a> {
+    let t = &app.theme;
+    let views = Line::from(title_views(app));
+    if views.width() + 2 <= usize::from(width) {
+        return views;
+    }
+    let at = EvalView::ALL
+        .iter()
+        .position(|v| *v == app.board.view)
+        .unwrap_or(0);
+    let next = EvalView::ALL[(at + 1) % EvalView::ALL.len()];
+    Line::from(vec![
+        Span::styled(" Evaluation · ", t.title),
+        Span::styled(app.board.view.label(), t.title.patch(t.row_selected)),
+        Span::styled(format!(" │ Tab {} ", next.label()), t.muted),
+    ])
 }
 
 fn is_seams(row: &GridRow) -> bool {
