@@ -162,3 +162,49 @@ fn tui_the_smallest_screen_is_drawn_and_one_column_less_is_too_small() {
     let less = screen(&mut f, 59, 16);
     assert!(less.contains("It is 59 × 16"), "{less}");
 }
+
+#[test]
+fn tui_snapshot_board_and_map_at_80x24() {
+    let mut f = super::tests::board_shown(false);
+    let board = f.draw(80, 24);
+    let text = board.backend().to_string();
+    for column in ["fail", "tokens", "dup", "once", "×chk", "best", "55% ◆"] {
+        assert!(
+            text.contains(column),
+            "{column} on the narrow board:\n{text}"
+        );
+    }
+    assert_snapshot!("board_80x24", board.backend());
+    // The cursor's row shows wherever it goes, whatever rows the verdict leaves the table.
+    for _ in 0..20 {
+        f.app.update(Action::BoardMove(1));
+        let text = screen(&mut f, 80, 24);
+        assert!(text.contains("▶ "), "the cursor's row:\n{text}");
+    }
+    let mut f = super::tests::board_shown(true);
+    let map = f.draw(80, 24);
+    assert_snapshot!("map_80x24", map.backend());
+}
+
+#[test]
+fn tui_a_long_notice_rises_above_the_status_line_whole_at_80x24() {
+    let mut f = Fixture::answered();
+    let text = "applied Seams k 30 m 3: k = 30, m = 3, side drop off (the seams are rebuilt for \
+                the new k in the background)";
+    f.app.notice = Some(crate::tui::app::Notice {
+        text: text.into(),
+        error: false,
+    });
+    let shown = screen(&mut f, 80, 24);
+    let bottom: String = shown
+        .lines()
+        .rev()
+        .take(2)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .map(|l| l.trim_matches('"').trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert_eq!(bottom, text, "{shown}");
+}

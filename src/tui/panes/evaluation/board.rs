@@ -14,7 +14,7 @@ use seamscope::board::{Board, BoardRow, Family, RowSettings};
 use seamscope::text::safe;
 
 use crate::tui::app::App;
-use crate::tui::chrome::fit;
+use crate::tui::chrome::{fit, wrapped_rows};
 use crate::tui::family::family_style;
 use crate::tui::jobs::BoardJobKind;
 use crate::tui::theme::Theme;
@@ -51,6 +51,9 @@ fn problem<'a>(why: &str, t: &Theme) -> Paragraph<'a> {
 
 /// Draw the strategy board in `area`.
 pub fn draw_board(app: &App, frame: &mut Frame, area: Rect) {
+    if app.is_compact() {
+        return draw_board_compact(app, frame, area);
+    }
     let t = &app.theme;
     let table_rows = app.board_table_height() as u16;
     let [job, head, verdict, _, heading, table, _, hint, foot] = Layout::vertical([
@@ -99,6 +102,156 @@ pub fn draw_board(app: &App, frame: &mut Frame, area: Rect) {
         hint,
     );
     frame.render_widget(board_legend(t), foot);
+}
+
+/// Columns of a narrow board row right of its label (failure, interval, tokens, dup, once,
+/// vectors, `p_best`, marks).
+const NARROW_FIGURES: usize = 49;
+
+/// The board on a compact screen: the job's progress or the heading on one line, the verdict
+/// in the rows it needs, the table in narrow columns (the family by its label's colour) in the
+/// rows left, what `a` does with the row under the cursor, and a short legend.
+fn draw_board_compact(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let running = app
+        .jobs
+        .board
+        .in_flight()
+        .is_some_and(|j| j.what == BoardJobKind::Strategies);
+    let board = app.board.board.as_ref();
+    let problem_text = app.board.problem_for(BoardJobKind::Strategies);
+    if board.is_none() || problem_text.is_some() {
+        let [job, rest] =
+            Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
+        frame.render_widget(Paragraph::new(job_line(app, BoardJobKind::Strategies)), job);
+        match problem_text {
+            Some(why) => frame.render_widget(problem(why, t), rest),
+            None => frame.render_widget(press_s(t), rest),
+        }
+        return;
+    }
+    let Some(board) = board else {
+        return;
+    };
+    let verdict = verdict_lines(board, t);
+    let hint = selected_lines(app, board);
+    let legend = compact_legend(t);
+    let verdict_rows = wrapped_rows(&verdict, area.width);
+    let hint_rows = wrapped_rows(&hint, area.width).min(2);
+    // The table keeps at least three rows: the legend goes first, then the verdict's tail.
+    let around = |legend: u16, verdict: u16| 1 + verdict + 1 + hint_rows + legend;
+    let legend_rows = if area.height >= around(2, verdict_rows) + 3 {
+        2
+    } else {
+        0
+    };
+    let verdict_rows = verdict_rows.min(area.height.saturating_sub(around(legend_rows, 0) + 3));
+    let [top, verdict_area, heading, table, hint_area, legend_area] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(verdict_rows),
+        Constraint::Length(1),
+        Constraint::Fill(1),
+        Constraint::Length(hint_rows),
+        Constraint::Length(legend_rows),
+    ])
+    .areas(area);
+    if running {
+        frame.render_widget(Paragraph::new(job_line(app, BoardJobKind::Strategies)), top);
+    } else {
+        frame.render_widget(board_heading(board, t, area.width), top);
+    }
+    frame.render_widget(
+        Paragraph::new(verdict).wrap(Wrap { trim: true }),
+        verdict_area,
+    );
+    let label = usize::from(area.width)
+        .saturating_sub(2 + NARROW_FIGURES + 1)
+        .max(12);
+    frame.render_widget(Paragraph::new(narrow_header(t, label)), heading);
+    let cursor = app.board.cursor;
+    let rows = usize::from(table.height).max(1);
+    // The row under the cursor always shows, whatever rows the verdict left the table.
+    let offset = cursor
+        .offset
+        .min(cursor.selected)
+        .max((cursor.selected + 1).saturating_sub(rows));
+    let lines: Vec<Line> = app
+        .board
+        .listed
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(rows)
+        .filter_map(|(i, &at)| {
+            let row = board.rows.get(at)?;
+            Some(narrow_row_line(row, i == cursor.selected, t, label))
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), table);
+    frame.render_widget(Paragraph::new(hint).wrap(Wrap { trim: true }), hint_area);
+    frame.render_widget(Paragraph::new(legend), legend_area);
+}
+
+/// The legend and keys of a compact board, one line each.
+fn compact_legend(t: &Theme) -> Vec<Line<'static>> {
+    vec![
+        Line::styled(
+            "◆ Pareto · best: p_best, share of resamples won · dup: sent twice · ⊘ left out",
+            t.muted,
+        ),
+        keys_line(t, "↑↓ row · a apply · o V D constrain · Tab view · ? help"),
+    ]
+}
+
+/// The table's heading for narrow rows with labels `label` columns wide.
+fn narrow_header<'a>(t: &Theme, label: usize) -> Line<'a> {
+    Line::styled(
+        format!(
+            "  {:<label$} {:>6} {:<11} {:>6} {:>4} {:>4} {:>5} {:>4}",
+            "row", "fail", " 95% int.", "tokens", "dup", "once", "×chk", "best"
+        ),
+        t.title,
+    )
+}
+
+/// One board row in narrow columns: the label (in its family's colour, cut to `label`
+/// columns), failure rate and interval, tokens, share sent twice, stored once, vectors per
+/// chunk, `p_best`, the Pareto mark and the left-out mark.
+fn narrow_row_line<'a>(row: &BoardRow, selected: bool, t: &Theme, label: usize) -> Line<'a> {
+    let style = if selected {
+        t.text.patch(t.row_selected)
+    } else {
+        t.text
+    };
+    let fam = family_style(t, row.family);
+    let fam = if selected {
+        fam.patch(t.row_selected)
+    } else {
+        fam
+    };
+    let p_best = row
+        .p_best
+        .map_or_else(String::new, |p| format!("{:.0}%", p * 100.0));
+    Line::from(vec![
+        Span::styled(if selected { "▶ " } else { "  " }, style),
+        Span::styled(pad(&fit(&safe(&row.label), label), label + 1), fam),
+        Span::styled(
+            format!(
+                "{:>5.1}% [{:>4.1}–{:>4.1}] {:>6.0} {:>3.0}% {:>4} {:>4.1}× {:>4} {}{}",
+                row.failure_rate * 100.0,
+                row.interval.low * 100.0,
+                row.interval.high * 100.0,
+                row.tokens,
+                row.duplicate_share * 100.0,
+                if row.stores_once { "yes" } else { "no" },
+                row.vectors_vs_chunks,
+                p_best,
+                if row.pareto { "◆" } else { " " },
+                if row.excluded.is_some() { "⊘" } else { "" }
+            ),
+            style,
+        ),
+    ])
 }
 
 /// The board's placeholder before `s` runs it.
