@@ -235,6 +235,7 @@ impl App {
         let at = all.iter().position(|v| *v == self.board.view).unwrap_or(0) as i32;
         let next = (at + step).rem_euclid(all.len() as i32) as usize;
         self.board.view = all[next];
+        self.scroll = 0;
     }
 
     /// Move the board's row cursor.

@@ -20,9 +20,6 @@ pub struct CalibrationState {
     pub error: Option<String>,
     /// Ask sampled passages even when the corpus has a gold question set (`g` switches).
     pub sampled: bool,
-    /// Rows the page is scrolled on a compact screen, where it is one column taller than the
-    /// screen.
-    pub scroll: u16,
 }
 
 impl CalibrationState {

@@ -6,7 +6,7 @@ mod view;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 
-use super::{HelpGroup, Pane};
+use super::{HelpGroup, Pane, scroll_page};
 use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::screen::Areas;
@@ -52,18 +52,18 @@ impl Pane for Calibration {
         ]
     }
 
-    fn handle_key(&self, _app: &App, key: &KeyEvent) -> Option<Action> {
+    fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action> {
         Some(match key.code {
             KeyCode::Char('r') => Action::RunCalibration,
             KeyCode::Char('a') => Action::ApplyRecommendedM,
             KeyCode::Char('g') => Action::ToggleCalibrationQuestions,
             KeyCode::Esc => Action::CancelJob,
-            KeyCode::Up => Action::ScrollCalibration(-1),
-            KeyCode::Down => Action::ScrollCalibration(1),
-            KeyCode::PageUp => Action::ScrollCalibration(-10),
-            KeyCode::PageDown => Action::ScrollCalibration(10),
-            KeyCode::Home => Action::ScrollCalibration(-1000),
-            KeyCode::End => Action::ScrollCalibration(1000),
+            KeyCode::Up => scroll_page(app, -1),
+            KeyCode::Down => scroll_page(app, 1),
+            KeyCode::PageUp => scroll_page(app, -10),
+            KeyCode::PageDown => scroll_page(app, 10),
+            KeyCode::Home => scroll_page(app, -1000),
+            KeyCode::End => scroll_page(app, 1000),
             _ => return None,
         })
     }
@@ -71,12 +71,10 @@ impl Pane for Calibration {
     fn draw(&self, app: &App, frame: &mut Frame, areas: &Areas) {
         view::draw(app, frame, areas.main);
     }
-}
 
-/// Rows of the page below the screen when it is scrolled to the top: 0 unless a compact screen
-/// shows it as one column taller than the main area.
-pub fn rows_below(app: &App) -> u16 {
-    app.areas()
-        .filter(|_| Areas::is_compact(app.size))
-        .map_or(0, |areas| view::rows_below(app, areas.main))
+    fn rows_below(&self, app: &App) -> u16 {
+        app.areas()
+            .filter(|_| app.is_compact())
+            .map_or(0, |areas| view::rows_below(app, areas.main))
+    }
 }

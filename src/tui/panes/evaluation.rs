@@ -3,6 +3,7 @@
 //! (`evaluation/board.rs`).
 
 mod board;
+mod compact;
 pub(crate) mod view;
 
 use crossterm::event::{KeyCode, KeyEvent};
@@ -10,10 +11,10 @@ use ratatui::Frame;
 
 pub use board::family_points;
 
-use super::{HelpGroup, Pane};
+use super::{HelpGroup, Pane, scroll_page};
 use crate::tui::action::{Action, BoardConstraint};
 use crate::tui::app::{App, EvalView};
-use crate::tui::screen::Areas;
+use crate::tui::screen::{Areas, inside};
 
 /// The evaluation page.
 pub struct Evaluation;
@@ -60,6 +61,22 @@ impl Pane for Evaluation {
 
     fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action> {
         let board = app.board.view == EvalView::Board;
+        // A compact screen draws the map as one column taller than the screen: the arrows
+        // scroll it.
+        if app.board.view == EvalView::Map && app.is_compact() {
+            let rows = match key.code {
+                KeyCode::Up => Some(-1),
+                KeyCode::Down => Some(1),
+                KeyCode::PageUp => Some(-10),
+                KeyCode::PageDown => Some(10),
+                KeyCode::Home => Some(-1000),
+                KeyCode::End => Some(1000),
+                _ => None,
+            };
+            if let Some(rows) = rows {
+                return Some(scroll_page(app, rows));
+            }
+        }
         Some(match key.code {
             KeyCode::Char('o') if board => Action::CycleConstraint(BoardConstraint::Once),
             KeyCode::Char('V') if board => Action::CycleConstraint(BoardConstraint::MaxVectors),
@@ -83,5 +100,12 @@ impl Pane for Evaluation {
 
     fn draw(&self, app: &App, frame: &mut Frame, areas: &Areas) {
         view::draw(app, frame, areas.main);
+    }
+
+    fn rows_below(&self, app: &App) -> u16 {
+        let map = app.board.view == EvalView::Map && app.is_compact();
+        app.areas()
+            .filter(|_| map)
+            .map_or(0, |areas| compact::map_rows_below(app, inside(areas.main)))
     }
 }

@@ -108,7 +108,7 @@ fn tui_snapshot_measuring_pages_at_80x24() {
     let calibration = f.draw(80, 24);
     assert!(calibration.backend().to_string().contains("failure % vs m"));
     assert_snapshot!("calibration_80x24", calibration.backend());
-    f.app.update(Action::ScrollCalibration(1000));
+    f.app.update(crate::tui::panes::scroll_page(&f.app, 1000));
     let end = f.draw(80, 24);
     assert_snapshot!("calibration_80x24_scrolled_to_the_end", end.backend());
     let mut f = Fixture::evaluated();
@@ -127,7 +127,7 @@ fn tui_the_calibration_page_scrolls_to_every_part_at_80x24() {
     );
     let mut seen = first;
     for _ in 0..20 {
-        f.app.update(Action::ScrollCalibration(3));
+        f.app.update(crate::tui::panes::scroll_page(&f.app, 3));
         seen.push_str(&screen(&mut f, 80, 24));
     }
     for part in [
@@ -150,7 +150,7 @@ fn tui_the_calibration_page_scrolls_to_every_part_at_80x24() {
     }
     let last = screen(&mut f, 80, 24);
     assert!(last.contains("scroll back"), "{last}");
-    f.app.update(Action::ScrollCalibration(-1000));
+    f.app.update(crate::tui::panes::scroll_page(&f.app, -1000));
     assert!(screen(&mut f, 80, 24).contains("m is chosen by what it does"));
 }
 
@@ -183,7 +183,22 @@ fn tui_snapshot_board_and_map_at_80x24() {
     }
     let mut f = super::tests::board_shown(true);
     let map = f.draw(80, 24);
+    assert!(map.backend().to_string().contains("more rows"));
     assert_snapshot!("map_80x24", map.backend());
+    // The map is one column taller than the screen: the arrows scroll to its verdict.
+    f.app.update(crate::tui::panes::scroll_page(&f.app, 1000));
+    let end = f.draw(80, 24);
+    let text = end.backend().to_string();
+    for part in [
+        "family",
+        "seams",
+        "★ the band's leader",
+        "map verdict:",
+        "v draw again",
+    ] {
+        assert!(text.contains(part), "{part} at the map's end:\n{text}");
+    }
+    assert_snapshot!("map_80x24_scrolled_to_the_end", end.backend());
 }
 
 #[test]

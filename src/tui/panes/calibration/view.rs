@@ -19,6 +19,7 @@ use crate::tui::chrome::wrap_words;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::bars::{bar, pad};
 use crate::tui::widgets::gauge::progress;
+use crate::tui::widgets::tall::{TallPage, base_style};
 
 /// Columns of a bin's label.
 const LABEL: usize = 9;
@@ -31,8 +32,6 @@ const KEYS: &str = " r run · a apply k and m · g gold questions / passages · 
 const KEYS_SHORT: &str = " r run · a apply · Esc cancel ";
 /// Rows of the chart in the one-column page of a compact screen.
 const CHART_ROWS: u16 = 9;
-/// The most rows the one-column page takes.
-const TALL: u16 = 400;
 
 /// Draw the calibration page in `area`: side by side on a full screen, one column scrolled by
 /// `↑` `↓` on a compact one (below 120 × 34), so nothing is lost off its bottom.
@@ -49,21 +48,13 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .title(Line::styled(keys, t.muted).right_aligned());
     let inner = block.inner(area);
     if app.is_compact() {
-        let (page, rows) = one_column(app, inner.width, base_style(frame, inner));
-        let scroll = app
-            .calibration
-            .scroll
-            .min(rows.saturating_sub(inner.height));
-        let below = rows.saturating_sub(scroll + inner.height);
-        if scroll > 0 || below > 0 {
-            let more = match below {
-                0 => " ↑ PgUp scroll back ".to_string(),
-                n => format!(" ↓ PgDn {n} more rows · ↑ PgUp back "),
-            };
-            block = block.title_bottom(Line::styled(more, t.notice).right_aligned());
+        let page = one_column(app, inner.width, base_style(frame.buffer_mut(), inner));
+        let scroll = app.scroll;
+        if let Some(note) = page.scroll_note(scroll, inner.height) {
+            block = block.title_bottom(Line::styled(note, t.notice).right_aligned());
         }
         frame.render_widget(block, area);
-        show_rows(&page, scroll, frame.buffer_mut(), inner);
+        page.show(scroll, frame.buffer_mut(), inner);
         return;
     }
     frame.render_widget(block, area);
@@ -119,89 +110,55 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
 /// Rows of the one-column page below `main` when scrolled to the top (0 when it fits).
 pub fn rows_below(app: &App, main: Rect) -> u16 {
     let inner = crate::tui::screen::inside(main);
-    let (_, rows) = one_column(app, inner.width, Style::default());
-    rows.saturating_sub(inner.height)
+    let page = one_column(app, inner.width, Style::default());
+    page.rows().saturating_sub(inner.height)
 }
 
-/// The style under the page (the theme's background), which its drawing keeps.
-fn base_style(frame: &mut Frame, inner: Rect) -> Style {
-    frame
-        .buffer_mut()
-        .cell((inner.x, inner.y))
-        .map_or_else(Style::default, |c| c.style())
-}
-
-/// The page as one column `width` wide, drawn whole into a buffer of its own: the rule and what
-/// the report ran on, the chart, the verdict, the histograms, the paper's rule and the question
-/// generator, one below the other. Returns the buffer and the rows it uses.
-fn one_column(app: &App, width: u16, base: Style) -> (Buffer, u16) {
+/// The page as one column `width` wide, drawn whole: the rule and what the report ran on, the
+/// chart, the verdict, the histograms, the paper's rule and the question generator, one below
+/// the other.
+fn one_column(app: &App, width: u16, base: Style) -> TallPage {
     let t = &app.theme;
-    let mut page = Buffer::empty(Rect::new(0, 0, width, TALL));
-    page.set_style(page.area, base);
+    let mut page = TallPage::new(width, base);
     let report = app.calibration.report.as_deref();
-    let head = Paragraph::new(head_lines(app, report)).wrap(Wrap { trim: true });
-    let mut y = put(&mut page, 0, head);
+    page.paragraph(Paragraph::new(head_lines(app, report)).wrap(Wrap { trim: true }));
     let Some(report) = report else {
-        let y = put(
-            &mut page,
-            y,
-            Paragraph::new(intro(t)).wrap(Wrap { trim: true }),
-        );
-        return (page, y);
+        page.paragraph(Paragraph::new(intro(t)).wrap(Wrap { trim: true }));
+        return page;
     };
-    let chart = Rect::new(0, y, width, CHART_ROWS.min(TALL - y));
-    draw_curve(app, &report.objective, &mut page, chart);
-    y = chart.bottom();
-    let verdict = Paragraph::new(verdict_lines(app, report)).wrap(Wrap { trim: true });
-    y = put(&mut page, y, verdict) + 1;
-    y = put(&mut page, y, Paragraph::new(histogram(app, report, width))) + 1;
+    let series = CurveSeries::of(&report.objective, app.sliders.m);
+    page.widget(curve(app, &report.objective, &series), CHART_ROWS);
+    page.paragraph(Paragraph::new(verdict_lines(app, report)).wrap(Wrap { trim: true }));
+    page.gap();
+    page.paragraph(Paragraph::new(histogram(app, report, width)));
+    page.gap();
     // Untrimmed, so the percentiles' header keeps its columns.
-    let numbers = Paragraph::new(numbers(app, report)).wrap(Wrap { trim: false });
-    y = put(&mut page, y, numbers) + 1;
-    let generator = generator_lines(report, usize::from(width), t);
-    let y = put(&mut page, y, Paragraph::new(generator));
-    (page, y.min(TALL))
-}
-
-/// Render `paragraph` across `page` from row `y`; returns the row below its last written line.
-fn put(page: &mut Buffer, y: u16, paragraph: Paragraph<'_>) -> u16 {
-    let y = y.min(TALL);
-    let area = Rect::new(0, y, page.area.width, TALL - y);
-    paragraph.render(area, page);
-    let written =
-        |row: u16| (0..area.width).any(|x| page.cell((x, row)).is_some_and(|c| c.symbol() != " "));
-    (y..TALL)
-        .rev()
-        .find(|row| written(*row))
-        .map_or(y, |row| row + 1)
-}
-
-/// Copy `page`'s rows from `scroll` on into `area` of `out`.
-fn show_rows(page: &Buffer, scroll: u16, out: &mut Buffer, area: Rect) {
-    for row in 0..area.height {
-        for x in 0..area.width {
-            let (Some(from), Some(to)) = (
-                page.cell((x, scroll + row)),
-                out.cell_mut((area.x + x, area.y + row)),
-            ) else {
-                continue;
-            };
-            *to = from.clone();
-        }
-    }
+    page.paragraph(Paragraph::new(numbers(app, report)).wrap(Wrap { trim: false }));
+    page.gap();
+    page.paragraph(Paragraph::new(generator_lines(
+        report,
+        usize::from(width),
+        t,
+    )));
+    page
 }
 
 /// The failure-vs-m chart: the measured curve, its 95% band, "Seams off" as a flat line, the
 /// recommended m as a point and the m slider as a vertical line.
 fn draw_curve(app: &App, c: &MarginCurve, buf: &mut Buffer, area: Rect) {
+    let series = CurveSeries::of(c, app.sliders.m);
+    curve(app, c, &series).render(area, buf);
+}
+
+/// The chart of `s`, the curve's points.
+fn curve<'a>(app: &App, c: &MarginCurve, s: &'a CurveSeries) -> Chart<'a> {
     let t = &app.theme;
-    let s = CurveSeries::of(c, app.sliders.m);
     let (max_m, top) = (s.max_m, s.top);
     let title = format!(
         " failure % vs m · budget {} · {} questions ({} split) · band 95% ",
         c.budget, c.questions, c.crossing
     );
-    let chart = Chart::new(s.datasets(t, app.sliders.m))
+    Chart::new(s.datasets(t, app.sliders.m))
         .block(Block::default().title(Line::styled(title, t.title)))
         .x_axis(
             Axis::default()
@@ -216,8 +173,7 @@ fn draw_curve(app: &App, c: &MarginCurve, buf: &mut Buffer, area: Rect) {
         .y_axis(Axis::default().bounds([0.0, top]).labels(vec![
             Line::styled("0%", t.muted),
             Line::styled(format!("{top:.0}%"), t.muted),
-        ]));
-    chart.render(area, buf);
+        ]))
 }
 
 /// The curve's points in percent against m: the failure rate, its 95% band, chunks only as a

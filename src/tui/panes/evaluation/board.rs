@@ -5,16 +5,19 @@
 //! the terminal before they are drawn.
 
 use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, LegendPosition, Paragraph, Wrap};
+use ratatui::widgets::{
+    Axis, Block, Chart, Dataset, GraphType, LegendPosition, Paragraph, Widget, Wrap,
+};
 use seamscope::board::map::EvidenceMap;
 use seamscope::board::{Board, BoardRow, Family, RowSettings};
 use seamscope::text::safe;
 
 use crate::tui::app::App;
-use crate::tui::chrome::{fit, wrapped_rows};
+use crate::tui::chrome::fit;
 use crate::tui::family::family_style;
 use crate::tui::jobs::BoardJobKind;
 use crate::tui::theme::Theme;
@@ -23,9 +26,11 @@ use crate::tui::widgets::gauge::progress;
 
 /// Columns of a board row's label.
 const LABEL: usize = 36;
+/// Columns of a band's failure rate in the map's table.
+const MAP_BAND: usize = 14;
 
 /// The job line: a progress bar while a job of `kind` runs, else nothing.
-fn job_line<'a>(app: &App, kind: BoardJobKind) -> Line<'a> {
+pub(super) fn job_line<'a>(app: &App, kind: BoardJobKind) -> Line<'a> {
     let t = &app.theme;
     match app.jobs.board.in_flight().filter(|j| j.what == kind) {
         Some(job) => {
@@ -45,15 +50,12 @@ fn job_line<'a>(app: &App, kind: BoardJobKind) -> Line<'a> {
     }
 }
 
-fn problem<'a>(why: &str, t: &Theme) -> Paragraph<'a> {
+pub(super) fn problem<'a>(why: &str, t: &Theme) -> Paragraph<'a> {
     Paragraph::new(Line::styled(safe(why), t.error)).wrap(Wrap { trim: true })
 }
 
 /// Draw the strategy board in `area`.
 pub fn draw_board(app: &App, frame: &mut Frame, area: Rect) {
-    if app.is_compact() {
-        return draw_board_compact(app, frame, area);
-    }
     let t = &app.theme;
     let table_rows = app.board_table_height() as u16;
     let [job, head, verdict, _, heading, table, _, hint, foot] = Layout::vertical([
@@ -104,158 +106,8 @@ pub fn draw_board(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(board_legend(t), foot);
 }
 
-/// Columns of a narrow board row right of its label (failure, interval, tokens, dup, once,
-/// vectors, `p_best`, marks).
-const NARROW_FIGURES: usize = 49;
-
-/// The board on a compact screen: the job's progress or the heading on one line, the verdict
-/// in the rows it needs, the table in narrow columns (the family by its label's colour) in the
-/// rows left, what `a` does with the row under the cursor, and a short legend.
-fn draw_board_compact(app: &App, frame: &mut Frame, area: Rect) {
-    let t = &app.theme;
-    let running = app
-        .jobs
-        .board
-        .in_flight()
-        .is_some_and(|j| j.what == BoardJobKind::Strategies);
-    let board = app.board.board.as_ref();
-    let problem_text = app.board.problem_for(BoardJobKind::Strategies);
-    if board.is_none() || problem_text.is_some() {
-        let [job, rest] =
-            Layout::vertical([Constraint::Length(1), Constraint::Fill(1)]).areas(area);
-        frame.render_widget(Paragraph::new(job_line(app, BoardJobKind::Strategies)), job);
-        match problem_text {
-            Some(why) => frame.render_widget(problem(why, t), rest),
-            None => frame.render_widget(press_s(t), rest),
-        }
-        return;
-    }
-    let Some(board) = board else {
-        return;
-    };
-    let verdict = verdict_lines(board, t);
-    let hint = selected_lines(app, board);
-    let legend = compact_legend(t);
-    let verdict_rows = wrapped_rows(&verdict, area.width);
-    let hint_rows = wrapped_rows(&hint, area.width).min(2);
-    // The table keeps at least three rows: the legend goes first, then the verdict's tail.
-    let around = |legend: u16, verdict: u16| 1 + verdict + 1 + hint_rows + legend;
-    let legend_rows = if area.height >= around(2, verdict_rows) + 3 {
-        2
-    } else {
-        0
-    };
-    let verdict_rows = verdict_rows.min(area.height.saturating_sub(around(legend_rows, 0) + 3));
-    let [top, verdict_area, heading, table, hint_area, legend_area] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Length(verdict_rows),
-        Constraint::Length(1),
-        Constraint::Fill(1),
-        Constraint::Length(hint_rows),
-        Constraint::Length(legend_rows),
-    ])
-    .areas(area);
-    if running {
-        frame.render_widget(Paragraph::new(job_line(app, BoardJobKind::Strategies)), top);
-    } else {
-        frame.render_widget(board_heading(board, t, area.width), top);
-    }
-    frame.render_widget(
-        Paragraph::new(verdict).wrap(Wrap { trim: true }),
-        verdict_area,
-    );
-    let label = usize::from(area.width)
-        .saturating_sub(2 + NARROW_FIGURES + 1)
-        .max(12);
-    frame.render_widget(Paragraph::new(narrow_header(t, label)), heading);
-    let cursor = app.board.cursor;
-    let rows = usize::from(table.height).max(1);
-    // The row under the cursor always shows, whatever rows the verdict left the table.
-    let offset = cursor
-        .offset
-        .min(cursor.selected)
-        .max((cursor.selected + 1).saturating_sub(rows));
-    let lines: Vec<Line> = app
-        .board
-        .listed
-        .iter()
-        .enumerate()
-        .skip(offset)
-        .take(rows)
-        .filter_map(|(i, &at)| {
-            let row = board.rows.get(at)?;
-            Some(narrow_row_line(row, i == cursor.selected, t, label))
-        })
-        .collect();
-    frame.render_widget(Paragraph::new(lines), table);
-    frame.render_widget(Paragraph::new(hint).wrap(Wrap { trim: true }), hint_area);
-    frame.render_widget(Paragraph::new(legend), legend_area);
-}
-
-/// The legend and keys of a compact board, one line each.
-fn compact_legend(t: &Theme) -> Vec<Line<'static>> {
-    vec![
-        Line::styled(
-            "◆ Pareto · best: p_best, share of resamples won · dup: sent twice · ⊘ left out",
-            t.muted,
-        ),
-        keys_line(t, "↑↓ row · a apply · o V D constrain · Tab view · ? help"),
-    ]
-}
-
-/// The table's heading for narrow rows with labels `label` columns wide.
-fn narrow_header<'a>(t: &Theme, label: usize) -> Line<'a> {
-    Line::styled(
-        format!(
-            "  {:<label$} {:>6} {:<11} {:>6} {:>4} {:>4} {:>5} {:>4}",
-            "row", "fail", " 95% int.", "tokens", "dup", "once", "×chk", "best"
-        ),
-        t.title,
-    )
-}
-
-/// One board row in narrow columns: the label (in its family's colour, cut to `label`
-/// columns), failure rate and interval, tokens, share sent twice, stored once, vectors per
-/// chunk, `p_best`, the Pareto mark and the left-out mark.
-fn narrow_row_line<'a>(row: &BoardRow, selected: bool, t: &Theme, label: usize) -> Line<'a> {
-    let style = if selected {
-        t.text.patch(t.row_selected)
-    } else {
-        t.text
-    };
-    let fam = family_style(t, row.family);
-    let fam = if selected {
-        fam.patch(t.row_selected)
-    } else {
-        fam
-    };
-    let p_best = row
-        .p_best
-        .map_or_else(String::new, |p| format!("{:.0}%", p * 100.0));
-    Line::from(vec![
-        Span::styled(if selected { "▶ " } else { "  " }, style),
-        Span::styled(pad(&fit(&safe(&row.label), label), label + 1), fam),
-        Span::styled(
-            format!(
-                "{:>5.1}% [{:>4.1}–{:>4.1}] {:>6.0} {:>3.0}% {:>4} {:>4.1}× {:>4} {}{}",
-                row.failure_rate * 100.0,
-                row.interval.low * 100.0,
-                row.interval.high * 100.0,
-                row.tokens,
-                row.duplicate_share * 100.0,
-                if row.stores_once { "yes" } else { "no" },
-                row.vectors_vs_chunks,
-                p_best,
-                if row.pareto { "◆" } else { " " },
-                if row.excluded.is_some() { "⊘" } else { "" }
-            ),
-            style,
-        ),
-    ])
-}
-
 /// The board's placeholder before `s` runs it.
-fn press_s(t: &Theme) -> Paragraph<'static> {
+pub(super) fn press_s(t: &Theme) -> Paragraph<'static> {
     Paragraph::new(vec![
         Line::from(vec![
             Span::styled("Press ", t.text),
@@ -277,7 +129,7 @@ fn press_s(t: &Theme) -> Paragraph<'static> {
 }
 
 /// The board's heading line: what it was measured on, cut to `width`.
-fn board_heading(board: &Board, t: &Theme, width: u16) -> Paragraph<'static> {
+pub(super) fn board_heading(board: &Board, t: &Theme, width: u16) -> Paragraph<'static> {
     Paragraph::new(Line::styled(
         fit(
             &format!(
@@ -317,7 +169,7 @@ fn board_legend(t: &Theme) -> Paragraph<'static> {
 
 /// The verdict (among the rows the constraints allow), then the constraints and who would lead
 /// without them.
-fn verdict_lines<'a>(board: &Board, t: &Theme) -> Vec<Line<'a>> {
+pub(super) fn verdict_lines<'a>(board: &Board, t: &Theme) -> Vec<Line<'a>> {
     let words = board.verdict.as_ref().map_or_else(
         || "no verdict (resampling was off)".to_string(),
         |v| safe(&v.sentence()),
@@ -354,7 +206,7 @@ fn verdict_lines<'a>(board: &Board, t: &Theme) -> Vec<Line<'a>> {
     lines
 }
 
-fn keys_line<'a>(t: &Theme, text: &'a str) -> Line<'a> {
+pub(super) fn keys_line<'a>(t: &Theme, text: &'a str) -> Line<'a> {
     Line::styled(text, t.key)
 }
 
@@ -409,7 +261,7 @@ fn row_line<'a>(row: &BoardRow, selected: bool, t: &Theme) -> Line<'a> {
 }
 
 /// What `a` does with the row under the cursor.
-fn selected_lines<'a>(app: &App, board: &Board) -> Vec<Line<'a>> {
+pub(super) fn selected_lines<'a>(app: &App, board: &Board) -> Vec<Line<'a>> {
     let t = &app.theme;
     let Some(row) = app.board.selected() else {
         return Vec::new();
@@ -457,68 +309,22 @@ pub fn draw_map(app: &App, frame: &mut Frame, area: Rect) {
         return;
     }
     let Some(map) = &app.board.map else {
-        frame.render_widget(
-            Paragraph::new(vec![
-                Line::from(vec![
-                    Span::styled("Press ", t.text),
-                    Span::styled("v", t.key),
-                    Span::styled(
-                        format!(
-                            " to draw the evidence-length map (as `tune --map`): {} passages per \
-                             band drawn over the corpus at 50–100, 100–200, 200–400 and 400–800 \
-                             tokens, each asked as an offline question, every strategy family \
-                             scored per band. No gold questions needed.",
-                            app.board.map_per_band
-                        ),
-                        t.text,
-                    ),
-                ]),
-                Line::styled(
-                    "Which strategy wins depends on how long the evidence is that readers need.",
-                    t.muted,
-                ),
-            ])
-            .wrap(Wrap { trim: true }),
-            head.union(chart),
-        );
+        frame.render_widget(press_v(app), head.union(chart));
         return;
     };
     frame.render_widget(
         Paragraph::new(Line::styled(
-            fit(
-                &format!(
-                    "evidence-length map: {} passages per band, each asked with content words \
-                     from across the passage; budget {} chunks, chunks of {} tokens, in {:.1}s",
-                    map.options.per_band, map.budget, map.chunk_tokens, map.seconds
-                ),
-                usize::from(area.width),
-            ),
+            fit(&map_heading(map), usize::from(area.width)),
             t.text,
         )),
         head,
     );
-    draw_map_chart(app, map, frame, chart);
-    frame.render_widget(Paragraph::new(map_table(map, t)), table);
-    let mut words = vec![Line::from(vec![
-        Span::styled("map verdict: ", t.title),
-        Span::styled(safe(&map.verdict), t.fired),
-    ])];
-    if let Some(other) = map.disagreeing() {
-        words.push(Line::styled(
-            format!(
-                "asked as {} questions instead ({}): {}",
-                other.kind.name(),
-                other.kind.describe(),
-                safe(&other.verdict)
-            ),
-            t.muted,
-        ));
-    }
-    words.push(Line::styled(
-        "Tab next view · v draw again · Esc cancel",
-        t.key,
-    ));
-    frame.render_widget(Paragraph::new(words).wrap(Wrap { trim: true }), verdict);
+    draw_map_chart(app, map, frame.buffer_mut(), chart);
+    frame.render_widget(Paragraph::new(map_table(map, t, MAP_BAND)), table);
+    frame.render_widget(
+        Paragraph::new(map_words(map, t)).wrap(Wrap { trim: true }),
+        verdict,
+    );
 }
 
 /// `50–100`: a band's label.
@@ -546,8 +352,14 @@ pub fn family_points(map: &EvidenceMap) -> Vec<(Family, Vec<(f64, f64)>)> {
         .collect()
 }
 
-fn draw_map_chart(app: &App, map: &EvidenceMap, frame: &mut Frame, area: Rect) {
+pub(super) fn draw_map_chart(app: &App, map: &EvidenceMap, buf: &mut Buffer, area: Rect) {
     let t = &app.theme;
+    let title = " failure % by evidence length (tokens), each family at its best setting per band ";
+    let title = if Line::raw(title).width() > usize::from(area.width) {
+        " failure % by evidence length, each family at its best "
+    } else {
+        title
+    };
     let series = family_points(map);
     let top = series
         .iter()
@@ -567,10 +379,7 @@ fn draw_map_chart(app: &App, map: &EvidenceMap, frame: &mut Frame, area: Rect) {
         .collect();
     let last = map.bands.len().saturating_sub(1).max(1) as f64;
     let chart = Chart::new(datasets)
-        .block(Block::default().title(Line::styled(
-            " failure % by evidence length (tokens), each family at its best setting per band ",
-            t.title,
-        )))
+        .block(Block::default().title(Line::styled(title, t.title)))
         .legend_position(Some(LegendPosition::TopLeft))
         .hidden_legend_constraints((Constraint::Percentage(40), Constraint::Percentage(80)))
         .x_axis(
@@ -589,15 +398,15 @@ fn draw_map_chart(app: &App, map: &EvidenceMap, frame: &mut Frame, area: Rect) {
             Line::styled(format!("{:.0}%", top / 2.0), t.muted),
             Line::styled(format!("{top:.0}%"), t.muted),
         ]));
-    frame.render_widget(chart, area);
+    chart.render(area, buf);
 }
 
 /// One line per family: its failure rate in each band (the band's verdict leader marked).
-fn map_table<'a>(map: &EvidenceMap, t: &Theme) -> Vec<Line<'a>> {
+pub(super) fn map_table<'a>(map: &EvidenceMap, t: &Theme, band: usize) -> Vec<Line<'a>> {
     let mut head = vec![Span::styled(pad("family", 16), t.title)];
     for b in &map.bands {
         head.push(Span::styled(
-            format!("{:>14}", band_label(b.min_tokens, b.max_tokens)),
+            format!("{:>band$}", band_label(b.min_tokens, b.max_tokens)),
             t.title,
         ));
     }
@@ -630,7 +439,7 @@ fn map_table<'a>(map: &EvidenceMap, t: &Theme) -> Vec<Line<'a>> {
                     )
                 },
             );
-            spans.push(Span::styled(format!("{text:>14}"), t.text));
+            spans.push(Span::styled(format!("{text:>band$}"), t.text));
         }
         // What its best rows send: the share sent twice, and whether each passage is stored once.
         let best: Vec<_> = map
@@ -655,4 +464,63 @@ fn map_table<'a>(map: &EvidenceMap, t: &Theme) -> Vec<Line<'a>> {
         t.muted,
     ));
     lines
+}
+
+/// The map's placeholder before `v` draws it.
+pub(super) fn press_v(app: &App) -> Paragraph<'static> {
+    let t = &app.theme;
+    Paragraph::new(vec![
+        Line::from(vec![
+            Span::styled("Press ", t.text),
+            Span::styled("v", t.key),
+            Span::styled(
+                format!(
+                    " to draw the evidence-length map (as `tune --map`): {} passages per \
+                     band drawn over the corpus at 50–100, 100–200, 200–400 and 400–800 \
+                     tokens, each asked as an offline question, every strategy family \
+                     scored per band. No gold questions needed.",
+                    app.board.map_per_band
+                ),
+                t.text,
+            ),
+        ]),
+        Line::styled(
+            "Which strategy wins depends on how long the evidence is that readers need.",
+            t.muted,
+        ),
+    ])
+    .wrap(Wrap { trim: true })
+}
+
+/// What the map was measured on.
+pub(super) fn map_heading(map: &EvidenceMap) -> String {
+    format!(
+        "evidence-length map: {} passages per band, each asked with content words from across \
+         the passage; budget {} chunks, chunks of {} tokens, in {:.1}s",
+        map.options.per_band, map.budget, map.chunk_tokens, map.seconds
+    )
+}
+
+/// The map's verdict, the verdict of the other question kind when it disagrees, and the keys.
+pub(super) fn map_words<'a>(map: &EvidenceMap, t: &Theme) -> Vec<Line<'a>> {
+    let mut words = vec![Line::from(vec![
+        Span::styled("map verdict: ", t.title),
+        Span::styled(safe(&map.verdict), t.fired),
+    ])];
+    if let Some(other) = map.disagreeing() {
+        words.push(Line::styled(
+            format!(
+                "asked as {} questions instead ({}): {}",
+                other.kind.name(),
+                other.kind.describe(),
+                safe(&other.verdict)
+            ),
+            t.muted,
+        ));
+    }
+    words.push(Line::styled(
+        "Tab next view · v draw again · Esc cancel",
+        t.key,
+    ));
+    words
 }

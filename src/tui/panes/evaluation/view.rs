@@ -40,6 +40,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(block, area);
     match app.board.view {
         EvalView::Comparison => {}
+        EvalView::Board if app.is_compact() => {
+            return super::compact::draw_board(app, frame, inner);
+        }
+        EvalView::Map if app.is_compact() => return super::compact::draw_map(app, frame, inner),
         EvalView::Board => return super::board::draw_board(app, frame, inner),
         EvalView::Map => return super::board::draw_map(app, frame, inner),
     }
