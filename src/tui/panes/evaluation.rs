@@ -61,9 +61,9 @@ impl Pane for Evaluation {
 
     fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action> {
         let board = app.board.view == EvalView::Board;
-        // A compact screen draws the map as one column taller than the screen: the arrows
-        // scroll it.
-        if app.board.view == EvalView::Map && app.is_compact() {
+        // A compact screen draws the comparison and the map as one column, taller than the
+        // screen: the arrows scroll them.
+        if app.board.view != EvalView::Board && app.is_compact() {
             let rows = match key.code {
                 KeyCode::Up => Some(-1),
                 KeyCode::Down => Some(1),
@@ -103,9 +103,14 @@ impl Pane for Evaluation {
     }
 
     fn rows_below(&self, app: &App) -> u16 {
-        let map = app.board.view == EvalView::Map && app.is_compact();
-        app.areas()
-            .filter(|_| map)
-            .map_or(0, |areas| compact::map_rows_below(app, inside(areas.main)))
+        let Some(areas) = app.areas().filter(|_| app.is_compact()) else {
+            return 0;
+        };
+        let inner = inside(areas.main);
+        match app.board.view {
+            EvalView::Comparison => view::comparison_rows_below(app, inner),
+            EvalView::Board => 0,
+            EvalView::Map => compact::map_rows_below(app, inner),
+        }
     }
 }

@@ -202,6 +202,18 @@ fn tui_snapshot_board_and_map_at_80x24() {
 }
 
 #[test]
+fn tui_the_evaluation_comparison_scrolls_on_a_short_screen() {
+    let mut f = Fixture::evaluated();
+    f.app.update(Action::ShowPage(Page::Evaluation));
+    let first = screen(&mut f, 80, 18);
+    assert!(first.contains("more rows"), "{first}");
+    f.app.update(crate::tui::panes::scroll_page(&f.app, 1000));
+    let end = screen(&mut f, 80, 18);
+    assert!(end.contains("prepares Seams again"), "{end}");
+    assert!(end.contains("scroll back"), "{end}");
+}
+
+#[test]
 fn tui_a_long_notice_rises_above_the_status_line_whole_at_80x24() {
     let mut f = Fixture::answered();
     let text = "applied Seams k 30 m 3: k = 30, m = 3, side drop off (the seams are rebuilt for \

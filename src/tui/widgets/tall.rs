@@ -5,6 +5,7 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
+use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 
 /// The most rows a tall page takes.
@@ -86,6 +87,23 @@ impl TallPage {
                 *to = from.clone();
             }
         }
+    }
+
+    /// Show the page's rows from `scroll` in `area` of `out`, and when it does not fit, say so
+    /// in `style` on the border row below `area`, at its right.
+    pub fn show_with_note(&self, scroll: u16, out: &mut Buffer, area: Rect, style: Style) {
+        self.show(scroll, out, area);
+        let Some(note) = self.scroll_note(scroll, area.height) else {
+            return;
+        };
+        let border = Rect {
+            y: area.bottom(),
+            height: 1,
+            ..area
+        };
+        Line::styled(note, style)
+            .right_aligned()
+            .render(border, out);
     }
 
     /// What the border says when the page does not fit `height` rows from `scroll`: the rows

@@ -6,7 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 use seamscope::board::BoardRow;
 use seamscope::text::safe;
 
@@ -183,17 +183,7 @@ fn narrow_row_line<'a>(row: &BoardRow, selected: bool, t: &Theme, label: usize) 
 /// job's progress, the heading, the chart, the table, the verdict.
 pub fn draw_map(app: &App, frame: &mut Frame, area: Rect) {
     let page = map_column(app, area.width, base_style(frame.buffer_mut(), area));
-    page.show(app.scroll, frame.buffer_mut(), area);
-    if let Some(note) = page.scroll_note(app.scroll, area.height) {
-        // On the page's bottom border, below `area`.
-        let border = Rect {
-            y: area.bottom(),
-            height: 1,
-            ..area
-        };
-        let note = Line::styled(note, app.theme.notice).right_aligned();
-        frame.render_widget(Block::default().title(note), border);
-    }
+    page.show_with_note(app.scroll, frame.buffer_mut(), area, app.theme.notice);
 }
 
 /// Rows of the one-column map below `area` when scrolled to the top (0 when it fits).

@@ -17,6 +17,7 @@ use crate::tui::jobs::EvalJobKind;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::bars::{bar, pad};
 use crate::tui::widgets::gauge::{progress, thousands};
+use crate::tui::widgets::tall::{TallPage, base_style};
 
 /// Columns of the strategy names.
 const NAME: usize = 22;
@@ -47,6 +48,28 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         EvalView::Board => return super::board::draw_board(app, frame, inner),
         EvalView::Map => return super::board::draw_map(app, frame, inner),
     }
+    let lines = comparison_lines(app, inner.width);
+    if app.is_compact() {
+        // A compact screen scrolls the comparison when it is taller than the page.
+        let mut page = TallPage::new(inner.width, base_style(frame.buffer_mut(), inner));
+        page.paragraph(Paragraph::new(lines).wrap(Wrap { trim: false }));
+        page.show_with_note(app.scroll, frame.buffer_mut(), inner, t.notice);
+        return;
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// Rows of the comparison below a compact screen's page of `inner` size (0 when it fits).
+pub fn comparison_rows_below(app: &App, inner: Rect) -> u16 {
+    let mut page = TallPage::new(inner.width, Style::default());
+    page.paragraph(Paragraph::new(comparison_lines(app, inner.width)).wrap(Wrap { trim: false }));
+    page.rows().saturating_sub(inner.height)
+}
+
+/// The comparison view `width` wide: what ran, then the rows as bar charts and Seams' rates,
+/// or the intro, or what stopped the run.
+fn comparison_lines<'a>(app: &App, width: u16) -> Vec<Line<'a>> {
+    let t = &app.theme;
     let mut lines = head_lines(app);
     lines.push(Line::from(""));
     if let Some(problem) = &app.evaluation.problem {
@@ -54,10 +77,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     } else if app.evaluation.rows.is_empty() {
         lines.extend(intro(t));
     } else {
-        lines.extend(chart(app, usize::from(inner.width)));
+        lines.extend(chart(app, usize::from(width)));
         lines.push(Line::from(""));
         for row in app.evaluation.rows.iter().filter(|r| is_seams(r)) {
-            lines.extend(seams_lines(app, row, usize::from(inner.width)));
+            lines.extend(seams_lines(app, row, usize::from(width)));
         }
         lines.push(Line::from(""));
         lines.push(Line::styled(
@@ -67,7 +90,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             t.muted,
         ));
     }
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    lines
 }
 
 /// The page's name and its views, the one shown marked: ` Evaluation · strategies under one
