@@ -1,4 +1,6 @@
-//! End to end: the real binary in tmux on `sample-corpus/`, read back from the pane.
+//! End to end: the real binary in tmux on `sample-corpus/`, read back from the pane, at 200 x 60
+//! (every pane at once) and at 80 x 24 (the default of most terminal programs: one pane at a
+//! time, Tab walking them, the calibration page and the help scrolled).
 //!
 //! It waits for indexing, types a question, finds the fused ranking and a fired seam, opens the
 //! help, calibrates `m` on the calibration page and applies the recommendation, looks at the
@@ -14,8 +16,35 @@ use common::tmux::Tmux;
 
 #[test]
 fn tui_end_to_end_in_tmux_on_the_sample_corpus() {
+    end_to_end(200, 60);
+}
+
+#[test]
+fn tui_end_to_end_in_tmux_on_the_sample_corpus_at_80_by_24() {
+    end_to_end(80, 24);
+}
+
+/// The calibration page as far as it goes: the screen itself, or on a compact screen every row
+/// of it, scrolled through.
+fn calibration_page(tmux: &Tmux, compact: bool) -> String {
+    if compact {
+        tmux.read_scrolled()
+    } else {
+        tmux.screen()
+    }
+}
+
+fn end_to_end(width: u16, height: u16) {
+    let compact = width < 120;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tui-e2e");
+    // Each size in a folder of its own (the two tests may run at once), where later runs
+    // reopen its index.
+    let folder = if compact {
+        format!("tui-e2e-{width}x{height}")
+    } else {
+        "tui-e2e".to_string()
+    };
+    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(folder);
     std::fs::create_dir_all(&work).unwrap_or_else(|e| panic!("{}: {e}", work.display()));
     // m = 1 so the question below fires a seam whatever the default margin is; the index cache
     // lives under target/ so later runs reopen it instead of embedding again.
@@ -23,7 +52,7 @@ fn tui_end_to_end_in_tmux_on_the_sample_corpus() {
     std::fs::write(&config, "m = 1\nbudget = 5\n").unwrap_or_else(|e| panic!("{e}"));
     let cache = work.join("cache");
 
-    let tmux = Tmux::start(&root, "e2e");
+    let tmux = Tmux::start_sized(&root, &format!("e2e{width}"), width, height);
     tmux.type_text("export PS1='e2e$ '");
     tmux.keys(&["Enter"]);
     let command = format!(
@@ -36,7 +65,13 @@ fn tui_end_to_end_in_tmux_on_the_sample_corpus() {
     tmux.keys(&["Enter"]);
 
     // Indexing (or reopening the cached index) finishes: the documents and their counts show.
-    let opened = tmux.wait_for(&["Documents · 13", "chunks of 1024 tokens"], 600);
+    // A compact screen shows the text first; the header counts the documents either way.
+    let ready = if compact {
+        ["13 documents", "chunks of 1024 tokens"]
+    } else {
+        ["Documents · 13", "chunks of 1024 tokens"]
+    };
+    let opened = tmux.wait_for(&ready, 600);
     assert!(opened.contains("press / and type a question") || opened.contains("Query"));
 
     // `/` starts typing in the query box: type a question and run it.
@@ -44,7 +79,16 @@ fn tui_end_to_end_in_tmux_on_the_sample_corpus() {
     tmux.type_text("Why does the order service accept stale reads?");
     std::thread::sleep(Duration::from_millis(300));
     tmux.keys(&["Enter"]);
-    let answered = tmux.wait_for(&["Fused ranking ·", "▲ fires", "Fire test · m = 1"], 60);
+    let answered = if compact {
+        // The ranking first, the seam firing in it; Tab walks to the fire test and the fill.
+        let ranking = tmux.wait_for(&["Fused ranking ·", "▲ fires"], 60);
+        assert!(ranking.contains("seam 42|43"), "{ranking}");
+        let fire = tmux.tab_until("Fire test · m = 1");
+        let fill = tmux.tab_until("Budget fill");
+        format!("{ranking}{fire}{fill}")
+    } else {
+        tmux.wait_for(&["Fused ranking ·", "▲ fires", "Fire test · m = 1"], 60)
+    };
     assert!(answered.contains("seam 42|43"), "{answered}");
     assert!(
         answered.contains("fires at #") || answered.contains(": fires"),
@@ -54,6 +98,17 @@ fn tui_end_to_end_in_tmux_on_the_sample_corpus() {
 
     // `?` shows the help; Esc closes it.
     tmux.type_text("?");
+    if compact {
+        // The help is taller than the screen: PgDn scrolls to its last key.
+        tmux.wait_for(&["Help · seamscope keys", "↑↓ PgUp PgDn scroll"], 10);
+        for _ in 0..30 {
+            if tmux.screen().contains("q  or  Ctrl-C") {
+                break;
+            }
+            tmux.keys(&["NPage"]);
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
     tmux.wait_for(&["Help · seamscope keys", "q  or  Ctrl-C"], 10);
     tmux.keys(&["Escape"]);
     std::thread::sleep(Duration::from_millis(500));
@@ -65,19 +120,33 @@ fn tui_end_to_end_in_tmux_on_the_sample_corpus() {
     tmux.type_text("2");
     tmux.wait_for(&["Calibration of m", "Press r to calibrate"], 10);
     tmux.type_text("r");
-    let calibrated = tmux.wait_for(
-        &[
-            "Recommended m =",
-            "failure % vs m",
-            "k scan: k 100",
-            "unsplit (",
-        ],
+    let parts = [
+        "Recommended m =",
+        "failure % vs m",
+        "k scan: k 100",
+        "unsplit (",
+    ];
+    let shown = if compact {
+        // One column, scrolled: the chart on the first screen, the rest below it.
+        &parts[1..2]
+    } else {
+        &parts[..]
+    };
+    tmux.wait_for(
+        shown,
         // The report is shown as soon as it is measured; the quick board's other strategies
         // are scored beside it afterwards (on a cold vector cache they embed about 2,400
         // overlapping chunks and windows first, which this test does not wait for: the page's
         // line is checked by its snapshot, the comparison itself by tests/cli_calibrate.rs).
         300,
     );
+    let calibrated = calibration_page(&tmux, compact);
+    for part in parts {
+        assert!(
+            calibrated.contains(part),
+            "{part} on the page:\n{calibrated}"
+        );
+    }
     // Measured on the gold set (while the other strategies are scored, the page's top line is
     // their progress, so the set is named by the chart and the questions line).
     assert!(
@@ -91,12 +160,28 @@ fn tui_end_to_end_in_tmux_on_the_sample_corpus() {
     );
     // Seams fails fewer questions than chunks only there, so the other strategies are being
     // scored beside it, and the page says so while they are.
-    let beside = tmux.wait_until("the other strategies beside Seams", 60, |s| {
-        s.contains("beside Seams") || s.contains("Other strategies on the same")
-    });
-    assert!(beside.contains("Recommended m ="), "{beside}");
+    let beside = |s: &str| s.contains("beside Seams") || s.contains("Other strategies on the same");
+    let started = std::time::Instant::now();
+    let mut page = calibration_page(&tmux, compact);
+    while !beside(&page) {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the other strategies beside Seams:\n{page}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+        page = calibration_page(&tmux, compact);
+    }
+    assert!(page.contains("Recommended m ="), "{page}");
     tmux.type_text("a");
-    tmux.wait_for(&["the recommendation ✓"], 10);
+    let started = std::time::Instant::now();
+    while !calibration_page(&tmux, compact).contains("the recommendation ✓") {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "k and m applied:\n{}",
+            calibration_page(&tmux, compact)
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
 
     // `3` shows the evaluation page, waiting for `r`; `1` goes back to the question.
     tmux.type_text("3");
@@ -105,13 +190,19 @@ fn tui_end_to_end_in_tmux_on_the_sample_corpus() {
         10,
     );
     tmux.type_text("1");
-    tmux.wait_for(&["Fused ranking ·"], 10);
+    // Back on the explore page: its panes, or on a compact screen the strip naming them.
+    let explore = if compact {
+        "Tab panes:"
+    } else {
+        "Fused ranking ·"
+    };
+    tmux.wait_for(&[explore], 10);
 
     // `q` quits; the shell is usable again and the terminal is out of raw mode.
     tmux.type_text("q");
     tmux.wait_until("the shell prompt after quitting", 10, |screen| {
         let last = screen.lines().rev().find(|l| !l.trim().is_empty());
-        !screen.contains("Fused ranking") && last.is_some_and(|l| l.trim() == "e2e$")
+        !screen.contains(explore) && last.is_some_and(|l| l.trim() == "e2e$")
     });
     tmux.type_text("echo shell-ok-$((6*7)); stty -a | tr ' ' '\\n' | grep -x -e icanon -e echo");
     tmux.keys(&["Enter"]);
@@ -120,7 +211,7 @@ fn tui_end_to_end_in_tmux_on_the_sample_corpus() {
         screen.contains("shell-ok-42") && last.is_some_and(|l| l.trim() == "e2e$")
     });
     assert!(
-        !after.contains("Fused ranking"),
+        !after.contains(explore),
         "the alternate screen is gone:\n{after}"
     );
     let lines: Vec<&str> = after.lines().map(str::trim).collect();

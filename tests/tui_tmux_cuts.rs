@@ -1,6 +1,7 @@
 //! The screen on your own cuts, in the real binary under tmux: `--cuts FILE` names the chunker by
 //! its file, marks each cut, shows text no chunk holds as uncovered and text two chunks share as
-//! shared; `x` cycles through the built-in chunkers and back to the given cuts.
+//! shared; `x` cycles through the built-in chunkers and back to the given cuts. At 200 x 60 and
+//! at 80 x 24, where the text pane is shown alone and `]` walks it from cut to cut.
 
 mod common;
 
@@ -31,9 +32,19 @@ fn corpus_and_cuts(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
 
 #[test]
 fn tui_given_cuts_show_cut_marks_shared_and_uncovered_text() {
+    given_cuts(200, 60);
+}
+
+#[test]
+fn tui_given_cuts_show_cut_marks_shared_and_uncovered_text_at_80_by_24() {
+    given_cuts(80, 24);
+}
+
+fn given_cuts(width: u16, height: u16) {
+    let compact = width < 120;
     let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let (docs, cuts) = corpus_and_cuts(work.path());
-    let tmux = Tmux::start(work.path(), "cuts");
+    let tmux = Tmux::start_sized(work.path(), &format!("cuts{width}"), width, height);
     tmux.shell("export PS1='e2e$ '");
     tmux.shell(&format!(
         "SEAMSCOPE_CACHE_DIR='{}' '{}' '{}' --cuts '{}'",
@@ -42,7 +53,21 @@ fn tui_given_cuts_show_cut_marks_shared_and_uncovered_text() {
         docs.display(),
         cuts.display()
     ));
-    let screen = tmux.wait_for(&["Documents · 1", "3 chunks (given (my-cuts.jsonl))"], 300);
+    // A compact screen shows the text alone; the header counts the documents either way.
+    let opened = if compact {
+        "1 documents"
+    } else {
+        "Documents · 1"
+    };
+    let mut screen = tmux.wait_for(&[opened, "3 chunks (given (my-cuts.jsonl))"], 300);
+    if compact {
+        // The text pane shows part of the document: `]` walks on to the next cut.
+        for _ in 0..3 {
+            tmux.keys(&["]"]);
+            std::thread::sleep(std::time::Duration::from_millis(400));
+            screen.push_str(&tmux.screen());
+        }
+    }
     assert!(
         screen.contains("chunker given (my-cuts.jsonl)"),
         "the Settings box names the file:\n{screen}"
@@ -76,7 +101,7 @@ fn tui_given_cuts_show_cut_marks_shared_and_uncovered_text() {
         120,
     );
     tmux.type_text("q");
-    tmux.wait_for_prompt("Documents · 1", 10);
+    tmux.wait_for_prompt(opened, 10);
 }
 
 #[test]

@@ -64,19 +64,6 @@ fn tui_presenter_mode_gold_verdict_and_pinned_settings_at_80_by_24() {
     presenter_mode_gold_verdict_and_pinned_settings(80, 24);
 }
 
-/// Until the pane shows `what`, press Tab (a compact screen shows one pane at a time).
-fn tab_until(tmux: &Tmux, what: &str) -> String {
-    for _ in 0..8 {
-        let screen = tmux.screen();
-        if screen.contains(what) {
-            return tmux.wait_for(&[what], 10);
-        }
-        tmux.keys(&["Tab"]);
-        std::thread::sleep(Duration::from_millis(300));
-    }
-    tmux.wait_for(&[what], 10)
-}
-
 fn presenter_mode_gold_verdict_and_pinned_settings(width: u16, height: u16) {
     let compact = width < 120;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -114,7 +101,7 @@ fn presenter_mode_gold_verdict_and_pinned_settings(width: u16, height: u16) {
         // The ranking first, the seam firing in it; Tab walks to the comparison's verdict.
         let ranking = tmux.wait_for(&["Fused ranking ·", "▲ fires"], 60);
         assert_nothing_cut(&ranking, "the ranking");
-        tab_until(&tmux, "A01 ✓ with")
+        tmux.tab_until("A01 ✓ with")
     } else {
         tmux.wait_until("A01's verdict", 60, |s| {
             (s.contains("A01 ✓ with") || s.contains("A01 ✗ with")) && s.contains("Fused ranking ·")

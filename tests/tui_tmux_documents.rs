@@ -1,7 +1,7 @@
 //! The screen on your loader's text, in the real binary under tmux: `--documents FILE` with
 //! `--cuts FILE` (a PDF's pages as a loader made them, chunks counting from their page), and
 //! `--cuts FILE` alone (the documents rebuilt from the chunks). The text pane shows exactly each
-//! chunk's `page_content`.
+//! chunk's `page_content`, at 200 x 60 and at 80 x 24 (where the text pane is shown alone).
 
 mod common;
 
@@ -45,14 +45,24 @@ fn dumps(dir: &Path) -> (PathBuf, PathBuf) {
 }
 
 fn open_and_check(work: &Path, name: &str, args: &str) {
-    let tmux = Tmux::start(work, name);
+    open_and_check_sized(work, name, args, 200, 60);
+}
+
+fn open_and_check_sized(work: &Path, name: &str, args: &str, width: u16, height: u16) {
+    let tmux = Tmux::start_sized(work, &format!("{name}{width}"), width, height);
+    // A compact screen shows the text alone; the header counts the documents either way.
+    let opened = if width < 120 {
+        "1 documents"
+    } else {
+        "Documents · 1"
+    };
     tmux.shell("export PS1='e2e$ '");
     tmux.shell(&format!(
         "SEAMSCOPE_CACHE_DIR='{}' '{}' {args}",
         work.join("cache").display(),
         env!("CARGO_BIN_EXE_seamscope"),
     ));
-    let screen = tmux.wait_for(&["Documents · 1", "4 chunks (given (cuts.jsonl))"], 300);
+    let screen = tmux.wait_for(&[opened, "4 chunks (given (cuts.jsonl))"], 300);
     assert!(screen.contains("manual.pdf"), "the document:\n{screen}");
     for (_, _, text) in CHUNKS {
         assert!(
@@ -65,7 +75,7 @@ fn open_and_check(work: &Path, name: &str, args: &str) {
         "the cut between the pages:\n{screen}"
     );
     tmux.type_text("q");
-    tmux.wait_for_prompt("Documents · 1", 10);
+    tmux.wait_for_prompt(opened, 10);
 }
 
 #[test]
@@ -81,6 +91,18 @@ fn tui_opens_a_loaders_documents_with_its_chunks() {
             cuts.display()
         ),
     );
+}
+
+#[test]
+fn tui_opens_a_loaders_documents_with_its_chunks_at_80_by_24() {
+    let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (docs, cuts) = dumps(work.path());
+    let args = format!(
+        "--documents '{}' --cuts '{}'",
+        docs.display(),
+        cuts.display()
+    );
+    open_and_check_sized(work.path(), "documents", &args, 80, 24);
 }
 
 #[test]

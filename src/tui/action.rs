@@ -245,6 +245,9 @@ pub enum Action {
     ToggleHelp,
     /// Scroll the help overlay by rows (it scrolls when taller than the screen).
     ScrollHelp(i32),
+    /// Scroll the page shown to this row, where a compact screen draws it as one column
+    /// taller than the screen (the calibration page, the evidence-length map).
+    ScrollPage(u16),
     /// Move the keyboard focus to a pane.
     Focus(Pane),
     /// Move the focus to the next pane in Tab order.

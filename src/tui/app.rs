@@ -144,6 +144,10 @@ pub struct App {
     pub notice: Option<Notice>,
     /// The calibration page.
     pub calibration: CalibrationState,
+    /// Rows the page shown is scrolled, where a compact screen draws it as one column taller
+    /// than the screen (the calibration page, the evidence-length map); 0 on another page or
+    /// view.
+    pub scroll: u16,
     /// The evaluation page.
     pub evaluation: EvalState,
     /// The evaluation page's strategy board and evidence-length map.
@@ -200,6 +204,7 @@ impl App {
             open_error: None,
             notice: None,
             calibration: CalibrationState::default(),
+            scroll: 0,
             evaluation: EvalState::default(),
             board: BoardState::default(),
             pages: PageStates::default(),
@@ -406,6 +411,7 @@ impl App {
             | Action::Suspend
             | Action::ToggleHelp
             | Action::ScrollHelp(_)
+            | Action::ScrollPage(_)
             | Action::CycleTheme
             | Action::ShowPage(_)
             | Action::Resize(..)
@@ -481,6 +487,7 @@ impl App {
                     *row = (i32::from(*row) + delta).clamp(0, 1000) as u16;
                 }
             }
+            Action::ScrollPage(row) => self.scroll = row,
             Action::CycleTheme => self.cycle_theme(),
             Action::ShowPage(page) => self.show_page(page),
             Action::Resize(width, height) => self.resize(width, height),
@@ -625,6 +632,9 @@ impl App {
 
     /// Show a page; the keyboard leaves the query box.
     fn show_page(&mut self, page: Page) {
+        if page != self.page {
+            self.scroll = 0;
+        }
         self.page = page;
         self.typing = false;
     }

@@ -1,9 +1,11 @@
 //! What every pane's drawing shares: the bordered block with its title (the focused pane's
 //! stands out), text cut or wrapped to a width, row styles and empty-pane hints.
 
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::action::Pane;
 use super::app::App;
@@ -89,4 +91,18 @@ pub fn wrap_words(text: &str, width: usize) -> Vec<String> {
         lines.push(line);
     }
     lines
+}
+
+/// Rows `lines` take as drawn in a paragraph wrapped (trimmed) to `width` columns, up to 200:
+/// drawn off screen and counted, since a word wrap may take more rows than the characters.
+pub fn wrapped_rows(lines: &[Line<'_>], width: u16) -> u16 {
+    const MOST: u16 = 200;
+    let width = width.max(1);
+    let mut scratch = Buffer::empty(Rect::new(0, 0, width, MOST));
+    Paragraph::new(lines.to_vec())
+        .wrap(Wrap { trim: true })
+        .render(scratch.area, &mut scratch);
+    let written =
+        |y: u16| (0..width).any(|x| scratch.cell((x, y)).is_some_and(|c| c.symbol() != " "));
+    (0..MOST).rev().find(|y| written(*y)).map_or(0, |y| y + 1)
 }

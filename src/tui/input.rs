@@ -8,7 +8,7 @@ use ratatui::layout::Position;
 
 use super::action::{Action, Page, Pane, Slider};
 use super::app::App;
-use super::panes::{PagePane, page_for_key};
+use super::panes::{PagePane, page_for_key, scroll_page};
 use super::widgets::slider::{SliderHit, hit};
 
 /// Rows one wheel notch scrolls.
@@ -167,8 +167,13 @@ fn mouse_action(app: &App, mouse: &MouseEvent) -> Option<Action> {
             _ => None,
         };
     }
+    // The other pages scroll where a compact screen draws them taller than the screen.
     if app.page != Page::Explore {
-        return None;
+        return match mouse.kind {
+            MouseEventKind::ScrollUp => Some(scroll_page(app, -WHEEL_ROWS)),
+            MouseEventKind::ScrollDown => Some(scroll_page(app, WHEEL_ROWS)),
+            _ => None,
+        };
     }
     let pane = areas.pane_at(at)?;
     match mouse.kind {

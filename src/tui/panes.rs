@@ -68,6 +68,11 @@ pub trait Pane: Sync {
     fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action>;
     /// Draw the page into the main area (`areas.main`; the explore page uses its panes' areas).
     fn draw(&self, app: &App, frame: &mut Frame, areas: &Areas);
+    /// Rows of the page below the main area when scrolled to the top, where a compact screen
+    /// draws it as one tall column ([`App::scroll`] scrolls it); 0 when it fits.
+    fn rows_below(&self, _app: &App) -> u16 {
+        0
+    }
 }
 
 /// The page list's components: `page.pane()` is the page's [`Pane`]. ([`Page`], the list
@@ -92,6 +97,12 @@ impl PagePane for Page {
     fn label(self) -> &'static str {
         self.pane().name()
     }
+}
+
+/// Scroll the page shown by `rows` (negative: up), within its rows below the screen.
+pub fn scroll_page(app: &App, rows: i32) -> Action {
+    let limit = i32::from(app.page.pane().rows_below(app));
+    Action::ScrollPage((i32::from(app.scroll) + rows).clamp(0, limit) as u16)
 }
 
 /// The page a key shows, if it is a page key.

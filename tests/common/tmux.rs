@@ -138,6 +138,41 @@ impl Tmux {
     }
 }
 
+impl Tmux {
+    /// Until the pane shows `what`, press Tab (a compact screen shows one pane at a time, and
+    /// the evaluation page's views take turns).
+    pub fn tab_until(&self, what: &str) -> String {
+        for _ in 0..8 {
+            if self.screen().contains(what) {
+                return self.wait_for(&[what], 10);
+            }
+            self.keys(&["Tab"]);
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        self.wait_for(&[what], 10)
+    }
+
+    /// A page taller than the screen read whole: from its top (`Home`), one screen after
+    /// another (`PgDn`) until the page stops moving; the screens joined.
+    pub fn read_scrolled(&self) -> String {
+        self.keys(&["Home"]);
+        std::thread::sleep(Duration::from_millis(300));
+        let mut seen = self.screen();
+        let mut last = seen.clone();
+        for _ in 0..20 {
+            self.keys(&["NPage"]);
+            std::thread::sleep(Duration::from_millis(300));
+            let now = self.screen();
+            if now == last {
+                break;
+            }
+            seen.push_str(&now);
+            last = now;
+        }
+        seen
+    }
+}
+
 impl Drop for Tmux {
     fn drop(&mut self) {
         let _ = self.run(&["kill-server"]);

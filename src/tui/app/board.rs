@@ -19,6 +19,9 @@ use crate::tui::jobs::{BoardJob, BoardJobKind};
 /// Rows of the evaluation page's board view that are not table rows (the job line, the
 /// verdict, the table's heading, the selected row's deployment line and the key hints).
 pub const BOARD_CHROME_ROWS: usize = 13;
+/// The same on a compact screen, with a verdict of three lines: the heading, the verdict, the
+/// table's heading, the selected row's deployment and a short legend.
+pub const COMPACT_BOARD_CHROME_ROWS: usize = 9;
 
 /// Which view of the evaluation page is shown (`Tab` cycles).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -130,9 +133,14 @@ impl App {
     /// Rows of board table the evaluation page shows at the current size.
     pub fn board_table_height(&self) -> usize {
         self.areas().map_or(10, |a| {
-            usize::from(a.documents.union(a.compare).height)
-                .saturating_sub(2 + BOARD_CHROME_ROWS)
-                .max(3)
+            // A compact screen's board has less around its table (the drawing keeps the
+            // cursor's row shown whatever the verdict's length).
+            let (height, chrome) = if self.is_compact() {
+                (a.main.height, COMPACT_BOARD_CHROME_ROWS)
+            } else {
+                (a.documents.union(a.compare).height, BOARD_CHROME_ROWS)
+            };
+            usize::from(height).saturating_sub(2 + chrome).max(3)
         })
     }
 
@@ -227,6 +235,7 @@ impl App {
         let at = all.iter().position(|v| *v == self.board.view).unwrap_or(0) as i32;
         let next = (at + step).rem_euclid(all.len() as i32) as usize;
         self.board.view = all[next];
+        self.scroll = 0;
     }
 
     /// Move the board's row cursor.

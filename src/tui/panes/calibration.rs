@@ -6,7 +6,7 @@ mod view;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 
-use super::{HelpGroup, Pane};
+use super::{HelpGroup, Pane, scroll_page};
 use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::screen::Areas;
@@ -52,17 +52,29 @@ impl Pane for Calibration {
         ]
     }
 
-    fn handle_key(&self, _app: &App, key: &KeyEvent) -> Option<Action> {
+    fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action> {
         Some(match key.code {
             KeyCode::Char('r') => Action::RunCalibration,
             KeyCode::Char('a') => Action::ApplyRecommendedM,
             KeyCode::Char('g') => Action::ToggleCalibrationQuestions,
             KeyCode::Esc => Action::CancelJob,
+            KeyCode::Up => scroll_page(app, -1),
+            KeyCode::Down => scroll_page(app, 1),
+            KeyCode::PageUp => scroll_page(app, -10),
+            KeyCode::PageDown => scroll_page(app, 10),
+            KeyCode::Home => scroll_page(app, -1000),
+            KeyCode::End => scroll_page(app, 1000),
             _ => return None,
         })
     }
 
     fn draw(&self, app: &App, frame: &mut Frame, areas: &Areas) {
         view::draw(app, frame, areas.main);
+    }
+
+    fn rows_below(&self, app: &App) -> u16 {
+        app.areas()
+            .filter(|_| app.is_compact())
+            .map_or(0, |areas| view::rows_below(app, areas.main))
     }
 }

@@ -3,6 +3,7 @@
 //! (`evaluation/board.rs`).
 
 mod board;
+mod compact;
 pub(crate) mod view;
 
 use crossterm::event::{KeyCode, KeyEvent};
@@ -10,10 +11,10 @@ use ratatui::Frame;
 
 pub use board::family_points;
 
-use super::{HelpGroup, Pane};
+use super::{HelpGroup, Pane, scroll_page};
 use crate::tui::action::{Action, BoardConstraint};
 use crate::tui::app::{App, EvalView};
-use crate::tui::screen::Areas;
+use crate::tui::screen::{Areas, inside};
 
 /// The evaluation page.
 pub struct Evaluation;
@@ -60,6 +61,22 @@ impl Pane for Evaluation {
 
     fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action> {
         let board = app.board.view == EvalView::Board;
+        // A compact screen draws the comparison and the map as one column, taller than the
+        // screen: the arrows scroll them.
+        if app.board.view != EvalView::Board && app.is_compact() {
+            let rows = match key.code {
+                KeyCode::Up => Some(-1),
+                KeyCode::Down => Some(1),
+                KeyCode::PageUp => Some(-10),
+                KeyCode::PageDown => Some(10),
+                KeyCode::Home => Some(-1000),
+                KeyCode::End => Some(1000),
+                _ => None,
+            };
+            if let Some(rows) = rows {
+                return Some(scroll_page(app, rows));
+            }
+        }
         Some(match key.code {
             KeyCode::Char('o') if board => Action::CycleConstraint(BoardConstraint::Once),
             KeyCode::Char('V') if board => Action::CycleConstraint(BoardConstraint::MaxVectors),
@@ -83,5 +100,17 @@ impl Pane for Evaluation {
 
     fn draw(&self, app: &App, frame: &mut Frame, areas: &Areas) {
         view::draw(app, frame, areas.main);
+    }
+
+    fn rows_below(&self, app: &App) -> u16 {
+        let Some(areas) = app.areas().filter(|_| app.is_compact()) else {
+            return 0;
+        };
+        let inner = inside(areas.main);
+        match app.board.view {
+            EvalView::Comparison => view::comparison_rows_below(app, inner),
+            EvalView::Board => 0,
+            EvalView::Map => compact::map_rows_below(app, inner),
+        }
     }
 }

@@ -5,10 +5,11 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Clear, Paragraph};
 
 use crate::tui::action::Page;
 use crate::tui::app::App;
+use crate::tui::chrome::wrap_words;
 use crate::tui::panes::PagePane;
 
 /// The marks of the explore page, as (mark, meaning) pairs (the help says more).
@@ -59,6 +60,16 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         }
         spans.push(Span::styled(" │ ", t.status));
     }
+    // On a compact screen a notice wider than the line rises above it, wrapped, rather than
+    // losing its end.
+    if let Some(n) = &app.notice
+        && app.is_compact()
+    {
+        let text = format!(" {}", seamscope::text::safe(&n.text));
+        if Span::raw(text.as_str()).width() + 1 > usize::from(area.width) {
+            return draw_tall_notice(app, frame, area, &text, n.error);
+        }
+    }
     let notice = app.notice.as_ref().map(|n| {
         let style = if n.error { t.error } else { t.notice };
         Line::from(Span::styled(
@@ -105,4 +116,23 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     if let Some(line) = notice {
         frame.render_widget(Paragraph::new(line).style(t.status), notice_area);
     }
+}
+
+/// A notice too wide for the status line, wrapped on up to three rows that end on the status
+/// line (over the bottom of the page for as long as the notice stands).
+fn draw_tall_notice(app: &App, frame: &mut Frame, area: Rect, text: &str, error: bool) {
+    let t = &app.theme;
+    let style = t.status.patch(if error { t.error } else { t.notice });
+    let lines: Vec<Line> = wrap_words(text, usize::from(area.width.saturating_sub(2)))
+        .into_iter()
+        .map(|l| Line::styled(format!(" {l}"), style))
+        .collect();
+    let rows = (lines.len() as u16).clamp(1, 3).min(area.y + 1);
+    let rect = Rect {
+        y: area.bottom().saturating_sub(rows),
+        height: rows,
+        ..area
+    };
+    frame.render_widget(Clear, rect);
+    frame.render_widget(Paragraph::new(lines).style(t.status), rect);
 }

@@ -201,7 +201,7 @@ fn tui_snapshot_evaluation_page() {
 }
 
 /// A screen on the evaluation page showing the fixture's board (or map, with `map`).
-fn board_shown(map: bool) -> Fixture {
+pub(super) fn board_shown(map: bool) -> Fixture {
     use crate::tui::background::{BoardDone, BoardResult};
     let mut f = Fixture::answered();
     f.app

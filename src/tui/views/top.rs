@@ -103,10 +103,14 @@ fn chunking_title(app: &App) -> Line<'static> {
 /// Draw the four sliders, with the chunker and heading prefixes in the box's title.
 pub fn draw_sliders(app: &App, frame: &mut Frame, areas: &Areas) {
     let t = &app.theme;
-    let block = Block::bordered()
-        .border_style(t.border)
-        .title(chunking_title(app))
-        .title(Line::styled(" m/M b/B instant · k/K c/C rebuild ", t.muted).right_aligned());
+    let title = chunking_title(app);
+    let keys = " m/M b/B instant · k/K c/C rebuild ";
+    // The keys only where they fit beside the chunker's name (a cuts file's can be long).
+    let room = title.width() + Line::raw(keys).width() + 2 <= usize::from(areas.sliders.width);
+    let mut block = Block::bordered().border_style(t.border).title(title);
+    if room {
+        block = block.title(Line::styled(keys, t.muted).right_aligned());
+    }
     frame.render_widget(block, areas.sliders);
     for slider in Slider::ALL {
         // A rebuilding slider shows its new value with a mark until the new layout arrives.

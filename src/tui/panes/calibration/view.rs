@@ -6,11 +6,12 @@
 //! range, and what the question generator does and cannot do. Every number comes from the report.
 
 use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Wrap};
+use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Widget, Wrap};
 use seamscope::calibrate::{Benefit, CalibrationReport, Distribution, MarginCurve, WarningKind};
 
 use crate::tui::app::App;
@@ -18,26 +19,44 @@ use crate::tui::chrome::wrap_words;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::bars::{bar, pad};
 use crate::tui::widgets::gauge::progress;
+use crate::tui::widgets::tall::{TallPage, base_style};
 
 /// Columns of a bin's label.
 const LABEL: usize = 9;
 /// Columns of the marks after the bars.
 const MARKS: usize = 22;
 
-/// Draw the calibration page in `area`.
+/// The keys in the page's title, when they fit beside its name.
+const KEYS: &str = " r run · a apply k and m · g gold questions / passages · Esc cancel ";
+/// The keys in the title of a narrow page (the status line has the rest).
+const KEYS_SHORT: &str = " r run · a apply · Esc cancel ";
+/// Rows of the chart in the one-column page of a compact screen.
+const CHART_ROWS: u16 = 9;
+
+/// Draw the calibration page in `area`: side by side on a full screen, one column scrolled by
+/// `↑` `↓` on a compact one (below 120 × 34), so nothing is lost off its bottom.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
-    let block = Block::bordered()
+    let keys = if 18 + KEYS.len() as u16 + 2 <= area.width {
+        KEYS
+    } else {
+        KEYS_SHORT
+    };
+    let mut block = Block::bordered()
         .border_style(t.border_focused)
         .title(Line::styled(" Calibration of m ", t.title))
-        .title(
-            Line::styled(
-                " r run · a apply k and m · g gold questions / passages · Esc cancel ",
-                t.muted,
-            )
-            .right_aligned(),
-        );
+        .title(Line::styled(keys, t.muted).right_aligned());
     let inner = block.inner(area);
+    if app.is_compact() {
+        let page = one_column(app, inner.width, base_style(frame.buffer_mut(), inner));
+        let scroll = app.scroll;
+        if let Some(note) = page.scroll_note(scroll, inner.height) {
+            block = block.title_bottom(Line::styled(note, t.notice).right_aligned());
+        }
+        frame.render_widget(block, area);
+        page.show(scroll, frame.buffer_mut(), inner);
+        return;
+    }
     frame.render_widget(block, area);
     let report = app.calibration.report.as_deref();
     let width = usize::from(inner.width);
@@ -77,7 +96,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         .areas::<3>(area)
     };
     let [chart_area, _, verdict_area] = columns(top);
-    draw_curve(app, &report.objective, frame, chart_area);
+    draw_curve(app, &report.objective, frame.buffer_mut(), chart_area);
     frame.render_widget(
         Paragraph::new(verdict).wrap(Wrap { trim: true }),
         verdict_area,
@@ -88,17 +107,58 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(generator).wrap(Wrap { trim: true }), foot);
 }
 
+/// Rows of the one-column page below `main` when scrolled to the top (0 when it fits).
+pub fn rows_below(app: &App, main: Rect) -> u16 {
+    let inner = crate::tui::screen::inside(main);
+    let page = one_column(app, inner.width, Style::default());
+    page.rows().saturating_sub(inner.height)
+}
+
+/// The page as one column `width` wide, drawn whole: the rule and what the report ran on, the
+/// chart, the verdict, the histograms, the paper's rule and the question generator, one below
+/// the other.
+fn one_column(app: &App, width: u16, base: Style) -> TallPage {
+    let t = &app.theme;
+    let mut page = TallPage::new(width, base);
+    let report = app.calibration.report.as_deref();
+    page.paragraph(Paragraph::new(head_lines(app, report)).wrap(Wrap { trim: true }));
+    let Some(report) = report else {
+        page.paragraph(Paragraph::new(intro(t)).wrap(Wrap { trim: true }));
+        return page;
+    };
+    let series = CurveSeries::of(&report.objective, app.sliders.m);
+    page.widget(curve(app, &report.objective, &series), CHART_ROWS);
+    page.paragraph(Paragraph::new(verdict_lines(app, report)).wrap(Wrap { trim: true }));
+    page.gap();
+    page.paragraph(Paragraph::new(histogram(app, report, width)));
+    page.gap();
+    // Untrimmed, so the percentiles' header keeps its columns.
+    page.paragraph(Paragraph::new(numbers(app, report)).wrap(Wrap { trim: false }));
+    page.gap();
+    page.paragraph(Paragraph::new(generator_lines(
+        report,
+        usize::from(width),
+        t,
+    )));
+    page
+}
+
 /// The failure-vs-m chart: the measured curve, its 95% band, "Seams off" as a flat line, the
 /// recommended m as a point and the m slider as a vertical line.
-fn draw_curve(app: &App, c: &MarginCurve, frame: &mut Frame, area: Rect) {
+fn draw_curve(app: &App, c: &MarginCurve, buf: &mut Buffer, area: Rect) {
+    let series = CurveSeries::of(c, app.sliders.m);
+    curve(app, c, &series).render(area, buf);
+}
+
+/// The chart of `s`, the curve's points.
+fn curve<'a>(app: &App, c: &MarginCurve, s: &'a CurveSeries) -> Chart<'a> {
     let t = &app.theme;
-    let s = CurveSeries::of(c, app.sliders.m);
     let (max_m, top) = (s.max_m, s.top);
     let title = format!(
         " failure % vs m · budget {} · {} questions ({} split) · band 95% ",
         c.budget, c.questions, c.crossing
     );
-    let chart = Chart::new(s.datasets(t, app.sliders.m))
+    Chart::new(s.datasets(t, app.sliders.m))
         .block(Block::default().title(Line::styled(title, t.title)))
         .x_axis(
             Axis::default()
@@ -113,8 +173,7 @@ fn draw_curve(app: &App, c: &MarginCurve, frame: &mut Frame, area: Rect) {
         .y_axis(Axis::default().bounds([0.0, top]).labels(vec![
             Line::styled("0%", t.muted),
             Line::styled(format!("{top:.0}%"), t.muted),
-        ]));
-    frame.render_widget(chart, area);
+        ]))
 }
 
 /// The curve's points in percent against m: the failure rate, its 95% band, chunks only as a

@@ -5,10 +5,13 @@
 //! the terminal before they are drawn.
 
 use ratatui::Frame;
+use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, LegendPosition, Paragraph, Wrap};
+use ratatui::widgets::{
+    Axis, Block, Chart, Dataset, GraphType, LegendPosition, Paragraph, Widget, Wrap,
+};
 use seamscope::board::map::EvidenceMap;
 use seamscope::board::{Board, BoardRow, Family, RowSettings};
 use seamscope::text::safe;
@@ -23,9 +26,11 @@ use crate::tui::widgets::gauge::progress;
 
 /// Columns of a board row's label.
 const LABEL: usize = 36;
+/// Columns of a band's failure rate in the map's table.
+const MAP_BAND: usize = 14;
 
 /// The job line: a progress bar while a job of `kind` runs, else nothing.
-fn job_line<'a>(app: &App, kind: BoardJobKind) -> Line<'a> {
+pub(super) fn job_line<'a>(app: &App, kind: BoardJobKind) -> Line<'a> {
     let t = &app.theme;
     match app.jobs.board.in_flight().filter(|j| j.what == kind) {
         Some(job) => {
@@ -45,7 +50,7 @@ fn job_line<'a>(app: &App, kind: BoardJobKind) -> Line<'a> {
     }
 }
 
-fn problem<'a>(why: &str, t: &Theme) -> Paragraph<'a> {
+pub(super) fn problem<'a>(why: &str, t: &Theme) -> Paragraph<'a> {
     Paragraph::new(Line::styled(safe(why), t.error)).wrap(Wrap { trim: true })
 }
 
@@ -102,7 +107,7 @@ pub fn draw_board(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 /// The board's placeholder before `s` runs it.
-fn press_s(t: &Theme) -> Paragraph<'static> {
+pub(super) fn press_s(t: &Theme) -> Paragraph<'static> {
     Paragraph::new(vec![
         Line::from(vec![
             Span::styled("Press ", t.text),
@@ -124,7 +129,7 @@ fn press_s(t: &Theme) -> Paragraph<'static> {
 }
 
 /// The board's heading line: what it was measured on, cut to `width`.
-fn board_heading(board: &Board, t: &Theme, width: u16) -> Paragraph<'static> {
+pub(super) fn board_heading(board: &Board, t: &Theme, width: u16) -> Paragraph<'static> {
     Paragraph::new(Line::styled(
         fit(
             &format!(
@@ -164,7 +169,7 @@ fn board_legend(t: &Theme) -> Paragraph<'static> {
 
 /// The verdict (among the rows the constraints allow), then the constraints and who would lead
 /// without them.
-fn verdict_lines<'a>(board: &Board, t: &Theme) -> Vec<Line<'a>> {
+pub(super) fn verdict_lines<'a>(board: &Board, t: &Theme) -> Vec<Line<'a>> {
     let words = board.verdict.as_ref().map_or_else(
         || "no verdict (resampling was off)".to_string(),
         |v| safe(&v.sentence()),
@@ -201,7 +206,7 @@ fn verdict_lines<'a>(board: &Board, t: &Theme) -> Vec<Line<'a>> {
     lines
 }
 
-fn keys_line<'a>(t: &Theme, text: &'a str) -> Line<'a> {
+pub(super) fn keys_line<'a>(t: &Theme, text: &'a str) -> Line<'a> {
     Line::styled(text, t.key)
 }
 
@@ -256,7 +261,7 @@ fn row_line<'a>(row: &BoardRow, selected: bool, t: &Theme) -> Line<'a> {
 }
 
 /// What `a` does with the row under the cursor.
-fn selected_lines<'a>(app: &App, board: &Board) -> Vec<Line<'a>> {
+pub(super) fn selected_lines<'a>(app: &App, board: &Board) -> Vec<Line<'a>> {
     let t = &app.theme;
     let Some(row) = app.board.selected() else {
         return Vec::new();
@@ -304,68 +309,22 @@ pub fn draw_map(app: &App, frame: &mut Frame, area: Rect) {
         return;
     }
     let Some(map) = &app.board.map else {
-        frame.render_widget(
-            Paragraph::new(vec![
-                Line::from(vec![
-                    Span::styled("Press ", t.text),
-                    Span::styled("v", t.key),
-                    Span::styled(
-                        format!(
-                            " to draw the evidence-length map (as `tune --map`): {} passages per \
-                             band drawn over the corpus at 50–100, 100–200, 200–400 and 400–800 \
-                             tokens, each asked as an offline question, every strategy family \
-                             scored per band. No gold questions needed.",
-                            app.board.map_per_band
-                        ),
-                        t.text,
-                    ),
-                ]),
-                Line::styled(
-                    "Which strategy wins depends on how long the evidence is that readers need.",
-                    t.muted,
-                ),
-            ])
-            .wrap(Wrap { trim: true }),
-            head.union(chart),
-        );
+        frame.render_widget(press_v(app), head.union(chart));
         return;
     };
     frame.render_widget(
         Paragraph::new(Line::styled(
-            fit(
-                &format!(
-                    "evidence-length map: {} passages per band, each asked with content words \
-                     from across the passage; budget {} chunks, chunks of {} tokens, in {:.1}s",
-                    map.options.per_band, map.budget, map.chunk_tokens, map.seconds
-                ),
-                usize::from(area.width),
-            ),
+            fit(&map_heading(map), usize::from(area.width)),
             t.text,
         )),
         head,
     );
-    draw_map_chart(app, map, frame, chart);
-    frame.render_widget(Paragraph::new(map_table(map, t)), table);
-    let mut words = vec![Line::from(vec![
-        Span::styled("map verdict: ", t.title),
-        Span::styled(safe(&map.verdict), t.fired),
-    ])];
-    if let Some(other) = map.disagreeing() {
-        words.push(Line::styled(
-            format!(
-                "asked as {} questions instead ({}): {}",
-                other.kind.name(),
-                other.kind.describe(),
-                safe(&other.verdict)
-            ),
-            t.muted,
-        ));
-    }
-    words.push(Line::styled(
-        "Tab next view · v draw again · Esc cancel",
-        t.key,
-    ));
-    frame.render_widget(Paragraph::new(words).wrap(Wrap { trim: true }), verdict);
+    draw_map_chart(app, map, frame.buffer_mut(), chart);
+    frame.render_widget(Paragraph::new(map_table(map, t, MAP_BAND)), table);
+    frame.render_widget(
+        Paragraph::new(map_words(map, t)).wrap(Wrap { trim: true }),
+        verdict,
+    );
 }
 
 /// `50–100`: a band's label.
@@ -393,8 +352,14 @@ pub fn family_points(map: &EvidenceMap) -> Vec<(Family, Vec<(f64, f64)>)> {
         .collect()
 }
 
-fn draw_map_chart(app: &App, map: &EvidenceMap, frame: &mut Frame, area: Rect) {
+pub(super) fn draw_map_chart(app: &App, map: &EvidenceMap, buf: &mut Buffer, area: Rect) {
     let t = &app.theme;
+    let title = " failure % by evidence length (tokens), each family at its best setting per band ";
+    let title = if Line::raw(title).width() > usize::from(area.width) {
+        " failure % by evidence length, each family at its best "
+    } else {
+        title
+    };
     let series = family_points(map);
     let top = series
         .iter()
@@ -414,10 +379,7 @@ fn draw_map_chart(app: &App, map: &EvidenceMap, frame: &mut Frame, area: Rect) {
         .collect();
     let last = map.bands.len().saturating_sub(1).max(1) as f64;
     let chart = Chart::new(datasets)
-        .block(Block::default().title(Line::styled(
-            " failure % by evidence length (tokens), each family at its best setting per band ",
-            t.title,
-        )))
+        .block(Block::default().title(Line::styled(title, t.title)))
         .legend_position(Some(LegendPosition::TopLeft))
         .hidden_legend_constraints((Constraint::Percentage(40), Constraint::Percentage(80)))
         .x_axis(
@@ -436,15 +398,15 @@ fn draw_map_chart(app: &App, map: &EvidenceMap, frame: &mut Frame, area: Rect) {
             Line::styled(format!("{:.0}%", top / 2.0), t.muted),
             Line::styled(format!("{top:.0}%"), t.muted),
         ]));
-    frame.render_widget(chart, area);
+    chart.render(area, buf);
 }
 
 /// One line per family: its failure rate in each band (the band's verdict leader marked).
-fn map_table<'a>(map: &EvidenceMap, t: &Theme) -> Vec<Line<'a>> {
+pub(super) fn map_table<'a>(map: &EvidenceMap, t: &Theme, band: usize) -> Vec<Line<'a>> {
     let mut head = vec![Span::styled(pad("family", 16), t.title)];
     for b in &map.bands {
         head.push(Span::styled(
-            format!("{:>14}", band_label(b.min_tokens, b.max_tokens)),
+            format!("{:>band$}", band_label(b.min_tokens, b.max_tokens)),
             t.title,
         ));
     }
@@ -477,7 +439,7 @@ fn map_table<'a>(map: &EvidenceMap, t: &Theme) -> Vec<Line<'a>> {
                     )
                 },
             );
-            spans.push(Span::styled(format!("{text:>14}"), t.text));
+            spans.push(Span::styled(format!("{text:>band$}"), t.text));
         }
         // What its best rows send: the share sent twice, and whether each passage is stored once.
         let best: Vec<_> = map
@@ -502,4 +464,63 @@ fn map_table<'a>(map: &EvidenceMap, t: &Theme) -> Vec<Line<'a>> {
         t.muted,
     ));
     lines
+}
+
+/// The map's placeholder before `v` draws it.
+pub(super) fn press_v(app: &App) -> Paragraph<'static> {
+    let t = &app.theme;
+    Paragraph::new(vec![
+        Line::from(vec![
+            Span::styled("Press ", t.text),
+            Span::styled("v", t.key),
+            Span::styled(
+                format!(
+                    " to draw the evidence-length map (as `tune --map`): {} passages per \
+                     band drawn over the corpus at 50–100, 100–200, 200–400 and 400–800 \
+                     tokens, each asked as an offline question, every strategy family \
+                     scored per band. No gold questions needed.",
+                    app.board.map_per_band
+                ),
+                t.text,
+            ),
+        ]),
+        Line::styled(
+            "Which strategy wins depends on how long the evidence is that readers need.",
+            t.muted,
+        ),
+    ])
+    .wrap(Wrap { trim: true })
+}
+
+/// What the map was measured on.
+pub(super) fn map_heading(map: &EvidenceMap) -> String {
+    format!(
+        "evidence-length map: {} passages per band, each asked with content words from across \
+         the passage; budget {} chunks, chunks of {} tokens, in {:.1}s",
+        map.options.per_band, map.budget, map.chunk_tokens, map.seconds
+    )
+}
+
+/// The map's verdict, the verdict of the other question kind when it disagrees, and the keys.
+pub(super) fn map_words<'a>(map: &EvidenceMap, t: &Theme) -> Vec<Line<'a>> {
+    let mut words = vec![Line::from(vec![
+        Span::styled("map verdict: ", t.title),
+        Span::styled(safe(&map.verdict), t.fired),
+    ])];
+    if let Some(other) = map.disagreeing() {
+        words.push(Line::styled(
+            format!(
+                "asked as {} questions instead ({}): {}",
+                other.kind.name(),
+                other.kind.describe(),
+                safe(&other.verdict)
+            ),
+            t.muted,
+        ));
+    }
+    words.push(Line::styled(
+        "Tab next view · v draw again · Esc cancel",
+        t.key,
+    ));
+    words
 }

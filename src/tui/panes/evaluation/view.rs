@@ -17,12 +17,85 @@ use crate::tui::jobs::EvalJobKind;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::bars::{bar, pad};
 use crate::tui::widgets::gauge::{progress, thousands};
+use crate::tui::widgets::tall::{TallPage, base_style};
 
 /// Columns of the strategy names.
 const NAME: usize = 22;
 
+/// The keys in the page's title, when they fit beside its views.
+const KEYS: &str = " r run · s board · v map · Tab view · Esc cancel ";
+
 /// Draw the evaluation page in `area`.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let t = &app.theme;
+    let block = Block::bordered()
+        .border_style(t.border_focused)
+        .title(title(app, area.width));
+    let all = Line::from(title_views(app)).width();
+    let block = if all + KEYS.len() + 2 <= usize::from(area.width) {
+        block.title(Line::styled(KEYS, t.muted).right_aligned())
+    } else {
+        block
+    };
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    match app.board.view {
+        EvalView::Comparison => {}
+        EvalView::Board if app.is_compact() => {
+            return super::compact::draw_board(app, frame, inner);
+        }
+        EvalView::Map if app.is_compact() => return super::compact::draw_map(app, frame, inner),
+        EvalView::Board => return super::board::draw_board(app, frame, inner),
+        EvalView::Map => return super::board::draw_map(app, frame, inner),
+    }
+    let lines = comparison_lines(app, inner.width);
+    if app.is_compact() {
+        // A compact screen scrolls the comparison when it is taller than the page.
+        let mut page = TallPage::new(inner.width, base_style(frame.buffer_mut(), inner));
+        page.paragraph(Paragraph::new(lines).wrap(Wrap { trim: false }));
+        page.show_with_note(app.scroll, frame.buffer_mut(), inner, t.notice);
+        return;
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// Rows of the comparison below a compact screen's page of `inner` size (0 when it fits).
+pub fn comparison_rows_below(app: &App, inner: Rect) -> u16 {
+    let mut page = TallPage::new(inner.width, Style::default());
+    page.paragraph(Paragraph::new(comparison_lines(app, inner.width)).wrap(Wrap { trim: false }));
+    page.rows().saturating_sub(inner.height)
+}
+
+/// The comparison view `width` wide: what ran, then the rows as bar charts and Seams' rates,
+/// or the intro, or what stopped the run.
+fn comparison_lines<'a>(app: &App, width: u16) -> Vec<Line<'a>> {
+    let t = &app.theme;
+    let mut lines = head_lines(app);
+    lines.push(Line::from(""));
+    if let Some(problem) = &app.evaluation.problem {
+        lines.extend(problem_lines(problem, t));
+    } else if app.evaluation.rows.is_empty() {
+        lines.extend(intro(t));
+    } else {
+        lines.extend(chart(app, usize::from(width)));
+        lines.push(Line::from(""));
+        for row in app.evaluation.rows.iter().filter(|r| is_seams(r)) {
+            lines.extend(seams_lines(app, row, usize::from(width)));
+        }
+        lines.push(Line::from(""));
+        lines.push(Line::styled(
+            "failure = the context missed part of a question's gold evidence (1 − recall at the \
+             budget); boundary and inside are the questions tagged so. m/M and b/B rescore every \
+             row at once from the kept searches; k/K prepares Seams again in the background.",
+            t.muted,
+        ));
+    }
+    lines
+}
+
+/// The page's name and its views, the one shown marked: ` Evaluation · strategies under one
+/// budget │ strategy board │ evidence-length map `.
+fn title_views<'a>(app: &App) -> Vec<Span<'a>> {
     let t = &app.theme;
     let mut title = vec![Span::styled(" Evaluation · ", t.title)];
     for (i, view) in EvalView::ALL.into_iter().enumerate() {
@@ -38,41 +111,27 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         title.push(Span::styled(name, style));
     }
     title.push(Span::styled(" ", t.title));
-    let block = Block::bordered()
-        .border_style(t.border_focused)
-        .title(Line::from(title))
-        .title(
-            Line::styled(" r run · s board · v map · Tab view · Esc cancel ", t.muted)
-                .right_aligned(),
-        );
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    match app.board.view {
-        EvalView::Comparison => {}
-        EvalView::Board => return super::board::draw_board(app, frame, inner),
-        EvalView::Map => return super::board::draw_map(app, frame, inner),
+    title
+}
+
+/// The title on a page `width` wide: every view when they fit, else the view shown and the
+/// one Tab shows next.
+fn title<'a>(app: &App, width: u16) -> Line<'a> {
+    let t = &app.theme;
+    let views = Line::from(title_views(app));
+    if views.width() + 2 <= usize::from(width) {
+        return views;
     }
-    let mut lines = head_lines(app);
-    lines.push(Line::from(""));
-    if let Some(problem) = &app.evaluation.problem {
-        lines.extend(problem_lines(problem, t));
-    } else if app.evaluation.rows.is_empty() {
-        lines.extend(intro(t));
-    } else {
-        lines.extend(chart(app, usize::from(inner.width)));
-        lines.push(Line::from(""));
-        for row in app.evaluation.rows.iter().filter(|r| is_seams(r)) {
-            lines.extend(seams_lines(app, row, usize::from(inner.width)));
-        }
-        lines.push(Line::from(""));
-        lines.push(Line::styled(
-            "failure = the context missed part of a question's gold evidence (1 − recall at the \
-             budget); boundary and inside are the questions tagged so. m/M and b/B rescore every \
-             row at once from the kept searches; k/K prepares Seams again in the background.",
-            t.muted,
-        ));
-    }
-    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+    let at = EvalView::ALL
+        .iter()
+        .position(|v| *v == app.board.view)
+        .unwrap_or(0);
+    let next = EvalView::ALL[(at + 1) % EvalView::ALL.len()];
+    Line::from(vec![
+        Span::styled(" Evaluation · ", t.title),
+        Span::styled(app.board.view.label(), t.title.patch(t.row_selected)),
+        Span::styled(format!(" │ Tab {} ", next.label()), t.muted),
+    ])
 }
 
 fn is_seams(row: &GridRow) -> bool {
