@@ -207,7 +207,29 @@ impl Shooting<'_> {
             a.jobs.eval.in_flight().is_none()
                 && (!a.evaluation.rows.is_empty() || a.evaluation.problem.is_some())
         })?;
-        self.shoot("evaluation.svg")
+        self.shoot("evaluation.svg")?;
+        self.diagnose()
+    }
+
+    /// The diagnose page, the doctor run through the page's own key (`r`).
+    fn diagnose(&mut self) -> anyhow::Result<()> {
+        use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+        use super::panes::PagePane;
+        let app = &mut self.screen.app;
+        app.update(Action::ShowPage(Page::Diagnose));
+        let run = Page::Diagnose
+            .pane()
+            .handle_key(app, &KeyEvent::new(KeyCode::Char('r'), KeyModifiers::NONE));
+        if let Some(run) = run {
+            app.update(run);
+        }
+        self.pump("the diagnosis", &|a| {
+            a.jobs.page.in_flight().is_none()
+                && a.page_state(Page::Diagnose)
+                    .is_some_and(|s| s.output.is_some())
+        })?;
+        self.shoot("diagnose.svg")
     }
 
     /// The evidence-length map through the screen's own job (`v`): the page's map view, and
