@@ -393,13 +393,9 @@ pub fn embed_texts(
     stats.windows = jobs.len();
     let total_tokens: usize = jobs.iter().map(|j| j.2).sum();
     let mut done_tokens = 0;
-    let mut sums: Vec<Option<(Vec<f32>, usize)>> = vec![None; texts.len()];
-    // Windows still to come per text: a text goes into the cache as soon as its last window
-    // is in, so an interrupted run leaves every whole text it finished there.
-    let mut windows_left: Vec<usize> = vec![0; texts.len()];
-    for (owner, _, _) in &jobs {
-        windows_left[*owner] += 1;
-    }
+    // A text goes into the cache as soon as its last window is in, so an interrupted run
+    // leaves every whole text it finished there.
+    let mut windows = WindowSums::of(texts.len(), &jobs);
     let meter_before = embedder.service_meter().map(|m| m.counters());
     let slice_len = embedder.slice_hint().unwrap_or(options.slice).max(1);
     let result = (|| {
@@ -420,20 +416,7 @@ pub fn embed_texts(
             for ((owner, _, n), v) in slice.iter().zip(vectors) {
                 let Some(v) = v else { continue };
                 done_tokens += n;
-                match &mut sums[*owner] {
-                    Some((acc, count)) => {
-                        acc.iter_mut().zip(&v).for_each(|(a, b)| *a += b);
-                        *count += 1;
-                    }
-                    slot => *slot = Some((v, 1)),
-                }
-                windows_left[*owner] -= 1;
-                if windows_left[*owner] == 0
-                    && let Some((mut v, count)) = sums[*owner].take()
-                {
-                    if count > 1 {
-                        normalize(&mut v);
-                    }
+                if let Some(v) = windows.add(*owner, v) {
                     let key = text_key(texts[*owner]);
                     let tokens = pending.get(&key).map_or(0, |&(_, tokens)| tokens);
                     cache.insert(key, v.clone(), tokens);
@@ -456,20 +439,67 @@ pub fn embed_texts(
         stats.service = Some(meter.counters().since(&before));
     }
     result?;
-    for (i, first) in duplicates {
+    let vectors = every_vector(out, &duplicates)?;
+    stats.total_seconds = started.elapsed().as_secs_f64();
+    Ok((vectors, stats))
+}
+
+/// Every text's vector, in order: a duplicate gets its first occurrence's. `Err` when one is
+/// missing.
+fn every_vector(
+    mut out: Vec<Option<Vec<f32>>>,
+    duplicates: &[(usize, usize)],
+) -> Result<Vec<Vec<f32>>, EmbedError> {
+    for &(i, first) in duplicates {
         out[i] = out[first].clone();
     }
-    stats.total_seconds = started.elapsed().as_secs_f64();
-    let vectors = out
-        .into_iter()
-        .map(|v| {
-            v.ok_or(EmbedError::Count {
-                expected: texts.len(),
-                got: 0,
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok((vectors, stats))
+    let expected = out.len();
+    out.into_iter()
+        .map(|v| v.ok_or(EmbedError::Count { expected, got: 0 }))
+        .collect()
+}
+
+/// The windows of each text summed as they arrive, until its last one is in.
+struct WindowSums {
+    /// Per text: the sum of its windows so far, and how many.
+    sums: Vec<Option<(Vec<f32>, usize)>>,
+    /// Per text: windows still to come.
+    left: Vec<usize>,
+}
+
+impl WindowSums {
+    /// Nothing in yet for `texts` texts, whose windows are `jobs` (owner, piece, tokens).
+    fn of(texts: usize, jobs: &[(usize, &str, usize)]) -> Self {
+        let mut left: Vec<usize> = vec![0; texts];
+        for (owner, _, _) in jobs {
+            left[*owner] += 1;
+        }
+        WindowSums {
+            sums: vec![None; texts],
+            left,
+        }
+    }
+
+    /// One window of text `owner` is in; with its last one, the text's vector (the windows'
+    /// normalised sum when there were several).
+    fn add(&mut self, owner: usize, v: Vec<f32>) -> Option<Vec<f32>> {
+        match &mut self.sums[owner] {
+            Some((acc, count)) => {
+                acc.iter_mut().zip(&v).for_each(|(a, b)| *a += b);
+                *count += 1;
+            }
+            slot => *slot = Some((v, 1)),
+        }
+        self.left[owner] -= 1;
+        if self.left[owner] != 0 {
+            return None;
+        }
+        let (mut v, count) = self.sums[owner].take()?;
+        if count > 1 {
+            normalize(&mut v);
+        }
+        Some(v)
+    }
 }
 
 /// Embed one question, windowing it like any other text if it is long. Not cached; a model that

@@ -11,6 +11,7 @@
 //! best, and with a gold set shows every kind's agreement beside the gold questions' own bands.
 
 pub mod agreement;
+mod assemble;
 mod band;
 mod draw;
 pub mod kinds;
@@ -25,8 +26,7 @@ use crate::eval::questions::Question;
 use crate::eval::run::SearchProgress;
 use crate::session::{Engine, EngineError, OpenCorpus};
 pub use agreement::KindAgreement;
-use band::band_result;
-use draw::{BandDraw, band_passages, split_by_cut};
+use assemble::{BandScoring, DrawnPassages, GoldPlacement, asked_kinds};
 pub use draw::{DRAWS_PER_PASSAGE, MAX_DRAWS_PER_PASSAGE};
 pub use kinds::{DEFAULT_KIND, OFFLINE_KINDS, QuestionKind, whole_passage_question};
 use words::{GoldPlace, gold_words, leader, sentence};
@@ -305,50 +305,13 @@ pub fn evidence_map(
     open: &OpenCorpus,
     options: &MapOptions,
     gold: Option<&[Question]>,
-    mut generator: Option<&mut (dyn QuestionGenerator + '_)>,
+    generator: Option<&mut (dyn QuestionGenerator + '_)>,
     progress: &mut dyn FnMut(SearchProgress<'_>) -> bool,
 ) -> Result<Option<EvidenceMap>, EngineError> {
     let started = std::time::Instant::now();
-    let mut kinds: Vec<QuestionKind> = Vec::new();
-    for &k in &options.kinds {
-        if !kinds.contains(&k) && (k != QuestionKind::Llm || generator.is_some()) {
-            kinds.push(k);
-        }
-    }
-    if kinds.is_empty() {
-        kinds.push(DEFAULT_KIND);
-    }
-    let mut by_kind: Vec<Vec<Question>> = vec![Vec::new(); kinds.len()];
-    let (mut band_of, mut split, mut lengths) = (Vec::new(), Vec::new(), Vec::new());
-    let mut draws: Vec<BandDraw> = Vec::new();
-    for &band in &options.bands {
-        let mut drawn = band_passages(
-            &open.corpus,
-            &open.layout,
-            band,
-            options.per_band,
-            options.seed,
-            &kinds,
-            generator.as_deref_mut(),
-        );
-        for p in std::mem::take(&mut drawn.passages) {
-            for (k, q) in p.questions.into_iter().enumerate() {
-                by_kind[k].push(q);
-            }
-            band_of.push(draws.len());
-            split.push(p.split);
-            lengths.push(p.tokens);
-        }
-        // Keep the count of passages the band got, for `why_short`.
-        drawn.passages = Vec::new();
-        draws.push(drawn);
-    }
-    let got: Vec<usize> = (0..options.bands.len())
-        .map(|b| band_of.iter().filter(|&&x| x == b).count())
-        .collect();
-    let n = split.len();
+    let kinds = asked_kinds(&options.kinds, generator.is_some());
+    let (drawn, mut questions) = DrawnPassages::draw(open, options, &kinds, generator);
     let gold = gold.unwrap_or(&[]);
-    let mut questions: Vec<Question> = by_kind.into_iter().flatten().collect();
     questions.extend(gold.iter().cloned());
     let board_options = BoardOptions {
         resamples: 0,
@@ -365,187 +328,35 @@ pub fn evidence_map(
     else {
         return Ok(None);
     };
-    let (first, last) = (
-        options.bands.first().map_or(0, |b| b.0),
-        options.bands.last().map_or(0, |b| b.1),
-    );
-    let gold_tokens: Vec<usize> = gold
-        .iter()
-        .map(|q| {
-            let offs = &open.layout.offsets[q.doc.0 as usize];
-            q.spans.iter().map(|s| offs.count_in(s.start, s.end)).sum()
-        })
-        .collect();
-    let gold_place: Vec<GoldPlace> = gold_tokens
-        .iter()
-        .map(
-            |&t| match options.bands.iter().position(|&(lo, hi)| t >= lo && t < hi) {
-                Some(b) => GoldPlace::Band(b),
-                None if t < first => GoldPlace::Below,
-                None if t >= last => GoldPlace::Above,
-                None => GoldPlace::Gap,
-            },
-        )
-        .collect();
-    let gold_is_split: Vec<bool> = gold
-        .iter()
-        .map(|q| {
-            q.spans
-                .iter()
-                .any(|s| split_by_cut(&open.layout, q.doc, *s))
-        })
-        .collect();
-    let gold_index = |g: usize| kinds.len() * n + g;
-    let any_excluded = scored.rows.iter().any(|r| r.excluded.is_some());
-    let resamples = options.board.resamples;
-    let gold_result = |place: GoldPlace, seed: u64| {
-        let at: Vec<usize> = (0..gold.len())
-            .filter(|&g| gold_place[g] == place)
-            .collect();
-        let idx: Vec<usize> = at.iter().map(|&g| gold_index(g)).collect();
-        let sp: Vec<bool> = at.iter().map(|&g| gold_is_split[g]).collect();
-        let result =
-            (!idx.is_empty()).then(|| band_result(&scored, &idx, &sp, (resamples, seed), false));
-        (result, idx.len(), sp.iter().filter(|s| **s).count())
+    let placed = GoldPlacement::of(open, &options.bands, gold);
+    let scoring = BandScoring {
+        scored: &scored,
+        drawn: &drawn,
+        gold: &placed,
+        kinds: &kinds,
+        resamples: options.board.resamples,
     };
-    let mut bands = Vec::new();
-    for (b, &(lo, hi)) in options.bands.iter().enumerate() {
-        let at: Vec<usize> = (0..n).filter(|&i| band_of[i] == b).collect();
-        let band_split: Vec<bool> = at.iter().map(|&i| split[i]).collect();
-        let seed = options.board.seed ^ b as u64;
-        let of_kind = |k: usize, every: bool| {
-            let idx: Vec<usize> = at.iter().map(|&i| k * n + i).collect();
-            band_result(&scored, &idx, &band_split, (resamples, seed), every)
-        };
-        let (gold_band, gold_questions, gold_split) = gold_result(GoldPlace::Band(b), seed);
-        let d = &draws[b];
-        bands.push(MapBand {
-            min_tokens: lo,
-            max_tokens: hi,
-            gold_only: false,
-            questions: at.len(),
-            draws: d.draws,
-            shorter: d.shorter,
-            longest_shorter: d.longest_shorter,
-            longer: d.longer,
-            repeats: d.repeats,
-            short_because: d.why_short(options.per_band, got[b]),
-            split_questions: band_split.iter().filter(|s| **s).count(),
-            mean_evidence_tokens: at.iter().map(|&i| lengths[i] as f64).sum::<f64>()
-                / at.len().max(1) as f64,
-            result: of_kind(0, false),
-            unconstrained: any_excluded.then(|| of_kind(0, true)),
-            kinds: (1..kinds.len())
-                .map(|k| KindResult {
-                    kind: kinds[k],
-                    result: of_kind(k, false),
-                })
-                .collect(),
-            gold: gold_band,
-            gold_questions,
-            gold_split,
-        });
-    }
+    let mut bands = scoring.drawn_bands(options);
     let map_kind = kinds[0];
-    let verdict_words = sentence(&bands, |b| Some(&b.result));
-    let unconstrained_verdict =
-        any_excluded.then(|| sentence(&bands, |b| b.unconstrained.as_ref()));
-    let leaders = |k: QuestionKind| -> Vec<Option<Family>> {
-        bands
-            .iter()
-            .map(|b| {
-                b.of_kind(k, map_kind)
-                    .and_then(leader)
-                    .map(|(r, _)| r.family)
-            })
-            .collect()
-    };
-    let other_verdicts: Vec<KindVerdict> = kinds[1..]
-        .iter()
-        .map(|&k| KindVerdict {
-            kind: k,
-            verdict: sentence(&bands, |b| b.of_kind(k, map_kind)),
-            disagrees: leaders(k) != leaders(map_kind),
-        })
-        .collect();
-    let mut agreements: Vec<KindAgreement> = Vec::new();
-    if !gold.is_empty() {
-        let gold_split: Vec<(Option<usize>, bool, usize)> = (0..gold.len())
-            .filter(|&g| gold_is_split[g])
-            .map(|g| match gold_place[g] {
-                GoldPlace::Band(b) => (Some(b), false, gold_index(g)),
-                place => (None, place == GoldPlace::Below, gold_index(g)),
-            })
-            .collect();
-        for (k, &kind) in kinds.iter().enumerate() {
-            let placed: Vec<agreement::Placed> = (0..n)
-                .filter(|&i| split[i])
-                .map(|i| (Some(band_of[i]), k * n + i))
-                .collect();
-            agreements.push(agreement::agreement(
-                &scored,
-                kind,
-                options.bands.len(),
-                &placed,
-                &gold_split,
-            ));
-        }
-        agreements.sort_by(|a, b| {
-            let (sa, sb) = (a.score(), b.score());
-            sb.0.total_cmp(&sa.0).then(sb.1.total_cmp(&sa.1))
-        });
-    }
-    let gold_verdict = (!gold.is_empty()).then(|| gold_words(&bands, gold.len(), &gold_place));
-    // Gold evidence outside the map's bands gets a band of its own below or above them.
-    let seed = options.board.seed ^ 0xB0;
-    let outside_band = |place: GoldPlace, lo: usize, hi: usize| {
-        let (gold_band, gold_questions, gold_split) = gold_result(place, seed);
-        (gold_questions > 0).then(|| MapBand {
-            min_tokens: lo,
-            max_tokens: hi,
-            gold_only: true,
-            questions: 0,
-            draws: 0,
-            shorter: 0,
-            longest_shorter: 0,
-            longer: 0,
-            repeats: 0,
-            short_because: None,
-            split_questions: 0,
-            mean_evidence_tokens: 0.0,
-            result: band_result(&scored, &[], &[], (0, seed), false),
-            unconstrained: None,
-            kinds: Vec::new(),
-            gold: gold_band,
-            gold_questions,
-            gold_split,
-        })
-    };
-    let longest_gold = gold_tokens.iter().copied().max().unwrap_or(0);
-    if let Some(below) = outside_band(GoldPlace::Below, 1, first.max(2)) {
-        bands.insert(0, below);
-    }
-    if let Some(above) = outside_band(GoldPlace::Above, last, longest_gold.max(last) + 1) {
-        bands.push(above);
-    }
-    let kind_checked = match agreements.iter().find(|a| a.kind == map_kind) {
-        Some(a) => format!(
-            "checked against this gold set: {}; best agreement: {}",
-            a.words(),
-            agreements.first().map_or("-", |b| b.kind.name())
-        ),
-        None => kinds::CHECKED_AGAINST_GOLD.to_string(),
-    };
+    let verdict = sentence(&bands, |b| Some(&b.result));
+    let unconstrained_verdict = scoring
+        .any_excluded()
+        .then(|| sentence(&bands, |b| b.unconstrained.as_ref()));
+    let other_verdicts = other_verdicts(&bands, &kinds);
+    let agreements = scoring.agreements(options.bands.len());
+    let gold_verdict = (!gold.is_empty()).then(|| gold_words(&bands, gold.len(), &placed.place));
+    scoring.add_outside_bands(&mut bands, options);
     Ok(Some(EvidenceMap {
         kind: map_kind,
-        kind_checked,
+        kind_checked: kind_checked(&agreements, map_kind),
         kinds_disagree: other_verdicts.iter().any(|v| v.disagrees),
         other_verdicts,
-        verdict: verdict_words,
+        verdict,
         unconstrained_verdict,
         agreement: agreements,
         gold_verdict,
-        gold_outside_bands: gold_place
+        gold_outside_bands: placed
+            .place
             .iter()
             .filter(|p| !matches!(p, GoldPlace::Band(_)))
             .count(),
@@ -563,6 +374,43 @@ pub fn evidence_map(
     }))
 }
 
+/// Each other kind's verdict over the drawn bands, and whether its band leaders differ from
+/// the map's kind's (`kinds[0]`).
+fn other_verdicts(bands: &[MapBand], kinds: &[QuestionKind]) -> Vec<KindVerdict> {
+    let map_kind = kinds[0];
+    let leaders = |k: QuestionKind| -> Vec<Option<Family>> {
+        bands
+            .iter()
+            .map(|b| {
+                b.of_kind(k, map_kind)
+                    .and_then(leader)
+                    .map(|(r, _)| r.family)
+            })
+            .collect()
+    };
+    kinds[1..]
+        .iter()
+        .map(|&k| KindVerdict {
+            kind: k,
+            verdict: sentence(bands, |b| b.of_kind(k, map_kind)),
+            disagrees: leaders(k) != leaders(map_kind),
+        })
+        .collect()
+}
+
+/// How the map's kind was checked: against this gold set (its agreement and the best kind's
+/// name) when there is one, else the general note on the kinds.
+fn kind_checked(agreements: &[KindAgreement], map_kind: QuestionKind) -> String {
+    match agreements.iter().find(|a| a.kind == map_kind) {
+        Some(a) => format!(
+            "checked against this gold set: {}; best agreement: {}",
+            a.words(),
+            agreements.first().map_or("-", |b| b.kind.name())
+        ),
+        None => kinds::CHECKED_AGAINST_GOLD.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -571,6 +419,7 @@ mod tests {
     use crate::corpus::Corpus;
     use crate::layout::Layout;
     use crate::tokens::TokenOffsets;
+    use draw::band_passages;
 
     const KINDS: [QuestionKind; 3] = OFFLINE_KINDS;
 

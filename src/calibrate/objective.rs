@@ -362,6 +362,77 @@ pub fn margin_curve(
     let mut candidates = candidates.to_vec();
     candidates.sort_unstable();
     candidates.dedup();
+    let MarginOutcomes { per_m, off } = score_margins(searched, layout, settings, &candidates)?;
+    let mut points: Vec<CurvePoint> = candidates
+        .iter()
+        .zip(&per_m)
+        .map(|(&m, outcomes)| CurvePoint::of(Some(m), outcomes))
+        .collect();
+    let off_point = off
+        .as_ref()
+        .filter(|_| !searched.is_empty())
+        .map(|off| CurvePoint::of(None, off));
+    let answered_of = |o: &[Outcome]| o.iter().map(|o| o.answered).collect::<Vec<bool>>();
+    let mut answered: Vec<Vec<bool>> = per_m.iter().map(|o| answered_of(o)).collect();
+    if let (Some(_), Some(off)) = (&off_point, &off) {
+        answered.push(answered_of(off));
+    }
+    let recommended_m = if searched.is_empty() {
+        None
+    } else {
+        recommend(&points)
+    };
+    let best_index = recommended_m.and_then(|m| candidates.iter().position(|&c| c == m));
+    let mut off_point = off_point;
+    let indistinguishable = match best_index {
+        Some(b) => compare_with_best(b, &candidates, &mut points, off_point.as_mut(), &answered),
+        None => Vec::new(),
+    };
+    let selection = off_point
+        .as_ref()
+        .map(|off| seams_against_off(&points, off, &answered));
+    let benefit = match (best_index, off_point.as_ref()) {
+        (Some(b), Some(o)) => benefit_of(
+            &points[b],
+            o,
+            (&answered[b], &answered[answered.len() - 1]),
+            selection.as_ref(),
+        ),
+        _ => Benefit::Unknown,
+    };
+    Ok(MarginCurve {
+        budget: settings.budget,
+        questions: searched.len(),
+        crossing: searched
+            .iter()
+            .filter(|q| q.evidence.crosses_a_cut(layout))
+            .count(),
+        points,
+        off: off_point,
+        recommended_m,
+        indistinguishable,
+        benefit,
+        selection,
+        answered,
+    })
+}
+
+/// Each question's outcome at every candidate margin, and with Seams off.
+struct MarginOutcomes {
+    /// Per candidate (in order), per question.
+    per_m: Vec<Vec<Outcome>>,
+    /// Per question with Seams off; `None` when some question's trace cannot say what chunks
+    /// alone would have sent.
+    off: Option<Vec<Outcome>>,
+}
+
+/// Score every searched question at each of `candidates` and with Seams off.
+fn score_margins(
+    searched: &[SearchedQuestion],
+    layout: &Layout,
+    settings: &QuerySettings,
+    candidates: &[u32],
+) -> Result<MarginOutcomes, QuerySettingsError> {
     let mut per_m: Vec<Vec<Outcome>> = vec![Vec::with_capacity(searched.len()); candidates.len()];
     let mut off: Vec<Outcome> = Vec::with_capacity(searched.len());
     let mut off_complete = true;
@@ -380,107 +451,99 @@ pub fn margin_curve(
         }
         Ok(())
     })?;
-    let mut points: Vec<CurvePoint> = candidates
-        .iter()
-        .zip(&per_m)
-        .map(|(&m, outcomes)| CurvePoint::of(Some(m), outcomes))
-        .collect();
-    let off_point = (off_complete && !searched.is_empty()).then(|| CurvePoint::of(None, &off));
-    let answered_of = |o: &[Outcome]| o.iter().map(|o| o.answered).collect::<Vec<bool>>();
-    let mut answered: Vec<Vec<bool>> = per_m.iter().map(|o| answered_of(o)).collect();
-    if off_point.is_some() {
-        answered.push(answered_of(&off));
-    }
-    let recommended_m = if searched.is_empty() {
-        None
-    } else {
-        recommend(&points)
-    };
-    let best_index = recommended_m.and_then(|m| candidates.iter().position(|&c| c == m));
+    Ok(MarginOutcomes {
+        per_m,
+        off: off_complete.then_some(off),
+    })
+}
+
+/// Every other point (and Seams off, when scored: `answered`'s last row) compared with the
+/// best point `b`, question by question; returns the margins the comparison cannot tell from
+/// the best.
+fn compare_with_best(
+    b: usize,
+    candidates: &[u32],
+    points: &mut [CurvePoint],
+    off_point: Option<&mut CurvePoint>,
+    answered: &[Vec<bool>],
+) -> Vec<u32> {
+    let best = answered[b].clone();
     let mut indistinguishable = Vec::new();
-    let mut off_point = off_point;
-    if let Some(b) = best_index {
-        let best = answered[b].clone();
-        for (i, p) in points.iter_mut().enumerate() {
-            if i != b {
-                let diff = PairedDiff::of(&answered[i], &best);
-                if diff.noise {
-                    indistinguishable.push(candidates[i]);
-                }
-                p.vs_best = Some(diff);
+    for (i, p) in points.iter_mut().enumerate() {
+        if i != b {
+            let diff = PairedDiff::of(&answered[i], &best);
+            if diff.noise {
+                indistinguishable.push(candidates[i]);
             }
-        }
-        if let Some(o) = off_point.as_mut() {
-            o.vs_best = Some(PairedDiff::of(&answered[answered.len() - 1], &best));
+            p.vs_best = Some(diff);
         }
     }
-    let selection = off_point.as_ref().map(|_| {
-        let failed: Vec<Vec<bool>> = answered
-            .iter()
-            .map(|a| a.iter().map(|x| !x).collect())
-            .collect();
-        let labels: Vec<String> = points
-            .iter()
-            .map(CurvePoint::label)
-            .chain(std::iter::once("Seams off".to_string()))
-            .collect();
-        let tokens: Vec<f64> = points
-            .iter()
-            .chain(off_point.as_ref())
-            .map(|p| p.mean_tokens)
-            .collect();
-        let candidates: Vec<super::bootstrap::Candidate<'_>> = failed
-            .iter()
-            .zip(&labels)
-            .zip(&tokens)
-            .enumerate()
-            .map(|(i, ((f, l), t))| super::bootstrap::Candidate {
-                label: l,
-                family: if i < points.len() { "seams" } else { "none" },
-                failed: f,
-                mean_tokens: *t,
-            })
-            .collect();
-        super::bootstrap::verdict(&candidates, super::bootstrap::DEFAULT_RESAMPLES, 0)
-    });
-    let seams_clear = selection.as_ref().is_some_and(|v| {
+    if let Some(o) = off_point {
+        o.vs_best = Some(PairedDiff::of(&answered[answered.len() - 1], &best));
+    }
+    indistinguishable
+}
+
+/// The resampled verdict of Seams (its margin tuned inside every resample) against Seams off
+/// (`answered`'s last row).
+fn seams_against_off(
+    points: &[CurvePoint],
+    off: &CurvePoint,
+    answered: &[Vec<bool>],
+) -> super::bootstrap::Verdict {
+    let failed: Vec<Vec<bool>> = answered
+        .iter()
+        .map(|a| a.iter().map(|x| !x).collect())
+        .collect();
+    let labels: Vec<String> = points
+        .iter()
+        .map(CurvePoint::label)
+        .chain(std::iter::once("Seams off".to_string()))
+        .collect();
+    let tokens: Vec<f64> = points
+        .iter()
+        .chain(std::iter::once(off))
+        .map(|p| p.mean_tokens)
+        .collect();
+    let candidates: Vec<super::bootstrap::Candidate<'_>> = failed
+        .iter()
+        .zip(&labels)
+        .zip(&tokens)
+        .enumerate()
+        .map(|(i, ((f, l), t))| super::bootstrap::Candidate {
+            label: l,
+            family: if i < points.len() { "seams" } else { "none" },
+            failed: f,
+            mean_tokens: *t,
+        })
+        .collect();
+    super::bootstrap::verdict(&candidates, super::bootstrap::DEFAULT_RESAMPLES, 0)
+}
+
+/// Whether the best margin helps against Seams off: not at this setting when it fails as often,
+/// within noise when the paired difference (of `answered`: best, off) or the resampled
+/// `selection` says so, else helps.
+fn benefit_of(
+    best: &CurvePoint,
+    off: &CurvePoint,
+    (best_answered, off_answered): (&[bool], &[bool]),
+    selection: Option<&super::bootstrap::Verdict>,
+) -> Benefit {
+    let seams_clear = selection.is_some_and(|v| {
         v.winner.is_some() && v.contenders.first().is_some_and(|c| c.family == "seams")
     });
-    let benefit = match (best_index, off_point.as_ref()) {
-        (Some(b), Some(o)) => {
-            let best = &points[b];
-            let diff = PairedDiff::of(&answered[b], &answered[answered.len() - 1]);
-            if best.failures >= o.failures {
-                Benefit::OutsideSetting {
-                    seams_failures: best.failures,
-                    off_failures: o.failures,
-                    diff,
-                }
-            } else {
-                if diff.noise || !seams_clear {
-                    Benefit::WithinNoise { diff }
-                } else {
-                    Benefit::Helps { diff }
-                }
-            }
+    let diff = PairedDiff::of(best_answered, off_answered);
+    if best.failures >= off.failures {
+        Benefit::OutsideSetting {
+            seams_failures: best.failures,
+            off_failures: off.failures,
+            diff,
         }
-        _ => Benefit::Unknown,
-    };
-    Ok(MarginCurve {
-        budget: settings.budget,
-        questions: searched.len(),
-        crossing: searched
-            .iter()
-            .filter(|q| q.evidence.crosses_a_cut(layout))
-            .count(),
-        points,
-        off: off_point,
-        recommended_m,
-        indistinguishable,
-        benefit,
-        selection,
-        answered,
-    })
+    } else if diff.noise || !seams_clear {
+        Benefit::WithinNoise { diff }
+    } else {
+        Benefit::Helps { diff }
+    }
 }
 
 #[cfg(test)]

@@ -123,69 +123,15 @@ pub fn run(
     }
     let mut failures = Vec::new();
     if let Some(base) = &baseline {
-        let worse = compare_reports(base, &report);
-        let mut text = format!(
-            "\ncompared with {} (score {:.1} then, {:.1} now):\n",
-            safe_name(
-                &args
-                    .baseline
-                    .as_deref()
-                    .unwrap_or(Path::new(""))
-                    .display()
-                    .to_string()
-            ),
-            base.score.value,
-            report.score.value
-        );
-        let (then, now) = (&base.layout, &report.layout);
-        if (&then.chunker, then.chunks, &then.embedder, then.budget)
-            != (&now.chunker, now.chunks, &now.embedder, now.budget)
-        {
-            let _ = writeln!(
-                text,
-                "  note: the baseline was measured on {} ({} chunks, budget {}, {}), this run on {} ({} chunks, budget {}, {})",
-                safe(&then.chunker),
-                then.chunks,
-                then.budget,
-                safe(&then.embedder),
-                safe(&now.chunker),
-                now.chunks,
-                now.budget,
-                safe(&now.embedder)
-            );
-        }
-        if worse.is_empty() {
-            text.push_str("  no finding got worse\n");
-        }
-        for w in &worse {
-            let _ = writeln!(
-                text,
-                "  WORSE  {:<26} {} → {} ({:.1}% → {:.1}%)",
-                w.kind.label(),
-                w.count_before,
-                w.count_after,
-                w.before * 100.0,
-                w.after * 100.0
-            );
-        }
+        let path = args.baseline.as_deref().unwrap_or(Path::new(""));
+        let (text, worse) = baseline_comparison(base, &report, path);
         // With --json the comparison goes to stderr, so stdout stays the report.
         if json {
             err!("{text}");
         } else {
             out!("{text}")?;
         }
-        if !worse.is_empty() {
-            let names: Vec<&str> = worse.iter().map(|w| w.kind.label()).collect();
-            failures.push(format!(
-                "{} got worse since the baseline: {}",
-                if worse.len() == 1 {
-                    "a finding"
-                } else {
-                    "findings"
-                },
-                names.join(", ")
-            ));
-        }
+        failures.extend(worse);
     }
     if let Some(n) = args.fail_under
         && report.score.value < f64::from(n)
@@ -197,6 +143,67 @@ pub fn run(
     }
     anyhow::ensure!(failures.is_empty(), "{}", failures.join("; "));
     Ok(())
+}
+
+/// The comparison with the baseline at `path` in words (scores, a note when the two were
+/// measured on different layouts, each finding that got worse), and the gate's failure when
+/// one did.
+fn baseline_comparison(
+    base: &DoctorReport,
+    report: &DoctorReport,
+    path: &Path,
+) -> (String, Option<String>) {
+    let worse = compare_reports(base, report);
+    let mut text = format!(
+        "\ncompared with {} (score {:.1} then, {:.1} now):\n",
+        safe_name(&path.display().to_string()),
+        base.score.value,
+        report.score.value
+    );
+    let (then, now) = (&base.layout, &report.layout);
+    if (&then.chunker, then.chunks, &then.embedder, then.budget)
+        != (&now.chunker, now.chunks, &now.embedder, now.budget)
+    {
+        let _ = writeln!(
+            text,
+            "  note: the baseline was measured on {} ({} chunks, budget {}, {}), this run on {} ({} chunks, budget {}, {})",
+            safe(&then.chunker),
+            then.chunks,
+            then.budget,
+            safe(&then.embedder),
+            safe(&now.chunker),
+            now.chunks,
+            now.budget,
+            safe(&now.embedder)
+        );
+    }
+    if worse.is_empty() {
+        text.push_str("  no finding got worse\n");
+    }
+    for w in &worse {
+        let _ = writeln!(
+            text,
+            "  WORSE  {:<26} {} → {} ({:.1}% → {:.1}%)",
+            w.kind.label(),
+            w.count_before,
+            w.count_after,
+            w.before * 100.0,
+            w.after * 100.0
+        );
+    }
+    let failure = (!worse.is_empty()).then(|| {
+        let names: Vec<&str> = worse.iter().map(|w| w.kind.label()).collect();
+        format!(
+            "{} got worse since the baseline: {}",
+            if worse.len() == 1 {
+                "a finding"
+            } else {
+                "findings"
+            },
+            names.join(", ")
+        )
+    });
+    (text, failure)
 }
 
 fn pct(share: f64) -> String {

@@ -13,6 +13,8 @@ use crate::chunk::markdown::{Dialect, Outline, outline};
 use crate::chunk::sentences::prose_sentences;
 use crate::corpus::{Corpus, DocId, DocKind, Span};
 use crate::layout::Layout;
+use crate::seam::Seam;
+use crate::tokens::TokenOffsets;
 
 /// The outline a document's cuts are judged against (none for code).
 fn doc_outline(corpus: &Corpus, doc: DocId) -> Option<Outline> {
@@ -31,10 +33,7 @@ fn inside(span: Span, cut: usize) -> bool {
 
 /// The four cut findings: inside a sentence, a fenced block, a table, a list item.
 pub fn cut_findings(corpus: &Corpus, layout: &Layout) -> Vec<Finding> {
-    let mut sentence = Vec::new();
-    let mut fence = Vec::new();
-    let mut table = Vec::new();
-    let mut item = Vec::new();
+    let mut cases = CutCases::default();
     let mut outlines: Option<(DocId, Option<Outline>)> = None;
     for seam in &layout.seams {
         if outlines.as_ref().map(|(d, _)| *d) != Some(seam.doc) {
@@ -43,23 +42,106 @@ pub fn cut_findings(corpus: &Corpus, layout: &Layout) -> Vec<Finding> {
         let Some((_, Some(o))) = &outlines else {
             continue;
         };
-        let text = &corpus.doc(seam.doc).text;
-        let offs = &layout.offsets[seam.doc.0 as usize];
-        let cut = seam.cut;
-        let sides = |s: Span| (offs.count_in(s.start, cut), offs.count_in(cut, s.end));
-        let case = |span: Span, detail: String, severity: f64| Example {
-            location: Location::of(corpus, seam.doc, span, Some(cut)),
-            detail,
-            excerpt: excerpt(corpus, seam.doc, span),
-            severity,
+        let at = SeamCut {
+            corpus,
+            seam,
+            offs: &layout.offsets[seam.doc.0 as usize],
         };
+        at.in_prose(o, &mut cases);
+        at.in_fences(o, &mut cases.fence);
+        at.in_tables(o, &mut cases.table);
+    }
+    cases.findings(layout.seams.len())
+}
+
+/// The cases of each cut finding.
+#[derive(Default)]
+struct CutCases {
+    sentence: Vec<Example>,
+    fence: Vec<Example>,
+    table: Vec<Example>,
+    item: Vec<Example>,
+}
+
+impl CutCases {
+    /// The four findings, each out of `cuts` cuts.
+    fn findings(self, cuts: usize) -> Vec<Finding> {
+        vec![
+            Finding::new(
+                FindingKind::CutInSentence,
+                cuts,
+                "cuts",
+                "a cut strictly inside a prose sentence (UAX #29 sentences of paragraphs and list items; code and tables are not prose); worst: the most even split".into(),
+                self.sentence,
+            ),
+            Finding::new(
+                FindingKind::CutInFence,
+                cuts,
+                "cuts",
+                "a cut strictly inside a fenced code block, fence lines included; worst: the most even split".into(),
+                self.fence,
+            ),
+            Finding::new(
+                FindingKind::CutInTable,
+                cuts,
+                "cuts",
+                "a cut strictly inside a Markdown table (header to last row); worst: the most rows cut off from the header".into(),
+                self.table,
+            ),
+            Finding::new(
+                FindingKind::CutInListItem,
+                cuts,
+                "cuts",
+                "a cut strictly inside the text of a list item (a bullet or number opens it); worst: the most even split".into(),
+                self.item,
+            ),
+        ]
+    }
+}
+
+/// One seam's cut in its document, judged against the document's outline.
+struct SeamCut<'a> {
+    corpus: &'a Corpus,
+    seam: &'a Seam,
+    /// The document's token offsets.
+    offs: &'a TokenOffsets,
+}
+
+impl SeamCut<'_> {
+    /// The document's text.
+    fn text(&self) -> &str {
+        &self.corpus.doc(self.seam.doc).text
+    }
+
+    /// Tokens of `s` before and after the cut.
+    fn sides(&self, s: Span) -> (usize, usize) {
+        let cut = self.seam.cut;
+        (
+            self.offs.count_in(s.start, cut),
+            self.offs.count_in(cut, s.end),
+        )
+    }
+
+    /// A case of `span` cut here.
+    fn case(&self, span: Span, detail: String, severity: f64) -> Example {
+        Example {
+            location: Location::of(self.corpus, self.seam.doc, span, Some(self.seam.cut)),
+            detail,
+            excerpt: excerpt(self.corpus, self.seam.doc, span),
+            severity,
+        }
+    }
+
+    /// Sentences of prose blocks the cut falls inside, and the list item it falls inside.
+    fn in_prose(&self, o: &Outline, cases: &mut CutCases) {
+        let (text, cut, seam) = (self.text(), self.seam.cut, self.seam);
         for block in o.prose.iter().filter(|b| inside(b.span, cut)) {
             for s in prose_sentences(text, block)
                 .into_iter()
                 .filter(|s| inside(*s, cut))
             {
-                let (a, b) = sides(s);
-                sentence.push(case(
+                let (a, b) = self.sides(s);
+                cases.sentence.push(self.case(
                     s,
                     format!(
                         "seam {}|{} cuts a sentence: {a} tokens | {b} tokens",
@@ -74,8 +156,8 @@ pub fn cut_findings(corpus: &Corpus, layout: &Layout) -> Vec<Finding> {
             {
                 continue;
             }
-            let (a, b) = sides(block.span);
-            item.push(case(
+            let (a, b) = self.sides(block.span);
+            cases.item.push(self.case(
                 block.span,
                 format!(
                     "seam {}|{} cuts a list item: {a} tokens | {b} tokens",
@@ -84,11 +166,16 @@ pub fn cut_findings(corpus: &Corpus, layout: &Layout) -> Vec<Finding> {
                 a.min(b) as f64,
             ));
         }
+    }
+
+    /// Fenced blocks the cut falls inside, with the lines on each side.
+    fn in_fences(&self, o: &Outline, cases: &mut Vec<Example>) {
+        let (text, cut, seam) = (self.text(), self.seam.cut, self.seam);
         for f in o.fences.iter().filter(|f| inside(f.span, cut)) {
             let lines = |s: usize, e: usize| text[s..e].matches('\n').count();
             let (above, below) = (lines(f.span.start, cut), lines(cut, f.span.end) + 1);
-            let (a, b) = sides(f.span);
-            fence.push(case(
+            let (a, b) = self.sides(f.span);
+            cases.push(self.case(
                 f.span,
                 format!(
                     "seam {}|{} cuts a fenced block after {above} of its {} lines ({a} tokens | {b} tokens)",
@@ -99,9 +186,14 @@ pub fn cut_findings(corpus: &Corpus, layout: &Layout) -> Vec<Finding> {
                 a.min(b) as f64,
             ));
         }
+    }
+
+    /// Tables the cut falls inside, with the rows it cuts off from the header.
+    fn in_tables(&self, o: &Outline, cases: &mut Vec<Example>) {
+        let (cut, seam) = (self.seam.cut, self.seam);
         for t in o.tables.iter().filter(|t| inside(t.span, cut)) {
             let below = t.rows.iter().filter(|r| r.start >= cut).count();
-            table.push(case(
+            cases.push(self.case(
                 t.span,
                 format!(
                     "seam {}|{} cuts a table: {below} of its {} rows arrive without the header row",
@@ -113,37 +205,6 @@ pub fn cut_findings(corpus: &Corpus, layout: &Layout) -> Vec<Finding> {
             ));
         }
     }
-    let cuts = layout.seams.len();
-    vec![
-        Finding::new(
-            FindingKind::CutInSentence,
-            cuts,
-            "cuts",
-            "a cut strictly inside a prose sentence (UAX #29 sentences of paragraphs and list items; code and tables are not prose); worst: the most even split".into(),
-            sentence,
-        ),
-        Finding::new(
-            FindingKind::CutInFence,
-            cuts,
-            "cuts",
-            "a cut strictly inside a fenced code block, fence lines included; worst: the most even split".into(),
-            fence,
-        ),
-        Finding::new(
-            FindingKind::CutInTable,
-            cuts,
-            "cuts",
-            "a cut strictly inside a Markdown table (header to last row); worst: the most rows cut off from the header".into(),
-            table,
-        ),
-        Finding::new(
-            FindingKind::CutInListItem,
-            cuts,
-            "cuts",
-            "a cut strictly inside the text of a list item (a bullet or number opens it); worst: the most even split".into(),
-            item,
-        ),
-    ]
 }
 
 /// Atoms no chunk holds whole: fenced blocks, tables, table rows and figure sentences.

@@ -14,16 +14,17 @@
 //! `unit`) and the document's own text over each span; a line that cannot be repaired is left
 //! out. Every change is listed.
 
+mod place;
+
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::fuzzy::{FuzzyMatch, fuzzy_place};
 use crate::corpus::{Corpus, Document, Span};
 use crate::eval::metrics::{SpanClass, span_class};
-use crate::eval::placement::{self, PlacedBy};
 use crate::eval::questions::{OffsetUnit, RawQuestion};
 use crate::layout::Layout;
+use place::{other_document, place_span};
 
 /// Least confidence at which a fuzzy match repairs a span.
 pub const FUZZY_FIX_CONFIDENCE: f64 = 0.90;
@@ -229,6 +230,8 @@ fn unreadable(line: usize, id: String, why: String) -> (QuestionCheck, Option<St
     )
 }
 
+/// Check one question line (1-based `line`); with the line the repaired file gets, `None` when
+/// it is left out. `ids` holds each id's first line and content, `used` every id taken.
 fn check_line(
     corpus: &Corpus,
     layout: &Layout,
@@ -237,20 +240,9 @@ fn check_line(
     ids: &mut HashMap<String, (usize, serde_json::Value)>,
     used: &mut std::collections::HashSet<String>,
 ) -> (QuestionCheck, Option<String>) {
-    let mut value: serde_json::Value = match serde_json::from_str(text) {
-        Ok(v) => v,
-        Err(e) => return unreadable(line, String::new(), format!("not JSON: {e}")),
-    };
-    let raw: RawQuestion = match serde_json::from_value(value.clone()) {
-        Ok(q) => q,
-        Err(e) => {
-            let id = value
-                .get("id")
-                .and_then(|i| i.as_str())
-                .unwrap_or("")
-                .to_string();
-            return unreadable(line, id, format!("not a question line: {e}"));
-        }
+    let (mut value, raw) = match read_line(text) {
+        Ok(read) => read,
+        Err((id, why)) => return unreadable(line, id, why),
     };
     let mut check = QuestionCheck {
         line,
@@ -262,146 +254,234 @@ fn check_line(
         class: None,
         action: LineAction::Keep,
     };
-    let drop = |mut check: QuestionCheck, why: String| {
-        check.problems.push(why);
-        check.changes.push("left out of the repaired file".into());
-        check.action = LineAction::Drop;
-        (check, None)
-    };
     if raw.question.trim().is_empty() {
-        return drop(check, "the question is empty".into());
+        return check.dropped("the question is empty".into());
     }
     if raw.spans.is_empty() || raw.spans.iter().all(|s| s.text.trim().is_empty()) {
-        return drop(
-            check,
-            "no evidence: \"spans\" is empty, so nothing can answer it".into(),
-        );
+        return check.dropped("no evidence: \"spans\" is empty, so nothing can answer it".into());
     }
-    let mut edited = false;
-    // Duplicate ids: an identical line again is left out; another question under a taken id is
-    // given a new one.
+    let mut edited = match claim_id(&raw, line, &mut value, &mut check, ids, used) {
+        Ok(edited) => edited,
+        Err(why) => return check.dropped(why),
+    };
+    let mut doc = match question_document(corpus, &raw, &mut value, &mut check) {
+        Ok((doc, moved)) => {
+            edited |= moved;
+            doc
+        }
+        Err(why) => return check.dropped(why),
+    };
+    for (si, s) in raw.spans.iter().enumerate() {
+        let sc = place_span(corpus, doc, &raw, s);
+        note_span(&mut check, si + 1, &sc, doc, s);
+        check.spans.push(sc);
+    }
+    match follow_spans_elsewhere(corpus, &raw, doc, &mut value, &mut check) {
+        Ok(Some(other)) => {
+            doc = other;
+            edited = true;
+        }
+        Ok(None) => {}
+        Err(why) => return check.dropped(why),
+    }
+    if check.spans.iter().any(|s| s.placed.is_none()) {
+        return check.dropped("evidence that cannot be placed: unanswerable as written".into());
+    }
+    classify(&mut check, layout, doc);
+    edited |= rewrite_spans(&mut value, &raw, &mut check, doc);
+    if edited {
+        check.action = LineAction::Repair;
+        let out = serde_json::to_string(&value).unwrap_or_else(|_| text.to_string());
+        (check, Some(out))
+    } else {
+        (check, Some(text.to_string()))
+    }
+}
+
+impl QuestionCheck {
+    /// The line left out of the repaired file, for `why`.
+    fn dropped(mut self, why: String) -> (QuestionCheck, Option<String>) {
+        self.problems.push(why);
+        self.changes.push("left out of the repaired file".into());
+        self.action = LineAction::Drop;
+        (self, None)
+    }
+}
+
+/// The line as JSON and as a question; `Err` with its id (when it has one) why it is neither.
+fn read_line(text: &str) -> Result<(serde_json::Value, RawQuestion), (String, String)> {
+    let value: serde_json::Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => return Err((String::new(), format!("not JSON: {e}"))),
+    };
+    match serde_json::from_value(value.clone()) {
+        Ok(q) => Ok((value, q)),
+        Err(e) => {
+            let id = value
+                .get("id")
+                .and_then(|i| i.as_str())
+                .unwrap_or("")
+                .to_string();
+            Err((id, format!("not a question line: {e}")))
+        }
+    }
+}
+
+/// Duplicate ids: an identical line again is left out (`Err` why); another question under a
+/// taken id is given a new one (`Ok(true)`: the line is edited). A first id is recorded.
+fn claim_id(
+    raw: &RawQuestion,
+    line: usize,
+    value: &mut serde_json::Value,
+    check: &mut QuestionCheck,
+    ids: &mut HashMap<String, (usize, serde_json::Value)>,
+    used: &mut std::collections::HashSet<String>,
+) -> Result<bool, String> {
     let mut content = value.clone();
     if let Some(o) = content.as_object_mut() {
         o.remove("id");
     }
-    if let Some((first, earlier)) = ids.get(&raw.id) {
-        if *earlier == content {
-            return drop(check, format!("id {} repeats line {first} exactly", raw.id));
-        }
-        let mut n = 2;
-        let fresh = loop {
-            let candidate = format!("{}-{n}", raw.id);
-            if !used.contains(&candidate) {
-                break candidate;
-            }
-            n += 1;
-        };
-        check
-            .problems
-            .push(format!("id {} is already used on line {first}", raw.id));
-        check.changes.push(format!("id {} → {fresh}", raw.id));
-        used.insert(fresh.clone());
-        value["id"] = serde_json::Value::String(fresh);
-        edited = true;
-    } else {
+    let Some((first, earlier)) = ids.get(&raw.id) else {
         ids.insert(raw.id.clone(), (line, content));
-    }
-    let named = corpus.documents.iter().find(|d| d.path == raw.doc);
-    let mut doc = match named {
-        Some(d) => d,
-        None => match other_document(corpus, &raw) {
-            Some(d) => {
-                check
-                    .problems
-                    .push(format!("document {} is not in the corpus", raw.doc));
-                check.changes.push(format!(
-                    "doc {} → {} (where its spans' text is)",
-                    raw.doc, d.path
-                ));
-                value["doc"] = serde_json::Value::String(d.path.clone());
-                edited = true;
-                d
-            }
-            None => return drop(check, format!("document {} is not in the corpus", raw.doc)),
-        },
+        return Ok(false);
     };
-    for (si, s) in raw.spans.iter().enumerate() {
-        let sc = place_span(corpus, doc, &raw, s);
-        let n = si + 1;
-        match sc.status {
-            SpanStatus::Ok => {}
-            SpanStatus::Shifted | SpanStatus::TextOnly | SpanStatus::Words | SpanStatus::Fuzzy => {
-                let Some(p) = sc.placed else { continue };
-                let why = match sc.status {
-                    SpanStatus::Shifted => format!(
-                        "span {n}: its text is not at {}..{}",
-                        sc.given.0.unwrap_or(0),
-                        sc.given.1.unwrap_or(0)
-                    ),
-                    SpanStatus::TextOnly => format!("span {n}: given as text only"),
-                    SpanStatus::Words => format!(
-                        "span {n}: its text occurs only with other whitespace or markup between its words"
-                    ),
-                    _ => format!(
-                        "span {n}: its text is not in {} as written (fuzzy match, confidence {:.3})",
-                        doc.path, sc.confidence
-                    ),
-                };
-                check.problems.push(why);
-                check.changes.push(format!(
-                    "span {n}: placed at bytes {}..{} (line {}){}",
-                    p.start,
-                    p.end,
-                    super::line_of(&doc.text, p.start),
-                    if doc.slice(p) != s.text {
-                        ", its text replaced by the document's"
-                    } else {
-                        ""
-                    }
-                ));
-            }
-            SpanStatus::Ambiguous => {
-                let at: Vec<String> = sc
-                    .alternatives
-                    .iter()
-                    .map(|a| format!("{}..{} (line {})", a.start, a.end, a.line))
-                    .collect();
-                check.problems.push(format!(
-                    "span {n}: its text occurs {} times ({}): give offsets to say which",
-                    sc.alternatives.len(),
-                    at.join(", ")
-                ));
-            }
-            SpanStatus::OtherDocument => check.problems.push(format!(
-                "span {n}: its text is not in {} but in {}",
-                doc.path,
-                sc.other_doc.clone().unwrap_or_default()
-            )),
-            SpanStatus::NotFound => {
-                let near: Vec<String> = sc
-                    .alternatives
-                    .iter()
-                    .map(|a| {
-                        format!(
-                            "{}..{} (line {}, {:.2})",
-                            a.start, a.end, a.line, a.confidence
-                        )
-                    })
-                    .collect();
-                check.problems.push(format!(
-                    "span {n}: its text is not in {}{}",
-                    doc.path,
-                    if near.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" (nearest: {})", near.join(", "))
-                    }
-                ));
-            }
-        }
-        check.spans.push(sc);
+    if *earlier == content {
+        return Err(format!("id {} repeats line {first} exactly", raw.id));
     }
-    // Every span in one other document: the question names the wrong one.
+    let mut n = 2;
+    let fresh = loop {
+        let candidate = format!("{}-{n}", raw.id);
+        if !used.contains(&candidate) {
+            break candidate;
+        }
+        n += 1;
+    };
+    check
+        .problems
+        .push(format!("id {} is already used on line {first}", raw.id));
+    check.changes.push(format!("id {} → {fresh}", raw.id));
+    used.insert(fresh.clone());
+    value["id"] = serde_json::Value::String(fresh);
+    Ok(true)
+}
+
+/// The question's document: the one it names, else the one other document holding every
+/// span's text (`true`: the line now names it). `Err` why when there is none.
+fn question_document<'c>(
+    corpus: &'c Corpus,
+    raw: &RawQuestion,
+    value: &mut serde_json::Value,
+    check: &mut QuestionCheck,
+) -> Result<(&'c Document, bool), String> {
+    if let Some(d) = corpus.documents.iter().find(|d| d.path == raw.doc) {
+        return Ok((d, false));
+    }
+    let Some(d) = other_document(corpus, raw) else {
+        return Err(format!("document {} is not in the corpus", raw.doc));
+    };
+    check
+        .problems
+        .push(format!("document {} is not in the corpus", raw.doc));
+    check.changes.push(format!(
+        "doc {} → {} (where its spans' text is)",
+        raw.doc, d.path
+    ));
+    value["doc"] = serde_json::Value::String(d.path.clone());
+    Ok((d, true))
+}
+
+/// What span `n`'s check says about the line: its problem and, for a span placed elsewhere,
+/// where the repair puts it.
+fn note_span(
+    check: &mut QuestionCheck,
+    n: usize,
+    sc: &SpanCheck,
+    doc: &Document,
+    s: &crate::eval::questions::RawSpan,
+) {
+    match sc.status {
+        SpanStatus::Ok => {}
+        SpanStatus::Shifted | SpanStatus::TextOnly | SpanStatus::Words | SpanStatus::Fuzzy => {
+            let Some(p) = sc.placed else { return };
+            let why = match sc.status {
+                SpanStatus::Shifted => format!(
+                    "span {n}: its text is not at {}..{}",
+                    sc.given.0.unwrap_or(0),
+                    sc.given.1.unwrap_or(0)
+                ),
+                SpanStatus::TextOnly => format!("span {n}: given as text only"),
+                SpanStatus::Words => format!(
+                    "span {n}: its text occurs only with other whitespace or markup between its words"
+                ),
+                _ => format!(
+                    "span {n}: its text is not in {} as written (fuzzy match, confidence {:.3})",
+                    doc.path, sc.confidence
+                ),
+            };
+            check.problems.push(why);
+            check.changes.push(format!(
+                "span {n}: placed at bytes {}..{} (line {}){}",
+                p.start,
+                p.end,
+                super::line_of(&doc.text, p.start),
+                if doc.slice(p) != s.text {
+                    ", its text replaced by the document's"
+                } else {
+                    ""
+                }
+            ));
+        }
+        SpanStatus::Ambiguous => {
+            let at: Vec<String> = sc
+                .alternatives
+                .iter()
+                .map(|a| format!("{}..{} (line {})", a.start, a.end, a.line))
+                .collect();
+            check.problems.push(format!(
+                "span {n}: its text occurs {} times ({}): give offsets to say which",
+                sc.alternatives.len(),
+                at.join(", ")
+            ));
+        }
+        SpanStatus::OtherDocument => check.problems.push(format!(
+            "span {n}: its text is not in {} but in {}",
+            doc.path,
+            sc.other_doc.clone().unwrap_or_default()
+        )),
+        SpanStatus::NotFound => {
+            let near: Vec<String> = sc
+                .alternatives
+                .iter()
+                .map(|a| {
+                    format!(
+                        "{}..{} (line {}, {:.2})",
+                        a.start, a.end, a.line, a.confidence
+                    )
+                })
+                .collect();
+            check.problems.push(format!(
+                "span {n}: its text is not in {}{}",
+                doc.path,
+                if near.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (nearest: {})", near.join(", "))
+                }
+            ));
+        }
+    }
+}
+
+/// Every span in one other document: the question names the wrong one, so the line moves there
+/// and its spans are placed again (`Some` that document). Spans in more than one other
+/// document: `Err` why the line is left out.
+fn follow_spans_elsewhere<'c>(
+    corpus: &'c Corpus,
+    raw: &RawQuestion,
+    doc: &Document,
+    value: &mut serde_json::Value,
+    check: &mut QuestionCheck,
+) -> Result<Option<&'c Document>, String> {
     let others: Vec<&Option<String>> = check.spans.iter().map(|s| &s.other_doc).collect();
     if let Some(Some(other)) = others.first()
         && others.iter().all(|o| o.as_deref() == Some(other.as_str()))
@@ -412,25 +492,24 @@ fn check_line(
             doc.path, d.path
         ));
         value["doc"] = serde_json::Value::String(d.path.clone());
-        doc = d;
         check.spans = raw
             .spans
             .iter()
-            .map(|s| place_span(corpus, doc, &raw, s))
+            .map(|s| place_span(corpus, d, raw, s))
             .collect();
-        edited = true;
-    } else if check.spans.iter().any(|s| s.other_doc.is_some()) {
+        return Ok(Some(d));
+    }
+    if check.spans.iter().any(|s| s.other_doc.is_some()) {
         check
             .problems
             .push("its spans lie in more than one document: a question names one".into());
-        return drop(check, "spans across documents".into());
+        return Err("spans across documents".into());
     }
-    if check.spans.iter().any(|s| s.placed.is_none()) {
-        return drop(
-            check,
-            "evidence that cannot be placed: unanswerable as written".into(),
-        );
-    }
+    Ok(None)
+}
+
+/// Each placed span's class under `layout`'s chunks of `doc`, and the question's: the worst.
+fn classify(check: &mut QuestionCheck, layout: &Layout, doc: &Document) {
     let chunks: Vec<Span> = layout
         .chunks
         .iter()
@@ -449,202 +528,46 @@ fn check_line(
             SpanClass::Split => 1,
             SpanClass::Absent => 2,
         });
-    let placed_changed = check.spans.iter().any(|s| s.status != SpanStatus::Ok);
-    if placed_changed {
-        let spans: Vec<serde_json::Value> = raw
-            .spans
-            .iter()
-            .zip(&check.spans)
-            .map(|(raw_span, s)| {
-                let p = s.placed.unwrap_or(Span::new(0, 0));
-                let mut v = serde_json::json!({
-                    "start": p.start,
-                    "end": p.end,
-                    "text": doc.slice(p),
-                });
-                if let Some(page) = raw_span.page {
-                    v["page"] = page.into();
-                }
-                v
-            })
-            .collect();
-        value["spans"] = serde_json::Value::Array(spans);
-        if let Some(o) = value.as_object_mut()
-            && o.remove("unit").is_some()
-            && raw.unit == OffsetUnit::Char
-        {
-            check
-                .changes
-                .push("offsets now in bytes (\"unit\" removed)".into());
-        }
-        edited = true;
-    }
-    if edited {
-        check.action = LineAction::Repair;
-        let out = serde_json::to_string(&value).unwrap_or_else(|_| text.to_string());
-        (check, Some(out))
-    } else {
-        (check, Some(text.to_string()))
-    }
 }
 
-/// The one document (other than the named one) where every span's text occurs exactly.
-fn other_document<'c>(corpus: &'c Corpus, raw: &RawQuestion) -> Option<&'c Document> {
-    let mut found = corpus.documents.iter().filter(|d| {
-        raw.spans
-            .iter()
-            .all(|s| !s.text.is_empty() && d.text.contains(&s.text))
-    });
-    let first = found.next()?;
-    found.next().is_none().then_some(first)
-}
-
-/// The byte span of given offsets in the line's unit, when they are a valid range.
-fn given_span(doc: &Document, unit: OffsetUnit, start: usize, end: usize) -> Option<Span> {
-    match unit {
-        OffsetUnit::Byte => (start < end
-            && end <= doc.text.len()
-            && doc.text.is_char_boundary(start)
-            && doc.text.is_char_boundary(end))
-        .then(|| Span::new(start, end)),
-        OffsetUnit::Char => {
-            let mut idx = doc
-                .text
-                .char_indices()
-                .map(|(b, _)| b)
-                .chain([doc.text.len()]);
-            let s = idx.clone().nth(start)?;
-            let e = idx.nth(end)?;
-            (s < e).then(|| Span::new(s, e))
-        }
-    }
-}
-
-fn alternative(doc: &Document, m: &FuzzyMatch) -> Alternative {
-    Alternative {
-        start: m.span.start,
-        end: m.span.end,
-        line: super::line_of(&doc.text, m.span.start),
-        confidence: m.confidence,
-    }
-}
-
-/// Check and place one span of `raw` in `doc`.
-fn place_span(
-    corpus: &Corpus,
-    doc: &Document,
+/// When a span was placed anew, the line's spans rewritten as byte offsets with the document's
+/// own text (pages kept, `unit` removed); `true` when the line changed.
+fn rewrite_spans(
+    value: &mut serde_json::Value,
     raw: &RawQuestion,
-    s: &crate::eval::questions::RawSpan,
-) -> SpanCheck {
-    let given = (s.start, s.end);
-    let at_offsets = match (s.start, s.end) {
-        (Some(a), Some(b)) => given_span(doc, raw.unit, a, b),
-        _ => None,
-    };
-    let mut check = SpanCheck {
-        given,
-        status: SpanStatus::Ok,
-        placed: None,
-        confidence: 1.0,
-        alternatives: Vec::new(),
-        other_doc: None,
-        class: None,
-    };
-    if let Some(p) = at_offsets
-        && doc.slice(p) == s.text
-    {
-        check.placed = Some(p);
-        return check;
+    check: &mut QuestionCheck,
+    doc: &Document,
+) -> bool {
+    if check.spans.iter().all(|s| s.status == SpanStatus::Ok) {
+        return false;
     }
-    let with_offsets = s.start.is_some() || s.end.is_some();
-    // Exact occurrences, the one nearest the old offsets first.
-    let mut exact: Vec<Span> = doc
-        .text
-        .match_indices(s.text.as_str())
-        .map(|(at, t)| Span::new(at, at + t.len()))
-        .collect();
-    if !s.text.is_empty() && !exact.is_empty() {
-        let old = at_offsets.map(|p| p.start).or(s.start).unwrap_or(0);
-        exact.sort_by_key(|e| e.start.abs_diff(old));
-        if exact.len() == 1 || with_offsets {
-            check.status = if with_offsets {
-                SpanStatus::Shifted
-            } else {
-                SpanStatus::TextOnly
-            };
-            check.placed = Some(exact[0]);
-            return check;
-        }
-        if let Some(page) = s.page
-            && let Ok((p, _)) = placement::place_text(doc, &s.text, Some(page))
-        {
-            check.status = SpanStatus::TextOnly;
-            check.placed = Some(p);
-            return check;
-        }
-        exact.sort_by_key(|e| e.start);
-        check.status = SpanStatus::Ambiguous;
-        check.alternatives = exact
-            .iter()
-            .map(|e| {
-                alternative(
-                    doc,
-                    &FuzzyMatch {
-                        span: *e,
-                        confidence: 1.0,
-                    },
-                )
-            })
-            .collect();
-        return check;
-    }
-    if let Ok((p, PlacedBy::Words)) = placement::place_text(doc, &s.text, s.page) {
-        check.status = SpanStatus::Words;
-        check.placed = Some(p);
-        return check;
-    }
-    // Fuzzy places, and the text at the given offsets as one more candidate (a typo at the right
-    // offsets); the likeliest first, overlapping candidates merged into the better one.
-    let mut found = fuzzy_place(&doc.text, &s.text, ALTERNATIVES + 1);
-    if let Some(p) = at_offsets {
-        found.push(FuzzyMatch {
-            span: p,
-            confidence: strsim::normalized_levenshtein(&s.text, doc.slice(p)),
-        });
-        found.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
-        let mut kept: Vec<FuzzyMatch> = Vec::new();
-        for m in found {
-            if !kept.iter().any(|k| k.span.overlaps(&m.span)) {
-                kept.push(m);
-            }
-        }
-        found = kept;
-    }
-    check.alternatives = found.iter().skip(1).map(|m| alternative(doc, m)).collect();
-    if let Some(best) = found.first() {
-        check.confidence = best.confidence;
-        let clear = found
-            .get(1)
-            .is_none_or(|next| best.confidence - next.confidence >= FUZZY_LEAD);
-        if best.confidence >= FUZZY_FIX_CONFIDENCE && clear {
-            check.status = SpanStatus::Fuzzy;
-            check.placed = Some(best.span);
-            return check;
-        }
-        check.alternatives.insert(0, alternative(doc, best));
-    } else {
-        check.confidence = 0.0;
-    }
-    check.status = SpanStatus::NotFound;
-    if let Some(other) = corpus
-        .documents
+    let spans: Vec<serde_json::Value> = raw
+        .spans
         .iter()
-        .find(|d| d.id != doc.id && !s.text.is_empty() && d.text.contains(&s.text))
+        .zip(&check.spans)
+        .map(|(raw_span, s)| {
+            let p = s.placed.unwrap_or(Span::new(0, 0));
+            let mut v = serde_json::json!({
+                "start": p.start,
+                "end": p.end,
+                "text": doc.slice(p),
+            });
+            if let Some(page) = raw_span.page {
+                v["page"] = page.into();
+            }
+            v
+        })
+        .collect();
+    value["spans"] = serde_json::Value::Array(spans);
+    if let Some(o) = value.as_object_mut()
+        && o.remove("unit").is_some()
+        && raw.unit == OffsetUnit::Char
     {
-        check.status = SpanStatus::OtherDocument;
-        check.other_doc = Some(other.path.clone());
+        check
+            .changes
+            .push("offsets now in bytes (\"unit\" removed)".into());
     }
-    check
+    true
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use crate::calibrate::objective::Evidence;
 use crate::chunk::ChunkId;
 use crate::retrieve::{BudgetAction, EntryRef, QuerySettings};
 use crate::session::{Engine, EngineError, OpenCorpus};
-use crate::tune::passage_questions;
+use crate::tune::{TuneQuestion, passage_questions};
 
 /// Offline questions drawn by default: enough to see a chunk in a fifth of the budgets (a share
 /// of 20% is measured to about ±4 points), few enough to embed in a few seconds on two cores.
@@ -50,31 +50,9 @@ pub fn hubs(
         passage_questions(corpus, layout, options.questions, options.seed)
     };
     let total = questions.len();
-    let mut chunk_hits: HashMap<ChunkId, usize> = HashMap::new();
-    let mut seam_hits: HashMap<u32, usize> = HashMap::new();
-    for (i, q) in questions.iter().enumerate() {
-        if !progress(DoctorProgress::Asking { done: i, total }) {
-            return Ok(None);
-        }
-        let (trace, _) = engine.ask(open, &q.text, settings)?;
-        for &c in &trace.fill.chunks {
-            if !holds(open, c, &q.evidence) {
-                *chunk_hits.entry(c).or_default() += 1;
-            }
-        }
-        for step in &trace.fill.steps {
-            if let (EntryRef::Seam(s), BudgetAction::AddedPair { .. }) = (step.entry, &step.action)
-            {
-                let seam = layout.seam(s);
-                if !holds(open, seam.left, &q.evidence) && !holds(open, seam.right, &q.evidence) {
-                    *seam_hits.entry(s.0).or_default() += 1;
-                }
-            }
-        }
-    }
-    if !progress(DoctorProgress::Asking { done: total, total }) {
+    let Some(hits) = count_hits(engine, open, settings, &questions, progress)? else {
         return Ok(None);
-    }
+    };
     let fair = ratio(settings.budget, layout.chunks.len()).min(1.0);
     let threshold = options.hub_share.max(FAIR_SHARE_FACTOR * fair);
     let reach = |hits: usize| ratio(hits, total);
@@ -89,15 +67,96 @@ pub fn hubs(
             most * 100.0
         )
     };
-    let mut chunk_cases = Vec::new();
-    let mut chunk_ids: Vec<(&ChunkId, &usize)> = chunk_hits.iter().collect();
-    chunk_ids.sort();
-    for (&c, &hits) in chunk_ids {
+    Ok(Some([
+        Finding::new(
+            FindingKind::HubChunk,
+            layout.chunks.len(),
+            "chunks",
+            method(
+                "a chunk in the context",
+                most(hits.chunks.values().copied().max()),
+            ),
+            hub_chunks(open, &hits.chunks, total, threshold),
+        ),
+        Finding::new(
+            FindingKind::HubSeam,
+            layout.seams.len(),
+            "seams",
+            method(
+                "a seam that fired and whose chunks the fill took",
+                most(hits.seams.values().copied().max()),
+            ),
+            hub_seams(open, &hits.seams, total, threshold),
+        ),
+    ]))
+}
+
+/// How many questions each chunk and seam reached without holding their evidence.
+struct Hits {
+    /// Per chunk: questions whose context held it.
+    chunks: HashMap<ChunkId, usize>,
+    /// Per seam id: questions for which it fired and the fill took its chunks.
+    seams: HashMap<u32, usize>,
+}
+
+/// Ask every question and count, per chunk and seam, the questions it reached without their
+/// evidence; `None` when `progress` stopped the run.
+fn count_hits(
+    engine: &mut Engine,
+    open: &OpenCorpus,
+    settings: &QuerySettings,
+    questions: &[TuneQuestion],
+    progress: &mut dyn FnMut(DoctorProgress) -> bool,
+) -> Result<Option<Hits>, EngineError> {
+    let total = questions.len();
+    let mut hits = Hits {
+        chunks: HashMap::new(),
+        seams: HashMap::new(),
+    };
+    for (i, q) in questions.iter().enumerate() {
+        if !progress(DoctorProgress::Asking { done: i, total }) {
+            return Ok(None);
+        }
+        let (trace, _) = engine.ask(open, &q.text, settings)?;
+        for &c in &trace.fill.chunks {
+            if !holds(open, c, &q.evidence) {
+                *hits.chunks.entry(c).or_default() += 1;
+            }
+        }
+        for step in &trace.fill.steps {
+            if let (EntryRef::Seam(s), BudgetAction::AddedPair { .. }) = (step.entry, &step.action)
+            {
+                let seam = open.layout.seam(s);
+                if !holds(open, seam.left, &q.evidence) && !holds(open, seam.right, &q.evidence) {
+                    *hits.seams.entry(s.0).or_default() += 1;
+                }
+            }
+        }
+    }
+    if !progress(DoctorProgress::Asking { done: total, total }) {
+        return Ok(None);
+    }
+    Ok(Some(hits))
+}
+
+/// The chunks that reached at least `threshold` of the `total` questions, in id order.
+fn hub_chunks(
+    open: &OpenCorpus,
+    hits: &HashMap<ChunkId, usize>,
+    total: usize,
+    threshold: f64,
+) -> Vec<Example> {
+    let (corpus, layout) = (&open.corpus, &open.layout);
+    let reach = |hits: usize| ratio(hits, total);
+    let mut cases = Vec::new();
+    let mut ids: Vec<(&ChunkId, &usize)> = hits.iter().collect();
+    ids.sort();
+    for (&c, &hits) in ids {
         if total == 0 || reach(hits) < threshold {
             continue;
         }
         let chunk = layout.chunk(c);
-        chunk_cases.push(Example {
+        cases.push(Example {
             location: Location::of(corpus, chunk.doc, chunk.span, None),
             detail: format!(
                 "chunk {} ({}) is in the budget of {hits} of {total} questions ({:.0}%) without their evidence",
@@ -109,15 +168,27 @@ pub fn hubs(
             severity: reach(hits),
         });
     }
-    let mut seam_cases = Vec::new();
-    let mut seam_ids: Vec<(&u32, &usize)> = seam_hits.iter().collect();
-    seam_ids.sort();
-    for (&s, &hits) in seam_ids {
+    cases
+}
+
+/// The seams that reached at least `threshold` of the `total` questions, in id order.
+fn hub_seams(
+    open: &OpenCorpus,
+    hits: &HashMap<u32, usize>,
+    total: usize,
+    threshold: f64,
+) -> Vec<Example> {
+    let (corpus, layout) = (&open.corpus, &open.layout);
+    let reach = |hits: usize| ratio(hits, total);
+    let mut cases = Vec::new();
+    let mut ids: Vec<(&u32, &usize)> = hits.iter().collect();
+    ids.sort();
+    for (&s, &hits) in ids {
         if total == 0 || reach(hits) < threshold {
             continue;
         }
         let seam = layout.seam(crate::seam::SeamId(s));
-        seam_cases.push(Example {
+        cases.push(Example {
             location: Location::of(corpus, seam.doc, seam.span, Some(seam.cut)),
             detail: format!(
                 "seam {}|{} fired and filled two slots for {hits} of {total} questions ({:.0}%) without their evidence",
@@ -129,26 +200,5 @@ pub fn hubs(
             severity: reach(hits),
         });
     }
-    Ok(Some([
-        Finding::new(
-            FindingKind::HubChunk,
-            layout.chunks.len(),
-            "chunks",
-            method(
-                "a chunk in the context",
-                most(chunk_hits.values().copied().max()),
-            ),
-            chunk_cases,
-        ),
-        Finding::new(
-            FindingKind::HubSeam,
-            layout.seams.len(),
-            "seams",
-            method(
-                "a seam that fired and whose chunks the fill took",
-                most(seam_hits.values().copied().max()),
-            ),
-            seam_cases,
-        ),
-    ]))
+    cases
 }

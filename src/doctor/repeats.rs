@@ -126,20 +126,26 @@ fn shingle_hash(words: &[Word]) -> u64 {
     h.finish()
 }
 
-/// Runs of at least [`SHINGLE_WORDS`] words that occur in at least [`MIN_DOCUMENTS`] documents
-/// and [`MIN_DOCUMENT_SHARE`] of them.
-pub fn boilerplate(corpus: &Corpus) -> Finding {
-    let docs = corpus.documents.len();
-    let need = MIN_DOCUMENTS.max((docs as f64 * MIN_DOCUMENT_SHARE).ceil() as usize);
-    let doc_words: Vec<Vec<Word>> = corpus.documents.iter().map(|d| words(&d.text)).collect();
+/// Per shingle (run of [`SHINGLE_WORDS`] words), the number of documents it occurs in.
+fn documents_per_shingle(doc_words: &[Vec<Word>]) -> HashMap<u64, usize> {
     let mut seen_in: HashMap<u64, usize> = HashMap::new();
-    for ws in &doc_words {
+    for ws in doc_words {
         let distinct: HashSet<u64> = ws.windows(SHINGLE_WORDS).map(shingle_hash).collect();
         for h in distinct {
             *seen_in.entry(h).or_default() += 1;
         }
     }
-    // Each document's runs of repeated shingles, merged into spans.
+    seen_in
+}
+
+/// Each document's runs of shingles seen in at least `need` documents, merged into spans, with
+/// their words as the key that finds the same text elsewhere.
+fn repeated_runs(
+    corpus: &Corpus,
+    doc_words: &[Vec<Word>],
+    seen_in: &HashMap<u64, usize>,
+    need: usize,
+) -> Vec<(DocId, Span, String)> {
     let mut occurrences: Vec<(DocId, Span, String)> = Vec::new();
     for (d, ws) in doc_words.iter().enumerate() {
         let mut covered = vec![false; ws.len()];
@@ -168,6 +174,17 @@ pub fn boilerplate(corpus: &Corpus) -> Finding {
             ));
         }
     }
+    occurrences
+}
+
+/// Runs of at least [`SHINGLE_WORDS`] words that occur in at least [`MIN_DOCUMENTS`] documents
+/// and [`MIN_DOCUMENT_SHARE`] of them.
+pub fn boilerplate(corpus: &Corpus) -> Finding {
+    let docs = corpus.documents.len();
+    let need = MIN_DOCUMENTS.max((docs as f64 * MIN_DOCUMENT_SHARE).ceil() as usize);
+    let doc_words: Vec<Vec<Word>> = corpus.documents.iter().map(|d| words(&d.text)).collect();
+    let seen_in = documents_per_shingle(&doc_words);
+    let occurrences = repeated_runs(corpus, &doc_words, &seen_in, need);
     let mut passages: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, (_, _, key)) in occurrences.iter().enumerate() {
         passages.entry(key.as_str()).or_default().push(i);

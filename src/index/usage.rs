@@ -138,100 +138,28 @@ struct ModelUse {
 /// Survey the cache folder; with `prune`, also remove (or with [`PruneMode::DryRun`] count)
 /// the cached texts no index uses.
 pub fn survey(cache_dir: &Path, prune: Option<PruneMode>) -> CacheReport {
-    let indexes_dir = cache_dir.join("indexes");
-    let mut models: BTreeMap<PathBuf, (String, ModelUse)> = BTreeMap::new();
-    let mut indexes = 0;
-    let mut index_bytes = 0;
-    let mut building = false;
-    for entry in read_dir_sorted(&indexes_dir) {
-        let name = entry.file_name().unwrap_or_default().to_string_lossy();
-        if name.starts_with(".build-") {
-            building |= build_in_progress(&entry);
-            continue;
-        }
-        if !entry.is_dir() || name == "latest" {
-            continue;
-        }
-        indexes += 1;
-        index_bytes += folder_bytes(&entry);
-        let manifest = match Manifest::read(&entry) {
-            Ok(m) => m,
-            // A folder with no readable manifest names no model: the next open rebuilds it.
-            Err(_) => continue,
-        };
-        let file = VectorCache::path_for(cache_dir, &manifest.model);
-        let (_, usage) = models
-            .entry(file)
-            .or_insert_with(|| (manifest.model.clone(), ModelUse::default()));
-        usage.indexes += 1;
-        match read_text_keys(&entry, &manifest) {
-            Ok(keys) => usage.keys.extend(keys),
-            Err(why) => {
-                let folder = entry.file_name().unwrap_or_default().to_string_lossy();
-                usage
-                    .unknown
-                    .get_or_insert(format!("index {folder}: {why}"));
-            }
-        }
-    }
+    let found = IndexSurvey::of(cache_dir);
     let prune_refused = match prune {
-        Some(_) if building => {
+        Some(_) if found.building => {
             Some("an index is being built now; prune again when it is done".to_string())
         }
         _ => None,
     };
-    let mut vectors = Vec::new();
-    for path in read_dir_sorted(&cache_dir.join("vectors")) {
-        if path.extension().is_none_or(|e| e != "bin") {
-            continue;
-        }
-        let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
-        let usage = models.get(&path);
-        let keys = read_keys(&path);
-        let entries = keys.as_ref().ok().map(|k| k.keys.len());
-        let used = match (&keys, usage) {
-            (Ok(k), Some((_, u))) if u.unknown.is_none() => {
-                Some(k.keys.iter().filter(|key| u.keys.contains(*key)).count())
-            }
-            _ => None,
-        };
-        let kept_because = match (&keys, usage) {
-            (Err(why), _) => Some(format!("damaged ({why}); the next build rewrites it")),
-            (_, None) => {
-                Some("no index names this model; delete the file by hand to drop it".into())
-            }
-            (_, Some((_, u))) => u.unknown.clone(),
-        };
-        let (pruned, kept_because) = match (prune, &prune_refused, kept_because, usage) {
-            (Some(mode), None, None, Some((_, u))) => {
-                let keep = |key: &TextKey| u.keys.contains(key);
-                match prune_file(&path, &keep, mode == PruneMode::DryRun) {
-                    Ok(count) => (Some(count), None),
-                    Err(why @ PruneRefused::InUse) => (None, Some(why.to_string())),
-                    Err(PruneRefused::Other(why)) => (None, Some(format!("not pruned: {why}"))),
-                }
-            }
-            (_, _, kept_because, _) => (None, kept_because),
-        };
-        vectors.push(VectorFile {
-            model: usage.map(|(m, _)| m.clone()),
-            indexes: usage.map_or(0, |(_, u)| u.indexes),
-            in_use: in_use(&path),
-            path,
-            bytes,
-            entries,
-            used,
-            kept_because,
-            pruned,
-        });
-    }
+    let vectors: Vec<VectorFile> = read_dir_sorted(&cache_dir.join("vectors"))
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|e| e == "bin"))
+        .map(|path| {
+            let usage = found.models.get(&path);
+            vector_file(path, usage, prune, prune_refused.as_deref())
+        })
+        .collect();
     let layouts_dir = store_dir(cache_dir);
     let layout_files = read_dir_sorted(&layouts_dir);
     CacheReport {
         cache_dir: cache_dir.to_path_buf(),
         vectors,
-        indexes,
-        index_bytes,
+        indexes: found.indexes,
+        index_bytes: found.index_bytes,
         layouts: layout_files.len(),
         layout_bytes: layout_files
             .iter()
@@ -239,6 +167,110 @@ pub fn survey(cache_dir: &Path, prune: Option<PruneMode>) -> CacheReport {
             .sum(),
         prune,
         prune_refused,
+    }
+}
+
+/// What the index folders of a cache say: the texts each model's indexes use, how many
+/// folders and bytes, and whether a build is under way.
+struct IndexSurvey {
+    /// Per vector cache file: its model and the use its indexes make of it.
+    models: BTreeMap<PathBuf, (String, ModelUse)>,
+    /// Index folders.
+    indexes: usize,
+    /// Their bytes.
+    index_bytes: u64,
+    /// A build folder of a live build is there.
+    building: bool,
+}
+
+impl IndexSurvey {
+    /// Read every index folder under `cache_dir`.
+    fn of(cache_dir: &Path) -> Self {
+        let mut survey = IndexSurvey {
+            models: BTreeMap::new(),
+            indexes: 0,
+            index_bytes: 0,
+            building: false,
+        };
+        for entry in read_dir_sorted(&cache_dir.join("indexes")) {
+            let name = entry.file_name().unwrap_or_default().to_string_lossy();
+            if name.starts_with(".build-") {
+                survey.building |= build_in_progress(&entry);
+                continue;
+            }
+            if !entry.is_dir() || name == "latest" {
+                continue;
+            }
+            survey.indexes += 1;
+            survey.index_bytes += folder_bytes(&entry);
+            let manifest = match Manifest::read(&entry) {
+                Ok(m) => m,
+                // A folder with no readable manifest names no model: the next open rebuilds it.
+                Err(_) => continue,
+            };
+            let file = VectorCache::path_for(cache_dir, &manifest.model);
+            let (_, usage) = survey
+                .models
+                .entry(file)
+                .or_insert_with(|| (manifest.model.clone(), ModelUse::default()));
+            usage.indexes += 1;
+            match read_text_keys(&entry, &manifest) {
+                Ok(keys) => usage.keys.extend(keys),
+                Err(why) => {
+                    let folder = entry.file_name().unwrap_or_default().to_string_lossy();
+                    usage
+                        .unknown
+                        .get_or_insert(format!("index {folder}: {why}"));
+                }
+            }
+        }
+        survey
+    }
+}
+
+/// One vector cache file: its entries, how many of them its model's indexes use, why it is
+/// kept whole, and (with `prune`, unless pruning was refused) what pruning removed.
+fn vector_file(
+    path: PathBuf,
+    usage: Option<&(String, ModelUse)>,
+    prune: Option<PruneMode>,
+    prune_refused: Option<&str>,
+) -> VectorFile {
+    let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+    let keys = read_keys(&path);
+    let entries = keys.as_ref().ok().map(|k| k.keys.len());
+    let used = match (&keys, usage) {
+        (Ok(k), Some((_, u))) if u.unknown.is_none() => {
+            Some(k.keys.iter().filter(|key| u.keys.contains(*key)).count())
+        }
+        _ => None,
+    };
+    let kept_because = match (&keys, usage) {
+        (Err(why), _) => Some(format!("damaged ({why}); the next build rewrites it")),
+        (_, None) => Some("no index names this model; delete the file by hand to drop it".into()),
+        (_, Some((_, u))) => u.unknown.clone(),
+    };
+    let (pruned, kept_because) = match (prune, prune_refused, kept_because, usage) {
+        (Some(mode), None, None, Some((_, u))) => {
+            let keep = |key: &TextKey| u.keys.contains(key);
+            match prune_file(&path, &keep, mode == PruneMode::DryRun) {
+                Ok(count) => (Some(count), None),
+                Err(why @ PruneRefused::InUse) => (None, Some(why.to_string())),
+                Err(PruneRefused::Other(why)) => (None, Some(format!("not pruned: {why}"))),
+            }
+        }
+        (_, _, kept_because, _) => (None, kept_because),
+    };
+    VectorFile {
+        model: usage.map(|(m, _)| m.clone()),
+        indexes: usage.map_or(0, |(_, u)| u.indexes),
+        in_use: in_use(&path),
+        path,
+        bytes,
+        entries,
+        used,
+        kept_because,
+        pruned,
     }
 }
 

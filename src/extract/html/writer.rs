@@ -280,25 +280,11 @@ impl PageWriter {
         self.md.item(text, &marker, indent, self.quote);
     }
 
+    /// An element opens: a block is written before it, a list, item, quote, code block or
+    /// table starts, inline code or emphasis opens its marker.
     fn open(&mut self, name: &str, element: &scraper::node::Element, node: NodeRef<'_, Node>) {
         if self.in_cell() || self.tables.last().is_some_and(|t| t.nested > 0) {
-            // Inside a cell everything is inline text; cells of a nested table are spaced.
-            match name {
-                "table" => {
-                    if let Some(t) = self.tables.last_mut() {
-                        t.nested += 1;
-                    }
-                }
-                "br" | "td" | "th" | "tr" | "p" | "div" | "li" => self.space = true,
-                "code" if self.pre == 0 => self.push_str("`"),
-                _ if self.pre == 0 && emphasis(name).is_some() => {
-                    self.open_emphasis(emphasis(name).unwrap_or_default());
-                }
-                _ => {}
-            }
-            if name == "pre" {
-                self.pre += 1;
-            }
+            self.open_in_cell(name);
             return;
         }
         match name {
@@ -306,55 +292,13 @@ impl PageWriter {
                 self.flush();
                 self.heading = name[1..].parse().ok();
             }
-            "ul" | "ol" | "menu" => {
-                self.flush();
-                let indent = if self.lists.is_empty() {
-                    0
-                } else {
-                    self.indent()
-                };
-                let next = element
-                    .attr("start")
-                    .and_then(|s| s.trim().parse().ok())
-                    .unwrap_or(1);
-                self.lists.push(List {
-                    ordered: name == "ol",
-                    next,
-                    indent,
-                });
-            }
-            "li" => {
-                self.flush();
-                if self.item_marker.is_some() {
-                    // The previous item held nothing: keep its marker on a line of its own.
-                    self.write_item("");
-                }
-                let marker = match self.lists.last_mut() {
-                    Some(l) if l.ordered => {
-                        let m = format!("{}. ", l.next);
-                        l.next += 1;
-                        m
-                    }
-                    _ => "- ".to_string(),
-                };
-                self.item_marker = Some(marker);
-            }
+            "ul" | "ol" | "menu" => self.open_list(name == "ol", element),
+            "li" => self.open_item(),
             "blockquote" => {
                 self.flush();
                 self.quote += 1;
             }
-            "pre" => {
-                self.flush();
-                self.pre += 1;
-                if self.pre == 1 {
-                    self.pre_language = code_language(element)
-                        .or_else(|| {
-                            node.children()
-                                .find_map(|c| c.value().as_element().and_then(code_language))
-                        })
-                        .unwrap_or_default();
-                }
-            }
+            "pre" => self.open_pre(element, node),
             "br" => {
                 if self.pre > 0 {
                     self.inline.push('\n');
@@ -394,57 +338,84 @@ impl PageWriter {
         }
     }
 
+    /// An element opens inside a cell, where everything is inline text: cells of a nested
+    /// table are spaced, code and emphasis open their markers.
+    fn open_in_cell(&mut self, name: &str) {
+        match name {
+            "table" => {
+                if let Some(t) = self.tables.last_mut() {
+                    t.nested += 1;
+                }
+            }
+            "br" | "td" | "th" | "tr" | "p" | "div" | "li" => self.space = true,
+            "code" if self.pre == 0 => self.push_str("`"),
+            _ if self.pre == 0 && emphasis(name).is_some() => {
+                self.open_emphasis(emphasis(name).unwrap_or_default());
+            }
+            _ => {}
+        }
+        if name == "pre" {
+            self.pre += 1;
+        }
+    }
+
+    /// A list opens, inside the current item's text when nested, numbered from its `start`.
+    fn open_list(&mut self, ordered: bool, element: &scraper::node::Element) {
+        self.flush();
+        let indent = if self.lists.is_empty() {
+            0
+        } else {
+            self.indent()
+        };
+        let next = element
+            .attr("start")
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(1);
+        self.lists.push(List {
+            ordered,
+            next,
+            indent,
+        });
+    }
+
+    /// A list item opens: its marker waits for its text.
+    fn open_item(&mut self) {
+        self.flush();
+        if self.item_marker.is_some() {
+            // The previous item held nothing: keep its marker on a line of its own.
+            self.write_item("");
+        }
+        let marker = match self.lists.last_mut() {
+            Some(l) if l.ordered => {
+                let m = format!("{}. ", l.next);
+                l.next += 1;
+                m
+            }
+            _ => "- ".to_string(),
+        };
+        self.item_marker = Some(marker);
+    }
+
+    /// A code block opens; the outermost takes its language from its class or its `code`
+    /// child's.
+    fn open_pre(&mut self, element: &scraper::node::Element, node: NodeRef<'_, Node>) {
+        self.flush();
+        self.pre += 1;
+        if self.pre == 1 {
+            self.pre_language = code_language(element)
+                .or_else(|| {
+                    node.children()
+                        .find_map(|c| c.value().as_element().and_then(code_language))
+                })
+                .unwrap_or_default();
+        }
+    }
+
+    /// An element closes: the block it held is written, and a list, item, quote, code block or
+    /// table ends.
     fn close(&mut self, name: &str) {
-        if let Some(t) = self.tables.last_mut() {
-            if t.nested > 0 {
-                match name {
-                    "table" => t.nested -= 1,
-                    "td" | "th" | "tr" => self.space = true,
-                    "pre" => self.pre = self.pre.saturating_sub(1),
-                    "code" if self.pre == 0 => self.push_str("`"),
-                    _ if self.pre == 0 && emphasis(name).is_some() => {
-                        self.close_emphasis(emphasis(name).unwrap_or_default());
-                    }
-                    _ => {}
-                }
-                return;
-            }
-            if t.cell.is_some() {
-                match name {
-                    "td" | "th" => {
-                        let cell = t.cell.take().unwrap_or_default();
-                        t.row
-                            .get_or_insert_with(Vec::new)
-                            .push(cell.trim().to_string());
-                        self.space = false;
-                        return;
-                    }
-                    "tr" | "table" => {
-                        // A cell the markup never closed.
-                        let cell = t.cell.take().unwrap_or_default();
-                        t.row
-                            .get_or_insert_with(Vec::new)
-                            .push(cell.trim().to_string());
-                    }
-                    "pre" => {
-                        self.pre = self.pre.saturating_sub(1);
-                        return;
-                    }
-                    "code" if self.pre == 0 => {
-                        self.push_str("`");
-                        return;
-                    }
-                    _ if self.pre == 0 && emphasis(name).is_some() => {
-                        self.close_emphasis(emphasis(name).unwrap_or_default());
-                        return;
-                    }
-                    "p" | "div" | "li" | "br" => {
-                        self.space = true;
-                        return;
-                    }
-                    _ => return,
-                }
-            }
+        if self.close_in_table(name) {
+            return;
         }
         match name {
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
@@ -471,18 +442,7 @@ impl PageWriter {
                 self.flush();
                 self.quote = self.quote.saturating_sub(1);
             }
-            "pre" => {
-                self.pre = self.pre.saturating_sub(1);
-                if self.pre == 0 {
-                    let code = std::mem::take(&mut self.inline);
-                    let language = std::mem::take(&mut self.pre_language);
-                    if self.item_marker.is_some() {
-                        // A list item that opens with code: the marker goes on its own line.
-                        self.write_item("");
-                    }
-                    self.md.code(&code, &language, self.quote, self.indent());
-                }
-            }
+            "pre" => self.close_pre(),
             "code" | "kbd" | "samp" if self.pre == 0 => self.push_str("`"),
             _ if self.pre == 0 && emphasis(name).is_some() => {
                 self.close_emphasis(emphasis(name).unwrap_or_default());
@@ -507,6 +467,80 @@ impl PageWriter {
             }
             _ if BLOCKS.contains(&name) => self.flush(),
             _ => {}
+        }
+    }
+
+    /// An element closes inside a nested table or an open cell, where everything is inline
+    /// text; `true` when that is all it does (a row or table that ends with a cell the markup
+    /// never closed closes that cell, then ends as usual: `false`).
+    fn close_in_table(&mut self, name: &str) -> bool {
+        let Some(t) = self.tables.last_mut() else {
+            return false;
+        };
+        if t.nested > 0 {
+            match name {
+                "table" => t.nested -= 1,
+                "td" | "th" | "tr" => self.space = true,
+                "pre" => self.pre = self.pre.saturating_sub(1),
+                "code" if self.pre == 0 => self.push_str("`"),
+                _ if self.pre == 0 && emphasis(name).is_some() => {
+                    self.close_emphasis(emphasis(name).unwrap_or_default());
+                }
+                _ => {}
+            }
+            return true;
+        }
+        if t.cell.is_none() {
+            return false;
+        }
+        match name {
+            "td" | "th" => {
+                let cell = t.cell.take().unwrap_or_default();
+                t.row
+                    .get_or_insert_with(Vec::new)
+                    .push(cell.trim().to_string());
+                self.space = false;
+                true
+            }
+            "tr" | "table" => {
+                // A cell the markup never closed.
+                let cell = t.cell.take().unwrap_or_default();
+                t.row
+                    .get_or_insert_with(Vec::new)
+                    .push(cell.trim().to_string());
+                false
+            }
+            "pre" => {
+                self.pre = self.pre.saturating_sub(1);
+                true
+            }
+            "code" if self.pre == 0 => {
+                self.push_str("`");
+                true
+            }
+            _ if self.pre == 0 && emphasis(name).is_some() => {
+                self.close_emphasis(emphasis(name).unwrap_or_default());
+                true
+            }
+            "p" | "div" | "li" | "br" => {
+                self.space = true;
+                true
+            }
+            _ => true,
+        }
+    }
+
+    /// A code block closes; the outermost is written, after the marker of an item it opens.
+    fn close_pre(&mut self) {
+        self.pre = self.pre.saturating_sub(1);
+        if self.pre == 0 {
+            let code = std::mem::take(&mut self.inline);
+            let language = std::mem::take(&mut self.pre_language);
+            if self.item_marker.is_some() {
+                // A list item that opens with code: the marker goes on its own line.
+                self.write_item("");
+            }
+            self.md.code(&code, &language, self.quote, self.indent());
         }
     }
 }

@@ -2,6 +2,8 @@
 //! transaction, checking a stored one before reuse, searching it through its HNSW indexes, and
 //! moving an index's dense search onto it.
 
+mod fill;
+
 use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
@@ -17,6 +19,7 @@ use crate::index::remote::{
 use crate::index::vectors::{DenseCollection, SearchMode};
 use crate::index::{DenseStore, IndexError, IndexSet};
 use crate::layout::Layout;
+use fill::{LayoutRows, upload};
 
 /// Rows sent per `INSERT`.
 const UPLOAD_BATCH: usize = 500;
@@ -447,184 +450,6 @@ fn stale_because(
     Ok(None)
 }
 
-/// What one fill writes: the collection's name and metadata, then its rows, built a batch at a
-/// time.
-struct FillPlan<'a> {
-    name: &'a str,
-    metadata: Value,
-    dim: usize,
-    /// Every row id, to find other collections that hold one.
-    row_ids: Vec<String>,
-    rows: &'a mut dyn FnMut(Range<usize>) -> Result<Batch, IndexError>,
-    total: usize,
-}
-
-/// Rows of one `INSERT`: ids, vectors, documents, metadata (JSON text).
-struct Batch(Vec<String>, Vec<Vector>, Vec<String>, Vec<String>);
-
-/// Fill the collection in one transaction: the old one of this name and any other seamscope
-/// collection holding these row ids removed (with their indexes), the collection row, every
-/// row, the HNSW indexes, the metadata last. Returns its uuid and the collections it replaced.
-fn fill(
-    client: &PgClient,
-    plan: FillPlan<'_>,
-    progress: &mut dyn FnMut(usize, usize),
-) -> Result<(String, Vec<String>), IndexError> {
-    let run = fill_in_transaction(client, plan, progress);
-    if run.is_err() {
-        rollback(client);
-    }
-    run
-}
-
-fn fill_in_transaction(
-    client: &PgClient,
-    plan: FillPlan<'_>,
-    progress: &mut dyn FnMut(usize, usize),
-) -> Result<(String, Vec<String>), IndexError> {
-    let FillPlan {
-        name,
-        metadata,
-        dim,
-        row_ids,
-        rows,
-        total,
-    } = plan;
-    let owned = name.to_string();
-    // The connection the transaction is on: every later step checks it is still that one (a
-    // lost connection's transaction is gone, and the next statement would run outside it).
-    let (replaced, uuid, serial) = client.with_connection(&format!("start filling {name}"), |c| {
-        Box::pin(async move {
-            c.client.batch_execute("BEGIN").await?;
-            c.client
-                .execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&owned])
-                .await?;
-            // This name's old collection, and other collections holding our row ids (ids are
-            // unique across the table). Only seamscope's own index collections (its name prefix
-            // and layout) are ever replaced: a bundle the Python package's add_bundle wrote
-            // carries the layout too, under a name of the user's, and is never touched.
-            let holders = c
-                .client
-                .query(
-                    "SELECT c.uuid::text, c.name, (c.cmetadata->>'seamscope_layout') IS NOT NULL \
-                     AND c.name LIKE 'seamscope-%' \
-                     FROM langchain_pg_collection c WHERE c.name = $1 OR EXISTS ( \
-                       SELECT 1 FROM langchain_pg_embedding e \
-                       WHERE e.collection_id = c.uuid AND e.id = ANY($2))",
-                    &[&owned, &row_ids],
-                )
-                .await?;
-            let mut replaced = Vec::new();
-            for row in &holders {
-                let (uuid, other, ours): (String, String, bool) =
-                    (column(row, 0)?, column(row, 1)?, column(row, 2)?);
-                if other != owned && !ours {
-                    return Err(Failure::Unexpected(format!(
-                        "the collection {} (not one of seamscope's index collections: a bundle add_bundle wrote, or rows of your own) holds rows with seamscope's ids (chunk-N, seam-N), which are unique across langchain_pg_embedding; give seamscope another database (or schema), or remove that collection",
-                        crate::text::safe_name(&other)
-                    )));
-                }
-                if !is_uuid(&uuid) {
-                    return Err(Failure::Unexpected(format!("collection {} has no proper uuid", crate::text::safe_name(&other))));
-                }
-                c.client
-                    .batch_execute(&format!(
-                        "DROP INDEX IF EXISTS {}; DROP INDEX IF EXISTS {}; \
-                         DELETE FROM langchain_pg_collection WHERE uuid = '{uuid}';",
-                        index_name(&uuid, Kind::Chunk),
-                        index_name(&uuid, Kind::Seam)
-                    ))
-                    .await?;
-                if other != owned {
-                    replaced.push(other);
-                }
-            }
-            let row = c
-                .client
-                .query_one(
-                    "INSERT INTO langchain_pg_collection (uuid, name, cmetadata) \
-                     VALUES (gen_random_uuid(), $1, NULL) RETURNING uuid::text",
-                    &[&owned],
-                )
-                .await?;
-            let uuid: String = column(&row, 0)?;
-            Ok((replaced, uuid, c.serial))
-        })
-    })?;
-    if !is_uuid(&uuid) {
-        return Err(PgError::Unexpected {
-            url: client.url().to_string(),
-            action: format!("fill {name}"),
-            what: format!(
-                "the new collection's uuid {:?} is not one",
-                crate::text::safe_name(&uuid)
-            ),
-        }
-        .into());
-    }
-    let mut done = 0;
-    while done < total {
-        let end = (done + UPLOAD_BATCH).min(total);
-        let Batch(ids, vectors, documents, metas) = rows(done..end)?;
-        let uuid = uuid.clone();
-        client.with_connection(&format!("add rows to {name}"), |c| {
-            Box::pin(async move {
-                if c.serial != serial {
-                    return Err(lost());
-                }
-                c.client
-                    .execute(
-                        "INSERT INTO langchain_pg_embedding (id, collection_id, embedding, document, cmetadata) \
-                         SELECT i, $1::text::uuid, e, d, m::jsonb \
-                         FROM unnest($2::varchar[], $3::vector[], $4::varchar[], $5::text[]) AS t(i, e, d, m)",
-                        &[&uuid, &ids, &vectors, &documents, &metas],
-                    )
-                    .await?;
-                Ok(())
-            })
-        })?;
-        done = end;
-        progress(done, total);
-    }
-    let finish = format!(
-        "SET LOCAL statement_timeout = {}; {}; {};",
-        (client.timeout() * INDEX_TIMEOUTS).as_millis(),
-        index_sql(&uuid, Kind::Chunk, dim),
-        index_sql(&uuid, Kind::Seam, dim)
-    );
-    batch(
-        client,
-        &format!("build the HNSW indexes of {name}"),
-        (INDEX_TIMEOUTS, Some(serial)),
-        finish,
-    )?;
-    let (uuid_done, metadata) = (uuid.clone(), metadata.to_string());
-    client.with_connection(&format!("finish filling {name}"), |c| {
-        Box::pin(async move {
-            if c.serial != serial {
-                return Err(lost());
-            }
-            c.client
-                .execute(
-                    "UPDATE langchain_pg_collection SET cmetadata = $2::text::json \
-                     WHERE uuid = $1::text::uuid",
-                    &[&uuid_done, &metadata],
-                )
-                .await?;
-            c.client.batch_execute("COMMIT").await?;
-            Ok(())
-        })
-    })?;
-    // Fresh statistics, so the planner knows the new rows (best effort).
-    let _ = batch(
-        client,
-        "analyze langchain_pg_embedding",
-        (INDEX_TIMEOUTS, None),
-        "ANALYZE langchain_pg_embedding".into(),
-    );
-    Ok((uuid, replaced))
-}
-
 /// Build the HNSW indexes of a reused collection when they are missing (dropped by hand).
 fn ensure_indexes(client: &PgClient, uuid: &str, dim: usize) -> Result<(), PgError> {
     let sql = format!(
@@ -693,91 +518,20 @@ impl IndexSet {
                 (f.uuid, None)
             }
             (_, stale) => {
+                let rows = LayoutRows {
+                    corpus,
+                    layout,
+                    chunks,
+                    seams,
+                    seam_texts: layout.search_texts(corpus).1,
+                };
                 let reason = stale.unwrap_or_default();
-                let (_, seam_texts) = layout.search_texts(corpus);
-                let row_ids: Vec<String> = (0..n_chunks as u32)
-                    .map(|i| Kind::Chunk.row_id(i))
-                    .chain((0..n_seams as u32).map(|i| Kind::Seam.row_id(i)))
-                    .collect();
-                let mut rows = |range: Range<usize>| -> Result<Batch, IndexError> {
-                    let mut batch = Batch(Vec::new(), Vec::new(), Vec::new(), Vec::new());
-                    // Chunks first, then seams, in id order.
-                    let split = range.start.max(n_chunks)..range.end.max(n_chunks);
-                    let chunk_part = range.start.min(n_chunks)..range.end.min(n_chunks);
-                    if !chunk_part.is_empty() {
-                        let vs = chunks.vectors(chunk_part.start as u32..chunk_part.end as u32)?;
-                        for (i, v) in chunk_part.zip(vs) {
-                            let c = &layout.chunks[i];
-                            let doc = corpus.doc(c.doc);
-                            batch.0.push(Kind::Chunk.row_id(i as u32));
-                            batch.1.push(Vector::from(v));
-                            batch.2.push(no_nul(doc.slice(c.span)));
-                            batch.3.push(
-                                json!({"kind": "chunk", "id": i, "document": no_nul(&doc.path),
-                                       "start": c.span.start, "end": c.span.end})
-                                .to_string(),
-                            );
-                        }
-                    }
-                    let seam_part = split.start - n_chunks..split.end - n_chunks;
-                    if !seam_part.is_empty() {
-                        let vs = seams.vectors(seam_part.start as u32..seam_part.end as u32)?;
-                        for (i, v) in seam_part.zip(vs) {
-                            let s = &layout.seams[i];
-                            let doc = corpus.doc(s.doc);
-                            batch.0.push(Kind::Seam.row_id(i as u32));
-                            batch.1.push(Vector::from(v));
-                            batch.2.push(no_nul(&seam_texts[i]));
-                            batch.3.push(
-                                json!({"kind": "seam", "id": i, "document": no_nul(&doc.path),
-                                       "start": s.span.start, "end": s.span.end,
-                                       "left": s.left.0, "right": s.right.0})
-                                .to_string(),
-                            );
-                        }
-                    }
-                    Ok(batch)
-                };
-                let plan = FillPlan {
-                    name: &name,
-                    metadata: expected,
-                    dim,
-                    row_ids,
-                    rows: &mut rows,
-                    total: n_chunks + n_seams,
-                };
-                let (uuid, replaced) = fill(client, plan, progress)?;
-                let reason = if replaced.is_empty() {
-                    reason
-                } else {
-                    format!(
-                        "{reason}; it replaced {} (row ids are unique across langchain_pg_embedding, so a database holds one seamscope index at a time)",
-                        replaced
-                            .iter()
-                            .map(|n| crate::text::safe_name(n))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                };
+                let (uuid, reason) =
+                    upload(client, (&name, expected, dim), &rows, reason, progress)?;
                 (uuid, Some(reason))
             }
         };
-        let collection = |kind: Kind, len| PgCollection {
-            client: Arc::clone(client),
-            uuid: uuid.clone(),
-            name: name.clone(),
-            kind,
-            dim,
-            len,
-        };
-        self.chunk_vectors = Box::new(collection(Kind::Chunk, n_chunks));
-        self.seam_vectors = Box::new(collection(Kind::Seam, n_seams));
-        // pgvector's HNSW index: approximate.
-        self.search_mode = SearchMode::Approximate;
-        self.store = DenseStore::Pgvector {
-            url: client.url().to_string(),
-            collection: name.clone(),
-        };
+        self.search_through(client, &uuid, &name);
         Ok(StoreSync {
             kind: RemoteKind::Pgvector,
             url: client.url().to_string(),
@@ -789,6 +543,29 @@ impl IndexSet {
             }],
             seconds: started.elapsed().as_secs_f64(),
         })
+    }
+
+    /// Every later dense search of this set asks the collection `name` (of `uuid`) through its
+    /// HNSW indexes, which are approximate.
+    fn search_through(&mut self, client: &Arc<PgClient>, uuid: &str, name: &str) {
+        let dim = self.manifest.dim;
+        let (n_chunks, n_seams) = (self.chunk_vectors.len(), self.seam_vectors.len());
+        let collection = |kind: Kind, len| PgCollection {
+            client: Arc::clone(client),
+            uuid: uuid.to_string(),
+            name: name.to_string(),
+            kind,
+            dim,
+            len,
+        };
+        self.chunk_vectors = Box::new(collection(Kind::Chunk, n_chunks));
+        self.seam_vectors = Box::new(collection(Kind::Seam, n_seams));
+        // pgvector's HNSW index: approximate.
+        self.search_mode = SearchMode::Approximate;
+        self.store = DenseStore::Pgvector {
+            url: client.url().to_string(),
+            collection: name.to_string(),
+        };
     }
 }
 

@@ -352,7 +352,7 @@ fn chart<'a>(app: &App, width: usize) -> Vec<Line<'a>> {
         }
     }
     if let Some(v) = verdict {
-        lines.push(Line::styled(format!("  {}", verdict_words(v)), t.notice));
+        lines.push(Line::styled(format!("  {}", v.sentence()), t.notice));
     }
     lines.push(Line::styled(
         "  ★ winner beyond noise (wins ≥ 90% of 10,000 paired resamples of the questions) · ☆ \
@@ -477,39 +477,6 @@ impl<'t> ChartScale<'t> {
         ));
         Line::from(spans)
     }
-}
-
-/// The page's verdict in words: a winner with its share of resamples, or the tie with each
-/// contender's share and how many questions would settle it.
-pub fn verdict_words(v: &seamscope::calibrate::bootstrap::Verdict) -> String {
-    if let Some(why) = &v.inconclusive {
-        return format!("nothing can be concluded: {why}");
-    }
-    if let Some(w) = &v.winner {
-        let p = v.contenders.first().map_or(1.0, |c| c.p_best);
-        return format!(
-            "winner beyond noise: {w}, best in {:.0}% of {} resamples of the {} questions",
-            p * 100.0,
-            v.resamples,
-            v.questions
-        );
-    }
-    let shares: Vec<String> = v
-        .contenders
-        .iter()
-        .map(|c| format!("{} {:.0}%", c.label, c.p_best * 100.0))
-        .collect();
-    let settle = match v.contenders.iter().filter_map(|c| c.questions_needed).min() {
-        Some(n) if n > v.questions => {
-            format!("; about {n} questions of this kind would separate the top two")
-        }
-        _ => String::new(),
-    };
-    format!(
-        "no winner beyond noise ({} questions): tied among {}{settle}",
-        v.questions,
-        shares.join(", ")
-    )
 }
 
 /// Fire, false-fire and waste rates of a Seams row, as bars on a 0–100% scale.
