@@ -128,6 +128,25 @@ fn column(app: &App, groups: &[Group], width: usize) -> Vec<Line<'static>> {
     lines
 }
 
+/// The groups in two columns of `half` columns each: the query box's and the first page's groups
+/// on the left, and the next groups too while moving one there makes the taller column shorter.
+fn two_columns(app: &App, all: &[Group], half: usize) -> (Vec<Line<'static>>, Vec<Line<'static>>) {
+    let mut split = left_groups().min(all.len());
+    let height = |at: usize| {
+        column(app, &all[..at], half)
+            .len()
+            .max(column(app, &all[at..], half).len())
+    };
+    while split < all.len() && height(split + 1) < height(split) {
+        split += 1;
+    }
+    let (left_groups, right_groups) = all.split_at(split);
+    (
+        column(app, left_groups, half),
+        column(app, right_groups, half),
+    )
+}
+
 /// Draw the help overlay in the middle of `area`: two columns of keys on a wide screen, one on
 /// a narrow one; scrolled by [`App::help`]'s row when taller than the screen.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
@@ -145,22 +164,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         lines.extend(column(app, &all, usize::from(width.saturating_sub(2))));
         (lines, Vec::new())
     } else {
-        // The query box's and the first page's groups on the left, and the next groups too
-        // while moving one there makes the taller column shorter.
-        let mut split = left_groups().min(all.len());
-        let height = |at: usize| {
-            column(app, &all[..at], half)
-                .len()
-                .max(column(app, &all[at..], half).len())
-        };
-        while split < all.len() && height(split + 1) < height(split) {
-            split += 1;
-        }
-        let (left_groups, right_groups) = all.split_at(split);
-        (
-            column(app, left_groups, half),
-            column(app, right_groups, half),
-        )
+        two_columns(app, &all, half)
     };
     let intro_rows = if one_column {
         0

@@ -35,30 +35,38 @@ fn keys(app: &App) -> &'static [(&'static str, &'static str)] {
     app.page.pane().hints(app)
 }
 
+/// The page keys, the page shown highlighted, then a bar. A compact screen names the page shown
+/// and the others by their keys only (the help names them all), leaving room for the keys that
+/// matter there.
+fn page_list(app: &App) -> Vec<Span<'static>> {
+    let t = &app.theme;
+    let mut spans = Vec::new();
+    for (i, page) in Page::ALL.into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" ", t.status));
+        }
+        let style = if page == app.page {
+            t.status.patch(t.row_selected).patch(t.key)
+        } else {
+            t.status
+        };
+        let label = if app.is_compact() && page != app.page {
+            page.pane().key().to_string()
+        } else {
+            format!("{} {}", page.pane().key(), page.label())
+        };
+        spans.push(Span::styled(label, style));
+    }
+    spans.push(Span::styled(" │ ", t.status));
+    spans
+}
+
 /// Draw the status line.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let t = &app.theme;
     let mut spans = vec![Span::styled(" ", t.status)];
     if !app.typing {
-        for (i, page) in Page::ALL.into_iter().enumerate() {
-            if i > 0 {
-                spans.push(Span::styled(" ", t.status));
-            }
-            let style = if page == app.page {
-                t.status.patch(t.row_selected).patch(t.key)
-            } else {
-                t.status
-            };
-            // A compact screen names the page shown; the others by their keys (the help names
-            // them all), leaving room for the keys that matter there.
-            let label = if app.is_compact() && page != app.page {
-                page.pane().key().to_string()
-            } else {
-                format!("{} {}", page.pane().key(), page.label())
-            };
-            spans.push(Span::styled(label, style));
-        }
-        spans.push(Span::styled(" │ ", t.status));
+        spans.extend(page_list(app));
     }
     // On a compact screen a notice wider than the line rises above it, wrapped, rather than
     // losing its end.
