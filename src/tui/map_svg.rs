@@ -77,8 +77,14 @@ fn heading(s: &mut String, map: &EvidenceMap, corpus: &str) {
         r##"<text x="{LEFT}" y="28" font-size="17" font-weight="bold" fill="#222222">Evidence-length map: which strategy fails least, by how long the evidence is</text>"##
     );
     let subtitle = format!(
-        "{corpus}: {} passages per band drawn over the corpus, each asked with content words from across it; budget {} chunks of {} tokens; each family at its best setting in each band",
-        map.options.per_band, map.budget, map.chunk_tokens
+        "{corpus}: {} passages per band drawn over the corpus, each asked with {}; budget {} chunks of {} tokens; each family at its best setting in each band",
+        map.options.per_band,
+        map.options
+            .kinds
+            .first()
+            .map_or("its content words", |k| k.describe()),
+        map.budget,
+        map.chunk_tokens
     );
     for (i, line) in crate::tui::chrome::wrap_words(&subtitle, CAPTION_CHARS)
         .iter()
