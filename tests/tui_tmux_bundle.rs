@@ -72,7 +72,7 @@ fn bundle_opens_read_only(width: u16, height: u16) {
     tmux.keys(&["Enter"]);
     // A compact screen shows the text first; the header counts the documents either way.
     let documents = if compact {
-        "13 documents"
+        "13 docs"
     } else {
         "Documents · 13"
     };

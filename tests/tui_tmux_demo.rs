@@ -85,8 +85,9 @@ fn presenter_mode_gold_verdict_and_pinned_settings(width: u16, height: u16) {
     tmux.type_text(&command);
     tmux.keys(&["Enter"]);
     // A compact screen shows the text first; the header counts the documents either way.
+    // (a narrow header counts them in short words).
     let ready = if compact {
-        ["13 documents", "chunks of 1024 tokens"]
+        ["13 docs", "83 chunks"]
     } else {
         ["Documents · 13", "chunks of 1024 tokens"]
     };

@@ -22,7 +22,17 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         left.push(Span::styled(format!("│ {label} "), t.header));
     }
     if let Some(shown) = &app.shown {
-        left.push(Span::styled(corpus_line(shown), t.header));
+        // A narrow terminal gets the same counts in short words rather than losing the last.
+        // First the search mode in a word, then every count in short words.
+        let used: usize = left.iter().map(Span::width).sum();
+        let fits =
+            |line: &String| used + Span::raw(line.as_str()).width() <= usize::from(area.width);
+        let line = [Words::Full, Words::ShortMode, Words::Short]
+            .into_iter()
+            .map(|words| corpus_line(shown, words))
+            .find(fits)
+            .unwrap_or_else(|| corpus_line(shown, Words::Short));
+        left.push(Span::styled(line, t.header));
     }
     let job = job_line(app);
     // The job's progress takes what the corpus line leaves, and at least half the line.
@@ -51,17 +61,49 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     }
 }
 
+/// How many words the corpus line takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Words {
+    /// Every count and the search mode in full.
+    Full,
+    /// Every count in full, the search mode in a word.
+    ShortMode,
+    /// Short words for everything (the chunker and `k` are in the Settings box).
+    Short,
+}
+
 /// The corpus shown: documents (and files skipped), chunks, seams, tokens and how dense search
-/// runs.
-fn corpus_line(shown: &crate::tui::app::Shown) -> String {
+/// runs, in as many `words` as the line has room for.
+fn corpus_line(shown: &crate::tui::app::Shown, words: Words) -> String {
     let open = &shown.open;
-    let mode = match (&open.indexes.store, open.indexes.search_mode) {
-        (_, SearchMode::Pending) => "dense pending: keyword search only",
-        (DenseStore::Chroma { .. }, _) => "dense search in Chroma (HNSW)",
-        (DenseStore::Pgvector { .. }, _) => "approximate dense search in Postgres (pgvector HNSW)",
-        (_, SearchMode::Exact) => "exact dense search",
-        (_, SearchMode::Approximate) => "approximate dense search (HNSW)",
+    let short_mode = words != Words::Full;
+    let mode = match (&open.indexes.store, open.indexes.search_mode, short_mode) {
+        (_, SearchMode::Pending, false) => "dense pending: keyword search only",
+        (_, SearchMode::Pending, true) => "dense pending",
+        (DenseStore::Chroma { .. }, _, false) => "dense search in Chroma (HNSW)",
+        (DenseStore::Chroma { .. }, _, true) => "Chroma",
+        (DenseStore::Pgvector { .. }, _, false) => {
+            "approximate dense search in Postgres (pgvector HNSW)"
+        }
+        (DenseStore::Pgvector { .. }, _, true) => "pgvector",
+        (_, SearchMode::Exact, false) => "exact dense search",
+        (_, SearchMode::Exact, true) => "exact",
+        (_, SearchMode::Approximate, false) => "approximate dense search (HNSW)",
+        (_, SearchMode::Approximate, true) => "HNSW",
     };
+    if words == Words::Short {
+        let skipped = match open.corpus.skipped.len() {
+            0 => String::new(),
+            n => format!(" ({n} skipped)"),
+        };
+        return format!(
+            "│ {} docs{skipped} · {} chunks · {} seams · {} tok · {mode}",
+            open.corpus.documents.len(),
+            open.layout.chunks.len(),
+            open.layout.seams.len(),
+            thousands(open.layout.total_tokens()),
+        );
+    }
     let headings = if shown.params.heading_prefix {
         ", heading prefixes"
     } else {
