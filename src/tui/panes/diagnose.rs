@@ -20,9 +20,14 @@ use crate::tui::screen::Areas;
 /// The diagnose page.
 pub struct Diagnose;
 
-/// The doctor run with its default options on the corpus shown.
+/// The doctor with its default options on the corpus shown, its sampled questions asked at the
+/// screen's budget and margin (the sliders', not the settings file's).
 #[derive(Debug)]
-struct DoctorWork(DoctorOptions);
+struct DoctorWork {
+    options: DoctorOptions,
+    budget: usize,
+    m: seamscope::settings::Margin,
+}
 
 impl PageWork for DoctorWork {
     fn run(
@@ -31,14 +36,16 @@ impl PageWork for DoctorWork {
         open: &OpenCorpus,
         progress: &mut dyn FnMut(&str, usize, usize) -> bool,
     ) -> Result<Option<PageOutput>, String> {
-        let report = diagnose(engine, open, &self.0, &mut |p| match p {
+        let kept = (engine.settings.budget, engine.settings.m);
+        (engine.settings.budget, engine.settings.m) = (self.budget, self.m);
+        let report = diagnose(engine, open, &self.options, &mut |p| match p {
             DoctorProgress::Layout => progress("reading the cuts", 0, 0),
             DoctorProgress::Asking { done, total } => {
                 progress("asking sampled questions", done, total)
             }
-        })
-        .map_err(|e| e.to_string())?;
-        Ok(report.map(PageOutput::new))
+        });
+        (engine.settings.budget, engine.settings.m) = kept;
+        Ok(report.map_err(|e| e.to_string())?.map(PageOutput::new))
     }
 }
 
@@ -129,9 +136,11 @@ impl Pane for Diagnose {
             rows: report(app).map_or(0, |r| examples(r).len()),
         };
         Some(match key.code {
-            KeyCode::Char('r') => {
-                Action::RunPageWork(Arc::new(DoctorWork(DoctorOptions::default())))
-            }
+            KeyCode::Char('r') => Action::RunPageWork(Arc::new(DoctorWork {
+                options: DoctorOptions::default(),
+                budget: app.sliders.budget,
+                m: app.sliders.m,
+            })),
             KeyCode::Up => cursor(-1),
             KeyCode::Down => cursor(1),
             KeyCode::PageUp => cursor(-10),

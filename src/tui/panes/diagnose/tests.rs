@@ -12,7 +12,7 @@ use seamscope::doctor::{DoctorLayout, DoctorOptions, DoctorReport, cuts};
 use seamscope::retrieve::EntryRef;
 
 use super::{Diagnose, examples};
-use crate::tui::action::{Action, Page, PageDone, Pane as Focus};
+use crate::tui::action::{Action, Page, PageDone, Pane as Focus, Slider};
 use crate::tui::background::BackgroundProgress;
 use crate::tui::fixture::Fixture;
 use crate::tui::jobs::Request;
@@ -87,7 +87,14 @@ fn tui_the_diagnose_page_runs_the_doctor_and_enter_shows_an_example_in_the_text(
     f.app.update(Action::ShowPage(Page::Diagnose));
     assert!(screen(&mut f, 120, 34).contains("Press r to diagnose this layout"));
 
+    // The doctor's sampled questions are asked at the screen's budget and margin.
+    f.app.update(Action::SetSlider(Slider::Budget, 3));
     let run = key(&f, KeyCode::Char('r')).expect("r runs the doctor");
+    let asked = format!("{run:?}");
+    assert!(
+        asked.contains("budget: 3") && asked.contains(&format!("m: {}", f.app.sliders.m)),
+        "{asked}"
+    );
     f.app.update(run);
     let generation = expect_page_work(&mut f);
     f.app.update(Action::PageProgress(BackgroundProgress {
