@@ -139,6 +139,22 @@ fn count_hits(
     Ok(Some(hits))
 }
 
+/// The ids whose hits reach at least `threshold` of the `total` questions, in id order, with
+/// their hits (none when no question was asked).
+fn reaching<K: Ord + Copy>(
+    hits: &HashMap<K, usize>,
+    total: usize,
+    threshold: f64,
+) -> Vec<(K, usize)> {
+    let mut ids: Vec<(K, usize)> = hits
+        .iter()
+        .filter(|&(_, &h)| total > 0 && ratio(h, total) >= threshold)
+        .map(|(&k, &h)| (k, h))
+        .collect();
+    ids.sort();
+    ids
+}
+
 /// The chunks that reached at least `threshold` of the `total` questions, in id order.
 fn hub_chunks(
     open: &OpenCorpus,
@@ -149,12 +165,7 @@ fn hub_chunks(
     let (corpus, layout) = (&open.corpus, &open.layout);
     let reach = |hits: usize| ratio(hits, total);
     let mut cases = Vec::new();
-    let mut ids: Vec<(&ChunkId, &usize)> = hits.iter().collect();
-    ids.sort();
-    for (&c, &hits) in ids {
-        if total == 0 || reach(hits) < threshold {
-            continue;
-        }
+    for (c, hits) in reaching(hits, total, threshold) {
         let chunk = layout.chunk(c);
         cases.push(Example {
             location: Location::of(corpus, chunk.doc, chunk.span, None),
@@ -181,12 +192,7 @@ fn hub_seams(
     let (corpus, layout) = (&open.corpus, &open.layout);
     let reach = |hits: usize| ratio(hits, total);
     let mut cases = Vec::new();
-    let mut ids: Vec<(&u32, &usize)> = hits.iter().collect();
-    ids.sort();
-    for (&s, &hits) in ids {
-        if total == 0 || reach(hits) < threshold {
-            continue;
-        }
+    for (s, hits) in reaching(hits, total, threshold) {
         let seam = layout.seam(crate::seam::SeamId(s));
         cases.push(Example {
             location: Location::of(corpus, seam.doc, seam.span, Some(seam.cut)),

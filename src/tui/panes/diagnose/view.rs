@@ -13,7 +13,7 @@ use seamscope::text::safe;
 use super::{cursor, examples, report};
 use crate::tui::action::Page;
 use crate::tui::app::App;
-use crate::tui::chrome::wrap_words;
+use crate::tui::chrome::{fit, wrap_words};
 use crate::tui::theme::Theme;
 use crate::tui::widgets::gauge::progress;
 
@@ -191,7 +191,7 @@ fn finding_lines(
                 f.label,
                 f.count,
                 f.of,
-                clip(&f.unit, 8),
+                fit(&f.unit, 8),
                 f.share * 100.0,
                 points
             ),
@@ -214,21 +214,21 @@ fn finding_lines(
             if index == at {
                 cursor_line = lines.len();
             }
-            lines.push(Line::styled(clip(&format!("  {text}"), width), style));
+            lines.push(Line::styled(fit(&format!("  {text}"), width), style));
             index += 1;
         }
     }
     let none: Vec<&str> = names(r, |f| f.applies && f.count == 0);
     if !none.is_empty() {
         lines.push(Line::styled(
-            clip(&format!("none found: {}", none.join(", ")), width),
+            fit(&format!("none found: {}", none.join(", ")), width),
             t.muted,
         ));
     }
     let not: Vec<&str> = names(r, |f| !f.applies);
     if !not.is_empty() {
         lines.push(Line::styled(
-            clip(
+            fit(
                 &format!("not for this layout (given cuts only): {}", not.join(", ")),
                 width,
             ),
@@ -294,7 +294,7 @@ fn foot_lines(
             out.extend(wrapped.into_iter().take(rows).enumerate().map(|(i, s)| {
                 // A cut line ends in `…`, so nothing reads as whole that is not.
                 let s = if cut && i + 1 == rows {
-                    clip(&format!("{s} …"), width)
+                    fit(&format!("{s} …"), width)
                 } else {
                     s
                 };
@@ -308,14 +308,4 @@ fn foot_lines(
 /// Corpus text on one line: made safe, whitespace runs as one space.
 fn one_line(text: &str) -> String {
     safe(text).split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// `text` cut to `width` characters, ending in `…` when cut.
-fn clip(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_string();
-    }
-    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
 }

@@ -7,6 +7,7 @@
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{
@@ -220,23 +221,24 @@ fn header<'a>(t: &Theme) -> Line<'a> {
     )
 }
 
-/// One board row: the cursor mark, label, family, failure rate and interval, tokens, share sent
-/// twice, stored once, vectors per chunk, `p_best`, the Pareto mark and the left-out mark.
-fn row_line<'a>(row: &BoardRow, selected: bool, t: &Theme) -> Line<'a> {
-    let style = if selected {
-        t.text.patch(t.row_selected)
-    } else {
-        t.text
-    };
-    let fam = family_style(t, row.family);
-    let fam = if selected {
-        fam.patch(t.row_selected)
-    } else {
-        fam
-    };
+/// What every drawing of a board row shares: its text style, its family's style (both with the
+/// cursor's highlight when `selected`) and its `p_best` as a percentage (empty when it has none).
+pub(super) fn row_parts(row: &BoardRow, selected: bool, t: &Theme) -> (Style, Style, String) {
+    let highlight = |s: Style| if selected { s.patch(t.row_selected) } else { s };
     let p_best = row
         .p_best
         .map_or_else(String::new, |p| format!("{:.0}%", p * 100.0));
+    (
+        highlight(t.text),
+        highlight(family_style(t, row.family)),
+        p_best,
+    )
+}
+
+/// One board row: the cursor mark, label, family, failure rate and interval, tokens, share sent
+/// twice, stored once, vectors per chunk, `p_best`, the Pareto mark and the left-out mark.
+fn row_line<'a>(row: &BoardRow, selected: bool, t: &Theme) -> Line<'a> {
+    let (style, fam, p_best) = row_parts(row, selected, t);
     Line::from(vec![
         Span::styled(if selected { "▶ " } else { "  " }, style),
         Span::styled(pad(&fit(&safe(&row.label), LABEL), LABEL + 1), style),

@@ -12,11 +12,10 @@ use seamscope::text::safe;
 
 use super::board::{
     board_heading, draw_map_chart, job_line, keys_line, map_heading, map_table, map_words, press_s,
-    press_v, problem, selected_lines, verdict_lines,
+    press_v, problem, row_parts, selected_lines, verdict_lines,
 };
 use crate::tui::app::App;
 use crate::tui::chrome::{fit, wrapped_rows};
-use crate::tui::family::family_style;
 use crate::tui::jobs::BoardJobKind;
 use crate::tui::theme::Theme;
 use crate::tui::widgets::bars::pad;
@@ -143,20 +142,7 @@ fn narrow_header<'a>(t: &Theme, label: usize) -> Line<'a> {
 /// columns), failure rate and interval, tokens, share sent twice, stored once, vectors per
 /// chunk, `p_best`, the Pareto mark and the left-out mark.
 fn narrow_row_line<'a>(row: &BoardRow, selected: bool, t: &Theme, label: usize) -> Line<'a> {
-    let style = if selected {
-        t.text.patch(t.row_selected)
-    } else {
-        t.text
-    };
-    let fam = family_style(t, row.family);
-    let fam = if selected {
-        fam.patch(t.row_selected)
-    } else {
-        fam
-    };
-    let p_best = row
-        .p_best
-        .map_or_else(String::new, |p| format!("{:.0}%", p * 100.0));
+    let (style, fam, p_best) = row_parts(row, selected, t);
     Line::from(vec![
         Span::styled(if selected { "▶ " } else { "  " }, style),
         Span::styled(pad(&fit(&safe(&row.label), label), label + 1), fam),
