@@ -22,6 +22,7 @@ mod models;
 mod query;
 mod questions;
 mod setup;
+mod traces;
 mod tune;
 mod tune_args;
 mod view;
@@ -271,6 +272,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Production traces read against the cuts: which of your app's retrieval misses a cut may
+    /// have caused (every returned document placed, the app's cuts recovered, each question
+    /// replayed on them at its budget, queries ranked by boundary-suspicion; no gold needed).
+    Traces {
+        /// Corpus folder or file the app retrieved from.
+        corpus: PathBuf,
+        #[command(flatten)]
+        traces: traces::TracesArgs,
+        /// Print the whole report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Gold question files: `questions check CORPUS FILE` reports every problem and repairs.
     Questions {
         #[command(subcommand)]
@@ -315,6 +328,9 @@ enum Command {
         /// embedding, no index, no queries).
         #[arg(long)]
         open_only: bool,
+        /// `traces`: spans written and read back, 2 to 10,000,000.
+        #[arg(long, default_value_t = 100_000, value_parser = usize_in(2..=10_000_000))]
+        spans: usize,
         /// Print the figures as JSON.
         #[arg(long)]
         json: bool,
@@ -335,6 +351,7 @@ impl Command {
             | Command::Tune { json, .. }
             | Command::Atoms { json, .. }
             | Command::Doctor { json, .. }
+            | Command::Traces { json, .. }
             | Command::Chunks { json, .. }
             | Command::Bench { json, .. } => *json,
             Command::Screenshots { .. } | Command::Mcp { .. } => false,
@@ -410,7 +427,7 @@ fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
             from_tune,
             row,
             json,
-        } => in_corpus(corpus, layout, |corpus, layout| {
+        } => in_corpus(global, corpus, layout, |corpus, layout| {
             let origins = export::Origins {
                 calibration: calibration.as_deref(),
                 tune: from_tune.as_deref(),
@@ -431,7 +448,7 @@ fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
             corpus,
             layout,
             json,
-        } => in_corpus(corpus, layout, |corpus, layout| {
+        } => in_corpus(global, corpus, layout, |corpus, layout| {
             index::run(global, corpus, layout, json)
         }),
         Command::Query {
@@ -441,6 +458,7 @@ fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
             query,
             json,
         } => query_positionals(&mut layout, corpus, question).and_then(|(corpus, question)| {
+            common::fetch_pdfium_if_needed(global, &layout, &corpus)?;
             query::run(global, &corpus, &question, &layout, &query, json)
         }),
         Command::Mcp {
@@ -460,7 +478,7 @@ fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
             layout,
             eval,
             json,
-        } => in_corpus(corpus, layout, |corpus, layout| {
+        } => in_corpus(global, corpus, layout, |corpus, layout| {
             eval::run(global, corpus, layout, &eval, json)
         }),
         Command::Calibrate {
@@ -468,7 +486,7 @@ fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
             layout,
             calibrate,
             json,
-        } => in_corpus(corpus, layout, |corpus, layout| {
+        } => in_corpus(global, corpus, layout, |corpus, layout| {
             calibrate::run(global, corpus, layout, &calibrate, json)
         }),
         Command::Tune { corpus, tune, json } => tune::run(global, &corpus, &tune, json),
@@ -479,7 +497,16 @@ fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
             json,
         } => {
             let corpus = layout.corpus_root(corpus)?;
+            common::fetch_pdfium_if_needed(global, &layout, &corpus)?;
             doctor::run(global, &corpus, &layout, &doctor, json)
+        }
+        Command::Traces {
+            corpus,
+            traces,
+            json,
+        } => {
+            common::fetch_pdfium_if_needed(global, &LayoutArgs::default(), &corpus)?;
+            traces::run(global, &corpus, &traces, json)
         }
         Command::Questions { command } => questions::run(global, command),
         Command::Atoms {
@@ -491,7 +518,7 @@ fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
             corpus,
             layout,
             json,
-        } => in_corpus(corpus, layout, |corpus, layout| {
+        } => in_corpus(global, corpus, layout, |corpus, layout| {
             chunks::run(global, corpus, layout, json)
         }),
         Command::Bench {
@@ -500,18 +527,24 @@ fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
             sizes,
             questions,
             open_only,
+            spans,
             json,
-        } => bench(global, what, &corpus, (&sizes, questions, open_only), json),
+        } => match what {
+            bench::BenchKind::Traces => bench::traces::run(global, &corpus, spans, json),
+            _ => bench(global, what, &corpus, (&sizes, questions, open_only), json),
+        },
     }
 }
 
 /// Resolves the corpus a command with layout options opens, then runs the command on it.
 fn in_corpus(
+    global: &GlobalArgs,
     corpus: Option<PathBuf>,
     mut layout: LayoutArgs,
     run: impl FnOnce(&std::path::Path, &LayoutArgs) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let corpus = layout.corpus_root(corpus)?;
+    common::fetch_pdfium_if_needed(global, &layout, &corpus)?;
     run(&corpus, &layout)
 }
 
@@ -537,6 +570,7 @@ fn bench(
             };
             bench::scale::run(global, corpus, plan, json)
         }
+        bench::BenchKind::Traces => bench::traces::run(global, corpus, 100_000, json),
     }
 }
 

@@ -67,4 +67,5 @@ pub mod settings;
 pub mod spec;
 pub mod text;
 pub mod tokens;
+pub mod traces;
 pub mod tune;

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 mod bundle;
+pub mod first_run;
 pub use bundle::OpenBundleError;
 mod loading;
 pub mod report;
@@ -168,7 +169,8 @@ pub fn install_if_needed(
         return Ok(false);
     }
     starting();
-    install::install(&crate::places::Places::of(settings).data_dir, log)?;
+    let data_dir = crate::places::Places::of(settings).data_dir;
+    install::with_install_lock(&data_dir, || install::install(&data_dir, log))?;
     Ok(true)
 }
 

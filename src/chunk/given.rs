@@ -138,6 +138,40 @@ impl GivenCuts {
     }
 }
 
+/// Places records one at a time, each on its own (no previous chunk to look after): the
+/// documents a traced retriever returned, which come in the order of a ranking, not of a file.
+pub struct RecordPlacer<'a> {
+    corpus: &'a Corpus,
+    matcher: docs::DocMatcher<'a>,
+    chars: HashMap<DocId, Vec<usize>>,
+}
+
+impl<'a> RecordPlacer<'a> {
+    /// A placer over `corpus`.
+    pub fn new(corpus: &'a Corpus) -> Self {
+        RecordPlacer {
+            corpus,
+            matcher: docs::DocMatcher::new(corpus),
+            chars: HashMap::new(),
+        }
+    }
+
+    /// The document and byte span of `cut`, by its document name and offsets (from its page,
+    /// where it names one), its text checked against the span; or by its text, searched from
+    /// the start of the document (or of its page).
+    pub fn place(&mut self, cut: &records::RawCut) -> Result<(DocId, Span), CutsProblem> {
+        let doc = self.matcher.find(&cut.doc)?;
+        let document = self.corpus.doc(doc);
+        let table = self
+            .chars
+            .entry(doc)
+            .or_insert_with(|| char_starts(&document.text));
+        let (cut, page_start) = pages::from_document_start(cut, document, table);
+        let span = place(&cut, document, table, None, page_start)?;
+        Ok((doc, span))
+    }
+}
+
 impl Chunker for GivenCuts {
     fn name(&self) -> String {
         format!("given-{}", self.hash)

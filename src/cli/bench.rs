@@ -7,6 +7,7 @@ pub mod query;
 pub mod rusage;
 pub mod scale;
 pub mod store;
+pub mod traces;
 pub mod variants;
 
 /// What to measure.
@@ -27,6 +28,9 @@ pub enum BenchKind {
     /// or pgvector) or `--chroma`: whether rankings, fire decisions and fills agree, the
     /// server's dense recall, and each store's latency per query.
     Store,
+    /// Reading `--spans` spans of OTLP JSON written from the corpus' text (and placing every
+    /// document): seconds and peak memory.
+    Traces,
 }
 
 /// The `q`-quantile of `samples` (0 to 1), by the nearest-rank rule; 0 when there are none.

@@ -43,6 +43,33 @@ pub fn install_model_if_needed(settings: &Settings) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Fetch pdfium before a command reads a corpus that holds PDFs, when it is missing (the first
+/// run's setup, as for the model), saying so on stderr. The settings are the command's own
+/// (global and layout flags); if they do not resolve, the command reports that itself.
+pub fn fetch_pdfium_if_needed(
+    global: &super::GlobalArgs,
+    layout: &super::LayoutArgs,
+    corpus: &std::path::Path,
+) -> anyhow::Result<()> {
+    let Ok(mut settings) = global.settings() else {
+        return Ok(());
+    };
+    if layout.apply(&mut settings).is_err() {
+        return Ok(());
+    }
+    seamscope::session::first_run::install_pdfium_if_needed(
+        &settings,
+        corpus,
+        || {
+            errln!(
+                "seamscope: the corpus holds PDFs and pdfium (the PDF engine) is not installed yet; fetching it (once)"
+            )
+        },
+        &mut |line| errln!("  {line}"),
+    )?;
+    Ok(())
+}
+
 /// A progress bar on stderr for index builds; hidden when stderr is not a terminal.
 pub struct BuildBar {
     bar: ProgressBar,

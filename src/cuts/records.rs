@@ -105,6 +105,20 @@ pub fn read_records(content: &str) -> Result<(CutsFormat, Vec<RawCut>), Located>
     }
 }
 
+/// One record on its own (a trace's retrieved document written as a LangChain `Document`, a
+/// LlamaIndex node or a plain record), in whichever format it is.
+pub fn read_record(at: RecordAt, value: Value) -> Result<RawCut, CutsProblem> {
+    let Value::Object(map) = value else {
+        return Err(CutsProblem::NotAnObject);
+    };
+    let map = unwrap_serialised(map);
+    match detect(&map).ok_or(CutsProblem::UnknownRecord)? {
+        CutsFormat::Plain => plain(at, &map, unit_of(&map)?.unwrap_or_default()),
+        CutsFormat::LangChain => langchain(at, &map),
+        CutsFormat::LlamaIndex => llamaindex(at, &map),
+    }
+}
+
 /// The JSON values of the file with where each is: one per non-blank line, or the items of one
 /// array when the file starts with `[`.
 pub fn json_values(content: &str) -> Result<Vec<(RecordAt, Value)>, Located> {

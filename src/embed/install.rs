@@ -193,6 +193,29 @@ pub fn runtime_installed(runtime_path: &Path) -> bool {
     runtime_path.is_file()
 }
 
+/// Run `install` while holding the data directory's install lock (`.install.lock`, an advisory
+/// lock on the whole file): two seamscope processes starting on an empty data directory at once
+/// (two terminals, a test run's parallel tests) take turns, and the second finds the parts the
+/// first installed instead of fetching them again over its files.
+pub fn with_install_lock<T>(
+    data_dir: &Path,
+    install: impl FnOnce() -> Result<T, InstallError>,
+) -> Result<T, InstallError> {
+    std::fs::create_dir_all(data_dir).map_err(io(format!("creating {}", data_dir.display())))?;
+    let lock_path = data_dir.join(".install.lock");
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(io(format!("opening {}", lock_path.display())))?;
+    lock.lock()
+        .map_err(io(format!("locking {}", lock_path.display())))?;
+    let result = install();
+    let _ = lock.unlock();
+    result
+}
+
 /// Install whatever is missing from `data_dir` (model in `model/`, runtime in `runtime/`).
 ///
 /// Each part is downloaded and verified in a staging folder inside `data_dir`, then moved into

@@ -110,6 +110,8 @@ impl Slider {
 pub enum JobStage {
     /// Installing the model and runtime (first run only).
     Setup,
+    /// Fetching pdfium for a corpus that holds PDFs (first run only).
+    SetupPdf,
     /// Loading the tokenizer and model.
     LoadModel,
     /// Reading the documents, counting tokens, cutting chunks and seams.
@@ -125,6 +127,7 @@ impl JobStage {
     pub fn label(self) -> &'static str {
         match self {
             JobStage::Setup => "installing the model (first run)",
+            JobStage::SetupPdf => "fetching pdfium, the PDF engine (first run)",
             JobStage::LoadModel => "loading the model",
             JobStage::Layout => "reading, chunking and cutting seams",
             JobStage::Build(stage) => stage.describe(),

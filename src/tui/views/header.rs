@@ -94,7 +94,7 @@ fn corpus_line(shown: &crate::tui::app::Shown, words: Words) -> String {
     if words == Words::Short {
         let skipped = match open.corpus.skipped.len() {
             0 => String::new(),
-            n => format!(" ({n} skipped)"),
+            n => format!(" ({n} skipped: ?)"),
         };
         return format!(
             "│ {} docs{skipped} · {} chunks · {} seams · {} tok · {mode}",
@@ -125,7 +125,7 @@ fn corpus_line(shown: &crate::tui::app::Shown, words: Words) -> String {
     };
     // Files left out are never silent: how many and why, grouped ("2 skipped: …").
     let skipped = seamscope::corpus::skip_summary(&open.corpus.skipped)
-        .map(|s| format!(" ({s})"))
+        .map(|s| format!(" ({s}; ? lists each)"))
         .unwrap_or_default();
     format!(
         "│ {} documents{skipped} · {chunks} · {} seams (k {}) · {} tokens · {mode}",

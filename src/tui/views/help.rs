@@ -147,6 +147,42 @@ fn two_columns(app: &App, all: &[Group], half: usize) -> (Vec<Line<'static>>, Ve
     )
 }
 
+/// Skipped files listed at most, before "and N more".
+const SKIPPED_LISTED: usize = 100;
+
+/// The files the corpus shown left out, each with its reason and fix, first in the overlay:
+/// the header counts them and points here.
+fn skipped_group(app: &App) -> Option<Group> {
+    let skipped = &app.shown.as_ref()?.open.corpus.skipped;
+    if skipped.is_empty() {
+        return None;
+    }
+    let mut rows: Vec<(String, String)> = skipped
+        .iter()
+        .take(SKIPPED_LISTED)
+        .map(|file| {
+            (
+                "·".to_string(),
+                format!(
+                    "{}: {}",
+                    seamscope::text::safe_name(&file.path),
+                    file.reason
+                ),
+            )
+        })
+        .collect();
+    if skipped.len() > SKIPPED_LISTED {
+        rows.push((
+            "·".to_string(),
+            format!(
+                "and {} more (`seamscope chunks CORPUS --json` lists every file and why)",
+                skipped.len() - SKIPPED_LISTED
+            ),
+        ));
+    }
+    Some(("Files skipped, and why", rows))
+}
+
 /// Draw the help overlay in the middle of `area`: two columns of keys on a wide screen, one on
 /// a narrow one; scrolled by [`App::help`]'s row when taller than the screen.
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
@@ -154,7 +190,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let one_column = area.width < 120;
     let width = 150.min(area.width.saturating_sub(if one_column { 2 } else { 4 }));
     let half = usize::from(width.saturating_sub(3) / 2);
-    let all = groups();
+    let all: Vec<Group> = skipped_group(app).into_iter().chain(groups()).collect();
     let (left, right) = if one_column {
         let mut lines = vec![];
         for part in wrap_words(INTRO, usize::from(width.saturating_sub(2))) {

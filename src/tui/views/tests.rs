@@ -396,10 +396,23 @@ fn tui_the_header_says_how_many_files_were_skipped_and_why() {
     let line = top(&mut f);
     assert!(
         line.contains(
-            "documents (2 skipped: 1 PDF without a text layer (scanned), 1 damaged or misnamed DOCX file) ·"
+            "documents (2 skipped: 1 PDF without a text layer (scanned), 1 damaged or misnamed DOCX file; ? lists each) ·"
         ),
         "{line}"
     );
+    // At 80 columns the count stays, with the key that lists them.
+    let narrow = f.draw(80, 24).backend().to_string();
+    let narrow_top = narrow.lines().next().unwrap_or_default().to_string();
+    assert!(narrow_top.contains("skipped: ?"), "{narrow_top}");
+    // `?` lists each file with its reason and its fix, before the keys.
+    f.app.update(Action::ToggleHelp);
+    let help = f.draw(80, 24).backend().to_string();
+    assert!(help.contains("Files skipped, and why"), "{help}");
+    assert!(
+        help.contains("scan.pdf: no text layer in its 4 page(s)"),
+        "{help}"
+    );
+    assert!(help.contains("export.docx: not a readable docx"), "{help}");
 }
 
 #[test]

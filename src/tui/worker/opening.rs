@@ -132,6 +132,22 @@ impl Worker<'_> {
         Ok(Some((corpus, layout, settings)))
     }
 
+    /// Fetch pdfium first when the corpus holds PDFs and it is missing (first run), its lines in
+    /// the setup log on the screen. A failed fetch is said there too, and the PDFs are then
+    /// skipped with the reason and the fix (`seamscope setup`) the skipped list shows.
+    fn fetch_pdfium(&mut self, settings: &Settings, reporter: &mut Reporter<'_>) {
+        let send = self.send;
+        let fetched = seamscope::session::first_run::install_pdfium_if_needed(
+            settings,
+            &self.setup.corpus,
+            || reporter.report(JobStage::SetupPdf, 0, 0),
+            &mut |line| send(Action::SetupLog(line.to_string())),
+        );
+        if let Err(e) = fetched {
+            send(Action::SetupLog(e.to_string()));
+        }
+    }
+
     /// Read the corpus' files. When a chunker of seamscope's own cuts them, the first document
     /// is laid out and shown as soon as it is read, and the rest are read after: a folder of
     /// PDFs draws its first document before the others are extracted. A long first file is
@@ -145,6 +161,7 @@ impl Worker<'_> {
         reporter: &mut Reporter<'_>,
     ) -> Result<Option<Corpus>, String> {
         let (generation, params) = job;
+        self.fetch_pdfium(settings, reporter);
         let mut reader = CorpusReader::open(
             &self.setup.corpus,
             &seamscope::places::load_options(settings),
