@@ -33,10 +33,39 @@ Traced by the tools themselves:
     python scripts/trace-app.py CORPUS --embed-url http://127.0.0.1:PORT
         [--otlp-json FILE] [--phoenix URL [--project NAME]] [--langsmith-jsonl FILE]
         [--cuts FILE] [--limit N] [--chunk-size 700] [--k 5] [--model all-MiniLM-L6-v2]
+        [--chunk-tokens N] [--windowed] [--model-dir DIR]
 
 The chunk size is in characters; 700 (735 chunks of sample-corpus/, 118 tokens at the median) keeps
 every chunk within MiniLM's 256-token window (241 at most; 800 would give four over it), which the
 embedding server enforces: it refuses a longer text rather than cutting it.
+
+The white paper's regime (chunks of about 1,024 tokens, as seamscope's default layout has), still a
+plain LangChain app:
+  --chunk-tokens N   the same RecursiveCharacterTextSplitter (no overlap, add_start_index=True, the
+                     same `source` and `start_index` metadata) with chunk_size N counted in the
+                     embedding model's tokens: its length_function is the model's tokenizer.json
+                     (`tokenizers`; truncation and padding off, special tokens not counted, words
+                     over 100 characters cut as seamscope's tokens::bound_long_words and
+                     scripts/embed-server.py cut them), so "N tokens" means what it means to
+                     seamscope's chunker. (from_huggingface_tokenizer would need a `transformers`
+                     tokenizer; a length function over `tokenizers` counts the same tokens.)
+  --windowed         embed through WindowedEmbeddings, a langchain_core Embeddings around the same
+                     OpenAIEmbeddings client, as seamscope embeds a long text (DESIGN.md §2, src/
+                     embed.rs plan_windows and windows_that_fit): a text that fits the model's
+                     window (256 tokens with [CLS] and [SEP], so 254 of text) is sent as it is; a
+                     longer one is cut into the fewest windows that cover it evenly with equal
+                     overlap, each the original text sliced from its first token's start to its
+                     last token's end, each embedded by the service, and its vector is the L2-
+                     normalised sum (mean) of theirs. Questions are sent as they are. So
+                     seamscope's replay of the app's retrieval can be exact.
+  --model-dir DIR    the model folder with tokenizer.json (what `seamscope setup --dry-run --json`
+                     names as cpu.model_dir); needed by the two flags above.
+
+    python scripts/trace-app.py sample-corpus --embed-url http://127.0.0.1:PORT \\
+        --chunk-tokens 1024 --windowed --model-dir DIR --cuts cuts.jsonl ...
+
+On sample-corpus/ that gives 90 chunks (955 tokens at the median, 1,022 at most, 90 at least: a
+document's last piece) embedded as 340 windows (most chunks four).
 """
 
 import argparse
@@ -47,8 +76,10 @@ import pathlib
 import sys
 import time
 
+import numpy as np
 from google.protobuf.json_format import MessageToDict
 from langchain_core.documents import Document
+from langchain_core.embeddings import Embeddings
 from langchain_core.runnables import RunnableLambda
 from langchain_core.tracers.context import collect_runs
 from langchain_core.vectorstores import InMemoryVectorStore
@@ -61,9 +92,131 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from tokenizers import Tokenizer
 
 # The files read as documents: everything but hidden files and question sets (as dump-cuts.py).
 SKIP = {"questions.jsonl"}
+# The model's window in tokens, special tokens included (MiniLM's 256, seamscope's default and
+# scripts/embed-server.py's).
+WINDOW = 256
+
+
+def bound_long_words(tokenizer_json):
+    """What seamscope's tokens::bound_long_words does (and scripts/embed-server.py): a WordPiece
+    model turns a word over max_input_chars_per_word (100) into one [UNK], so a last
+    pre-tokenization step cuts every word into pieces of at most that many characters; shorter
+    words are untouched."""
+    value = json.loads(tokenizer_json)
+    model = value.get("model") or {}
+    if model.get("type") != "WordPiece":
+        return tokenizer_json
+    limit = max(1, min(int(model.get("max_input_chars_per_word") or 100), 100_000))
+    split = {"type": "Split", "pattern": {"Regex": "[\\s\\S]{1,%d}" % limit},
+             "behavior": "Isolated", "invert": False}
+    pre = value.get("pre_tokenizer")
+    if pre is None:
+        value["pre_tokenizer"] = split
+    elif pre.get("type") == "Sequence":
+        pre["pretokenizers"].append(split)
+    else:
+        value["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [pre, split]}
+    return json.dumps(value)
+
+
+class TokenCounter:
+    """The embedding model's tokenizer as seamscope counts with it: tokenizer.json (long words
+    bounded) with truncation and padding off, special tokens not counted."""
+
+    def __init__(self, model_dir):
+        path = pathlib.Path(model_dir) / "tokenizer.json"
+        self.tokenizer = Tokenizer.from_str(bound_long_words(path.read_text(encoding="utf-8")))
+        # tokenizer.json ships with truncation and padding at 128: both would cap every count.
+        self.tokenizer.no_truncation()
+        self.tokenizer.no_padding()
+        post = self.tokenizer.post_processor
+        self.special_tokens = post.num_special_tokens_to_add(False) if post else 0
+
+    def count(self, text):
+        """Tokens in `text`, without special tokens (the splitter's length function)."""
+        return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def offsets(self, text):
+        """(start, end) of every token of `text` in characters, kept monotone as seamscope
+        keeps them."""
+        starts, ends = [], []
+        for s, e in self.tokenizer.encode(text, add_special_tokens=False).offsets:
+            s = max(s, starts[-1] if starts else 0)
+            starts.append(s)
+            ends.append(max(e, s))
+        return starts, ends
+
+
+def plan_windows(starts, ends, text_len, window):
+    """seamscope's embed::plan_windows: the fewest windows of at most `window` tokens covering a
+    text of len(starts) tokens, all the same length, neighbours overlapping equally; (start, end)
+    in characters."""
+    t = len(starts)
+    window = max(window, 1)
+    if t <= window:
+        return [(0, text_len)]
+    n = -(-t // window)
+    spans = []
+    for i in range(n):
+        first = (i * (t - window) + (n - 1) // 2) // (n - 1)
+        spans.append((starts[first], ends[first + window - 1]))
+    return spans
+
+
+def windows_that_fit(counter, text, window):
+    """seamscope's embed::windows_that_fit: plan_windows, planned narrower until every window,
+    counted again on its own, fits (a window cut inside a word can count a few more tokens)."""
+    starts, ends = counter.offsets(text)
+    planned = max(window, 1)
+    while True:
+        spans = plan_windows(starts, ends, len(text), planned)
+        if len(spans) == 1 or planned == 1:
+            return spans
+        longest = max(counter.count(text[s:e]) for s, e in spans)
+        if longest <= window:
+            return spans
+        planned = max(planned - (longest - window), 1)
+
+
+class WindowedEmbeddings(Embeddings):
+    """Another Embeddings embeds each text as seamscope embeds a long one: a text within the
+    window as it is, a longer one as the L2-normalised mean of its windows' vectors."""
+
+    def __init__(self, inner, counter, window=WINDOW):
+        self.inner = inner
+        self.counter = counter
+        # The window in tokens of text: the model's, less the special tokens it adds.
+        self.window = max(window - counter.special_tokens, 1)
+        self.windows = 0
+
+    def embed_documents(self, texts):
+        pieces, owners = [], []
+        for i, text in enumerate(texts):
+            for s, e in windows_that_fit(self.counter, text, self.window):
+                pieces.append(text[s:e])
+                owners.append(i)
+        self.windows += len(pieces)
+        vectors = self.inner.embed_documents(pieces) if pieces else []
+        sums = [None] * len(texts)
+        counts = [0] * len(texts)
+        for owner, vector in zip(owners, vectors):
+            v = np.asarray(vector, dtype=np.float32)
+            sums[owner] = v if sums[owner] is None else sums[owner] + v
+            counts[owner] += 1
+        out = []
+        for v, n in zip(sums, counts):
+            if n > 1:
+                v = v / np.float32(max(np.linalg.norm(v), 1e-12))
+            out.append([float(x) for x in v])
+        return out
+
+    def embed_query(self, text):
+        # Questions are short: sent as they are.
+        return self.inner.embed_query(text)
 
 
 class SentSpans(SpanProcessor):
@@ -185,7 +338,22 @@ def main():
     ap.add_argument("--langsmith-jsonl", help="write every LangSmith run here, one per line")
     ap.add_argument("--cuts", help="write the splitter's chunks here (a cuts file)")
     ap.add_argument("--limit", type=int, help="only the first N questions")
+    ap.add_argument("--chunk-tokens", type=int,
+                    help="chunks of at most N tokens of the embedding model (instead of "
+                         "--chunk-size characters); needs --model-dir")
+    ap.add_argument("--windowed", action="store_true",
+                    help="embed a text over the model's window as seamscope does: the normalised "
+                         "mean of its even, equally overlapping windows; needs --model-dir")
+    ap.add_argument("--model-dir", type=pathlib.Path,
+                    help="the model folder with tokenizer.json (seamscope setup --dry-run --json: "
+                         "cpu.model_dir)")
     args = ap.parse_args()
+    if (args.chunk_tokens is not None or args.windowed) and args.model_dir is None:
+        ap.error("--chunk-tokens and --windowed count the model's tokens: name its folder with "
+                 "--model-dir (seamscope setup --dry-run --json: cpu.model_dir)")
+    if args.chunk_tokens is not None and args.chunk_tokens < 1:
+        ap.error("--chunk-tokens must be at least 1")
+    counter = TokenCounter(args.model_dir) if args.model_dir is not None else None
     # Never post runs to a LangSmith service: the runs are collected in this process only.
     os.environ["LANGSMITH_TRACING"] = "false"
     os.environ.pop("LANGCHAIN_TRACING_V2", None)
@@ -207,9 +375,15 @@ def main():
     LangChainInstrumentor().instrument(tracer_provider=provider)
 
     started = time.monotonic()
-    splitter = RecursiveCharacterTextSplitter(
-        chunk_size=args.chunk_size, chunk_overlap=0, add_start_index=True
-    )
+    if args.chunk_tokens is not None:
+        splitter = RecursiveCharacterTextSplitter(
+            length_function=counter.count, chunk_size=args.chunk_tokens, chunk_overlap=0,
+            add_start_index=True,
+        )
+    else:
+        splitter = RecursiveCharacterTextSplitter(
+            chunk_size=args.chunk_size, chunk_overlap=0, add_start_index=True
+        )
     chunks = splitter.split_documents(corpus_documents(args.corpus))
     if args.cuts:
         with open(args.cuts, "w", encoding="utf-8") as out:
@@ -222,6 +396,8 @@ def main():
         api_key="unused",  # a loopback service; a real app passes its key
         check_embedding_ctx_length=False,  # send the texts, not tiktoken tokens
     )
+    if args.windowed:
+        embeddings = WindowedEmbeddings(embeddings, counter)
     store = InMemoryVectorStore(embeddings)
     store.add_documents(chunks)
     retriever = store.as_retriever(search_kwargs={"k": args.k})
@@ -251,8 +427,9 @@ def main():
                     # What RunTree.post() hands the LangSmith client, serialised as it does.
                     out.write(dumps_json(run._get_dicts_safe()) + b"\n")
     sys.stderr.write(
-        f"trace-app: {len(chunks)} chunks indexed in {indexed - started:.1f}s, "
-        f"{len(questions)} questions answered in {answered - indexed:.1f}s"
+        f"trace-app: {len(chunks)} chunks indexed in {indexed - started:.1f}s"
+        + (f" ({embeddings.windows} windows embedded)" if args.windowed else "")
+        + f", {len(questions)} questions answered in {answered - indexed:.1f}s"
         + (f", all {sum(sent.per_trace.values())} spans stored by Phoenix {stored - answered:.1f}s later"
            if args.phoenix else "") + "\n"
     )
