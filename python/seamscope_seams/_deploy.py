@@ -7,7 +7,12 @@ The layout (shared with ``seamscope --store pgvector:URL``): row ids ``chunk-<N>
 (``N`` the bundle id), a chunk's text / a seam's search text as the document, the bundle's own
 vector, and metadata ``{"kind", "id", "document", "start", "end"}`` (seams also ``"left"`` and
 ``"right"``, the linked chunk ids). The store's collection records
-``{"seamscope_layout": 1, "model", "dim", "k", "chunks", "seams"}``.
+``{"seamscope_layout": 1, "model", "dim", "k", "chunks", "seams"}``; a store with no
+collection-level metadata this package knows (LangChain's ``InMemoryVectorStore``, FAISS, any
+store that keeps documents with ids; LlamaIndex's ``SimpleVectorStore``) records it as one
+reserved row among its own, id :data:`IDENTITY_ROW_ID`, metadata ``{"kind":
+"seamscope_identity", "seamscope": "<the identity as JSON>"}``, read back by id and never
+returned by the retrievers.
 """
 
 from __future__ import annotations
@@ -25,6 +30,15 @@ LAYOUT_VERSION = 1
 IDENTITY_KEYS = ("seamscope_layout", "model", "dim", "k", "chunks", "seams")
 #: The settings a caller may give besides the bundle's (``k`` must be the bundle's).
 SETTING_KEYS = ("k", "m", "budget", "depth", "rrf_c", "side_drop")
+#: The id of the reserved row that records the identity in a store without collection-level
+#: metadata: one per store (collection, index), read back by id.
+IDENTITY_ROW_ID = "seamscope-identity"
+#: The reserved row's ``kind``: neither ``chunk`` nor ``seam``, so a kind filter never returns
+#: it, and the retrievers drop it wherever a search without a filter does.
+IDENTITY_KIND = "seamscope_identity"
+#: How much deeper than ``depth`` a search goes where the kind is filtered after the search (a
+#: store without a filter this package knows how to write): at most ``depth`` times this.
+FETCH_FACTOR = 8
 
 
 class SeamsStoreError(ValueError):
@@ -423,6 +437,63 @@ def dumps_identity(bundle: Bundle) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
+# The reserved identity row (stores without collection-level metadata)
+
+
+def identity_vector(bundle: Optional[Bundle], dim: int) -> List[float]:
+    """The reserved row's vector: a unit vector opposite the mean of the bundle's chunk vectors,
+    so that it ranks near the bottom for a question about the corpus (the retrievers drop it
+    wherever it comes back; this keeps it out of your own searches' tops). Without a bundle,
+    or where the mean is zero: the first axis."""
+    import numpy as np
+
+    if bundle is not None and bundle.chunks:
+        rows = np.asarray(bundle.chunk_vectors, dtype=np.float64)[[int(c["id"]) for c in bundle.chunks]]
+        mean = rows.mean(axis=0)
+        norm = float(np.linalg.norm(mean))
+        if norm > 0 and np.isfinite(norm):
+            return [float(x) for x in -mean / norm]
+    return [1.0] + [0.0] * (int(dim) - 1)
+
+
+def identity_row(ident: Mapping[str, Any], vector: Sequence[float]) -> Record:
+    """The reserved row recording ``ident`` (id :data:`IDENTITY_ROW_ID`)."""
+    raw = json.dumps(dict(ident), sort_keys=True)
+    return Record(
+        IDENTITY_ROW_ID,
+        f"seamscope identity (not a document): {raw}",
+        {"kind": IDENTITY_KIND, "seamscope": raw},
+        [float(x) for x in vector],
+    )
+
+
+def identity_of_row(metadata: Optional[Mapping[str, Any]]) -> Optional[Dict[str, Any]]:
+    """The identity a reserved row's metadata records, or ``None``."""
+    raw = (metadata or {}).get("seamscope")
+    if isinstance(raw, str):
+        try:
+            found = json.loads(raw)
+        except ValueError:
+            return None
+        return found if isinstance(found, dict) else None
+    return dict(raw) if isinstance(raw, Mapping) else None
+
+
+def is_identity_row(row_id: Any, metadata: Optional[Mapping[str, Any]]) -> bool:
+    """Whether a row the store returned is the reserved identity row (never a search result)."""
+    return (row_id is not None and str(row_id) == IDENTITY_ROW_ID) or (
+        (metadata or {}).get("kind") == IDENTITY_KIND
+    )
+
+
+def fetch_depth(depth: int, extra_rows: int, factor: int = FETCH_FACTOR) -> int:
+    """How many rows a search asks for where the kind is filtered after it: ``depth`` plus the
+    rows that are not of the kind wanted (the bundle's seams and the reserved row: then every
+    chunk among the top ``depth`` is found), at most ``depth * factor``."""
+    return max(depth, min(depth + max(extra_rows, 0), depth * max(factor, 1)))
+
+
+# ---------------------------------------------------------------------------------------------
 # What both retrievers do with a store
 
 # Store calls run here so that a store that stops answering is an error after `timeout`
@@ -436,10 +507,96 @@ async def in_pool(fn: Any, *args: Any) -> Any:
     return await asyncio.get_running_loop().run_in_executor(POOL, fn, *args)
 
 
+# Failures that mean the store could not be reached or did not answer: an outage
+# (:class:`StoreUnavailableError`). Matched by class name along the class's MRO and the
+# exception's cause chain, so that no driver needs importing: DB-API / SQLAlchemy
+# (OperationalError: a lost or refused connection), httpx, urllib3, pymilvus, grpc.
+_OUTAGE_CLASSES = frozenset(
+    {
+        "OperationalError",
+        "InterfaceError",
+        "DisconnectionError",
+        "TransportError",
+        "NetworkError",
+        "TimeoutException",
+        "ConnectError",
+        "ConnectTimeout",
+        "ReadTimeout",
+        "PoolTimeout",
+        "RemoteProtocolError",
+        "MaxRetryError",
+        "NewConnectionError",
+        "ConnectTimeoutError",
+        "ReadTimeoutError",
+        "ProtocolError",
+        "MilvusUnavailableException",
+        "ConnectionNotExistException",
+        "ServiceUnavailable",
+        "ServiceUnavailableError",
+    }
+)
+_GRPC_OUTAGE_CODES = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED"})
+
+
+def is_outage(error: BaseException) -> bool:
+    """Whether ``error`` (or an error it was raised from) says the store is unreachable or not
+    answering: a connection, timeout or I/O failure. A store's own ``TypeError`` or
+    ``ValueError`` (a call it does not take, data it refuses) is not an outage."""
+    seen = set()
+    e: Optional[BaseException] = error
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, (OSError, TimeoutError)):  # ConnectionError, socket timeouts, I/O
+            return True
+        names = {cls.__name__ for cls in type(e).__mro__}
+        if names & _OUTAGE_CLASSES:
+            return True
+        if "RpcError" in names:
+            code = getattr(e, "code", None)
+            try:
+                name = getattr(code(), "name", "") if callable(code) else ""
+            except Exception:
+                name = ""
+            if name in _GRPC_OUTAGE_CODES:
+                return True
+        e = e.__cause__ or e.__context__
+    return False
+
+
+def store_error(error: BaseException, where: str, call: str) -> SeamsStoreError:
+    """The error to raise for ``error``, raised by ``where`` in ``call``: a
+    :class:`StoreUnavailableError` for an outage (:func:`is_outage`), else a
+    :class:`SeamsStoreError` naming the store and the call (a wrong call is not an outage)."""
+    if isinstance(error, SeamsStoreError):
+        return error
+    if is_outage(error):
+        return StoreUnavailableError(
+            f"the store failed ({where}, {call}): {type(error).__name__}: {error}"
+        )
+    return SeamsStoreError(
+        f"{where} raised {type(error).__name__} in {call}: {error} (the store's own error, "
+        "not an outage: a call it does not take, or data it refuses)"
+    )
+
+
+def describe_callable(fn: Any) -> Tuple[str, str]:
+    """(who, which call) for an error message about ``fn``: an adapter's store and method, or
+    the class and method of a bound method (the embeddings, a keyword retriever)."""
+    owner = getattr(fn, "__self__", None)
+    call = getattr(fn, "__name__", None) or str(fn)
+    if owner is None:
+        return "the store", call
+    name = getattr(owner, "name", None)
+    if isinstance(name, str) and hasattr(owner, "store"):  # an adapter
+        return name, call
+    return type(owner).__name__, call
+
+
 def call_bounded(fn: Any, args: Sequence[Any], timeout: float, name_call: bool = False) -> Any:
-    """``fn(*args)`` in the store pool, at most ``timeout`` seconds; a store that does not
-    answer, or fails, is a :class:`StoreUnavailableError` (``name_call``: the message names
-    ``fn``)."""
+    """``fn(*args)`` in the store pool, at most ``timeout`` seconds. A store that does not
+    answer, or cannot be reached, is a :class:`StoreUnavailableError`; any other failure a
+    :class:`SeamsStoreError` naming who failed in which call (``name_call``: the timeout's
+    message names ``fn`` too)."""
     future = POOL.submit(fn, *args)
     try:
         return future.result(timeout=timeout)
@@ -451,11 +608,11 @@ def call_bounded(fn: Any, args: Sequence[Any], timeout: float, name_call: bool =
         ) from None
     except SeamsStoreError:
         raise
-    except Exception as e:  # the store's own error: say it was the store
-        raise StoreUnavailableError(f"the store failed: {type(e).__name__}: {e}") from e
+    except Exception as e:  # the store's own error: say whose, and whether it is an outage
+        raise store_error(e, *describe_callable(fn)) from e
 
 
-async def acall_bounded(coro: Any, timeout: float) -> Any:
+async def acall_bounded(coro: Any, timeout: float, where: str = "the store", call: str = "an async call") -> Any:
     """``await coro``, at most ``timeout`` seconds, its failures as :func:`call_bounded`'s."""
     try:
         return await asyncio.wait_for(coro, timeout=timeout)
@@ -464,7 +621,7 @@ async def acall_bounded(coro: Any, timeout: float) -> Any:
     except SeamsStoreError:
         raise
     except Exception as e:
-        raise StoreUnavailableError(f"the store failed: {type(e).__name__}: {e}") from e
+        raise store_error(e, where, call) from e
 
 
 def check_writable(adapter: Any, bundle: Bundle, container: str) -> None:
@@ -517,5 +674,5 @@ def write_seams(
     if check_ids_free:
         adapter.check_ids_free([r.id for r in records])
     adapter.write(records)
-    adapter.write_identity(identity(bundle))
+    adapter.write_identity(identity(bundle), identity_vector(bundle, int(bundle.settings["dim"])))
     return refs

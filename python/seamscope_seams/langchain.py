@@ -6,19 +6,20 @@ The stages (fusion, fire test, side drop, budget fill) are the Rust ``seams`` cr
 :meth:`seamscope_seams.Bundle.apply`; this module only runs your store's searches and maps hits to
 ``("chunk", id)`` / ``("seam", id)`` and the fill back to ``Document``\\ s.
 
-Stores with a dedicated adapter (the collection-level identity, a kind filter, writes with given
-vectors): ``langchain_postgres.PGVector`` (collection ``cmetadata``), ``langchain_chroma.Chroma``
-(collection metadata) and ``langchain_milvus.Milvus`` (collection properties). Any other
-``VectorStore`` works through ``add_embeddings`` (else ``add_documents``: the store's own
-``Embeddings`` then embeds, and must be the bundle's model) and
-``similarity_search_with_score_by_vector`` with ``filter={"kind": ...}``; give ``identity=`` to
-say which bundle it holds, since there is no common place to record it.
+Where the identity is kept: in the collection's own metadata for ``langchain_postgres.PGVector``
+(collection ``cmetadata``), ``langchain_chroma.Chroma`` (collection metadata) and
+``langchain_milvus.Milvus`` (collection properties); in every other store as the reserved row
+``seamscope-identity`` among its own, read back with ``get_by_ids``: ``InMemoryVectorStore``,
+``FAISS`` and any ``VectorStore`` that adds rows with given ids, reads them back by id and
+searches by vector (a store without one of these is refused before anything is written). The
+kind filter is each store's own (``InMemoryVectorStore``'s callable, FAISS's callable over
+``fetch_k`` rows); a store with no filter this package knows is searched deeper and filtered
+here. See :mod:`seamscope_seams._langchain_stores`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -34,6 +35,7 @@ from pydantic import ConfigDict, PrivateAttr
 
 from . import Bundle
 from . import _deploy as d
+from . import _langchain_stores as _stores
 from ._deploy import (  # noqa: F401  (re-exported: the refusals callers catch)
     KMismatchError,
     MissingChunksError,
@@ -64,240 +66,11 @@ _in_pool = d.in_pool
 
 
 # ---------------------------------------------------------------------------------------------
-# Store adapters
+# Store adapters (in _langchain_stores: one per store this package knows, and the reserved-row
+# adapter for any other)
 
-
-class _Adapter:
-    """The few operations Seams needs from a store."""
-
-    name = "the store"
-
-    def __init__(self, store: VectorStore):
-        self.store = store
-
-    def identity(self) -> Optional[Dict[str, Any]]:
-        return None
-
-    def write_identity(self, ident: Mapping[str, Any]) -> None:
-        raise SeamsStoreError(
-            f"{self.name} ({type(self.store).__name__}) has no collection-level metadata this "
-            "package knows how to write: pass identity= to SeamsRetriever yourself"
-        )
-
-    def check_ids_free(self, ids: Sequence[str]) -> None:
-        pass
-
-    def get(self, ids: Sequence[str]) -> Dict[str, Document]:
-        out: Dict[str, Document] = {}
-        for i in range(0, len(ids), _BATCH):
-            for doc in self.store.get_by_ids(list(ids[i : i + _BATCH])):
-                out[str(doc.id)] = doc
-        return out
-
-    def write(self, records: Sequence[d.Record]) -> None:
-        if not records:
-            return
-        add_embeddings = getattr(self.store, "add_embeddings", None)
-        for i in range(0, len(records), _BATCH):
-            batch = records[i : i + _BATCH]
-            if add_embeddings is not None:
-                add_embeddings(
-                    texts=[r.text for r in batch],
-                    embeddings=[r.vector for r in batch],
-                    metadatas=[r.metadata for r in batch],
-                    ids=[r.id for r in batch],
-                )
-            else:  # the store's own Embeddings embeds: it must be the bundle's model
-                self.store.add_documents(
-                    [Document(page_content=r.text, metadata=r.metadata, id=r.id) for r in batch],
-                    ids=[r.id for r in batch],
-                )
-
-    def filter_kwargs(self, kind: str) -> Dict[str, Any]:
-        return {"filter": {"kind": kind}}
-
-    def search(self, vector: List[float], k: int, kind: Optional[str]) -> List[Document]:
-        kwargs = self.filter_kwargs(kind) if kind else {}
-        pairs = self.store.similarity_search_with_score_by_vector(vector, k=k, **kwargs)
-        return [doc for doc, _ in pairs]
-
-    async def asearch(self, vector: List[float], k: int, kind: Optional[str]) -> List[Document]:
-        method = getattr(self.store, "asimilarity_search_with_score_by_vector", None)
-        if method is None:
-            return await _in_pool(self.search, vector, k, kind)
-        kwargs = self.filter_kwargs(kind) if kind else {}
-        pairs = await method(vector, k=k, **kwargs)
-        return [doc for doc, _ in pairs]
-
-
-class _PGVector(_Adapter):
-    """langchain-postgres ``PGVector``: the identity in the collection's ``cmetadata``."""
-
-    name = "the PGVector collection"
-
-    def __init__(self, store: VectorStore):
-        super().__init__(store)
-        self.name = f"PGVector collection {store.collection_name!r}"
-
-    def _collection(self, session: Any) -> Any:
-        collection = self.store.get_collection(session)
-        if collection is None:
-            raise StoreIdentityError(f"{self.name} does not exist")
-        return collection
-
-    def identity(self) -> Optional[Dict[str, Any]]:
-        with self.store._make_sync_session() as session:
-            return dict(self._collection(session).cmetadata or {})
-
-    def write_identity(self, ident: Mapping[str, Any]) -> None:
-        with self.store._make_sync_session() as session:
-            collection = self._collection(session)
-            collection.cmetadata = {**(collection.cmetadata or {}), **ident}
-            session.commit()
-
-    def check_ids_free(self, ids: Sequence[str]) -> None:
-        # Row ids are the table's primary key across every collection: a row of another
-        # collection with the same id would be overwritten in place (and stay in that one).
-        from sqlalchemy import select
-
-        table = self.store.EmbeddingStore
-        with self.store._make_sync_session() as session:
-            uuid = self._collection(session).uuid
-            for i in range(0, len(ids), _BATCH):
-                row = session.execute(
-                    select(table.id, table.collection_id)
-                    .where(table.id.in_(list(ids[i : i + _BATCH])))
-                    .where(table.collection_id != uuid)
-                    .limit(1)
-                ).first()
-                if row is not None:
-                    raise SeamsStoreError(
-                        f"row {row[0]!r} already belongs to another collection of this database "
-                        f"(langchain_pg_embedding.id is one primary key for all collections): "
-                        f"put each bundle in a database (or schema) of its own"
-                    )
-
-    def filter_kwargs(self, kind: str) -> Dict[str, Any]:
-        return {"filter": {"kind": {"$eq": kind}}}
-
-    async def asearch(self, vector: List[float], k: int, kind: Optional[str]) -> List[Document]:
-        if getattr(self.store, "_async_engine", None) is None:  # a sync engine: its own thread
-            return await _in_pool(self.search, vector, k, kind)
-        return await super().asearch(vector, k, kind)
-
-
-class _Chroma(_Adapter):
-    """langchain-chroma ``Chroma``: the identity in the collection's metadata (scalars)."""
-
-    def __init__(self, store: VectorStore):
-        super().__init__(store)
-        self.name = f"Chroma collection {store._collection.name!r}"
-
-    def identity(self) -> Optional[Dict[str, Any]]:
-        meta = dict(self.store._collection.metadata or {})
-        raw = meta.get("seamscope")
-        return json.loads(raw) if isinstance(raw, str) else None
-
-    def write_identity(self, ident: Mapping[str, Any]) -> None:
-        collection = self.store._collection
-        meta = {k: v for k, v in (collection.metadata or {}).items() if not k.startswith("hnsw:")}
-        meta["seamscope"] = json.dumps(dict(ident), sort_keys=True)
-        collection.modify(metadata=meta)
-
-    def get(self, ids: Sequence[str]) -> Dict[str, Document]:
-        out: Dict[str, Document] = {}
-        for i in range(0, len(ids), _BATCH):
-            got = self.store._collection.get(
-                ids=list(ids[i : i + _BATCH]), include=["metadatas", "documents"]
-            )
-            for row_id, text, meta in zip(got["ids"], got["documents"], got["metadatas"]):
-                out[row_id] = Document(id=row_id, page_content=text or "", metadata=meta or {})
-        return out
-
-    def write(self, records: Sequence[d.Record]) -> None:
-        for i in range(0, len(records), _BATCH):
-            batch = records[i : i + _BATCH]
-            self.store._collection.upsert(
-                ids=[r.id for r in batch],
-                embeddings=[r.vector for r in batch],
-                documents=[r.text for r in batch],
-                metadatas=[r.metadata for r in batch],
-            )
-
-    def search(self, vector: List[float], k: int, kind: Optional[str]) -> List[Document]:
-        kwargs = self.filter_kwargs(kind) if kind else {}
-        pairs = self.store.similarity_search_by_vector_with_relevance_scores(vector, k=k, **kwargs)
-        return [doc for doc, _ in pairs]
-
-    async def asearch(self, vector: List[float], k: int, kind: Optional[str]) -> List[Document]:
-        return await _in_pool(self.search, vector, k, kind)
-
-
-class _Milvus(_Adapter):
-    """langchain-milvus ``Milvus``: the identity in the collection's properties; metadata keys
-    as dynamic fields (``enable_dynamic_field=True``); writes skip ids already there."""
-
-    def __init__(self, store: VectorStore):
-        super().__init__(store)
-        self.name = f"Milvus collection {store.collection_name!r}"
-
-    def identity(self) -> Optional[Dict[str, Any]]:
-        client, name = self.store.client, self.store.collection_name
-        if not client.has_collection(name):
-            return None
-        described = client.describe_collection(name)
-        raw = (described.get("properties") or {}).get("seamscope")
-        return json.loads(raw) if isinstance(raw, str) else None
-
-    def write_identity(self, ident: Mapping[str, Any]) -> None:
-        self.store.client.alter_collection_properties(
-            self.store.collection_name,
-            properties={"seamscope": json.dumps(dict(ident), sort_keys=True)},
-        )
-
-    def get(self, ids: Sequence[str]) -> Dict[str, Document]:
-        client, name = self.store.client, self.store.collection_name
-        if not ids or not client.has_collection(name):
-            return {}
-        out: Dict[str, Document] = {}
-        pk = self.store._primary_field
-        for i in range(0, len(ids), _BATCH):
-            rows = client.get(name, ids=list(ids[i : i + _BATCH]), output_fields=["*"])
-            for row in rows:
-                row = dict(row)
-                row_id = str(row.pop(pk))
-                doc = self.store._parse_document(row)
-                doc.id = row_id
-                out[row_id] = doc
-        return out
-
-    def write(self, records: Sequence[d.Record]) -> None:
-        present = set(self.get([r.id for r in records]))
-        fresh = [r for r in records if r.id not in present]
-        for i in range(0, len(fresh), _BATCH):
-            batch = fresh[i : i + _BATCH]
-            self.store.add_embeddings(
-                texts=[r.text for r in batch],
-                embeddings=[r.vector for r in batch],
-                metadatas=[r.metadata for r in batch],
-                ids=[r.id for r in batch],
-            )
-
-    def filter_kwargs(self, kind: str) -> Dict[str, Any]:
-        return {"expr": f'kind == "{kind}"'}
-
-
-
-def _adapter(store: VectorStore) -> _Adapter:
-    for cls in type(store).__mro__:
-        module = cls.__module__
-        if cls.__name__ == "PGVector" and module.startswith("langchain_postgres"):
-            return _PGVector(store)
-        if cls.__name__ == "Chroma" and module.startswith("langchain_chroma"):
-            return _Chroma(store)
-        if cls.__name__ == "Milvus" and module.startswith("langchain_milvus"):
-            return _Milvus(store)
-    return _Adapter(store)
+_Adapter = _stores._Adapter
+_adapter = _stores.adapter_for
 
 
 def store_identity(store: VectorStore) -> Optional[Dict[str, Any]]:
@@ -323,6 +96,9 @@ def add_bundle(
     written."""
     adapter = _adapter(store)
     seam_adapter = adapter if seam_store is None else _adapter(seam_store)
+    _stores.check_capable(adapter)
+    if seam_adapter is not adapter:
+        _stores.check_capable(seam_adapter)
     _check_writable(adapter, bundle)
     if seam_adapter is not adapter:
         _check_writable(seam_adapter, bundle)
@@ -336,8 +112,9 @@ def add_bundle(
         adapter.write(chunks)
         seam_adapter.write(seams)
     # The identity last: a half-written bundle (an error above) is never taken for a whole one.
+    vector = d.identity_vector(bundle, int(bundle.settings["dim"]))
     for a in {id(adapter): adapter, id(seam_adapter): seam_adapter}.values():
-        a.write_identity(d.identity(bundle))
+        a.write_identity(d.identity(bundle), vector)
     return {"chunks": len(bundle.chunks), "seams": len(bundle.seams)}
 
 
@@ -360,6 +137,7 @@ def add_seams(
     must be in the store. Each seam records ``left_ref`` / ``right_ref``, the rows it links.
     Idempotent. Returns the chunk id -> row id mapping used (pass it to the retriever)."""
     adapter = _adapter(store)
+    _stores.check_capable(adapter)
     _check_writable(adapter, bundle)
     if chunk_ids is not None and documents is not None:
         raise TypeError("add_seams takes chunk_ids or documents, not both")
@@ -456,8 +234,9 @@ class SeamsRetriever(BaseRetriever):
         model. ``seam_store``: the seams in a store of their own (``vectorstore`` then holds the
         chunks). ``chunk_ids``: bundle chunk id -> your row id, when the chunks are your own rows
         (what :func:`add_seams` returned; those rows carry no ``kind`` to filter on, so with
-        one store the chunks-only baseline is off). ``identity``: for a store without a known place for
-        it, the identity you vouch for. ``settings``: ``m``, ``budget``, ``depth``, ``rrf_c``,
+        one store the chunks-only baseline is off). ``identity``: the identity you vouch for, read
+        instead of the store's (every store this package writes records one: in the
+        collection's metadata, or as the reserved row ``seamscope-identity``). ``settings``: ``m``, ``budget``, ``depth``, ``rrf_c``,
         ``side_drop`` (``k`` only as the bundle's). ``timeout``: seconds one store call may take
         before :class:`StoreUnavailableError`. ``verify`` checks at once that the store holds
         every seam and every chunk a seam links (reads them back by id).
@@ -504,6 +283,11 @@ class SeamsRetriever(BaseRetriever):
         self._seam_adapter = _adapter(self.seam_store) if self.seam_store is not None else self._adapter
         self._row_to_chunk = {row: chunk for chunk, row in self.chunk_ref.items()}
         for adapter in {id(self._adapter): self._adapter, id(self._seam_adapter): self._seam_adapter}.values():
+            reads = identity is None or verify
+            _stores.check_capable(adapter, ("read", "search") if reads else ("search",))
+            # A chunk search filtered after the store's search meets the seams and the
+            # reserved row besides the chunks: it goes that much deeper (bounded).
+            adapter.extra_rows = len(self.bundle.seams) + 1
             found = identity if identity is not None else self._call(adapter.identity)
             d.check_identity(found, self.bundle, adapter.name)
         if verify:
@@ -556,6 +340,8 @@ class SeamsRetriever(BaseRetriever):
         out = []
         seen = set()
         for doc in docs:
+            if d.is_identity_row(doc.id, doc.metadata):  # never a result (the adapters drop it)
+                continue
             kind, i = self._entry_of(doc)
             if (kind, i) in seen:
                 continue
@@ -573,6 +359,8 @@ class SeamsRetriever(BaseRetriever):
         out = []
         seen = set()
         for doc in docs:
+            if d.is_identity_row(doc.id, doc.metadata):  # a keyword index over the store's rows
+                continue
             k, i = self._entry_of(doc)
             if k != kind:
                 raise SeamsStoreError(
@@ -625,7 +413,31 @@ class SeamsRetriever(BaseRetriever):
             None if kw_seams is None else self._keyword_hits(kw_seams, "seam", depth),
             chunk_hits if self.chunks_only else None,
         )
+        outcome.trace["store_search"] = self._search_notes(chunk_hits)
         return outcome
+
+    def _search_notes(self, chunk_hits: Optional[Sequence[d.Hit]]) -> Dict[str, Any]:
+        """How the dense searches were made (the trace's ``store_search``): the store, where
+        it keeps the identity, how each search filtered the kind and how many rows it asked
+        for; ``chunks_short`` when a chunk search filtered after the store's came back with
+        fewer than ``depth`` chunks that the bundle has (the bound on its depth cut it)."""
+        depth = int(self.settings["depth"])
+        main, seams = self._adapter, self._seam_adapter
+        if self.seam_store is None:
+            searches = {"chunks_and_seams": main.search_note(depth, None)}
+            if self.chunks_only:
+                searches["chunks"] = main.search_note(depth, "chunk")
+        else:
+            searches = {"chunks": main.search_note(depth, None), "seams": seams.search_note(depth, None)}
+        note: Dict[str, Any] = {
+            "store": main.name if seams is main else f"{main.name} + {seams.name}",
+            "identity": f"reserved row {d.IDENTITY_ROW_ID!r}" if main.reserved else "collection metadata",
+            "searches": searches,
+        }
+        if chunk_hits is not None and self.seam_store is None:
+            if len(chunk_hits) < min(depth, len(self.bundle.chunks)):
+                note["chunks_short"] = True
+        return note
 
     def _documents(self, outcome: Any, fetched: Mapping[str, Document]) -> SeamsResult:
         def build(rows: List[Tuple[int, Dict[str, Any]]]) -> List[Document]:
@@ -635,7 +447,8 @@ class SeamsRetriever(BaseRetriever):
                 if source is None:
                     source = fetched.get(self.chunk_ref[chunk_id])
                 if source is None:  # not readable back: the bundle's own text of the chunk
-                    text, base = self.bundle.chunks[chunk_id]["text"], {}
+                    text = next(c["text"] for c in self.bundle.chunks if c["id"] == chunk_id)
+                    base = {}
                 else:
                     text, base = source.page_content, dict(source.metadata or {})
                 docs.append(

@@ -10,7 +10,11 @@ the shared layout's (``chunk-<N>`` / ``seam-<N>``, ``kind``, ``id``, ``document`
 ``end``, ``left``, ``right``). The store's identity (model, dim, ``k``): in a Chroma collection's
 metadata (``ChromaVectorStore``); for ``PGVectorStore`` (its own ``data_<table>`` table, not the
 LangChain layout) in the table ``seamscope_identity (table_name text primary key, identity
-jsonb)`` beside it, in the same schema.
+jsonb)`` beside it, in the same schema; in ``SimpleVectorStore`` (in memory: no text kept, no
+``get_nodes``; read from its own dicts) and any other store that keeps nodes and reads them back
+by id (``get_nodes``) as the reserved node ``seamscope-identity``, which a search without a kind
+filter asks one row more for and drops. A store without ``get_nodes`` or whose queries return no
+nodes is refused before anything is written.
 """
 
 from __future__ import annotations
@@ -61,25 +65,47 @@ def _vector_store(store_or_index: Any) -> Any:
     return getattr(store_or_index, "vector_store", store_or_index)
 
 
+def _node(r: d.Record) -> TextNode:
+    return TextNode(id_=r.id, text=r.text, metadata=r.metadata, embedding=list(r.vector))
+
+
 class _Adapter:
-    name = "the vector store"
+    """A store with a known place for the identity (the base of the PGVectorStore and Chroma
+    adapters): the kind filter LlamaIndex's ``MetadataFilters``, which its stores translate."""
+
+    #: Whether the identity is the reserved node among the store's own.
+    reserved = False
 
     def __init__(self, store: Any):
         self.store = store
+        self.name = type(store).__name__
+
+    def _store(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return getattr(self.store, method)(*args, **kwargs)
+        except SeamsStoreError:
+            raise
+        except Exception as e:
+            raise d.store_error(e, self.name, method) from e
+
+    def missing(self) -> Dict[str, str]:
+        """What the store lacks to serve a bundle (``read``: nodes read back by id; ``search``:
+        a query that returns the nodes): nothing, for a store this package knows."""
+        return {}
 
     def identity(self) -> Optional[Dict[str, Any]]:
         return None
 
-    def write_identity(self, ident: Mapping[str, Any]) -> None:
+    def write_identity(self, ident: Mapping[str, Any], vector: Optional[Sequence[float]] = None) -> None:
         raise SeamsStoreError(
-            f"{type(self.store).__name__} has no place this package knows for the bundle's "
-            "identity: pass identity= to SeamsRetriever yourself"
+            f"{self.name} has no place this package knows for the bundle's identity: pass "
+            "identity= to SeamsRetriever yourself"
         )
 
     def get(self, ids: Sequence[str]) -> Dict[str, Any]:
         out: Dict[str, Any] = {}
         for i in range(0, len(ids), _BATCH):
-            for node in self.store.get_nodes(node_ids=list(ids[i : i + _BATCH])):
+            for node in self._store("get_nodes", node_ids=list(ids[i : i + _BATCH])):
                 out[node.node_id] = node
         return out
 
@@ -87,12 +113,7 @@ class _Adapter:
         present = set(self.get([r.id for r in records]))  # add() appends: skip what is there
         fresh = [r for r in records if r.id not in present]
         for i in range(0, len(fresh), _BATCH):
-            self.store.add(
-                [
-                    TextNode(id_=r.id, text=r.text, metadata=r.metadata, embedding=r.vector)
-                    for r in fresh[i : i + _BATCH]
-                ]
-            )
+            self._store("add", [_node(r) for r in fresh[i : i + _BATCH]])
 
     def _query(self, vector: List[float], k: int, kind: Optional[str]) -> VectorStoreQuery:
         filters = None
@@ -100,12 +121,111 @@ class _Adapter:
             filters = MetadataFilters(filters=[MetadataFilter(key="kind", value=kind)])
         return VectorStoreQuery(query_embedding=vector, similarity_top_k=k, filters=filters)
 
+    def _asked(self, k: int, kind: Optional[str]) -> int:
+        """Rows to ask for: one more without a kind filter where the reserved node may come
+        back (it is dropped, and must not take a place of the ``k``)."""
+        return k + 1 if self.reserved and kind is None else k
+
+    def _kept(self, nodes: Sequence[Any]) -> List[Any]:
+        return [
+            n for n in nodes
+            if not d.is_identity_row(getattr(n, "node_id", None), getattr(n, "metadata", None))
+        ]
+
     def search(self, vector: List[float], k: int, kind: Optional[str]) -> List[Any]:
-        return list(self.store.query(self._query(vector, k, kind)).nodes or [])
+        result = self._store("query", self._query(vector, self._asked(k, kind), kind))
+        return self._kept(result.nodes or [])[:k]
 
     async def asearch(self, vector: List[float], k: int, kind: Optional[str]) -> List[Any]:
-        result = await self.store.aquery(self._query(vector, k, kind))
-        return list(result.nodes or [])
+        try:
+            result = await self.store.aquery(self._query(vector, self._asked(k, kind), kind))
+        except SeamsStoreError:
+            raise
+        except Exception as e:
+            raise d.store_error(e, self.name, "aquery") from e
+        return self._kept(result.nodes or [])[:k]
+
+
+class _Reserved(_Adapter):
+    """Any other LlamaIndex vector store that keeps nodes (``stores_text``) and reads them back
+    by id (``get_nodes``): the identity as the reserved node ``seamscope-identity``."""
+
+    reserved = True
+
+    def missing(self) -> Dict[str, str]:
+        from llama_index.core.vector_stores.types import BasePydanticVectorStore
+
+        out = {}
+        own = getattr(type(self.store), "get_nodes", None)
+        if own is None or own is getattr(BasePydanticVectorStore, "get_nodes", None):
+            out["read"] = "get_nodes (nodes read back by id: the identity node, the seams' chunks)"
+        if not getattr(self.store, "stores_text", False):
+            out["search"] = "query results with their nodes (stores_text is False)"
+        return out
+
+    def identity(self) -> Optional[Dict[str, Any]]:
+        node = self.get([d.IDENTITY_ROW_ID]).get(d.IDENTITY_ROW_ID)
+        return None if node is None else d.identity_of_row(node.metadata)
+
+    def write_identity(self, ident: Mapping[str, Any], vector: Optional[Sequence[float]] = None) -> None:
+        row = d.identity_row(ident, vector or d.identity_vector(None, int(ident["dim"])))
+        present = self.get([row.id]).get(row.id)
+        if present is not None:
+            if d.identity_of_row(present.metadata) == dict(ident):
+                return
+            self._store("delete_nodes", node_ids=[row.id])
+        self._store("add", [_node(row)])
+
+
+class _Simple(_Adapter):
+    """LlamaIndex's in-memory ``SimpleVectorStore``: it keeps each node's embedding and
+    metadata but not its text, has no ``get_nodes`` and answers a query with ids and
+    similarities only; rows are read from its own dicts (the text is the bundle's), the identity
+    is the reserved node's metadata, the kind filter its ``MetadataFilters`` (exact: it filters
+    before ranking)."""
+
+    reserved = True
+
+    def _data(self) -> Any:
+        return self.store.data
+
+    def _node_of(self, node_id: str) -> TextNode:
+        meta = dict(self._data().metadata_dict.get(node_id) or {})
+        for key in ("_node_type", "_node_content", "document_id", "doc_id", "ref_doc_id"):
+            meta.pop(key, None)
+        return TextNode(id_=node_id, text="", metadata=meta)
+
+    def get(self, ids: Sequence[str]) -> Dict[str, Any]:
+        have = self._data().embedding_dict
+        return {i: self._node_of(i) for i in ids if i in have}
+
+    def identity(self) -> Optional[Dict[str, Any]]:
+        return d.identity_of_row(self._data().metadata_dict.get(d.IDENTITY_ROW_ID))
+
+    def write(self, records: Sequence[d.Record]) -> None:
+        for i in range(0, len(records), _BATCH):  # add() keys by node id: same ids replaced
+            self._store("add", [_node(r) for r in records[i : i + _BATCH]])
+
+    def write_identity(self, ident: Mapping[str, Any], vector: Optional[Sequence[float]] = None) -> None:
+        row = d.identity_row(ident, vector or d.identity_vector(None, int(ident["dim"])))
+        self._store("add", [_node(row)])
+
+    def search(self, vector: List[float], k: int, kind: Optional[str]) -> List[Any]:
+        result = self._store("query", self._query(vector, self._asked(k, kind), kind))
+        nodes = [self._node_of(i) for i in (result.ids or [])]
+        return self._kept(nodes)[:k]
+
+    async def asearch(self, vector: List[float], k: int, kind: Optional[str]) -> List[Any]:
+        return await _in_pool(self.search, vector, k, kind)
+
+
+def _check_capable(adapter: _Adapter, needs: Sequence[str] = ("read", "search")) -> None:
+    missing = [what for need, what in adapter.missing().items() if need in needs]
+    if missing:
+        raise SeamsStoreError(
+            f"{adapter.name} cannot serve a seamscope bundle: it has no {'; no '.join(missing)} "
+            "(nothing was written)"
+        )
 
 
 class _PGVectorStore(_Adapter):
@@ -136,7 +256,7 @@ class _PGVectorStore(_Adapter):
         )
         return dict(rows[0][0]) if rows else None
 
-    def write_identity(self, ident: Mapping[str, Any]) -> None:
+    def write_identity(self, ident: Mapping[str, Any], vector: Optional[Sequence[float]] = None) -> None:
         self._sql(
             f'INSERT INTO "{self.store.schema_name}".seamscope_identity (table_name, identity) '
             "VALUES (:t, CAST(:i AS jsonb)) ON CONFLICT (table_name) DO UPDATE "
@@ -155,7 +275,7 @@ class _Chroma(_Adapter):
         raw = (self.store._collection.metadata or {}).get("seamscope")
         return json.loads(raw) if isinstance(raw, str) else None
 
-    def write_identity(self, ident: Mapping[str, Any]) -> None:
+    def write_identity(self, ident: Mapping[str, Any], vector: Optional[Sequence[float]] = None) -> None:
         collection = self.store._collection
         meta = {k: v for k, v in (collection.metadata or {}).items() if not k.startswith("hnsw:")}
         meta["seamscope"] = json.dumps(dict(ident), sort_keys=True)
@@ -172,7 +292,9 @@ def _adapter(store: Any) -> _Adapter:
         return _PGVectorStore(store)
     if name == "ChromaVectorStore":
         return _Chroma(store)
-    return _Adapter(store)
+    if name == "SimpleVectorStore" and type(store).__module__.startswith("llama_index.core"):
+        return _Simple(store)
+    return _Reserved(store)
 
 
 def store_identity(store: Any) -> Optional[Dict[str, Any]]:
@@ -189,9 +311,10 @@ def add_bundle(store: Any, bundle: Bundle) -> Dict[str, int]:
     metadata into ``store`` (a vector store or a ``VectorStoreIndex``), then its identity.
     Idempotent: nodes already there (same id) are skipped."""
     adapter = _adapter(store)
+    _check_capable(adapter)
     _check_writable(adapter, bundle)
     adapter.write(d.chunk_records(bundle) + d.seam_records(bundle))
-    adapter.write_identity(d.identity(bundle))
+    adapter.write_identity(d.identity(bundle), d.identity_vector(bundle, int(bundle.settings["dim"])))
     return {"chunks": len(bundle.chunks), "seams": len(bundle.seams)}
 
 
@@ -209,6 +332,7 @@ def add_seams(
     chunk nodes, matched by ``document_key`` / ``start_key`` metadata), else the bundle's own
     ``chunk-<N>`` ids. Idempotent; returns the mapping used."""
     adapter = _adapter(store)
+    _check_capable(adapter)
     _check_writable(adapter, bundle)
     if chunk_ids is not None and nodes is not None:
         raise TypeError("add_seams takes chunk_ids or nodes, not both")
@@ -255,6 +379,7 @@ class SeamsRetriever(BaseRetriever):
         self.timeout = timeout
         self._adapter = _adapter(vector_store)
         self._row_to_chunk = {row: c for c, row in self.chunk_ref.items()}
+        self._chunk_text = {int(c["id"]): c["text"] for c in bundle.chunks}
         self.last_trace: Optional[Dict[str, Any]] = None
         self.last_chunks_only: Optional[List[NodeWithScore]] = None
 
@@ -297,6 +422,7 @@ class SeamsRetriever(BaseRetriever):
             chunks_only,
             timeout,
         )
+        _check_capable(retriever._adapter, ("read", "search") if identity is None or verify else ("search",))
         found = identity if identity is not None else retriever._call(retriever._adapter.identity)
         d.check_identity(found, bundle, retriever._adapter.name)
         if verify:
@@ -347,6 +473,9 @@ class SeamsRetriever(BaseRetriever):
 
         out, seen = [], set()
         for node in nodes:
+            inner = getattr(node, "node", node)
+            if d.is_identity_row(getattr(inner, "node_id", None), getattr(inner, "metadata", None)):
+                continue  # the reserved identity node is never a result
             k, i = self._entry_of(node)
             if kind is not None and k != kind:
                 raise SeamsStoreError(f"the {kind} keyword retriever returned a {k} ({i})")
@@ -397,7 +526,9 @@ class SeamsRetriever(BaseRetriever):
             steps = {s["position"]: s for s in fill["steps"]}
             for chunk_id, meta in items:
                 source = outcome.payloads.get(("chunk", chunk_id)) or fetched.get(self.chunk_ref[chunk_id])
-                text = source.get_content() if source is not None else self.bundle.chunks[chunk_id]["text"]
+                # A store that keeps no text (SimpleVectorStore) gives back empty nodes: the
+                # bundle's own text of the chunk then.
+                text = (source.get_content() if source is not None else "") or self._chunk_text[chunk_id]
                 base = dict(source.metadata) if source is not None else {}
                 entry = steps[meta["fused_position"]]["entry"]
                 score = fused.get((next(iter(entry)), next(iter(entry.values()))), 0.0)

@@ -343,3 +343,43 @@ class ServerEmbeddings(Embeddings):
 
     def embed_documents(self, texts: List[str]) -> List[List[float]]:
         return self._embed(texts)
+
+
+# ---- in-process stores: LangChain's InMemoryVectorStore and FAISS ---------------------------
+
+
+def inmemory_store(embeddings):
+    """langchain-core's InMemoryVectorStore (the store of every LangChain tutorial): exact cosine
+    over every row, in this process; no server."""
+    from langchain_core.vectorstores import InMemoryVectorStore
+
+    return InMemoryVectorStore(embedding=embeddings)
+
+
+def faiss_store(embeddings, dim=384):
+    """langchain-community's FAISS over an exact inner-product index (IndexFlatIP: the bundle's
+    vectors are unit length, so inner product is cosine), empty, in this process."""
+    import faiss
+    from langchain_community.docstore.in_memory import InMemoryDocstore
+    from langchain_community.vectorstores import FAISS
+    from langchain_community.vectorstores.utils import DistanceStrategy
+
+    return FAISS(
+        embedding_function=embeddings,
+        index=faiss.IndexFlatIP(dim),
+        docstore=InMemoryDocstore(),
+        index_to_docstore_id={},
+        distance_strategy=DistanceStrategy.MAX_INNER_PRODUCT,
+    )
+
+
+def in_process_store(kind: str, embeddings, dim=384):
+    return inmemory_store(embeddings) if kind == "inmemory" else faiss_store(embeddings, dim)
+
+
+def row_count(store) -> int:
+    """Rows an in-process store holds (the reserved identity row included)."""
+    if hasattr(store, "index_to_docstore_id"):
+        assert store.index.ntotal == len(store.index_to_docstore_id), "FAISS index and docstore agree"
+        return store.index.ntotal
+    return len(store.store)
