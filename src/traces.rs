@@ -8,6 +8,7 @@
 //! boundary-suspicion ([`suspicion`]). Where a gold question set is given, the rank is scored
 //! against it (precision at 10, ROC AUC) with the gold held out of the ranking itself.
 
+pub mod phoenix;
 pub mod place;
 pub mod recover;
 pub mod suspicion;

@@ -19,8 +19,13 @@ pub struct TracesArgs {
     /// The traces: a file of OTLP JSON (one request per line, as a collector's file exporter
     /// writes, or one document), JSONL of OpenInference spans, LangSmith runs, Langfuse
     /// observations or LangChain astream_events; the format is detected.
-    #[arg(long, value_name = "SOURCE", value_parser = super::args::non_empty_path)]
-    traces: PathBuf,
+    /// Or `phoenix:http://HOST:PORT` with `--project NAME`: a live Phoenix server's spans,
+    /// through its REST API (the key, if it wants one, from PHOENIX_API_KEY).
+    #[arg(long, value_name = "SOURCE")]
+    traces: String,
+    /// The Phoenix project to read (with `--traces phoenix:URL`).
+    #[arg(long, value_name = "NAME")]
+    project: Option<String>,
     /// A gold question set (ids matching the traces' `question_id` metadata): used only to
     /// score the suspicion rank (precision at 10, ROC AUC), never in it.
     #[arg(long, value_name = "FILE", value_parser = super::args::non_empty_path)]
@@ -76,11 +81,11 @@ pub fn run(
     let docs =
         seamscope::corpus::Corpus::load(corpus, &seamscope::places::load_options(&settings))?;
     report_skips(&docs);
-    let read = seamscope::traces::read_file(&args.traces)?;
+    let read = read_source(args)?;
     if !json {
         errln!(
             "seamscope: {}: {} retrieval steps in {} spans ({}){}",
-            safe_name(&args.traces.display().to_string()),
+            safe_name(&source_label(args)),
             read.queries.len(),
             read.spans,
             read.formats()
@@ -162,6 +167,45 @@ pub fn run(
     Ok(())
 }
 
+/// The traces `--traces` names: a file, or a Phoenix server's project.
+fn read_source(args: &TracesArgs) -> anyhow::Result<seamscope::traces::TraceRead> {
+    if args.traces.trim().is_empty() {
+        return Err(UsageError("--traces needs a file or phoenix:http://HOST:PORT".into()).into());
+    }
+    match args.traces.strip_prefix("phoenix:") {
+        Some(url) => {
+            let bar = indicatif::ProgressBar::new_spinner();
+            if !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+            }
+            let read =
+                seamscope::traces::phoenix::read_project(url, args.project.as_deref(), &mut |n| {
+                    bar.set_message(format!("{n} spans read from Phoenix"))
+                });
+            bar.finish_and_clear();
+            Ok(read?)
+        }
+        None => {
+            if args.project.is_some() {
+                return Err(UsageError(
+                    "--project names a Phoenix project: give --traces phoenix:http://HOST:PORT with it"
+                        .into(),
+                )
+                .into());
+            }
+            Ok(seamscope::traces::read_file(Path::new(&args.traces))?)
+        }
+    }
+}
+
+/// The source as the messages name it.
+fn source_label(args: &TracesArgs) -> String {
+    match (&args.traces.strip_prefix("phoenix:"), &args.project) {
+        (Some(_), Some(project)) => format!("Phoenix project {project}"),
+        _ => args.traces.clone(),
+    }
+}
+
 fn load_gold(
     path: &Path,
     corpus: &seamscope::corpus::Corpus,
@@ -182,7 +226,7 @@ fn load_gold(
 
 /// The most suspect cut of a query in words: `cut 40|41 · its seam fires · Seams adds chunk 40`.
 pub fn why(v: &QueryVerdict) -> String {
-    let Some(s) = v.suspects.first() else {
+    let Some(s) = v.suspects.first().filter(|s| s.tier > 0) else {
         return "no sent chunk has a missing neighbour the replay points at".into();
     };
     let mut out = format!("cut {}|{}", s.left.0, s.right.0);

@@ -131,15 +131,10 @@ fn record(value: &Value, at: &str, collector: &mut Collector) {
             }
         }
         Value::Object(obj) => {
+            // A record's own shape first: a LangSmith run holds an `events` list of its own,
+            // which is not a page of records.
             if let Some(resources) = obj.get("resourceSpans").and_then(Value::as_array) {
                 otlp(resources, at, collector);
-            } else if let Some(list) = ["data", "runs", "spans", "observations", "events"]
-                .iter()
-                .find_map(|k| obj.get(*k).and_then(Value::as_array))
-            {
-                for (i, item) in list.iter().enumerate() {
-                    record(item, &format!("{at}, item {}", i + 1), collector);
-                }
             } else if obj.contains_key("run_type") {
                 collector.langsmith(value, at);
             } else if obj.get("event").and_then(Value::as_str).is_some() {
@@ -151,6 +146,13 @@ fn record(value: &Value, at: &str, collector: &mut Collector) {
                 collector.langfuse(value, at);
             } else if obj.contains_key("attributes") {
                 span(value, at, TraceFormat::OpenInferenceSpans, collector);
+            } else if let Some(list) = ["data", "runs", "spans", "observations", "events"]
+                .iter()
+                .find_map(|k| obj.get(*k).and_then(Value::as_array))
+            {
+                for (i, item) in list.iter().enumerate() {
+                    record(item, &format!("{at}, item {}", i + 1), collector);
+                }
             } else {
                 collector.read.problem(
                     at.to_string(),

@@ -98,6 +98,7 @@ fn langsmith_runs_langfuse_observations_and_langchain_events() {
     let runs = [
         json!({"id": "root", "trace_id": "root", "run_type": "chain", "inputs": {}, "extra": {"metadata": {"question_id": "C03"}}}),
         json!({"id": "r", "trace_id": "root", "parent_run_id": "root", "run_type": "retriever",
+               "events": [{"name": "start", "time": "2026-12-07T02:32:50+00:00"}],
                "inputs": {"query": "who?"}, "feedback_stats": {"correctness": {"n": 1, "avg": 0.0}},
                "outputs": {"documents": [{"page_content": "p", "metadata": {"source": "a.md", "start_index": 5}, "type": "Document"}]}}),
     ];

@@ -1,0 +1,232 @@
+//! A live Phoenix server's spans, read through its REST API: `GET
+//! /v1/projects/{project}/spans?limit=1000&cursor=…`, page after page until `next_cursor` is
+//! null, each page read by [`trace_read`] as one source. Bounded: at most [`MAX_PAGES`] pages of at
+//! most [`MAX_PAGE_BYTES`] each, a timeout per request. The API key, when the server wants one,
+//! comes from `PHOENIX_API_KEY` and is never printed.
+
+use std::time::Duration;
+
+use trace_read::TraceRead;
+
+/// Spans asked for per page (Phoenix's largest page).
+const PAGE_SPANS: usize = 1000;
+/// Pages read at most (a million spans).
+pub const MAX_PAGES: usize = 1000;
+/// The largest page read, in bytes.
+pub const MAX_PAGE_BYTES: u64 = 64 * 1024 * 1024;
+/// The environment variable holding the server's API key, if it wants one.
+pub const KEY_ENV: &str = "PHOENIX_API_KEY";
+
+/// A Phoenix server that could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum PhoenixError {
+    /// The address is not an http(s) URL.
+    #[error(
+        "phoenix:{0} is not an http:// or https:// address (write --traces phoenix:http://HOST:PORT)"
+    )]
+    BadUrl(String),
+    /// No project named.
+    #[error("reading a Phoenix server needs the project: add --project NAME")]
+    NoProject,
+    /// The project name cannot go in a path.
+    #[error(
+        "the project name {0:?} holds `/`, `?` or `#`, which Phoenix's API cannot take in a path"
+    )]
+    BadProject(String),
+    /// The server did not answer.
+    #[error("the Phoenix server at {url} did not answer: {why}; is it running (`phoenix serve`)?")]
+    Unreachable {
+        /// The server, credentials masked.
+        url: String,
+        /// Why.
+        why: String,
+    },
+    /// The server answered with an error.
+    #[error("the Phoenix server at {url} answered {status} to {path}: {body}")]
+    Status {
+        /// The server.
+        url: String,
+        /// The request's path.
+        path: String,
+        /// The HTTP status.
+        status: u16,
+        /// The start of its answer.
+        body: String,
+    },
+    /// A page was not what the API returns.
+    #[error("page {page} from the Phoenix server at {url} is not a page of spans: {why}")]
+    BadPage {
+        /// The server.
+        url: String,
+        /// The page, from 1.
+        page: usize,
+        /// What was wrong.
+        why: String,
+    },
+    /// The spans read hold no retrieval step (or no known shape).
+    #[error("the Phoenix project {project} at {url}: {error}")]
+    Read {
+        /// The server.
+        url: String,
+        /// The project.
+        project: String,
+        /// What the reader found.
+        error: trace_read::TraceError,
+    },
+}
+
+/// `url` with any user and password taken out, for messages.
+fn masked(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://…@{}", &rest[at + 1..]),
+        None => url.to_string(),
+    }
+}
+
+/// Read every span of `project` from the Phoenix server at `url`; `progress` hears the spans
+/// read so far after each page.
+pub fn read_project(
+    url: &str,
+    project: Option<&str>,
+    progress: &mut dyn FnMut(usize),
+) -> Result<TraceRead, PhoenixError> {
+    let base = url.trim_end_matches('/');
+    if !(base.starts_with("http://") || base.starts_with("https://")) {
+        return Err(PhoenixError::BadUrl(crate::text::safe_name(&masked(url))));
+    }
+    let shown = crate::text::safe_name(&masked(base));
+    let project = project.ok_or(PhoenixError::NoProject)?;
+    if project.is_empty() || project.contains(['/', '?', '#']) {
+        return Err(PhoenixError::BadProject(crate::text::safe_name(project)));
+    }
+    let key = std::env::var(KEY_ENV).ok().filter(|k| !k.is_empty());
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .timeout_connect(Some(Duration::from_secs(10)))
+        .timeout_global(Some(Duration::from_secs(120)))
+        .build()
+        .into();
+    let mut pages: Vec<Vec<u8>> = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut spans = 0usize;
+    for page in 1..=MAX_PAGES {
+        let mut path = format!(
+            "/v1/projects/{}/spans?limit={PAGE_SPANS}",
+            percent_encode(project)
+        );
+        if let Some(c) = &cursor {
+            path.push_str(&format!("&cursor={}", percent_encode(c)));
+        }
+        let mut request = agent.get(format!("{base}{path}"));
+        if let Some(k) = &key {
+            request = request.header("Authorization", format!("Bearer {k}"));
+        }
+        let mut response = request.call().map_err(|e| PhoenixError::Unreachable {
+            url: shown.clone(),
+            why: redact(&e.to_string(), key.as_deref()),
+        })?;
+        let status = response.status().as_u16();
+        let body = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_PAGE_BYTES)
+            .read_to_vec()
+            .map_err(|e| PhoenixError::BadPage {
+                url: shown.clone(),
+                page,
+                why: redact(&e.to_string(), key.as_deref()),
+            })?;
+        if status != 200 {
+            let text = String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned();
+            return Err(PhoenixError::Status {
+                url: shown,
+                path: crate::text::safe_name(&path),
+                status,
+                body: crate::text::safe_name(&redact(&text, key.as_deref())),
+            });
+        }
+        let value: serde_json::Value =
+            serde_json::from_slice(&body).map_err(|e| PhoenixError::BadPage {
+                url: shown.clone(),
+                page,
+                why: e.to_string(),
+            })?;
+        let Some(data) = value.get("data").and_then(|d| d.as_array()) else {
+            return Err(PhoenixError::BadPage {
+                url: shown,
+                page,
+                why: "no `data` list".into(),
+            });
+        };
+        spans += data.len();
+        progress(spans);
+        cursor = value
+            .get("next_cursor")
+            .and_then(|c| c.as_str())
+            .map(str::to_string);
+        pages.push(body);
+        if cursor.is_none() {
+            break;
+        }
+    }
+    // Phoenix lists the newest spans first, page after page: the queries are turned around at
+    // the end, so they come in the order the app ran them.
+    let mut read = trace_read::read_all(pages.iter().map(|p| std::io::Cursor::new(p.as_slice())))
+        .map_err(|error| PhoenixError::Read {
+        url: shown.clone(),
+        project: crate::text::safe_name(project),
+        error,
+    })?;
+    read.queries.reverse();
+    Ok(read)
+}
+
+/// `text` with the key taken out.
+fn redact(text: &str, key: Option<&str>) -> String {
+    match key {
+        Some(k) if k.len() >= 4 => text.replace(k, "[PHOENIX_API_KEY]"),
+        _ => text.to_string(),
+    }
+}
+
+/// Percent-encode what a path segment or query value cannot hold.
+fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_and_projects_are_checked_before_any_request() {
+        let mut nothing = |_| {};
+        assert!(matches!(
+            read_project("localhost:6006", Some("p"), &mut nothing),
+            Err(PhoenixError::BadUrl(_))
+        ));
+        assert!(matches!(
+            read_project("http://127.0.0.1:9", None, &mut nothing),
+            Err(PhoenixError::NoProject)
+        ));
+        assert!(matches!(
+            read_project("http://127.0.0.1:9", Some("a/b"), &mut nothing),
+            Err(PhoenixError::BadProject(_))
+        ));
+        assert_eq!(masked("http://u:secret@host:1/x"), "http://…@host:1/x");
+        assert_eq!(percent_encode("my project"), "my%20project");
+    }
+}

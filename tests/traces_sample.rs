@@ -1,0 +1,251 @@
+//! Production traces from real producers, read against the sample corpus: a LangChain app
+//! (scripts/trace-app.py: its own splitter, an InMemoryVectorStore, k = 5) answered the 130 gold
+//! questions while instrumented by OpenInference over the OpenTelemetry SDK (OTLP JSON lines, and
+//! over OTLP/HTTP into a Phoenix server) and collected by langchain_core's run collector
+//! (LangSmith runs). `scripts/test` runs it and names the files (SEAMSCOPE_TEST_TRACES_DIR) and
+//! the server (SEAMSCOPE_TEST_PHOENIX_URL, SEAMSCOPE_TEST_PHOENIX_PROJECT).
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use seamscope::chunk::given::GivenCuts;
+use seamscope::corpus::Corpus;
+use seamscope::traces::{TraceFormat, TraceRead};
+
+fn traces_dir() -> PathBuf {
+    PathBuf::from(std::env::var("SEAMSCOPE_TEST_TRACES_DIR").unwrap_or_else(|_| {
+        panic!(
+            "SEAMSCOPE_TEST_TRACES_DIR is not set: scripts/test runs scripts/trace-app.py (a traced LangChain \
+             app over sample-corpus) and sets it"
+        )
+    }))
+}
+
+fn phoenix() -> (String, String) {
+    let var = |name: &str| {
+        std::env::var(name).unwrap_or_else(|_| {
+            panic!("{name} is not set: scripts/test starts a Phoenix server (scripts/phoenix-server) and sets it")
+        })
+    };
+    (
+        var("SEAMSCOPE_TEST_PHOENIX_URL"),
+        var("SEAMSCOPE_TEST_PHOENIX_PROJECT"),
+    )
+}
+
+fn sample() -> Corpus {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus");
+    Corpus::load(&root, &seamscope::corpus::LoadOptions::default())
+        .expect("the sample corpus loads")
+}
+
+/// Each query by its question id: the question and what the app sent (text, source, start).
+type Sent = BTreeMap<String, (String, Vec<(String, Option<String>, Option<u64>)>)>;
+
+fn by_question(read: &TraceRead) -> Sent {
+    read.queries
+        .iter()
+        .map(|q| {
+            let id = q
+                .question_id
+                .clone()
+                .expect("every traced query carries its question id");
+            let sent = q
+                .sent()
+                .iter()
+                .map(|d| {
+                    (
+                        d.content.to_string(),
+                        d.meta_str("source").map(str::to_string),
+                        d.meta_u64("start_index"),
+                    )
+                })
+                .collect();
+            (id, (q.question.clone(), sent))
+        })
+        .collect()
+}
+
+#[test]
+fn otlp_langsmith_and_phoenix_hold_the_same_130_queries() {
+    let dir = traces_dir();
+    let otlp = seamscope::traces::read_file(&dir.join("otlp.jsonl")).expect("the OTLP file reads");
+    assert_eq!(otlp.formats(), vec![TraceFormat::OtlpJson]);
+    assert_eq!(otlp.queries.len(), 130, "one retrieval per gold question");
+    assert_eq!(otlp.problem_count, 0, "{:?}", otlp.problems);
+    let langsmith = seamscope::traces::read_file(&dir.join("langsmith.jsonl"))
+        .expect("the LangSmith file reads");
+    assert_eq!(langsmith.formats(), vec![TraceFormat::LangSmith]);
+    let (url, project) = phoenix();
+    let live = seamscope::traces::phoenix::read_project(&url, Some(&project), &mut |_| {})
+        .expect("the Phoenix server's spans read");
+    assert_eq!(live.formats(), vec![TraceFormat::OpenInferenceSpans]);
+    let from_otlp = by_question(&otlp);
+    assert_eq!(from_otlp.len(), 130, "130 distinct question ids");
+    assert!(from_otlp.values().all(|(_, sent)| sent.len() == 5), "k = 5");
+    assert_eq!(
+        by_question(&langsmith),
+        from_otlp,
+        "LangSmith runs hold what the spans hold"
+    );
+    assert_eq!(
+        by_question(&live),
+        from_otlp,
+        "Phoenix serves what the app sent it"
+    );
+    let order: Vec<&str> = live
+        .queries
+        .iter()
+        .filter_map(|q| q.question_id.as_deref())
+        .collect();
+    let written: Vec<&str> = otlp
+        .queries
+        .iter()
+        .filter_map(|q| q.question_id.as_deref())
+        .collect();
+    assert_eq!(
+        order, written,
+        "Phoenix's pages are read back in the order the app ran"
+    );
+}
+
+#[test]
+fn every_returned_document_is_placed_and_the_recovered_cuts_are_the_splitters() {
+    let dir = traces_dir();
+    let corpus = sample();
+    let read = seamscope::traces::read_file(&dir.join("otlp.jsonl")).unwrap();
+    let prepared = seamscope::traces::prepare(read, &corpus);
+    let counts = prepared.placements.counts();
+    assert_eq!(counts.not_placed, 0, "{:?}", counts.not_placed_examples);
+    assert_eq!(
+        counts.by_metadata, counts.distinct,
+        "source and start_index place each"
+    );
+    // The splitter's own chunks, placed as `--cuts` places them.
+    let splitter =
+        GivenCuts::load(&dir.join("cuts.jsonl"), &corpus).expect("the splitter's cuts place");
+    let mut splitter_chunks = BTreeSet::new();
+    let mut splitter_cuts = BTreeSet::new();
+    for (i, doc) in corpus.documents.iter().enumerate() {
+        let spans = splitter.spans_of(&doc.path);
+        for s in spans {
+            splitter_chunks.insert((i, s.start, s.end));
+        }
+        for pair in spans.windows(2) {
+            splitter_cuts.insert((i, pair[0].end, pair[1].start));
+        }
+    }
+    // Every chunk the app returned is one of the splitter's chunks.
+    let seen: Vec<(usize, usize, usize)> = prepared
+        .recovered
+        .chunks
+        .iter()
+        .filter(|c| c.seen)
+        .map(|c| (c.doc.0 as usize, c.span.start, c.span.end))
+        .collect();
+    assert!(seen.len() > 100, "{} chunks returned", seen.len());
+    for c in &seen {
+        assert!(
+            splitter_chunks.contains(c),
+            "{c:?} is not a chunk of the splitter"
+        );
+    }
+    // Every cut between two returned chunks that the splitter made next to each other is
+    // recovered, and nothing else is.
+    let seen_set: BTreeSet<(usize, usize, usize)> = seen.iter().copied().collect();
+    let expected: BTreeSet<(usize, usize)> = corpus
+        .documents
+        .iter()
+        .enumerate()
+        .flat_map(|(i, doc)| {
+            let spans = splitter.spans_of(&doc.path).to_vec();
+            let seen_set = &seen_set;
+            spans
+                .windows(2)
+                .filter(|p| {
+                    seen_set.contains(&(i, p[0].start, p[0].end))
+                        && seen_set.contains(&(i, p[1].start, p[1].end))
+                })
+                .map(|p| (i, p[1].start))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let recovered: BTreeSet<(usize, usize)> = prepared
+        .recovered
+        .recovered_cuts
+        .iter()
+        .map(|(d, at)| (d.0 as usize, *at))
+        .collect();
+    assert_eq!(recovered, expected, "the recovered cuts are the splitter's");
+    assert!(!splitter_cuts.is_empty());
+}
+
+#[test]
+fn the_report_is_the_same_from_the_otlp_file_the_langsmith_file_and_phoenix() {
+    let dir = traces_dir();
+    let cache = tempfile::tempdir().unwrap();
+    let (url, project) = phoenix();
+    let sample_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus");
+    let run = |args: &[&str]| {
+        let mut cmd = common::seamscope(cache.path());
+        cmd.arg("traces")
+            .arg(&sample_dir)
+            .args(args)
+            .arg("--questions")
+            .arg(sample_dir.join("questions.jsonl"))
+            .arg("--json");
+        common::json_of(&mut cmd)
+    };
+    let otlp = run(&["--traces", &dir.join("otlp.jsonl").display().to_string()]);
+    let langsmith = run(&[
+        "--traces",
+        &dir.join("langsmith.jsonl").display().to_string(),
+    ]);
+    let live = run(&["--traces", &format!("phoenix:{url}"), "--project", &project]);
+    let per_query = |report: &serde_json::Value| -> BTreeMap<String, serde_json::Value> {
+        report["queries"]
+            .as_array()
+            .expect("queries")
+            .iter()
+            .map(|q| {
+                let id = q["question_id"].as_str().expect("an id").to_string();
+                let keep = serde_json::json!({
+                    "rank": q["rank"], "suspicion": q["suspicion"], "budget": q["budget"],
+                    "sent": q["sent"].as_array().unwrap().iter().map(|s| s["chunk"].clone()).collect::<Vec<_>>(),
+                    "with": q["replay_with_seams"], "without": q["replay_without_seams"],
+                    "adds": q["seams_adds"], "gold": q["gold"],
+                });
+                (id, keep)
+            })
+            .collect()
+    };
+    assert_eq!(per_query(&otlp).len(), 130);
+    assert_eq!(
+        per_query(&langsmith),
+        per_query(&otlp),
+        "LangSmith runs give the same verdicts"
+    );
+    assert_eq!(
+        per_query(&live),
+        per_query(&otlp),
+        "Phoenix gives the same verdicts"
+    );
+    let summary = &otlp["summary"];
+    assert_eq!(summary["placement"]["not_placed"], 0);
+    // The app's retrieval is dense over its own chunks with the same model: the dense replay on
+    // the recovered cuts sends what it sent for most queries (the inferred chunks between
+    // returned ones are not the app's, which moves some ranks).
+    let matches = summary["replay_matches_app"].as_f64().unwrap();
+    assert!(
+        matches > 0.5,
+        "the replay is faithful to the app: {matches}"
+    );
+    let agreement = &summary["agreement"];
+    assert_eq!(agreement["matched"], 130);
+    let auc = agreement["roc_auc"]
+        .as_f64()
+        .expect("both kinds of query are there");
+    assert!((0.0..=1.0).contains(&auc));
+}
