@@ -52,7 +52,10 @@ fn tui_first_run_on_a_folder_of_pdfs_fetches_pdfium_and_shows_their_pages_at_80_
         corpus = corpus.display(),
     ));
     // The first page's text with its page, after the model and pdfium were installed.
-    let screen = tmux.wait_for(&["ledger service settles payments", "p. 1", "skipped: ?"], 600);
+    let screen = tmux.wait_for(
+        &["ledger service settles payments", "p. 1", "skipped: ?"],
+        600,
+    );
     assert!(
         screen.contains("1 docs") && screen.contains("skipped: ?"),
         "the header counts the document read and the file skipped, and names the key:\n{screen}"
