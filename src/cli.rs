@@ -205,7 +205,7 @@ enum Command {
         json: bool,
     },
     /// Serve the engine to coding agents: a Model Context Protocol server on stdin / stdout
-    /// with the tools query, explain, eval, calibrate and doctor (progress on stderr).
+    /// with the tools query, explain, eval, calibrate, doctor and traces (progress on stderr).
     Mcp {
         /// Corpus folder or file, opened (and indexed if needed) once at start, while the server
         /// already answers.

@@ -362,7 +362,7 @@ pub fn judge(
             .question_id
             .as_deref()
             .and_then(|id| gold_by_id.get(id))
-            .map(|g| gold_verdict(g, &sent, layout));
+            .map(|g| gold_verdict(g, &sent, layout, &corpus.doc(g.doc).text));
         verdicts.push(QueryVerdict {
             index,
             question: q.question.clone(),
@@ -398,7 +398,12 @@ pub fn judge(
 
 /// What gold says of one traced query: did the app's context hold all of each evidence span,
 /// and does a cut of the app's layout split one.
-fn gold_verdict(gold: &Question, sent: &[SentDocument], layout: &Layout) -> GoldVerdict {
+fn gold_verdict(
+    gold: &Question,
+    sent: &[SentDocument],
+    layout: &Layout,
+    text: &str,
+) -> GoldVerdict {
     let doc_path_spans: Vec<Span> = sent
         .iter()
         .filter_map(|s| s.chunk)
@@ -406,7 +411,7 @@ fn gold_verdict(gold: &Question, sent: &[SentDocument], layout: &Layout) -> Gold
         .filter(|c| c.doc == gold.doc)
         .map(|c| c.span)
         .collect();
-    let covered = |span: &Span| covers(&doc_path_spans, *span);
+    let covered = |span: &Span| covers(text, &doc_path_spans, *span);
     let app_missed = !gold.spans.iter().all(covered);
     let doc_chunks: Vec<Span> = layout
         .chunks
@@ -427,21 +432,27 @@ fn gold_verdict(gold: &Question, sent: &[SentDocument], layout: &Layout) -> Gold
     GoldVerdict { app_missed, split }
 }
 
-/// Whether the union of `spans` holds every byte of `target`.
-fn covers(spans: &[Span], target: Span) -> bool {
+/// Whether the union of `spans` holds every byte of `target` that is not white space: a
+/// splitter strips the white space between its chunks (LangChain's leaves the `\n\n` of a
+/// paragraph break in no chunk), and evidence across such a gap is held whole by the two chunks.
+fn covers(text: &str, spans: &[Span], target: Span) -> bool {
+    let blank = |a: usize, b: usize| text.get(a..b).is_some_and(|t| t.trim().is_empty());
     let mut sorted: Vec<Span> = spans.to_vec();
     sorted.sort_by_key(|s| s.start);
     let mut at = target.start;
     for s in sorted {
-        if s.start > at {
-            break;
+        if s.end <= at {
+            continue;
+        }
+        if s.start > at && !blank(at, s.start.min(target.end)) {
+            return false;
         }
         at = at.max(s.end);
         if at >= target.end {
             return true;
         }
     }
-    at >= target.end
+    blank(at, target.end)
 }
 
 fn summarise(
@@ -520,12 +531,19 @@ mod tests {
 
     #[test]
     fn a_span_is_covered_only_by_chunks_that_hold_all_of_it() {
+        let text = "aaaaaaaaaabbbbbbbbbbcccccccccc";
         let spans = [Span::new(0, 10), Span::new(10, 20)];
-        assert!(covers(&spans, Span::new(5, 15)));
-        assert!(!covers(&spans, Span::new(5, 25)));
+        assert!(covers(text, &spans, Span::new(5, 15)));
+        assert!(!covers(text, &spans, Span::new(5, 25)));
         assert!(!covers(
+            text,
             &[Span::new(0, 10), Span::new(12, 20)],
             Span::new(5, 15)
         ));
+        // A paragraph break between two chunks is in neither, and needs to be in neither.
+        let text = "first para.\n\nsecond para.";
+        let spans = [Span::new(0, 11), Span::new(13, 25)];
+        assert!(covers(text, &spans, Span::new(6, 20)));
+        assert!(!covers(text, &spans[..1], Span::new(6, 20)));
     }
 }

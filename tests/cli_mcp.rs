@@ -233,12 +233,15 @@ fn an_agent_lists_the_tools_gets_the_worked_example_trace_and_a_seam_explained()
     );
     client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
 
-    // tools/list: the five tools, each with an input schema naming its inputs.
+    // tools/list: the six tools, each with an input schema naming its inputs.
     let list = client.request("tools/list", json!({}), CALL);
     let tools = list["result"]["tools"].as_array().expect("tools");
     let mut names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     names.sort_unstable();
-    assert_eq!(names, ["calibrate", "doctor", "eval", "explain", "query"]);
+    assert_eq!(
+        names,
+        ["calibrate", "doctor", "eval", "explain", "query", "traces"]
+    );
     let schema = |name: &str| {
         tools
             .iter()
@@ -279,6 +282,11 @@ fn an_agent_lists_the_tools_gets_the_worked_example_trace_and_a_seam_explained()
             &[],
         ),
         ("doctor", &["budget", "questions", "seed", "detail"], &[]),
+        (
+            "traces",
+            &["traces", "questions", "m", "search", "top", "detail"],
+            &["traces"],
+        ),
     ] {
         let s = schema(tool);
         assert_eq!(s["type"], "object", "{tool}: {s}");

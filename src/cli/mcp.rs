@@ -37,6 +37,7 @@ mod compact;
 mod doctor;
 mod files;
 mod opening;
+mod traces;
 mod wire;
 
 use opening::{ProgressLines, Shared};
@@ -295,6 +296,16 @@ impl SeamscopeServer {
         Parameters(p): Parameters<doctor::DoctorParams>,
     ) -> Result<String, String> {
         self.with_bench(move |b| b.doctor(&p)).await
+    }
+
+    #[tool(
+        description = "Read an application's production traces against the open corpus' cuts (as `seamscope traces --json`): OTLP JSON of OpenInference spans, JSONL spans, LangSmith runs, Langfuse observations or LangChain events (detected). Every returned document is placed in the corpus, the app's cuts are recovered from them, each traced question is replayed on those cuts at the app's own budget (dense search by default, as a vector store runs), and the queries are ranked by boundary-suspicion: a sent chunk's neighbour across a cut is missing and the seam over that cut fires, or the neighbour ranks just past the budget. The compact answer (a few KB) gives the figures over all queries (placement, cuts recovered, how often Seams would change what the app sent, the replay's fidelity, agreement with gold when `questions` is given) and the top queries, each with the cut that points at it (`cut 40|41 · its seam fires · Seams adds chunk 40`); detail \"full\" returns every query. The first call on a new set of traces embeds the app's layout (about a minute on 2 CPU cores for the sample)."
+    )]
+    async fn traces(
+        &self,
+        Parameters(p): Parameters<traces::TracesParams>,
+    ) -> Result<String, String> {
+        self.with_bench(move |b| b.traces(&p)).await
     }
 }
 

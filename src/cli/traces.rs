@@ -225,7 +225,7 @@ fn load_gold(
 }
 
 /// The most suspect cut of a query in words: `cut 40|41 · its seam fires · Seams adds chunk 40`.
-pub fn why(v: &QueryVerdict) -> String {
+pub(super) fn why(v: &QueryVerdict) -> String {
     let Some(s) = v.suspects.first().filter(|s| s.tier > 0) else {
         return "no sent chunk has a missing neighbour the replay points at".into();
     };
