@@ -21,6 +21,7 @@ mod gold;
 pub mod headless;
 mod highlight;
 mod input;
+mod job_control;
 mod jobs;
 mod layout_params;
 mod map_svg;
@@ -361,8 +362,20 @@ fn event_loop(
             }
         }
         if std::mem::take(&mut app.suspend) {
-            // The signal watcher gives the terminal back, stops, and reports when resumed.
-            let _ = signal_hook::low_level::raise(signal_hook::consts::SIGTSTP);
+            match job_control::suspend_choice() {
+                // The whole job stops (so a parent such as `bash -c` or `cargo run` stops too
+                // and the shell takes the terminal back); the signal watcher gives the terminal
+                // back first, stops, and reports when resumed.
+                job_control::Suspend::StopGroup => job_control::stop_group(),
+                // Stopped, nothing would ever continue it: keep running and say why.
+                job_control::Suspend::Refuse(why) => {
+                    app.notice = Some(app::Notice {
+                        text: format!("Ctrl-Z: {why}; seamscope keeps running (q quits)"),
+                        error: false,
+                    });
+                    changed = true;
+                }
+            }
         }
         if resumed {
             // The terminal may have changed size while stopped, and its screen holds the
