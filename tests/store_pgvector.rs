@@ -149,8 +149,45 @@ fn the_pgvector_store_answers_the_sample_questions_as_the_embedded_one_does() {
     );
     let repaired = synced(&json_clean(&mut run(&["index", "sample-corpus", "--json"])));
     assert!(
-        repaired.1 && repaired.2.contains("stored chunk vector 0 differs"),
+        repaired.1 && repaired.2.contains("its stored vector of chunk-0 differs"),
         "{repaired:?}"
+    );
+    // Reused only when every row reads back equal, and it says so.
+    let verified = json_clean(&mut run(&["index", "sample-corpus", "--json"]));
+    let c = &verified["build"]["store"]["collections"][0];
+    assert_eq!(c["uploaded"], false, "{c}");
+    assert_eq!(c["checked"], c["vectors"], "every row was read back: {c}");
+    let said = run(&["index", "sample-corpus"]).output().unwrap();
+    let said = String::from_utf8_lossy(&said.stdout);
+    assert!(
+        said.contains(&format!(
+            "reused: every one of its {} rows read back equal to the index's (vector, text, metadata)",
+            c["vectors"]
+        )),
+        "{said}"
+    );
+    // Two rows' vectors overwritten where a spot check does not look (rows 1 and 2, with each
+    // other's), then one row's metadata edited: each is found, and the collection refilled.
+    pg::sql(
+        &url,
+        "UPDATE langchain_pg_embedding e SET embedding = o.embedding \
+         FROM langchain_pg_embedding o \
+         WHERE (e.id, o.id) IN (('chunk-1', 'chunk-2'), ('chunk-2', 'chunk-1'))",
+    );
+    let swapped = synced(&json_clean(&mut run(&["index", "sample-corpus", "--json"])));
+    assert!(
+        swapped.1 && swapped.2.contains("its stored vector of chunk-1 differs"),
+        "{swapped:?}"
+    );
+    pg::sql(
+        &url,
+        "UPDATE langchain_pg_embedding SET cmetadata = jsonb_set(cmetadata, '{start}', '123456') \
+         WHERE id = 'seam-1'",
+    );
+    let edited = synced(&json_clean(&mut run(&["index", "sample-corpus", "--json"])));
+    assert!(
+        edited.1 && edited.2.contains("its stored metadata of seam-1 differs"),
+        "{edited:?}"
     );
     // Half-written: rows without the metadata that a finished fill writes last, or rows missing.
     pg::sql(
