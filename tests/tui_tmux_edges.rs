@@ -211,7 +211,11 @@ fn tui_ctrl_z_under_a_parent_process_stops_the_whole_job_and_fg_resumes_it() {
     tmux.wait_for(&["Documents · 1", "chunks of 1024 tokens"], 10);
     tmux.keys(&["?"]);
     tmux.wait_for(&["Ctrl-Z suspends (fg resumes)"], 10);
-    tmux.keys(&["Escape", "q"]);
+    tmux.keys(&["Escape"]);
+    tmux.wait_until("the help to close", 10, |s| {
+        !s.contains("Ctrl-Z suspends (fg resumes)")
+    });
+    tmux.keys(&["q"]);
     tmux.wait_until("the parent going on after the screen", 10, |s| {
         s.lines().any(|l| l.trim() == "screen-done")
     });
