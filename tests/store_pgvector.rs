@@ -475,3 +475,45 @@ fn one_database_holds_one_index_at_a_time_and_never_takes_rows_it_did_not_write(
     );
     assert_eq!(ours, vec![vec![Some("0".to_string())]]);
 }
+
+#[test]
+fn a_server_that_asks_for_a_password_when_none_was_given_says_so() {
+    use std::io::{Read, Write};
+    // A loopback stand-in for a Postgres that wants a password: it reads the startup message
+    // and answers AuthenticationCleartextPassword ('R', length 8, code 3), as a server with
+    // password authentication does.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let mut length = [0u8; 4];
+            if stream.read_exact(&mut length).is_err() {
+                continue;
+            }
+            let mut rest = vec![0u8; (u32::from_be_bytes(length) as usize).saturating_sub(4)];
+            let _ = stream.read_exact(&mut rest);
+            let _ = stream.write_all(&[b'R', 0, 0, 0, 8, 0, 0, 0, 3]);
+            let _ = stream.flush();
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    });
+    let cache = tempfile::tempdir().unwrap();
+    let out = common::seamscope(cache.path())
+        .env_remove("SEAMSCOPE_PG_PASSWORD")
+        .env_remove("PGPASSWORD")
+        .args(["query", "sample-corpus", "What is a seam?", "--store"])
+        .arg(format!("pgvector:postgresql://postgres@127.0.0.1:{port}/db"))
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "Postgres at postgresql://postgres@127.0.0.1:{port}/db asks for a password and none was given: set SEAMSCOPE_PG_PASSWORD"
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("start the server"), "{stderr}");
+}
