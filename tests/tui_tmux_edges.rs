@@ -221,6 +221,39 @@ fn tui_ctrl_z_under_a_parent_process_stops_the_whole_job_and_fg_resumes_it() {
     });
 }
 
+#[test]
+fn tui_ctrl_z_with_no_shell_to_resume_it_keeps_running_and_says_why() {
+    let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (docs, cache) = (work.path().join("docs"), work.path().join("cache"));
+    std::fs::create_dir_all(&docs).unwrap_or_else(|e| panic!("{e}"));
+    corpus(&docs);
+    let tmux = Tmux::start(work.path(), "suspend-no-shell");
+    // The screen is the pane's own process: no shell started it, so a stopped screen would
+    // never be continued.
+    let started = tmux.run(&[
+        "respawn-pane",
+        "-k",
+        "-t",
+        "e2e",
+        &format!(
+            "env SEAMSCOPE_CACHE_DIR='{}' '{}' '{}'",
+            cache.display(),
+            env!("CARGO_BIN_EXE_seamscope"),
+            docs.display()
+        ),
+    ]);
+    assert!(started.status.success(), "{started:?}");
+    tmux.wait_for(&["Documents · 1", "chunks of 1024 tokens"], 300);
+    tmux.keys(&["C-z"]);
+    tmux.wait_for(
+        &["Ctrl-Z: no shell with job control started it", "q quits"],
+        10,
+    );
+    // Still answering keys.
+    tmux.keys(&["?"]);
+    tmux.wait_for(&["Ctrl-Z suspends (fg resumes)"], 10);
+}
+
 /// A view file naming `corpus`, as `w` on the screen writes one.
 fn view_file(dir: &Path, corpus: &Path) -> std::path::PathBuf {
     let view = serde_json::json!({
