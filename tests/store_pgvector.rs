@@ -503,7 +503,9 @@ fn a_server_that_asks_for_a_password_when_none_was_given_says_so() {
         .env_remove("SEAMSCOPE_PG_PASSWORD")
         .env_remove("PGPASSWORD")
         .args(["query", "sample-corpus", "What is a seam?", "--store"])
-        .arg(format!("pgvector:postgresql://postgres@127.0.0.1:{port}/db"))
+        .arg(format!(
+            "pgvector:postgresql://postgres@127.0.0.1:{port}/db"
+        ))
         .timeout(Duration::from_secs(120))
         .output()
         .unwrap();
@@ -516,4 +518,46 @@ fn a_server_that_asks_for_a_password_when_none_was_given_says_so() {
         "{stderr}"
     );
     assert!(!stderr.contains("start the server"), "{stderr}");
+}
+
+#[test]
+fn a_fill_that_waits_for_another_fill_of_the_database_says_it_replaced_its_work() {
+    let url = pg::fresh_database("turns");
+    let cache = tempfile::tempdir().unwrap();
+    // The local index first, so the fill below starts within a few seconds.
+    let built = common::seamscope(cache.path())
+        .args(["index", "sample-corpus"])
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    // Another fill holds the database's fill lock for a while, as a concurrent `index` does.
+    let holder = {
+        let url = url.clone();
+        std::thread::spawn(move || {
+            pg::sql(
+                &url,
+                "BEGIN; SELECT pg_advisory_xact_lock(hashtext('seamscope-fill')); \
+                 SELECT pg_sleep(8); COMMIT;",
+            )
+        })
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    let report = json_clean(&mut run_with(
+        cache.path(),
+        &url,
+        &["index", "sample-corpus", "--json"],
+    ));
+    let _ = holder.join();
+    let (_, uploaded, reason) = synced(&report);
+    assert!(
+        uploaded
+            && reason.contains(
+                "another seamscope fill of this database ran at the same time: this one waited for it"
+            ),
+        "{reason}"
+    );
 }

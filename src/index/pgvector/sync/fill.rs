@@ -17,6 +17,12 @@ use crate::index::IndexError;
 use crate::index::vectors::DenseCollection;
 use crate::layout::Layout;
 
+/// The lock every fill of a database takes for its transaction: row ids are unique across the
+/// table, so fills of any collections (of one index or of two) replace each other, and must take
+/// turns to see what they replace (overlapping, the later one's rows collided with the
+/// earlier's uncommitted ones).
+const FILL_LOCK: &str = "seamscope-fill";
+
 /// Rows of one `INSERT` (or of one full check): ids, vectors, documents, metadata (JSON text).
 pub(in crate::index::pgvector) struct Batch(
     pub Vec<String>,
@@ -115,12 +121,11 @@ pub(in crate::index::pgvector) fn upload(
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(String, String), IndexError> {
     let (uuid, replaced, waited) = fill(client, (name, metadata, dim), rows, progress)?;
-    // Fills of one collection take turns (a lock on its name); one that had to wait replaced
-    // what the other had just written, and each said "uploaded": say it here.
+    // Fills of one database take turns ([`FILL_LOCK`]); one that had to wait replaced what the
+    // other had just written, and each said "uploaded": say it here.
     let reason = if waited {
         format!(
-            "{reason}; another fill of {} ran at the same time: this one waited for it and replaced what it wrote, so only the last fill's collection remains",
-            crate::text::safe_name(name)
+            "{reason}; another seamscope fill of this database ran at the same time: this one waited for it and replaced what it wrote, so only the last fill's collection remains"
         )
     } else {
         reason
@@ -142,7 +147,7 @@ pub(in crate::index::pgvector) fn upload(
 /// Fill the collection in one transaction: the old one of this name and any other seamscope
 /// collection holding these row ids removed (with their indexes), the collection row, every
 /// row, the HNSW indexes, the metadata last. Returns its uuid, the collections it replaced and
-/// whether it waited for another fill of the same name.
+/// whether it waited for another fill of the database.
 fn fill(
     client: &PgClient,
     collection: (&str, Value, usize),
@@ -176,11 +181,11 @@ fn fill_in_transaction(
     Ok((uuid, replaced, waited))
 }
 
-/// Open the transaction (locked on the name), remove the collections it replaces and add the
+/// Open the transaction (holding the fill lock), remove the collections it replaces and add the
 /// new collection row. Returns the collections it replaced, the new uuid, the serial of the
 /// connection the transaction is on (every later step checks it is still that one: a lost
 /// connection's transaction is gone, and the next statement would run outside it), and whether
-/// another fill of the name held the lock, so this one waited for it.
+/// another fill of the database held [`FILL_LOCK`], so this one waited for it.
 fn begin_fill(
     client: &PgClient,
     name: &str,
@@ -193,12 +198,15 @@ fn begin_fill(
                 c.client.batch_execute("BEGIN").await?;
                 let free = c
                     .client
-                    .query_one("SELECT pg_try_advisory_xact_lock(hashtext($1))", &[&owned])
+                    .query_one(
+                        "SELECT pg_try_advisory_xact_lock(hashtext($1))",
+                        &[&FILL_LOCK],
+                    )
                     .await?;
                 let waited = !column::<bool>(&free, 0)?;
                 if waited {
                     c.client
-                        .execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&owned])
+                        .execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&FILL_LOCK])
                         .await?;
                 }
                 let replaced = remove_holders(c, &owned, &row_ids).await?;
