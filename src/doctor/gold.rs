@@ -722,4 +722,40 @@ mod tests {
             (3000, PLACES_LISTED)
         );
     }
+
+    #[test]
+    fn a_question_or_span_past_its_limit_is_left_out_naming_the_limit() {
+        let long_question = "why ".repeat(1000);
+        let long_span = "word ".repeat(3000);
+        let lines = [
+            serde_json::json!({"id": "q", "question": long_question, "doc": "a.md",
+                "spans": [{"text": "Beta line."}]}),
+            serde_json::json!({"id": "s", "question": "q", "doc": "a.md",
+                "spans": [{"text": long_span}]}),
+        ]
+        .map(|l| l.to_string())
+        .join("\n");
+        let got = run(&lines);
+        let said: Vec<(&str, LineAction, &str)> = got
+            .report
+            .questions
+            .iter()
+            .map(|q| (q.id.as_str(), q.action, q.problems[0].as_str()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    "q",
+                    LineAction::Drop,
+                    "the question is 4000 characters long, more than the 2000 a question may be (as `query` takes)"
+                ),
+                (
+                    "s",
+                    LineAction::Drop,
+                    "span 1's text is 15000 characters long, more than the 10000 a span's text may be"
+                ),
+            ]
+        );
+    }
 }
