@@ -299,7 +299,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// List every chunk and seam with byte spans and token counts (layout only: no model needed).
+    /// List every chunk and seam with byte spans and token counts (layout only: nothing is
+    /// embedded, but the model's tokenizer counts the tokens, so `seamscope setup` must have run).
     Chunks {
         /// Corpus folder or file.
         corpus: Option<PathBuf>,

@@ -64,6 +64,10 @@ impl SkipReason {
             SkipReason::TooLarge { limit, .. } => {
                 format!("{files} over the {limit}-byte size limit")
             }
+            SkipReason::TextTooLarge { format, limit, .. } => format!(
+                "{} whose text is over the {limit}-byte size limit",
+                format_noun(format, n)
+            ),
             SkipReason::InvalidUtf8 { .. } => format!("{files} not in UTF-8"),
             SkipReason::Empty => format!("empty {files} (no text)"),
             SkipReason::Unreadable { .. } => format!("unreadable {files}"),
@@ -93,6 +97,9 @@ impl SkipReason {
                     "{} with no {format} engine installed",
                     format_noun(format, n)
                 )
+            }
+            SkipReason::Special { .. } => {
+                format!("special {files} (FIFOs, sockets, devices)")
             }
         }
     }
@@ -242,6 +249,14 @@ pub enum CorpusError {
     /// A loader's or splitter's dump gave no documents (boxed: the error is rare and large).
     #[error(transparent)]
     Dump(Box<dump::DumpError>),
+    /// The path given is a FIFO, a socket or a device (or a link to one): never opened.
+    #[error("cannot read corpus at {}: it is {kind}, not a file or a folder", crate::text::safe_name(&.path.display().to_string()))]
+    Special {
+        /// The path given.
+        path: PathBuf,
+        /// What it is, in words ("a FIFO", "a link to a device").
+        kind: String,
+    },
     /// Nothing usable was found; every skipped file is listed with its reason.
     #[error("no usable documents in {}{}", crate::text::safe_name(&.path.display().to_string()), skip_list(.skipped))]
     NoDocuments {
@@ -410,6 +425,15 @@ pub(crate) fn read_document(
         }
         _ => extractor.extract(path, bytes)?,
     };
+    // A small file may unpack to much more text (a DOCX is a ZIP): its text is held to the
+    // limit a text file has, so 256 KB never become 128,000 chunks.
+    if extracted.text.len() as u64 > options.max_file_bytes {
+        return Err(SkipReason::TextTooLarge {
+            format: format.name().to_string(),
+            bytes: extracted.text.len() as u64,
+            limit: options.max_file_bytes,
+        });
+    }
     let source = extractor.source(extracted.pages);
     Ok((extracted.text, extracted.kind, source))
 }

@@ -48,6 +48,15 @@ pub enum ExportError {
     /// The output folder exists and is not empty (a bundle never mixes with other files).
     #[error("{0} exists and is not empty: export into a new or empty folder")]
     NotEmpty(PathBuf),
+    /// What is at the output path is not a folder (a file, a FIFO, a device, a link): a
+    /// bundle is a folder and never replaces anything else.
+    #[error("{} is {kind}, not a folder: export into a new or empty folder", path.display())]
+    NotAFolder {
+        /// The path named.
+        path: PathBuf,
+        /// What it is, in words.
+        kind: &'static str,
+    },
     /// A chunk's or seam's vector is not in the vector cache.
     #[error(
         "the vector of {0} is not in the vector cache: run `seamscope index` on the corpus first"
@@ -195,6 +204,21 @@ pub fn write_bundle(
     dim: usize,
     folder: &Path,
 ) -> Result<BundleReport, ExportError> {
+    if let Ok(here) = std::fs::symlink_metadata(folder)
+        && !here.is_dir()
+    {
+        let kind = if here.file_type().is_symlink() {
+            "a symbolic link"
+        } else if here.is_file() {
+            "a file"
+        } else {
+            "a special file (a FIFO, a device or a socket)"
+        };
+        return Err(ExportError::NotAFolder {
+            path: folder.to_path_buf(),
+            kind,
+        });
+    }
     if folder.exists() {
         let mut entries = std::fs::read_dir(folder).map_err(write_error(folder))?;
         if entries.next().is_some() {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 mod outcome;
 
-pub use outcome::{DocKind, SkipReason, decode_text};
+pub use outcome::{DocKind, SkipReason, decode_text, special_kind};
 
 pub mod cache;
 pub mod docx;

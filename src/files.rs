@@ -12,7 +12,7 @@
 //! one byte past the limit is the most ever read.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const MIB: u64 = 1024 * 1024;
 
@@ -23,7 +23,7 @@ pub const JSON_LIMIT: u64 = 64 * MIB;
 /// of a corpus of several hundred MB.
 pub const CUTS_LIMIT: u64 = 1024 * MIB;
 /// At most this many bytes of a question file (`questions.jsonl`, `--questions`).
-pub const QUESTIONS_LIMIT: u64 = 64 * MIB;
+pub const QUESTIONS_LIMIT: u64 = 16 * MIB;
 /// At most this many bytes of a TOML file a person writes (`settings.toml`, a theme).
 pub const TOML_LIMIT: u64 = MIB;
 /// At most this many bytes of a model's `tokenizer.json` (and its other small JSON files).
@@ -221,6 +221,119 @@ pub fn open_existing_lock(path: &Path) -> std::io::Result<std::fs::File> {
     Ok(file)
 }
 
+/// Why a file the user asked for was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteFileError {
+    /// What is at the path is not a regular file (a device such as `/dev/null`, a FIFO, a
+    /// socket, a folder): writing "to" it would replace it, or block, or mean nothing.
+    #[error(
+        "{} is {kind}, not a regular file; seamscope writes only over a regular file or to a new name",
+        path.display()
+    )]
+    NotRegular {
+        /// The path named.
+        path: PathBuf,
+        /// What it is, in words ("a device", "a FIFO (named pipe)").
+        kind: &'static str,
+    },
+    /// The path is a symbolic link to something that is not a regular file.
+    #[error(
+        "{} is a symbolic link to {kind}, not to a regular file; seamscope writes only over a regular file or to a new name",
+        path.display()
+    )]
+    LinkTo {
+        /// The path named.
+        path: PathBuf,
+        /// What the link leads to, in words ("a device", "nothing").
+        kind: &'static str,
+    },
+    /// The OS refused (no such folder, no permission, a full disk).
+    #[error("cannot write {}: {error}", path.display())]
+    Io {
+        /// The path named.
+        path: PathBuf,
+        /// The OS's error.
+        error: std::io::Error,
+    },
+}
+
+/// Where a file the user named will be written: the path itself when nothing is there or a
+/// regular file is, the file a symbolic link leads to when it leads to a regular file (so the
+/// link stays a link). Anything else (a device like `/dev/null`, a FIFO, a socket, a folder, a
+/// link to one of them or to nothing) is refused, naming the path and what it is. Checking
+/// first lets a command refuse a bad output path before minutes of work.
+pub fn output_target(path: &Path) -> Result<PathBuf, WriteFileError> {
+    let io = |error| WriteFileError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let here = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(path.to_path_buf()),
+        Err(e) => return Err(io(e)),
+    };
+    let file_type = here.file_type();
+    if file_type.is_file() {
+        return Ok(path.to_path_buf());
+    }
+    if !file_type.is_symlink() {
+        return Err(WriteFileError::NotRegular {
+            path: path.to_path_buf(),
+            kind: kind_of(file_type),
+        });
+    }
+    match std::fs::metadata(path) {
+        Ok(m) if m.file_type().is_file() => std::fs::canonicalize(path).map_err(io),
+        Ok(m) => Err(WriteFileError::LinkTo {
+            path: path.to_path_buf(),
+            kind: kind_of(m.file_type()),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(WriteFileError::LinkTo {
+            path: path.to_path_buf(),
+            kind: "nothing (a broken link)",
+        }),
+        Err(e) => Err(io(e)),
+    }
+}
+
+/// Write `bytes` as the file at `path`, a path the user named (`--fix OUT`, `--csv`, a
+/// baseline, a screenshot): checked as [`output_target`] checks it, then written whole to a
+/// temporary file in the same folder and renamed over the target, so a reader never sees half
+/// a file and a special file is never replaced or written into. A file that was there keeps
+/// its permissions; a new one gets the usual ones (0666 less the umask), not a temporary
+/// file's 0600.
+pub fn write_output(path: &Path, bytes: &[u8]) -> Result<(), WriteFileError> {
+    use std::io::Write;
+    let target = output_target(path)?;
+    let io = |error| WriteFileError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let folder = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let kept = std::fs::metadata(&target).ok().map(|m| m.permissions());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".seamscope-write-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(folder).map_err(io)?;
+    tmp.write_all(bytes).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    if let Some(permissions) = kept {
+        tmp.as_file().set_permissions(permissions).map_err(io)?;
+    }
+    // The target was checked a moment ago; a special file put there since is still not
+    // replaced (the check is repeated as close to the rename as it can be).
+    output_target(path)?;
+    tmp.persist(&target).map_err(|e| io(e.error))?;
+    Ok(())
+}
+
 fn read_file(path: &Path, limit: u64, follow: bool) -> Result<Vec<u8>, ReadFileError> {
     let before = if follow {
         std::fs::metadata(path)?
@@ -378,6 +491,56 @@ mod tests {
         std::os::unix::fs::symlink(&lock, &link).unwrap_or_else(|e| panic!("{e}"));
         assert!(open_lock(&link).is_err());
         assert!(open_existing_lock(&link).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_output_is_written_only_over_a_regular_file_or_to_a_new_name() {
+        use std::os::unix::fs::FileTypeExt;
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        // A new name, then over the regular file it became.
+        let out = dir.path().join("out.jsonl");
+        write_output(&out, b"one").unwrap_or_else(|e| panic!("{e}"));
+        write_output(&out, b"two").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(std::fs::read(&out).ok().as_deref(), Some(&b"two"[..]));
+        // A link to a regular file: the file it leads to is written, the link stays.
+        let link = dir.path().join("link.jsonl");
+        std::os::unix::fs::symlink(&out, &link).unwrap_or_else(|e| panic!("{e}"));
+        write_output(&link, b"three").unwrap_or_else(|e| panic!("{e}"));
+        assert!(std::fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink()));
+        assert_eq!(std::fs::read(&out).ok().as_deref(), Some(&b"three"[..]));
+        // A FIFO, a link to /dev/null, a folder: refused by name, left as they were.
+        let pipe = dir.path().join("pipe");
+        fifo(&pipe);
+        let null = dir.path().join("null");
+        std::os::unix::fs::symlink("/dev/null", &null).unwrap_or_else(|e| panic!("{e}"));
+        for (path, said) in [
+            (pipe.as_path(), "is a FIFO (named pipe), not a regular file"),
+            (null.as_path(), "is a symbolic link to a device"),
+            (dir.path(), "is a folder, not a regular file"),
+        ] {
+            let e = write_output(path, b"x").err().map(|e| e.to_string());
+            assert!(e.as_deref().is_some_and(|e| e.contains(said)), "{e:?}");
+        }
+        assert!(std::fs::symlink_metadata(&pipe).is_ok_and(|m| m.file_type().is_fifo()));
+        assert!(std::fs::metadata(&null).is_ok_and(|m| m.file_type().is_char_device()));
+        let broken = dir.path().join("broken");
+        std::os::unix::fs::symlink(dir.path().join("gone"), &broken)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let e = write_output(&broken, b"x").err().map(|e| e.to_string());
+        assert!(
+            e.as_deref().is_some_and(|e| e.contains("broken link")),
+            "{e:?}"
+        );
+        // Nothing was left behind but what was asked for.
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name())
+            .filter(|n| n.to_string_lossy().starts_with(".seamscope-write-"))
+            .collect();
+        assert!(names.is_empty(), "{names:?}");
     }
 
     #[test]

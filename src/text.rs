@@ -45,35 +45,39 @@ pub fn safe_name(name: &str) -> String {
 /// `http://user:pass@host:8000` becomes `http://user:***@host:8000`, and a bare token before the
 /// `@` (`http://token@host`) becomes `***`. Addresses without credentials come back unchanged.
 pub fn mask_credentials(url: &str) -> String {
-    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
-        return url.to_string();
-    };
-    let rest = &url[scheme_end..];
+    let scheme_end = url.find("://").map(|i| i + 3);
+    let rest = &url[scheme_end.unwrap_or(0)..];
     let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let Some(at) = rest[..authority_end].rfind('@') else {
         return url.to_string();
     };
     let masked = match rest[..at].split_once(':') {
         Some((user, _)) => format!("{user}:***"),
+        // Without a scheme, `name@host` is as likely an address with a user as a token.
+        None if scheme_end.is_none() => return url.to_string(),
         None => "***".to_string(),
     };
-    format!("{}{masked}{}", &url[..scheme_end], &rest[at..])
+    format!("{}{masked}{}", &url[..scheme_end.unwrap_or(0)], &rest[at..])
+}
+
+/// Where an address's authority (`user:password@host:port`) begins: after `scheme://`, or at
+/// the start of an address written without a scheme (`u:hunter2@127.0.0.1:55431/db`, which a
+/// driver may take as given).
+fn authority_start(url: &str) -> usize {
+    url.find("://").map_or(0, |i| i + 3)
 }
 
 /// An address as messages show it (a database URL, where a lone user name is no secret): a password in the user part or in a `password=` parameter
 /// replaced by `***` (the user name stays: it is not a secret).
 pub fn mask_password(url: &str) -> String {
     let given = url;
-    let shown = match given.find("://").map(|i| i + 3) {
-        Some(scheme_end) => {
-            let rest = &given[scheme_end..];
-            let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-            match rest[..authority_end].rfind('@') {
-                Some(at) if rest[..at].contains(':') => mask_credentials(given),
-                _ => given.to_string(),
-            }
+    let shown = {
+        let rest = &given[authority_start(given)..];
+        let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+        match rest[..authority_end].rfind('@') {
+            Some(at) if rest[..at].contains(':') => mask_credentials(given),
+            _ => given.to_string(),
         }
-        None => given.to_string(),
     };
     // `?password=…` / `&password=…`, up to the next parameter.
     let mut out = String::with_capacity(shown.len());
@@ -109,8 +113,23 @@ mod tests {
             ("http://host:8000", "http://host:8000"),
             ("http://host/path@x", "http://host/path@x"),
             ("not a url", "not a url"),
+            // Without a scheme too: a driver may take the address as given.
+            ("u:hunter2@127.0.0.1:55431/db", "u:***@127.0.0.1:55431/db"),
+            ("user@127.0.0.1:5432/db", "user@127.0.0.1:5432/db"),
         ] {
             assert_eq!(mask_credentials(given), shown, "{given}");
+        }
+        for (given, shown) in [
+            ("u:hunter2@127.0.0.1:55431/db", "u:***@127.0.0.1:55431/db"),
+            ("pgvectr:u:hunter2@h:1/db", "pgvectr:***@h:1/db"),
+            ("postgresql://u:hunter2@h/db", "postgresql://u:***@h/db"),
+            (
+                "postgresql://u@h/db?password=hunter2",
+                "postgresql://u@h/db?password=***",
+            ),
+            ("u@h:5432/db", "u@h:5432/db"),
+        ] {
+            assert_eq!(mask_password(given), shown, "{given}");
         }
     }
 

@@ -21,6 +21,7 @@ mod gold;
 pub mod headless;
 mod highlight;
 mod input;
+mod job_control;
 mod jobs;
 mod layout_params;
 mod map_svg;
@@ -68,6 +69,10 @@ const WORKER_THREAD: &str = "seamscope-worker";
 /// Whether the screen holds the terminal: a suspension gives it back and takes it again only
 /// then (a stop before the screen opens or after it closed leaves the terminal alone).
 static SCREEN_ON: AtomicBool = AtomicBool::new(false);
+
+/// The event loop gave the terminal back before stopping the whole job (Ctrl-Z): the signal
+/// watcher stops without giving it back again.
+static GIVEN_BACK: AtomicBool = AtomicBool::new(false);
 
 /// A worker panic's message, printed once the terminal is restored.
 static WORKER_PANIC: Mutex<Option<String>> = Mutex::new(None);
@@ -205,7 +210,7 @@ impl SignalWatch {
                             // Hold stdout so no frame is drawn over the shell's screen.
                             let stdout = stdout().lock();
                             let screen = SCREEN_ON.load(Ordering::SeqCst);
-                            if screen {
+                            if screen && !GIVEN_BACK.swap(false, Ordering::SeqCst) {
                                 stop_terminal();
                             }
                             // Stops the whole process here until SIGCONT.
@@ -361,8 +366,30 @@ fn event_loop(
             }
         }
         if std::mem::take(&mut app.suspend) {
-            // The signal watcher gives the terminal back, stops, and reports when resumed.
-            let _ = signal_hook::low_level::raise(signal_hook::consts::SIGTSTP);
+            match job_control::suspend_choice() {
+                // The whole job stops (so a parent such as `bash -c` or `cargo run` stops too
+                // and the shell takes the terminal back); the signal watcher gives the terminal
+                // back first, stops, and reports when resumed.
+                job_control::Suspend::StopGroup => {
+                    // The terminal goes back first: the shell takes it as soon as a parent of
+                    // the job stops, and a process that then changes the terminal's modes from
+                    // the background is itself stopped (SIGTTOU) half-way, on the screen.
+                    {
+                        let _stdout = stdout().lock();
+                        stop_terminal();
+                        GIVEN_BACK.store(true, Ordering::SeqCst);
+                    }
+                    job_control::stop_group();
+                }
+                // Stopped, nothing would ever continue it: keep running and say why.
+                job_control::Suspend::Refuse(why) => {
+                    app.notice = Some(app::Notice {
+                        text: format!("Ctrl-Z: {why}; seamscope keeps running (q quits)"),
+                        error: false,
+                    });
+                    changed = true;
+                }
+            }
         }
         if resumed {
             // The terminal may have changed size while stopped, and its screen holds the

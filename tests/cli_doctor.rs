@@ -199,6 +199,26 @@ fn on_the_sample_corpus_the_cuts_inside_fenced_blocks_and_tables_are_found_where
         said.contains("WORSE  cuts inside a table") && said.matches("WORSE").count() == 1,
         "{said}"
     );
+    // A baseline of another corpus is said, and fails the gate, however good it looks.
+    let mut other = report.clone();
+    other["layout"]["corpus"] = "other-corpus".into();
+    other["layout"]["documents"] = 3.into();
+    other["layout"]["tokens"] = 999.into();
+    let other_path = dir.path().join("other.json");
+    std::fs::write(&other_path, other.to_string()).unwrap();
+    let elsewhere = gate(&["--baseline", other_path.to_str().unwrap()]);
+    assert_eq!(elsewhere.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&elsewhere.stdout);
+    assert!(
+        said.contains("the baseline is of another corpus: other-corpus (3 documents, 999 tokens)"),
+        "{said}"
+    );
+    assert!(
+        String::from_utf8_lossy(&elsewhere.stderr)
+            .contains("the baseline is of another corpus (other-corpus)"),
+        "{}",
+        String::from_utf8_lossy(&elsewhere.stderr)
+    );
 }
 
 #[test]

@@ -264,3 +264,71 @@ fn question_and_cuts_files_with_a_byte_order_mark_load() {
     );
     assert!(cuts.is_ok(), "{:?}", cuts.err().map(|e| e.to_string()));
 }
+
+/// What `seamscope ARGS` says, run on a private cache without the model (the output checks come
+/// before any model is needed), killed after a minute rather than hanging on a FIFO.
+fn refused_output(args: &[&std::ffi::OsStr]) -> (Option<i32>, String) {
+    let cache = tempfile::tempdir().unwrap();
+    let out = assert_cmd::Command::cargo_bin("seamscope")
+        .unwrap()
+        .env("SEAMSCOPE_CACHE_DIR", cache.path())
+        .args(args)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn an_output_that_is_a_fifo_or_a_link_to_a_device_is_refused_and_left_as_it_was() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let pipe = dir.path().join("pipe.jsonl");
+    fifo(&pipe);
+    let null = dir.path().join("null.jsonl");
+    std::os::unix::fs::symlink("/dev/null", &null).unwrap();
+    let questions = Path::new("sample-corpus/questions.jsonl");
+    for (out, said) in [
+        (&pipe, "is a FIFO (named pipe), not a regular file"),
+        (
+            &null,
+            "is a symbolic link to a device, not to a regular file",
+        ),
+    ] {
+        for args in [
+            vec![
+                "questions".as_ref(),
+                "check".as_ref(),
+                "sample-corpus".as_ref(),
+                questions.as_os_str(),
+                "--fix".as_ref(),
+                out.as_os_str(),
+            ],
+            vec![
+                "eval".as_ref(),
+                "sample-corpus".as_ref(),
+                "--csv".as_ref(),
+                out.as_os_str(),
+            ],
+            vec![
+                "eval".as_ref(),
+                "sample-corpus".as_ref(),
+                "--save-baseline".as_ref(),
+                out.as_os_str(),
+            ],
+        ] {
+            let (code, stderr) = refused_output(&args);
+            assert_eq!(code, Some(2), "{args:?}: {stderr}");
+            assert!(
+                stderr.contains(&format!("{} {said}", out.display())),
+                "{args:?}: {stderr}"
+            );
+        }
+    }
+    assert!(std::fs::symlink_metadata(&pipe).is_ok_and(|m| m.file_type().is_fifo()));
+    assert!(std::fs::symlink_metadata(&null).is_ok_and(|m| m.file_type().is_symlink()));
+    assert!(std::fs::metadata(&null).is_ok_and(|m| m.file_type().is_char_device()));
+}

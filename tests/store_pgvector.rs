@@ -149,8 +149,45 @@ fn the_pgvector_store_answers_the_sample_questions_as_the_embedded_one_does() {
     );
     let repaired = synced(&json_clean(&mut run(&["index", "sample-corpus", "--json"])));
     assert!(
-        repaired.1 && repaired.2.contains("stored chunk vector 0 differs"),
+        repaired.1 && repaired.2.contains("its stored vector of chunk-0 differs"),
         "{repaired:?}"
+    );
+    // Reused only when every row reads back equal, and it says so.
+    let verified = json_clean(&mut run(&["index", "sample-corpus", "--json"]));
+    let c = &verified["build"]["store"]["collections"][0];
+    assert_eq!(c["uploaded"], false, "{c}");
+    assert_eq!(c["checked"], c["vectors"], "every row was read back: {c}");
+    let said = run(&["index", "sample-corpus"]).output().unwrap();
+    let said = String::from_utf8_lossy(&said.stdout);
+    assert!(
+        said.contains(&format!(
+            "reused: every one of its {} rows read back equal to the index's (vector, text, metadata)",
+            c["vectors"]
+        )),
+        "{said}"
+    );
+    // Two rows' vectors overwritten where a spot check does not look (rows 1 and 2, with each
+    // other's), then one row's metadata edited: each is found, and the collection refilled.
+    pg::sql(
+        &url,
+        "UPDATE langchain_pg_embedding e SET embedding = o.embedding \
+         FROM langchain_pg_embedding o \
+         WHERE (e.id, o.id) IN (('chunk-1', 'chunk-2'), ('chunk-2', 'chunk-1'))",
+    );
+    let swapped = synced(&json_clean(&mut run(&["index", "sample-corpus", "--json"])));
+    assert!(
+        swapped.1 && swapped.2.contains("its stored vector of chunk-1 differs"),
+        "{swapped:?}"
+    );
+    pg::sql(
+        &url,
+        "UPDATE langchain_pg_embedding SET cmetadata = jsonb_set(cmetadata, '{start}', '123456') \
+         WHERE id = 'seam-1'",
+    );
+    let edited = synced(&json_clean(&mut run(&["index", "sample-corpus", "--json"])));
+    assert!(
+        edited.1 && edited.2.contains("its stored metadata of seam-1 differs"),
+        "{edited:?}"
     );
     // Half-written: rows without the metadata that a finished fill writes last, or rows missing.
     pg::sql(
@@ -437,4 +474,90 @@ fn one_database_holds_one_index_at_a_time_and_never_takes_rows_it_did_not_write(
         "SELECT count(*) FROM langchain_pg_collection WHERE name LIKE 'seamscope-%'",
     );
     assert_eq!(ours, vec![vec![Some("0".to_string())]]);
+}
+
+#[test]
+fn a_server_that_asks_for_a_password_when_none_was_given_says_so() {
+    use std::io::{Read, Write};
+    // A loopback stand-in for a Postgres that wants a password: it reads the startup message
+    // and answers AuthenticationCleartextPassword ('R', length 8, code 3), as a server with
+    // password authentication does.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let mut length = [0u8; 4];
+            if stream.read_exact(&mut length).is_err() {
+                continue;
+            }
+            let mut rest = vec![0u8; (u32::from_be_bytes(length) as usize).saturating_sub(4)];
+            let _ = stream.read_exact(&mut rest);
+            let _ = stream.write_all(&[b'R', 0, 0, 0, 8, 0, 0, 0, 3]);
+            let _ = stream.flush();
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    });
+    let cache = tempfile::tempdir().unwrap();
+    let out = common::seamscope(cache.path())
+        .env_remove("SEAMSCOPE_PG_PASSWORD")
+        .env_remove("PGPASSWORD")
+        .args(["query", "sample-corpus", "What is a seam?", "--store"])
+        .arg(format!(
+            "pgvector:postgresql://postgres@127.0.0.1:{port}/db"
+        ))
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "Postgres at postgresql://postgres@127.0.0.1:{port}/db asks for a password and none was given: set SEAMSCOPE_PG_PASSWORD"
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("start the server"), "{stderr}");
+}
+
+#[test]
+fn a_fill_that_waits_for_another_fill_of_the_database_says_it_replaced_its_work() {
+    let url = pg::fresh_database("turns");
+    let cache = tempfile::tempdir().unwrap();
+    // The local index first, so the fill below starts within a few seconds.
+    let built = common::seamscope(cache.path())
+        .args(["index", "sample-corpus"])
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    // Another fill holds the database's fill lock for a while, as a concurrent `index` does.
+    let holder = {
+        let url = url.clone();
+        std::thread::spawn(move || {
+            pg::sql(
+                &url,
+                "BEGIN; SELECT pg_advisory_xact_lock(hashtext('seamscope-fill')); \
+                 SELECT pg_sleep(8); COMMIT;",
+            )
+        })
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    let report = json_clean(&mut run_with(
+        cache.path(),
+        &url,
+        &["index", "sample-corpus", "--json"],
+    ));
+    let _ = holder.join();
+    let (_, uploaded, reason) = synced(&report);
+    assert!(
+        uploaded
+            && reason.contains(
+                "another seamscope fill of this database ran at the same time: this one waited for it"
+            ),
+        "{reason}"
+    );
 }

@@ -179,6 +179,81 @@ fn tui_ctrl_z_gives_the_shell_its_screen_and_fg_draws_the_screen_again() {
     assert_terminal_given_back(&tmux, "q after two suspensions", 0);
 }
 
+#[test]
+fn tui_ctrl_z_under_a_parent_process_stops_the_whole_job_and_fg_resumes_it() {
+    let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (docs, cache) = (work.path().join("docs"), work.path().join("cache"));
+    std::fs::create_dir_all(&docs).unwrap_or_else(|e| panic!("{e}"));
+    corpus(&docs);
+    let tmux = Tmux::start(work.path(), "suspend-child");
+    tmux.shell("export PS1='e2e$ '");
+    // `bash -c '…; echo'` stays the screen's parent (it cannot exec the screen in its place):
+    // stopping the screen alone once left bash waiting, the pane blank and Ctrl-C dead.
+    tmux.shell(&format!(
+        "bash -c \"SEAMSCOPE_CACHE_DIR='{}' '{}' '{}'; echo screen-done\"",
+        cache.display(),
+        env!("CARGO_BIN_EXE_seamscope"),
+        docs.display()
+    ));
+    tmux.wait_for(&["Documents · 1", "chunks of 1024 tokens"], 300);
+    tmux.keys(&["C-z"]);
+    let stopped = tmux.wait_until("the shell's job report", 10, |s| s.contains("Stopped"));
+    assert!(
+        !stopped.contains("Documents · 1"),
+        "the shell has the terminal back:\n{stopped}"
+    );
+    assert_eq!(
+        tmux.format("#{alternate_on} #{mouse_any_flag} #{cursor_flag}"),
+        "0 0 1",
+        "normal screen, no mouse reports, the cursor shown"
+    );
+    tmux.shell("clear; fg");
+    tmux.wait_for(&["Documents · 1", "chunks of 1024 tokens"], 10);
+    tmux.keys(&["?"]);
+    tmux.wait_for(&["Ctrl-Z suspends (fg resumes)"], 10);
+    tmux.keys(&["Escape"]);
+    tmux.wait_until("the help to close", 10, |s| {
+        !s.contains("Ctrl-Z suspends (fg resumes)")
+    });
+    tmux.keys(&["q"]);
+    tmux.wait_until("the parent going on after the screen", 10, |s| {
+        s.lines().any(|l| l.trim() == "screen-done")
+    });
+}
+
+#[test]
+fn tui_ctrl_z_with_no_shell_to_resume_it_keeps_running_and_says_why() {
+    let work = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (docs, cache) = (work.path().join("docs"), work.path().join("cache"));
+    std::fs::create_dir_all(&docs).unwrap_or_else(|e| panic!("{e}"));
+    corpus(&docs);
+    let tmux = Tmux::start(work.path(), "suspend-no-shell");
+    // The screen is the pane's own process: no shell started it, so a stopped screen would
+    // never be continued.
+    let started = tmux.run(&[
+        "respawn-pane",
+        "-k",
+        "-t",
+        "e2e",
+        &format!(
+            "env SEAMSCOPE_CACHE_DIR='{}' '{}' '{}'",
+            cache.display(),
+            env!("CARGO_BIN_EXE_seamscope"),
+            docs.display()
+        ),
+    ]);
+    assert!(started.status.success(), "{started:?}");
+    tmux.wait_for(&["Documents · 1", "chunks of 1024 tokens"], 300);
+    tmux.keys(&["C-z"]);
+    tmux.wait_for(
+        &["Ctrl-Z: no shell with job control started it", "q quits"],
+        10,
+    );
+    // Still answering keys.
+    tmux.keys(&["?"]);
+    tmux.wait_for(&["Ctrl-Z suspends (fg resumes)"], 10);
+}
+
 /// A view file naming `corpus`, as `w` on the screen writes one.
 fn view_file(dir: &Path, corpus: &Path) -> std::path::PathBuf {
     let view = serde_json::json!({

@@ -206,7 +206,7 @@ fn inconclusive(candidates: &[Candidate<'_>], n: usize) -> Option<String> {
             )
         } else if failed == n {
             format!(
-                "every setting fails all {n} questions (is the budget 0?), so the questions do not tell them apart"
+                "every setting fails all {n} questions: no context held any question's whole evidence, so the questions do not tell them apart"
             )
         } else {
             format!(

@@ -2,7 +2,7 @@
 //! and the value parsers and usage error the command line uses.
 
 use std::ops::RangeInclusive;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use clap::builder::RangedI64ValueParser;
@@ -388,6 +388,26 @@ pub(super) fn non_empty_path(text: &str) -> Result<PathBuf, String> {
     }
 }
 
+/// Check an output file a flag names (`--fix OUT`, `--csv FILE`, `--save-baseline FILE`)
+/// before any work: its folder must exist, and what is at the path must be a regular file or
+/// nothing (never a device such as `/dev/null`, a FIFO, a socket, a folder, or a link to one).
+pub(super) fn check_output_file(flag: &str, path: &Path) -> Result<(), UsageError> {
+    let name = seamscope::text::safe_name(&path.display().to_string());
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(UsageError(format!(
+            "{flag} {name}: the folder {} does not exist",
+            seamscope::text::safe_name(&parent.display().to_string())
+        )));
+    }
+    seamscope::files::output_target(path)
+        .map(drop)
+        .map_err(|e| UsageError(format!("{flag}: {}", seamscope::text::safe(&e.to_string()))))
+}
+
 /// Parse `--format`: one of the format names.
 fn format_name(text: &str) -> Result<seamscope::extract::Format, String> {
     seamscope::extract::Format::from_name(text).ok_or_else(|| {
@@ -427,9 +447,10 @@ pub fn resolve_corpus(
 /// nothing could be concluded. Refused before any work.
 pub fn check_measured_budget(budget: usize) -> Result<(), UsageError> {
     if budget == 0 {
-        return Err(UsageError(
-            "budget 0 sends no chunk, so every question fails whatever the setting and nothing can be measured: give --budget 1 or more (up to 1000)".into(),
-        ));
+        return Err(UsageError(format!(
+            "budget 0 sends no chunk, so every question fails whatever the setting and nothing can be measured: give --budget 1 or more (up to {})",
+            seamscope::settings::BUDGET_RANGE.end()
+        )));
     }
     Ok(())
 }

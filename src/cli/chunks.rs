@@ -15,10 +15,17 @@ use seamscope::tokens::TokenCounter;
 
 use super::{GlobalArgs, LayoutArgs};
 
-/// Load the model's tokenizer, installing the model first if the default one is missing.
+/// The model's tokenizer, for the commands that lay a corpus out without embedding it
+/// (`chunks`, `atoms`, `questions check`). They never install the model (a download of
+/// hundreds of MB for a listing): when it is not there, they say so and how to get it.
 pub fn load_tokenizer(settings: &Settings) -> anyhow::Result<TokenCounter> {
-    super::common::install_model_if_needed(settings)?;
-    Ok(seamscope::session::Engine::load_tokenizer(settings)?)
+    match seamscope::session::Engine::load_tokenizer(settings) {
+        Err(seamscope::session::EngineError::NotInstalled { model_dir }) => anyhow::bail!(
+            "this command embeds nothing, but counts tokens with the embedding model's tokenizer, which is not installed in {}: run `seamscope setup` once (or set SEAMSCOPE_MODEL_DIR to a folder holding tokenizer.json and model.onnx)",
+            seamscope::text::safe_name(&model_dir)
+        ),
+        other => Ok(other?),
+    }
 }
 
 /// Load a corpus with the settings' size limit.

@@ -151,22 +151,30 @@ impl BuildBar {
     }
 }
 
-/// Load a question set for `corpus`, listing every problem in the file when there are any.
+/// How many of a question file's problems an error lists before it says how many more.
+const PROBLEMS_LISTED: usize = 20;
+
+/// Load a question set for `corpus`, listing its first problems when there are any.
 pub fn load_question_file(
     path: &std::path::Path,
     corpus: &seamscope::corpus::Corpus,
 ) -> anyhow::Result<Vec<seamscope::eval::questions::Question>> {
     let (questions, unknown) = seamscope::eval::questions::load_question_set(path, corpus)
         .map_err(|errors| {
+            // Every problem of a file of thousands of bad lines would bury the first ones.
+            let mut listed: Vec<String> = errors
+                .iter()
+                .take(PROBLEMS_LISTED)
+                .map(|e| format!("  {e}"))
+                .collect();
+            if errors.len() > PROBLEMS_LISTED {
+                listed.push(format!("  and {} more", errors.len() - PROBLEMS_LISTED));
+            }
             anyhow::anyhow!(
                 "{} problem(s) in {}:\n{}",
                 errors.len(),
                 path.display(),
-                errors
-                    .iter()
-                    .map(|e| format!("  {e}"))
-                    .collect::<Vec<_>>()
-                    .join("\n")
+                listed.join("\n")
             )
         })?;
     for u in &unknown {

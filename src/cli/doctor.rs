@@ -161,6 +161,27 @@ fn baseline_comparison(
         report.score.value
     );
     let (then, now) = (&base.layout, &report.layout);
+    // A baseline of another corpus compares nothing: its shares are other documents'.
+    let same_counts = (then.documents, then.tokens) == (now.documents, now.tokens);
+    let other_corpus = then.corpus != now.corpus && !same_counts;
+    if other_corpus {
+        let _ = writeln!(
+            text,
+            "  the baseline is of another corpus: {} ({} documents, {} tokens), this run of {} ({} documents, {} tokens)",
+            safe_name(&then.corpus),
+            then.documents,
+            then.tokens,
+            safe_name(&now.corpus),
+            now.documents,
+            now.tokens
+        );
+    } else if !same_counts {
+        let _ = writeln!(
+            text,
+            "  note: the corpus changed since the baseline ({} → {} documents, {} → {} tokens)",
+            then.documents, now.documents, then.tokens, now.tokens
+        );
+    }
     if (&then.chunker, then.chunks, &then.embedder, then.budget)
         != (&now.chunker, now.chunks, &now.embedder, now.budget)
     {
@@ -189,6 +210,16 @@ fn baseline_comparison(
             w.count_after,
             w.before * 100.0,
             w.after * 100.0
+        );
+    }
+    if other_corpus {
+        return (
+            text,
+            Some(format!(
+                "the baseline is of another corpus ({}), not of {}: compare a run with a baseline of the same corpus",
+                safe_name(&then.corpus),
+                safe_name(&now.corpus)
+            )),
         );
     }
     let failure = (!worse.is_empty()).then(|| {

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use seamscope::eval::grid::{GridRow, GridSettings};
 use seamscope::eval::strategy::Strategy;
-use seamscope::text::safe_name;
+use seamscope::text::{safe, safe_name};
 
 use super::common::{BuildBar, start_engine};
 
@@ -165,8 +165,8 @@ fn name_given_base(mut rows: Vec<GridRow>, layout: &seamscope::layout::Layout) -
 /// Write the rows to `--csv FILE` when asked.
 fn write_csv(args: &EvalArgs, rows: &[GridRow]) -> anyhow::Result<()> {
     if let Some(path) = &args.csv {
-        std::fs::write(path, csv(rows))
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        seamscope::files::write_output(path, csv(rows).as_bytes())
+            .map_err(|e| anyhow::anyhow!("{}", safe(&e.to_string())))?;
     }
     Ok(())
 }
@@ -174,18 +174,7 @@ fn write_csv(args: &EvalArgs, rows: &[GridRow]) -> anyhow::Result<()> {
 /// Check the output files named on the command line before the run: a bad path fails at once,
 /// not after minutes of work.
 fn check_writable(path: &Path, flag: &str) -> anyhow::Result<()> {
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let problem = if !parent.is_dir() {
-        format!("the folder {} does not exist", parent.display())
-    } else if path.is_dir() {
-        "that is a folder, not a file".to_string()
-    } else {
-        return Ok(());
-    };
-    Err(UsageError(format!("{flag} {}: {problem}", path.display())).into())
+    Ok(super::args::check_output_file(flag, path)?)
 }
 
 /// Save and compare baselines as the flags ask; an error when the comparison regressed.
@@ -207,8 +196,8 @@ fn gate(
             description,
             Some(embedder.to_string()),
         );
-        std::fs::write(path, serde_json::to_string_pretty(&b)?)
-            .map_err(|e| anyhow::anyhow!("cannot write baseline {}: {e}", path.display()))?;
+        seamscope::files::write_output(path, serde_json::to_string_pretty(&b)?.as_bytes())
+            .map_err(|e| anyhow::anyhow!("baseline: {}", safe(&e.to_string())))?;
         if !json {
             errln!("eval: baseline saved to {}", path.display());
         }

@@ -145,7 +145,14 @@ impl IndexSummary {
             for c in &store.collections {
                 let what = match &c.reason {
                     Some(reason) => format!("uploaded ({})", seamscope::text::safe_name(reason)),
-                    None => "reused: it already held exactly these vectors".to_string(),
+                    None if c.checked >= c.vectors => format!(
+                        "reused: every one of its {} rows read back equal to the index's (vector, text, metadata)",
+                        c.checked
+                    ),
+                    None => format!(
+                        "reused: its count and fingerprint match, and {} of its {} vectors were spot-checked",
+                        c.checked, c.vectors
+                    ),
                 };
                 outln!(
                     "{:<10} {} · {} vectors · {what}",

@@ -54,24 +54,17 @@ pub fn run(global: &GlobalArgs, command: QuestionsCommand) -> anyhow::Result<()>
     }
 }
 
-/// Refuse an output that is the question file itself (by any name) or a folder.
+/// Refuse an output that is the question file itself (by any name), a folder or a special file.
 fn check_output(out: &Path, input: &Path) -> Result<(), UsageError> {
+    super::args::check_output_file("--fix", out)?;
     let name = safe_name(&out.display().to_string());
-    if out.is_dir() {
-        return Err(UsageError(format!(
-            "--fix {name}: that is a folder, not a file"
-        )));
-    }
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let Ok(folder) = parent.canonicalize() else {
-        return Err(UsageError(format!(
-            "--fix {name}: the folder {} does not exist",
-            safe_name(&parent.display().to_string())
-        )));
-    };
+    let folder = parent
+        .canonicalize()
+        .unwrap_or_else(|_| parent.to_path_buf());
     let resolved = out
         .canonicalize()
         .unwrap_or_else(|_| folder.join(out.file_name().unwrap_or_default()));
@@ -104,6 +97,12 @@ fn check(
             )
         },
     )?;
+    if let Some(e) = seamscope::eval::questions::too_many_lines(&text) {
+        anyhow::bail!(
+            "question file {}: {e}",
+            safe_name(&file.display().to_string())
+        );
+    }
     let tokenizer = load_tokenizer(&settings)?;
     let docs = load_corpus(corpus, &settings)?;
     super::common::report_skips(&docs);
@@ -142,21 +141,11 @@ fn check(
     Ok(())
 }
 
-/// Write `text` to `out` through a temporary file in its folder, renamed into place.
+/// Write `text` to `out` through a temporary file in its folder, renamed into place (never
+/// over a special file: see [`seamscope::files::write_output`]).
 fn write_repaired(out: &Path, text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    let parent = match out.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let name = safe_name(&out.display().to_string());
-    let mut tmp = tempfile::NamedTempFile::new_in(parent)
-        .map_err(|e| anyhow::anyhow!("cannot write {name}: {e}"))?;
-    tmp.write_all(text.as_bytes())
-        .map_err(|e| anyhow::anyhow!("cannot write {name}: {e}"))?;
-    tmp.persist(out)
-        .map_err(|e| anyhow::anyhow!("cannot write {name}: {}", e.error))?;
-    Ok(())
+    seamscope::files::write_output(out, text.as_bytes())
+        .map_err(|e| anyhow::anyhow!("{}", safe(&e.to_string())))
 }
 
 fn status_word(s: SpanStatus) -> &'static str {
@@ -172,7 +161,10 @@ fn status_word(s: SpanStatus) -> &'static str {
     }
 }
 
-/// The report as text: the summary, then every line with a problem.
+/// How many lines with problems the text report shows before it says how many more.
+const LINES_LISTED: usize = 50;
+
+/// The report as text: the summary, then the first [`LINES_LISTED`] lines with a problem.
 fn render(report: &GoldReport, file: &Path, fix: Option<&Path>) -> String {
     use std::fmt::Write;
     let s = &report.summary;
@@ -200,7 +192,17 @@ fn render(report: &GoldReport, file: &Path, fix: Option<&Path>) -> String {
         s.split,
         s.absent
     );
-    for q in report.questions.iter().filter(|q| !q.problems.is_empty()) {
+    let with_problems = report
+        .questions
+        .iter()
+        .filter(|q| !q.problems.is_empty())
+        .count();
+    for q in report
+        .questions
+        .iter()
+        .filter(|q| !q.problems.is_empty())
+        .take(LINES_LISTED)
+    {
         let action = match (q.action, fix.is_some()) {
             (LineAction::Keep, _) => "kept",
             (LineAction::Repair, true) => "repaired",
@@ -231,7 +233,8 @@ fn render(report: &GoldReport, file: &Path, fix: Option<&Path>) -> String {
                 status_word(sp.status),
                 sp.confidence
             );
-            if !sp.alternatives.is_empty() {
+            // An ambiguous span's places are in its problem already.
+            if !sp.alternatives.is_empty() && sp.status != SpanStatus::Ambiguous {
                 let alts: Vec<String> = sp
                     .alternatives
                     .iter()
@@ -249,6 +252,13 @@ fn render(report: &GoldReport, file: &Path, fix: Option<&Path>) -> String {
         for c in &q.changes {
             let _ = writeln!(out, "  change: {}", safe(c));
         }
+    }
+    if with_problems > LINES_LISTED {
+        let _ = writeln!(
+            out,
+            "\nand {} more line(s) with problems (--json lists every one)",
+            with_problems - LINES_LISTED
+        );
     }
     match fix {
         Some(path) => {

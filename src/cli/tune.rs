@@ -103,7 +103,12 @@ fn grid_of(
     let budgets = or(&args.budgets, vec![settings.budget]);
     let sizes = or(&args.chunk_sizes, vec![settings.chunk_tokens]);
     check_range(&ks, "--k", seamscope::settings::K_RANGE)?;
-    check_range(&budgets, "--budget", 1..=1000)?;
+    // The range settings take (a board or a single run takes 5000 as well).
+    check_range(
+        &budgets,
+        "--budget",
+        1..=*seamscope::settings::BUDGET_RANGE.end(),
+    )?;
     check_range(&sizes, "--chunk-tokens", 16..=1_000_000)?;
     settings.validate().map_err(|e| UsageError(e.to_string()))?;
     let grid = TuneGrid {

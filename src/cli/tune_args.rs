@@ -116,11 +116,22 @@ impl TuneArgs {
 }
 
 fn parse_max_vectors(text: &str) -> Result<f64, String> {
-    let x: f64 = text
-        .trim()
-        .trim_end_matches(['×', 'x'])
+    let given = text.trim();
+    let number = given.strip_suffix(['×', 'x']).unwrap_or(given).trim();
+    let x: f64 = number
         .parse()
         .map_err(|_| format!("{text:?} is not a number of vectors per chunk, e.g. 2"))?;
+    // The value is said as typed: `1e308` printed as a float is 309 digits.
+    if !x.is_finite() {
+        return Err(format!(
+            "--max-vectors {given}: give a number of vectors per chunk from 1 to {MAX_VECTORS_FLAG}"
+        ));
+    }
+    if x > MAX_VECTORS_FLAG {
+        return Err(format!(
+            "--max-vectors {given}: no strategy stores more than a few times the vectors of the chunks alone; give 1 to {MAX_VECTORS_FLAG}"
+        ));
+    }
     let c = seamscope::board::Constraints {
         max_vectors: Some(x),
         ..Default::default()
@@ -128,10 +139,15 @@ fn parse_max_vectors(text: &str) -> Result<f64, String> {
     c.check().map(|()| x)
 }
 
+/// The largest `--max-vectors` taken: every strategy on the board stores far fewer.
+const MAX_VECTORS_FLAG: f64 = 1000.0;
+
 fn parse_percent(text: &str) -> Result<f64, String> {
-    let p: f64 = text
-        .trim()
-        .trim_end_matches('%')
+    let given = text.trim();
+    // One `%` at most: `5%%` is not a percentage.
+    let p: f64 = given
+        .strip_suffix('%')
+        .unwrap_or(given)
         .trim()
         .parse()
         .map_err(|_| format!("{text:?} is not a percentage, e.g. 5 or 5%"))?;
@@ -210,10 +226,17 @@ fn parse_side_drops(text: &str) -> Result<Vec<Option<f32>>, String> {
 fn parse_margins(text: &str) -> Result<Vec<u32>, String> {
     let mut out = Vec::new();
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        if let Some(negative) = part.strip_prefix('-') {
+            return Err(format!(
+                "margin -{negative} is below 0: a margin is a whole number from 0 to 1000"
+            ));
+        }
         let number = |s: &str| {
             s.trim()
                 .parse::<u32>()
-                .map_err(|_| format!("{s:?} is not a margin (a whole number from 0 to 1000)"))
+                .map_err(|_| {
+                    format!("{part:?} is not a margin (a whole number from 0 to 1000) or a range of margins (like 0-30)")
+                })
                 .and_then(|m| {
                     if m <= 1000 {
                         Ok(m)
@@ -282,6 +305,13 @@ pub fn checked_settings(
 pub fn parse_families(text: &str) -> Result<Vec<Family>, String> {
     if text.trim().eq_ignore_ascii_case("all") {
         return Ok(Family::ALL.to_vec());
+    }
+    let names = || Family::ALL.map(Family::name).join(", ");
+    if text.split(',').all(|p| p.trim().is_empty()) {
+        return Err(format!(
+            "name the strategy families to compare: all, or some of {}",
+            names()
+        ));
     }
     let mut out = vec![Family::None];
     for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {

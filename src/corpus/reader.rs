@@ -161,6 +161,12 @@ fn walk(root: &Path, options: &LoadOptions) -> Result<Walked, CorpusError> {
     })?;
     let mut found: Vec<(String, PathBuf)> = Vec::new();
     let mut skipped = Vec::new();
+    if let Some(kind) = crate::extract::special_kind(meta.file_type()) {
+        return Err(CorpusError::Special {
+            path: root.to_path_buf(),
+            kind: special_words(kind, root),
+        });
+    }
     if meta.is_file() {
         let name = root
             .file_name()
@@ -183,6 +189,19 @@ fn walk(root: &Path, options: &LoadOptions) -> Result<Walked, CorpusError> {
                 return true;
             }
             if is_hidden(e.file_name()) {
+                return false;
+            }
+            // A link to a device (`/dev/null`), a FIFO or a socket is that, wherever it leads.
+            if e.path_is_symlink()
+                && let Ok(target) = std::fs::metadata(e.path())
+                && let Some(kind) = crate::extract::special_kind(target.file_type())
+            {
+                outside.push(SkippedFile {
+                    path: relative_path(root, e.path()),
+                    reason: SkipReason::Special {
+                        kind: special_words(kind, e.path()),
+                    },
+                });
                 return false;
             }
             if e.path_is_symlink() && !options.follow_outside_symlinks {
@@ -215,13 +234,33 @@ fn walk(root: &Path, options: &LoadOptions) -> Result<Walked, CorpusError> {
                     found.push((rel, e.path().to_path_buf()));
                 }
             }
-            Ok(_) => {}
+            // A FIFO, a socket or a device (or a link to one) is named, never opened.
+            Ok(e) => {
+                if let Some(kind) = crate::extract::special_kind(e.file_type()) {
+                    skipped.push(SkippedFile {
+                        path: relative_path(root, e.path()),
+                        reason: SkipReason::Special {
+                            kind: special_words(kind, e.path()),
+                        },
+                    });
+                }
+            }
             Err(err) => skipped.push(walk_error(root, err)?),
         }
     }
     skipped.extend(outside);
     found.sort();
     Ok((found, skipped))
+}
+
+/// `kind` as said of `path`: "a device", or "a link to a device" when `path` is a symbolic link.
+fn special_words(kind: &str, path: &Path) -> String {
+    let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    match (link, kind.strip_prefix("a ")) {
+        (true, Some(noun)) => format!("a link to a {noun}"),
+        (true, None) => format!("a link to {kind}"),
+        (false, _) => kind.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -267,6 +306,107 @@ mod tests {
             whole.skipped.len(),
             2,
             "the binary file and the question set"
+        );
+    }
+
+    /// Make a FIFO at `path`.
+    #[cfg(unix)]
+    fn fifo(path: &Path) {
+        let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: `name` is a valid NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(name.as_ptr(), 0o600) }, 0);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn fifos_sockets_and_device_links_are_named_skips_and_never_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "# A\n\nfirst").unwrap();
+        fifo(&dir.path().join("pipe.md"));
+        let _socket = std::os::unix::net::UnixListener::bind(dir.path().join("sock.md")).unwrap();
+        std::os::unix::fs::symlink("/dev/null", dir.path().join("null.md")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("pipe.md"), dir.path().join("to-pipe.md"))
+            .unwrap();
+        // On another thread: opening the FIFO would block the test for ever.
+        let root = dir.path().to_path_buf();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(Corpus::load(&root, &options()));
+        });
+        let corpus = rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("the corpus loads without blocking on the FIFO")
+            .unwrap();
+        assert_eq!(corpus.documents.len(), 1);
+        let skipped: Vec<(&str, String)> = corpus
+            .skipped
+            .iter()
+            .map(|s| (s.path.as_str(), s.reason.to_string()))
+            .collect();
+        let never = "not a regular file: never opened";
+        assert_eq!(
+            skipped,
+            [
+                ("null.md", format!("a link to a device, {never}")),
+                ("pipe.md", format!("a FIFO, {never}")),
+                ("sock.md", format!("a socket, {never}")),
+                ("to-pipe.md", format!("a link to a FIFO, {never}")),
+            ]
+        );
+        assert_eq!(
+            crate::corpus::skip_summary(&corpus.skipped).as_deref(),
+            Some("4 skipped: 4 special files (FIFOs, sockets, devices)")
+        );
+        // Named directly: a specific error, not "the folder holds no files".
+        for (name, kind) in [
+            ("pipe.md", "a FIFO"),
+            ("sock.md", "a socket"),
+            ("null.md", "a link to a device"),
+        ] {
+            let path = dir.path().join(name);
+            let e = CorpusReader::open(&path, &options())
+                .err()
+                .map(|e| e.to_string());
+            assert!(
+                e.as_deref()
+                    .is_some_and(|e| e.ends_with(&format!("it is {kind}, not a file or a folder"))),
+                "{e:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_small_docx_whose_text_is_over_the_text_limit_is_a_named_skip() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "# A\n\nfirst").unwrap();
+        let mut zip =
+            zip::ZipWriter::new(std::fs::File::create(dir.path().join("big.docx")).unwrap());
+        zip.start_file(
+            "word/document.xml",
+            zip::write::SimpleFileOptions::default(),
+        )
+        .unwrap();
+        let paragraph = "<w:p><w:r><w:t>The ledger closes after midnight.</w:t></w:r></w:p>";
+        zip.write_all(b"<w:document><w:body>").unwrap();
+        for _ in 0..40_000 {
+            zip.write_all(paragraph.as_bytes()).unwrap();
+        }
+        zip.write_all(b"</w:body></w:document>").unwrap();
+        zip.finish().unwrap();
+        let options = LoadOptions {
+            max_file_bytes: 1 << 20,
+            ..options()
+        };
+        let corpus = Corpus::load(dir.path(), &options).unwrap();
+        assert_eq!(corpus.documents.len(), 1);
+        let said = corpus.skipped[0].reason.to_string();
+        assert!(
+            said.starts_with("its docx text unpacks to ")
+                && said.ends_with(
+                    " bytes, over the 1048576-byte limit a text file has (raise max_file_bytes to include it)"
+                ),
+            "{said}"
         );
     }
 

@@ -32,6 +32,9 @@ pub const FUZZY_FIX_CONFIDENCE: f64 = 0.90;
 pub const FUZZY_LEAD: f64 = 0.05;
 /// Alternatives listed for a fuzzy match.
 pub const ALTERNATIVES: usize = 3;
+/// Places of an ambiguous span kept and listed: its text may occur thousands of times (a
+/// page header in every page of a PDF), and listing each made one line of 92 KB.
+pub const PLACES_LISTED: usize = 5;
 
 /// How a span was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,8 +82,12 @@ pub struct SpanCheck {
     pub placed: Option<Span>,
     /// 1 for an exact placement, the similarity for a fuzzy one.
     pub confidence: f64,
-    /// Other places it could be (fuzzy and ambiguous spans).
+    /// Other places it could be (fuzzy and ambiguous spans; at most [`PLACES_LISTED`] of an
+    /// ambiguous span's).
     pub alternatives: Vec<Alternative>,
+    /// How many times an ambiguous span's text occurs (0 for any other span).
+    #[serde(default)]
+    pub occurrences: usize,
     /// The document it was found in, when not the question's.
     pub other_doc: Option<String>,
     /// Its class under the layout, once placed.
@@ -174,10 +181,15 @@ pub fn check(corpus: &Corpus, layout: &Layout, text: &str) -> GoldCheck {
             used.insert(id.to_string());
         }
     }
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
+    // Past the most questions a file may hold, no line is checked (the caller refuses such a
+    // file with [`crate::eval::questions::too_many_lines`]; a library caller gets no more than
+    // that many lines of report).
+    let lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .take(crate::eval::questions::MAX_QUESTION_LINES);
+    for (i, line) in lines {
         let (check, out) = check_line(corpus, layout, i + 1, line, &mut ids, &mut used);
         if let Some(out) = out {
             repaired.push_str(&out);
@@ -254,6 +266,9 @@ fn check_line(
         class: None,
         action: LineAction::Keep,
     };
+    if let Some(why) = crate::eval::questions::over_limits(&raw) {
+        return check.dropped(why);
+    }
     if raw.question.trim().is_empty() {
         return check.dropped("the question is empty".into());
     }
@@ -271,6 +286,13 @@ fn check_line(
         }
         Err(why) => return check.dropped(why),
     };
+    for (si, s) in raw.spans.iter().enumerate() {
+        if let Some(page) = s.page
+            && let Err(why) = crate::eval::placement::check_page(doc, page)
+        {
+            return check.dropped(format!("span {}: {why}", si + 1));
+        }
+    }
     for (si, s) in raw.spans.iter().enumerate() {
         let sc = place_span(corpus, doc, &raw, s);
         note_span(&mut check, si + 1, &sc, doc, s);
@@ -376,6 +398,12 @@ fn question_document<'c>(
     if let Some(d) = corpus.documents.iter().find(|d| d.path == raw.doc) {
         return Ok((d, false));
     }
+    if let Some(skip) = corpus.skipped.iter().find(|s| s.path == raw.doc) {
+        return Err(format!(
+            "document {} was skipped when the corpus was read: {}",
+            raw.doc, skip.reason
+        ));
+    }
     let Some(d) = other_document(corpus, raw) else {
         return Err(format!("document {} is not in the corpus", raw.doc));
     };
@@ -432,14 +460,18 @@ fn note_span(
             ));
         }
         SpanStatus::Ambiguous => {
-            let at: Vec<String> = sc
+            let mut at: Vec<String> = sc
                 .alternatives
                 .iter()
+                .take(PLACES_LISTED)
                 .map(|a| format!("{}..{} (line {})", a.start, a.end, a.line))
                 .collect();
+            if sc.occurrences > PLACES_LISTED {
+                at.push(format!("and {} more", sc.occurrences - PLACES_LISTED));
+            }
             check.problems.push(format!(
                 "span {n}: its text occurs {} times ({}): give offsets to say which",
-                sc.alternatives.len(),
+                sc.occurrences,
                 at.join(", ")
             ));
         }
@@ -628,5 +660,102 @@ mod tests {
         let (qs, errors) = crate::eval::questions::resolve(&corpus, &file.questions);
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(qs.len(), 7);
+    }
+
+    #[test]
+    fn pages_out_of_range_skipped_documents_and_repeated_text_are_said_in_bounded_words() {
+        use crate::corpus::{SkipReason, SkippedFile};
+        use crate::extract::{PageMap, PageStart};
+        let header = "Quarterly report. ";
+        let text: String = (0..3000)
+            .map(|i| format!("{header}Page body {i}.\n"))
+            .collect();
+        let mut corpus = Corpus::from_texts([("report.pdf", text.as_str())]);
+        corpus.documents[0].source.pages = PageMap::new(vec![
+            PageStart { byte: 0, page: 1 },
+            PageStart { byte: 100, page: 2 },
+        ]);
+        corpus.skipped.push(SkippedFile {
+            path: "locked.pdf".into(),
+            reason: SkipReason::Encrypted {
+                format: "pdf".into(),
+            },
+        });
+        let layout = crate::layout::of_words(&corpus, 1000);
+        let lines = [
+            r#"{"id":"p0","question":"q","doc":"report.pdf","spans":[{"text":"Page body 7.","page":0}]}"#,
+            r#"{"id":"pbig","question":"q","doc":"report.pdf","spans":[{"text":"Page body 7.","page":1000000000}]}"#,
+            r#"{"id":"locked","question":"q","doc":"locked.pdf","spans":[{"text":"secret"}]}"#,
+            r#"{"id":"many","question":"q","doc":"report.pdf","spans":[{"text":"Quarterly report."}]}"#,
+        ]
+        .join("\n");
+        let got = check(&corpus, &layout, &lines);
+        let problems = |id: &str| {
+            got.report
+                .questions
+                .iter()
+                .find(|q| q.id == id)
+                .map(|q| q.problems.join("; "))
+                .unwrap_or_default()
+        };
+        assert_eq!(
+            problems("p0"),
+            "span 1: page 0 was given, but the document has 2 pages"
+        );
+        assert_eq!(
+            problems("pbig"),
+            "span 1: page 1000000000 was given, but the document has 2 pages"
+        );
+        assert_eq!(
+            problems("locked"),
+            "document locked.pdf was skipped when the corpus was read: encrypted pdf: give seamscope a decrypted copy"
+        );
+        let many = problems("many");
+        assert!(
+            many.starts_with("span 1: its text occurs 3000 times (0..17 (line 1), ")
+                && many.contains(", and 2995 more): give offsets to say which"),
+            "{many}"
+        );
+        let span = &got.report.questions[3].spans[0];
+        assert_eq!(
+            (span.occurrences, span.alternatives.len()),
+            (3000, PLACES_LISTED)
+        );
+    }
+
+    #[test]
+    fn a_question_or_span_past_its_limit_is_left_out_naming_the_limit() {
+        let long_question = "why ".repeat(1000);
+        let long_span = "word ".repeat(3000);
+        let lines = [
+            serde_json::json!({"id": "q", "question": long_question, "doc": "a.md",
+                "spans": [{"text": "Beta line."}]}),
+            serde_json::json!({"id": "s", "question": "q", "doc": "a.md",
+                "spans": [{"text": long_span}]}),
+        ]
+        .map(|l| l.to_string())
+        .join("\n");
+        let got = run(&lines);
+        let said: Vec<(&str, LineAction, &str)> = got
+            .report
+            .questions
+            .iter()
+            .map(|q| (q.id.as_str(), q.action, q.problems[0].as_str()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (
+                    "q",
+                    LineAction::Drop,
+                    "the question is 4000 characters long, more than the 2000 a question may be (as `query` takes)"
+                ),
+                (
+                    "s",
+                    LineAction::Drop,
+                    "span 1's text is 15000 characters long, more than the 10000 a span's text may be"
+                ),
+            ]
+        );
     }
 }

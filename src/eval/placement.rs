@@ -140,6 +140,13 @@ pub fn place_text(
     }
 }
 
+/// Check that `page` is a page of `doc` (a paged document that has it); the failure says how
+/// many pages it has. A span's page is checked even where its text alone places it, so
+/// `"page": 0` or a page past the end is never taken as good.
+pub fn check_page(doc: &Document, page: u32) -> Result<(), PlaceFailure> {
+    page_span(doc, page).map(drop)
+}
+
 /// The byte range of page `page` of a paged document.
 fn page_span(doc: &Document, page: u32) -> Result<Span, PlaceFailure> {
     let starts = &doc.source.pages.starts;

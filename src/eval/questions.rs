@@ -50,6 +50,62 @@ pub enum OffsetUnit {
     Char,
 }
 
+/// The most questions (non-blank lines) a question file may hold. Every line is parsed, kept
+/// and checked against the corpus, so a file of 650,000 lines took 3.1 GB; real sets hold
+/// hundreds, a large one a few thousand.
+pub const MAX_QUESTION_LINES: usize = 20_000;
+/// The longest question a line may ask, in characters: what `query` takes
+/// ([`crate::session::MAX_QUESTION_CHARS`]), since each question is embedded and searched as
+/// one (a 50-million-character question drove `eval` past 1.1 GB).
+pub const MAX_QUESTION_CHARS: usize = crate::session::MAX_QUESTION_CHARS;
+/// The longest quoted span text, in characters. A span given by its text alone is looked for
+/// word by word and then by fuzzy match, which grows faster than the text (640,000 words took
+/// 51 s); evidence is a passage, and 10,000 characters is several pages.
+pub const MAX_SPAN_TEXT_CHARS: usize = 10_000;
+/// The most evidence spans one question may give.
+pub const MAX_SPANS: usize = 64;
+
+/// Why one question line is past a limit, in words (`None` when it is within them): the
+/// question's length, the number of spans, a span's text length.
+pub fn over_limits(q: &RawQuestion) -> Option<String> {
+    let chars = q.question.chars().count();
+    if chars > MAX_QUESTION_CHARS {
+        return Some(format!(
+            "the question is {chars} characters long, more than the {MAX_QUESTION_CHARS} a question may be (as `query` takes)"
+        ));
+    }
+    if q.spans.len() > MAX_SPANS {
+        return Some(format!(
+            "it gives {} spans, more than the {MAX_SPANS} a question may give",
+            q.spans.len()
+        ));
+    }
+    for (i, span) in q.spans.iter().enumerate() {
+        let chars = span.text.chars().count();
+        if chars > MAX_SPAN_TEXT_CHARS {
+            return Some(format!(
+                "span {}'s text is {chars} characters long, more than the {MAX_SPAN_TEXT_CHARS} a span's text may be",
+                i + 1
+            ));
+        }
+    }
+    None
+}
+
+/// The error for a question file of more than [`MAX_QUESTION_LINES`] questions, naming the
+/// first line past the limit; `None` for a file within it.
+pub fn too_many_lines(text: &str) -> Option<QuestionError> {
+    let (i, _) = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .nth(MAX_QUESTION_LINES)?;
+    Some(QuestionError::TooManyLines {
+        line: i + 1,
+        limit: MAX_QUESTION_LINES,
+    })
+}
+
 /// Field names a question line may carry.
 const KNOWN_FIELDS: &[&str] = &["id", "question", "doc", "spans", "tags", "unit"];
 /// Field names a span may carry.
@@ -115,6 +171,26 @@ pub enum QuestionError {
         /// What is wrong.
         message: String,
     },
+    /// The file holds more questions than [`MAX_QUESTION_LINES`]: nothing of it is used.
+    #[error(
+        "line {line}: the file holds more than {limit} questions, the most a question file may hold: split it"
+    )]
+    TooManyLines {
+        /// 1-based number of the first line past the limit.
+        line: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// The line is past a limit ([`over_limits`]).
+    #[error("line {line} ({id}): {why}")]
+    OverLimit {
+        /// 1-based line number.
+        line: usize,
+        /// The question id.
+        id: String,
+        /// Which limit, and by how much.
+        why: String,
+    },
     /// The question text is empty.
     #[error("line {line} ({id}): the question is empty")]
     EmptyQuestion {
@@ -148,6 +224,18 @@ pub enum QuestionError {
         id: String,
         /// The path given.
         doc: String,
+    },
+    /// The document is in the corpus folder but was skipped when the corpus was read.
+    #[error("line {line} ({id}): document {doc} was skipped when the corpus was read: {reason}")]
+    SkippedDoc {
+        /// 1-based line number.
+        line: usize,
+        /// The question id.
+        id: String,
+        /// The path given.
+        doc: String,
+        /// Why it was skipped.
+        reason: String,
     },
     /// A span is empty, reversed, past the end or not on character boundaries.
     #[error(
@@ -269,6 +357,10 @@ pub fn parse_file(text: &str) -> ParsedFile {
     // A byte-order mark (Windows editors write one) is not part of the first line's JSON.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut file = ParsedFile::default();
+    if let Some(e) = too_many_lines(text) {
+        file.errors.push(e);
+        return file;
+    }
     let mut seen = std::collections::HashSet::new();
     for (i, line) in text.lines().enumerate() {
         let line_no = i + 1;
@@ -302,7 +394,13 @@ pub fn parse_file(text: &str) -> ParsedFile {
                 continue;
             }
         };
-        if q.question.trim().is_empty() {
+        if let Some(why) = over_limits(&q) {
+            file.errors.push(QuestionError::OverLimit {
+                line: line_no,
+                id: q.id,
+                why,
+            });
+        } else if q.question.trim().is_empty() {
             file.errors.push(QuestionError::EmptyQuestion {
                 line: line_no,
                 id: q.id,
@@ -339,6 +437,15 @@ pub fn resolve(
     let mut errors = Vec::new();
     for (line, q) in raw {
         let Some(doc) = corpus.documents.iter().find(|d| d.path == q.doc) else {
+            if let Some(skip) = corpus.skipped.iter().find(|s| s.path == q.doc) {
+                errors.push(QuestionError::SkippedDoc {
+                    line: *line,
+                    id: q.id.clone(),
+                    doc: q.doc.clone(),
+                    reason: skip.reason.to_string(),
+                });
+                continue;
+            }
             errors.push(QuestionError::UnknownDoc {
                 line: *line,
                 id: q.id.clone(),
@@ -374,6 +481,16 @@ fn resolve_span(
     doc: &Document,
     s: &RawSpan,
 ) -> Result<Span, Box<QuestionError>> {
+    if let Some(page) = s.page
+        && let Err(why) = placement::check_page(doc, page)
+    {
+        return Err(Box::new(QuestionError::Unplaced {
+            line,
+            id: q.id.clone(),
+            doc: doc.path.clone(),
+            why: why.to_string(),
+        }));
+    }
     let (start, end) = match (s.start, s.end) {
         (Some(start), Some(end)) => (start, end),
         (None, None) => {
@@ -640,6 +757,55 @@ mod tests {
             errs[0].to_string().contains("inside a character"),
             "{}",
             errs[0]
+        );
+    }
+
+    #[test]
+    fn questions_spans_and_files_past_their_limits_are_errors_naming_line_and_limit() {
+        let line = |id: &str, question: &str, text: &str| {
+            serde_json::json!({"id": id, "question": question, "doc": "a.md",
+                "spans": [{"text": text}]})
+            .to_string()
+        };
+        let long_question = "why ".repeat(MAX_QUESTION_CHARS);
+        let long_span = "word ".repeat(MAX_SPAN_TEXT_CHARS);
+        let text = [
+            line("ok", "q", "stale reads"),
+            line("long-q", &long_question, "stale reads"),
+            line("long-span", "q", &long_span),
+        ]
+        .join("\n");
+        let file = parse_file(&text);
+        assert_eq!(file.questions.len(), 1);
+        let errors: Vec<String> = file.errors.iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            errors,
+            [
+                format!(
+                    "line 2 (long-q): the question is {} characters long, more than the 2000 a question may be (as `query` takes)",
+                    long_question.len()
+                ),
+                format!(
+                    "line 3 (long-span): span 1's text is {} characters long, more than the 10000 a span's text may be",
+                    long_span.len()
+                ),
+            ]
+        );
+        // One line past the most a file may hold: the file is refused, naming that line.
+        let many: String = (0..=MAX_QUESTION_LINES)
+            .map(|i| line(&format!("q{i}"), "q", "stale reads") + "\n\n")
+            .collect();
+        let file = parse_file(&many);
+        assert!(file.questions.is_empty());
+        assert_eq!(
+            file.errors
+                .iter()
+                .map(|e| e.to_string())
+                .collect::<Vec<_>>(),
+            [format!(
+                "line {}: the file holds more than 20000 questions, the most a question file may hold: split it",
+                2 * MAX_QUESTION_LINES + 1
+            )]
         );
     }
 

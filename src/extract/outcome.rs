@@ -48,6 +48,15 @@ pub enum SkipReason {
         /// The limit in force.
         limit: u64,
     },
+    /// The file is within the size limit, but the text it unpacks to (a DOCX, a PDF) is not.
+    TextTooLarge {
+        /// The format's name.
+        format: String,
+        /// The text's size.
+        bytes: u64,
+        /// The limit in force (`max_file_bytes`).
+        limit: u64,
+    },
     /// The file is not valid UTF-8.
     InvalidUtf8 {
         /// Offset of the first byte that is not valid UTF-8.
@@ -97,6 +106,12 @@ pub enum SkipReason {
         /// What the extractor found wrong.
         error: String,
     },
+    /// Not a regular file: a FIFO, a socket, a device, or a symbolic link to one. Never opened
+    /// (a FIFO would block the reader until something wrote to it).
+    Special {
+        /// What it is, in words: "a FIFO", "a socket", "a device", "a link to a device".
+        kind: String,
+    },
     /// The engine that reads this format is not installed.
     EngineMissing {
         /// The format's name.
@@ -113,6 +128,14 @@ impl std::fmt::Display for SkipReason {
             SkipReason::TooLarge { bytes, limit } => write!(
                 f,
                 "too large: {bytes} bytes, over the {limit}-byte limit (raise max_file_bytes to include it)"
+            ),
+            SkipReason::TextTooLarge {
+                format,
+                bytes,
+                limit,
+            } => write!(
+                f,
+                "its {format} text unpacks to {bytes} bytes, over the {limit}-byte limit a text file has (raise max_file_bytes to include it)"
             ),
             SkipReason::InvalidUtf8 { at_byte } => write!(
                 f,
@@ -150,8 +173,34 @@ impl std::fmt::Display for SkipReason {
             SkipReason::EngineMissing { format, fix } => {
                 write!(f, "cannot read {format} files here: {fix}")
             }
+            SkipReason::Special { kind } => {
+                write!(f, "{kind}, not a regular file: never opened")
+            }
         }
     }
+}
+
+/// What a file that is neither a regular file nor a folder is, in the words a skip uses ("a
+/// FIFO", "a socket", "a device"), or `None` for a regular file or a folder. `file_type` is the
+/// type of what a link leads to when the link was followed.
+pub fn special_kind(file_type: std::fs::FileType) -> Option<&'static str> {
+    if file_type.is_file() || file_type.is_dir() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return Some("a FIFO");
+        }
+        if file_type.is_socket() {
+            return Some("a socket");
+        }
+        if file_type.is_char_device() || file_type.is_block_device() {
+            return Some("a device");
+        }
+    }
+    Some("not a plain file")
 }
 
 /// Check that bytes are a usable text document and return them as a string.

@@ -100,6 +100,14 @@ pub enum PgError {
         /// The timeout in seconds.
         seconds: f64,
     },
+    /// The server asks for a password and none was given.
+    #[error(
+        "Postgres at {url} asks for a password and none was given: set SEAMSCOPE_PG_PASSWORD (or PGPASSWORD), or give it in the address"
+    )]
+    NeedsPassword {
+        /// The server, any password masked.
+        url: String,
+    },
     /// The server answered with an error.
     #[error("Postgres at {url} refused to {action}: {message}")]
     Refused {
@@ -363,6 +371,18 @@ impl PgClient {
                         action: action.to_string(),
                         message: crate::text::safe_name(&message),
                     };
+                }
+                // The client's own message is "invalid configuration"; what it means (the
+                // server asked for a password) is in its source.
+                let mut cause: Option<&(dyn std::error::Error + 'static)> =
+                    std::error::Error::source(&e);
+                while let Some(c) = cause {
+                    if c.to_string().contains("password missing") {
+                        return PgError::NeedsPassword {
+                            url: self.url.clone(),
+                        };
+                    }
+                    cause = c.source();
                 }
                 let detail = if e.is_closed() {
                     "the connection closed (the server stopped or dropped it)".to_string()

@@ -49,6 +49,10 @@ pub struct CollectionSync {
     pub vectors: usize,
     /// Whether they were uploaded now (false: the stored collection verified and was reused).
     pub uploaded: bool,
+    /// When reused: how many of its rows were read back and found equal to the index's (all
+    /// of them for pgvector; a spot check of a few for Chroma, beside its count and
+    /// fingerprint). 0 when uploaded.
+    pub checked: usize,
     /// Why it was (re)filled, when it was.
     pub reason: Option<String>,
 }

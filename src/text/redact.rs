@@ -93,9 +93,8 @@ impl Secrets {
     /// Add the secrets an address carries: `user:password@` and the values of query parameters
     /// named like keys (`?key=…`, `?api-key=…`, `?token=…`).
     pub fn add_url(&mut self, url: &str) {
-        let Some((_, rest)) = url.split_once("://") else {
-            return;
-        };
+        // An address without a scheme (`u:hunter2@host:5432/db`) carries its secrets the same.
+        let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
         let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
         if let Some(at) = rest[..authority_end].rfind('@') {
             let userinfo = &rest[..at];
@@ -166,13 +165,17 @@ impl Secrets {
 
 /// `user:password@` (or `token@`) in an address replaced by `***@`.
 fn mask_userinfo(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_string();
+    let (scheme, rest) = match url.split_once("://") {
+        Some((scheme, rest)) => (format!("{scheme}://"), rest),
+        None => (String::new(), url),
     };
     let host_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     match rest[..host_end].rfind('@') {
-        Some(at) => format!("{scheme}://{MASK}@{}", &rest[at + 1..]),
-        None => url.to_string(),
+        // Without a scheme only `user:password@` is taken for credentials.
+        Some(at) if !scheme.is_empty() || rest[..at].contains(':') => {
+            format!("{scheme}{MASK}@{}", &rest[at + 1..])
+        }
+        _ => url.to_string(),
     }
 }
 

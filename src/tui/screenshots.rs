@@ -113,8 +113,7 @@ impl Shooting<'_> {
             ),
         );
         let path = shots.out.join(file);
-        std::fs::write(&path, picture)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        seamscope::files::write_output(&path, picture.as_bytes())?;
         let mut frames = Vec::with_capacity(shots.time_frames);
         for _ in 0..shots.time_frames {
             let start = Instant::now();
@@ -250,8 +249,10 @@ impl Shooting<'_> {
         };
         self.shoot("evaluation-map.svg")?;
         let path = self.shots.out.join("evidence-map.svg");
-        std::fs::write(&path, super::map_svg::render(&map, corpus_name))
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        seamscope::files::write_output(
+            &path,
+            super::map_svg::render(&map, corpus_name).as_bytes(),
+        )?;
         Ok(Shot {
             path,
             frames: Vec::new(),

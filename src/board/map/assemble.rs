@@ -5,7 +5,7 @@
 
 use super::super::Board;
 use super::agreement::{self, KindAgreement};
-use super::band::band_result;
+use super::band::{band_result, explain_all_failing};
 use super::draw::{BandDraw, band_passages, split_by_cut};
 use super::kinds::{DEFAULT_KIND, QuestionKind};
 use super::words::GoldPlace;
@@ -206,15 +206,22 @@ impl BandScoring<'_> {
             let at = self.drawn.in_band(b);
             let band_split: Vec<bool> = at.iter().map(|&i| self.drawn.split[i]).collect();
             let seed = options.board.seed ^ b as u64;
+            let mean_evidence_tokens = at
+                .iter()
+                .map(|&i| self.drawn.lengths[i] as f64)
+                .sum::<f64>()
+                / at.len().max(1) as f64;
             let of_kind = |k: usize, every: bool| {
                 let idx: Vec<usize> = at.iter().map(|&i| k * n + i).collect();
-                band_result(
+                let mut result = band_result(
                     self.scored,
                     &idx,
                     &band_split,
                     (self.resamples, seed),
                     every,
-                )
+                );
+                explain_all_failing(&mut result, mean_evidence_tokens);
+                result
             };
             let (gold_band, gold_questions, gold_split) =
                 self.gold_result(GoldPlace::Band(b), seed);
@@ -231,11 +238,7 @@ impl BandScoring<'_> {
                 repeats: d.repeats,
                 short_because: d.why_short(options.per_band, at.len()),
                 split_questions: band_split.iter().filter(|s| **s).count(),
-                mean_evidence_tokens: at
-                    .iter()
-                    .map(|&i| self.drawn.lengths[i] as f64)
-                    .sum::<f64>()
-                    / at.len().max(1) as f64,
+                mean_evidence_tokens,
                 result: of_kind(0, false),
                 unconstrained: any_excluded.then(|| of_kind(0, true)),
                 kinds: (1..self.kinds.len())

@@ -89,3 +89,83 @@ pub(super) fn band_result(
     });
     BandResult { rows, verdict: v }
 }
+
+/// When every setting fails every question of the band, say why in its terms: the band's
+/// evidence (`evidence_tokens` on average) is longer than any setting's context, or, when some
+/// context is long enough, that none held a question's whole evidence. (The verdict alone can
+/// only say that every setting fails; at budget 5 on a 5,000-token band it once asked whether
+/// the budget was 0.)
+pub(super) fn explain_all_failing(result: &mut BandResult, evidence_tokens: f64) {
+    let Some(questions) = result
+        .verdict
+        .inconclusive
+        .as_ref()
+        .map(|_| result.verdict.questions)
+    else {
+        return;
+    };
+    if questions == 0 || !result.rows.iter().all(|r| r.failures == questions) {
+        return;
+    }
+    let most_sent = result.rows.iter().map(|r| r.tokens).fold(0.0, f64::max);
+    result.verdict.inconclusive = Some(if most_sent < evidence_tokens {
+        format!(
+            "every setting fails all {questions} questions: their evidence is {evidence_tokens:.0} tokens on average, more than any setting's context holds ({most_sent:.0} tokens at most): raise the budget or map shorter bands"
+        )
+    } else {
+        format!(
+            "every setting fails all {questions} questions: no context held any question's whole evidence, so the questions do not tell the settings apart"
+        )
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(family: Family, tokens: f64) -> MapRow {
+        MapRow {
+            label: family.name().to_string(),
+            family,
+            failures: 4,
+            failure_rate: 1.0,
+            split_failure_rate: None,
+            tokens,
+            duplicate_share: 0.0,
+            stores_once: true,
+            vectors_vs_chunks: 1.0,
+            p_best: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_band_every_setting_fails_says_its_evidence_is_longer_than_any_context() {
+        const ALL: [bool; 4] = [true; 4];
+        let candidates = [
+            Candidate {
+                label: "a",
+                family: "none",
+                failed: &ALL,
+                mean_tokens: 600.0,
+            },
+            Candidate {
+                label: "b",
+                family: "seams",
+                failed: &ALL,
+                mean_tokens: 700.0,
+            },
+        ];
+        let mut result = BandResult {
+            rows: vec![row(Family::None, 600.0), row(Family::Seams, 700.0)],
+            verdict: verdict(&candidates, 100, 1),
+        };
+        explain_all_failing(&mut result, 6400.0);
+        assert_eq!(
+            result.verdict.inconclusive.as_deref(),
+            Some(
+                "every setting fails all 4 questions: their evidence is 6400 tokens on average, more than any setting's context holds (700 tokens at most): raise the budget or map shorter bands"
+            )
+        );
+        assert!(!format!("{:?}", result.verdict).contains("budget 0"));
+    }
+}

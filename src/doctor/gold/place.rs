@@ -67,6 +67,7 @@ pub(super) fn place_span(
         placed: None,
         confidence: 1.0,
         alternatives: Vec::new(),
+        occurrences: 0,
         other_doc: None,
         class: None,
     };
@@ -127,8 +128,10 @@ fn place_exactly(
     }
     exact.sort_by_key(|e| e.start);
     check.status = SpanStatus::Ambiguous;
+    check.occurrences = exact.len();
     check.alternatives = exact
         .iter()
+        .take(super::PLACES_LISTED)
         .map(|e| {
             alternative(
                 doc,

@@ -58,12 +58,18 @@ pub(super) fn body_markdown(
 ) -> Result<String, SkipReason> {
     let mut reader = Reader::from_str(xml);
     let mut body = BodyReader::new(styles, numbering);
+    // Elements open: a file cut off mid-way ends with some still open, and what was read before
+    // the cut is not the document (its first paragraph was once taken for the whole of it).
+    let mut open = 0usize;
     loop {
         let event = reader
             .read_event()
             .map_err(|e| damaged(format!("word/document.xml is not well-formed XML: {e}")))?;
         match event {
-            Event::Start(e) => body.start(&e),
+            Event::Start(e) => {
+                open += 1;
+                body.start(&e)
+            }
             Event::Empty(e) => body.empty(&e),
             Event::Text(t) if body.reads_text() => body.push_text(&t.xml10_content()),
             Event::GeneralRef(r) if body.reads_text() => {
@@ -76,7 +82,15 @@ pub(super) fn body_markdown(
                 body.push_text(&resolved);
             }
             Event::CData(t) if body.reads_text() => body.push_text(&t.xml10_content()),
-            Event::End(e) => body.end(e.local_name().as_ref()),
+            Event::End(e) => {
+                open = open.saturating_sub(1);
+                body.end(e.local_name().as_ref())
+            }
+            Event::Eof if open > 0 => {
+                return Err(damaged(format!(
+                    "word/document.xml is cut off: it ends with {open} element(s) still open (a truncated file?)"
+                )));
+            }
             Event::Eof => break,
             _ => {}
         }

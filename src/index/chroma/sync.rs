@@ -149,6 +149,11 @@ fn sync_collection(
         name: name.to_string(),
         vectors: n,
         uploaded: reason.is_some(),
+        checked: if reason.is_some() {
+            0
+        } else {
+            spot_ids(n).len()
+        },
         reason,
     };
     let collection = ChromaCollection {

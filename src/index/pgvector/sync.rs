@@ -13,13 +13,11 @@ use serde_json::{Map, Value, json};
 
 use super::{Failure, LAYOUT_VERSION, PgClient, PgError, column};
 use crate::corpus::Corpus;
-use crate::index::remote::{
-    CollectionSync, RemoteKind, StoreSync, fingerprint, spot_ids, spot_mismatch,
-};
+use crate::index::remote::{CollectionSync, RemoteKind, SPOT_TOLERANCE, StoreSync, fingerprint};
 use crate::index::vectors::{DenseCollection, SearchMode};
 use crate::index::{DenseStore, IndexError, IndexSet};
 use crate::layout::Layout;
-use fill::{LayoutRows, upload};
+use fill::{Batch, LayoutRows, upload};
 
 /// Rows sent per `INSERT`.
 const UPLOAD_BATCH: usize = 500;
@@ -386,6 +384,7 @@ fn stale_because(
     (name, found): (&str, &Found),
     expected: &Map<String, Value>,
     (dim, chunks, seams): (usize, &dyn DenseCollection, &dyn DenseCollection),
+    rows: &LayoutRows<'_>,
 ) -> Result<Option<String>, IndexError> {
     let Some(metadata) = &found.metadata else {
         return Ok(Some(
@@ -439,15 +438,89 @@ fn stale_because(
             total - good_dims
         )));
     }
-    for (kind, local) in [(Kind::Chunk, chunks), (Kind::Seam, seams)] {
-        let ids = spot_ids(local.len());
-        let stored = stored_vectors(client, (&found.uuid, name), kind, &ids)?;
-        let what = format!("{} vector", kind.name());
-        if let Some(reason) = spot_mismatch(&ids, &stored, local, &what)? {
-            return Ok(Some(reason));
+    rows_differ(client, (&found.uuid, name), rows)
+}
+
+/// Why the collection's stored rows differ from `rows`, or `None` when every row (its id,
+/// vector, text and metadata) is the index's: every row is read back, [`UPLOAD_BATCH`] at a
+/// time. A spot check of a few vectors once reused a collection with two rows' vectors
+/// overwritten, and never looked at the metadata.
+fn rows_differ(
+    client: &PgClient,
+    (uuid, name): (&str, &str),
+    rows: &LayoutRows<'_>,
+) -> Result<Option<String>, IndexError> {
+    let total = rows.total();
+    let mut done = 0;
+    while done < total {
+        let end = (done + UPLOAD_BATCH).min(total);
+        let Batch(ids, vectors, documents, metas) = rows.batch(done..end)?;
+        let mut stored = stored_rows(client, (uuid, name), &ids)?;
+        for (i, id) in ids.iter().enumerate() {
+            let Some((vector, document, metadata)) = stored.remove(id) else {
+                return Ok(Some(format!("its row {id} is missing")));
+            };
+            let mine = vectors[i].as_slice();
+            let same = vector.len() == mine.len()
+                && vector
+                    .iter()
+                    .zip(mine)
+                    .all(|(a, b)| (a - b).abs() <= SPOT_TOLERANCE);
+            if !same {
+                return Ok(Some(format!(
+                    "its stored vector of {id} differs from the index's"
+                )));
+            }
+            if document != documents[i] {
+                return Ok(Some(format!(
+                    "its stored text of {id} differs from the layout's"
+                )));
+            }
+            let theirs = metadata.and_then(|m| serde_json::from_str::<Value>(&m).ok());
+            let ours = serde_json::from_str::<Value>(&metas[i]).ok();
+            if theirs != ours {
+                return Ok(Some(format!(
+                    "its stored metadata of {id} differs from the layout's"
+                )));
+            }
         }
+        done = end;
     }
     Ok(None)
+}
+
+/// One stored row's vector, text and metadata (JSON text), by id.
+type StoredRow = (Vec<f32>, String, Option<String>);
+
+/// The stored rows of `ids` in the collection of `uuid`.
+fn stored_rows(
+    client: &PgClient,
+    (uuid, name): (&str, &str),
+    ids: &[String],
+) -> Result<std::collections::HashMap<String, StoredRow>, PgError> {
+    let (uuid, ids) = (uuid.to_string(), ids.to_vec());
+    client.with_connection(&format!("read back the rows of {name}"), |c| {
+        Box::pin(async move {
+            let rows = c
+                .client
+                .query(
+                    "SELECT id, embedding, coalesce(document, ''), cmetadata::text \
+                     FROM langchain_pg_embedding \
+                     WHERE collection_id = $1::text::uuid AND id = ANY($2)",
+                    &[&uuid, &ids],
+                )
+                .await?;
+            rows.iter()
+                .map(|row| {
+                    let id: String = column(row, 0)?;
+                    let v: Option<Vector> = column(row, 1)?;
+                    let v =
+                        v.ok_or_else(|| Failure::Unexpected(format!("row {id} has no embedding")))?;
+                    Ok((id, (v.to_vec(), column(row, 2)?, column(row, 3)?)))
+                })
+                .collect()
+        })
+    })
 }
 
 /// Build the HNSW indexes of a reused collection when they are missing (dropped by hand).
@@ -508,9 +581,22 @@ impl IndexSet {
         let expected_map = expected.as_object().cloned().unwrap_or_default();
         ensure_tables(client)?;
         let found = find_collection(client, &name)?;
+        let rows = LayoutRows {
+            corpus,
+            layout,
+            chunks,
+            seams,
+            seam_texts: layout.search_texts(corpus).1,
+        };
         let stale = match &found {
             None => Some("the server had no such collection".to_string()),
-            Some(f) => stale_because(client, (&name, f), &expected_map, (dim, chunks, seams))?,
+            Some(f) => stale_because(
+                client,
+                (&name, f),
+                &expected_map,
+                (dim, chunks, seams),
+                &rows,
+            )?,
         };
         let (uuid, reason) = match (found, stale) {
             (Some(f), None) => {
@@ -518,13 +604,6 @@ impl IndexSet {
                 (f.uuid, None)
             }
             (_, stale) => {
-                let rows = LayoutRows {
-                    corpus,
-                    layout,
-                    chunks,
-                    seams,
-                    seam_texts: layout.search_texts(corpus).1,
-                };
                 let reason = stale.unwrap_or_default();
                 let (uuid, reason) =
                     upload(client, (&name, expected, dim), &rows, reason, progress)?;
@@ -539,6 +618,11 @@ impl IndexSet {
                 name,
                 vectors: n_chunks + n_seams,
                 uploaded: reason.is_some(),
+                checked: if reason.is_some() {
+                    0
+                } else {
+                    n_chunks + n_seams
+                },
                 reason,
             }],
             seconds: started.elapsed().as_secs_f64(),

@@ -17,8 +17,19 @@ use crate::index::IndexError;
 use crate::index::vectors::DenseCollection;
 use crate::layout::Layout;
 
-/// Rows of one `INSERT`: ids, vectors, documents, metadata (JSON text).
-struct Batch(Vec<String>, Vec<Vector>, Vec<String>, Vec<String>);
+/// The lock every fill of a database takes for its transaction: row ids are unique across the
+/// table, so fills of any collections (of one index or of two) replace each other, and must take
+/// turns to see what they replace (overlapping, the later one's rows collided with the
+/// earlier's uncommitted ones).
+const FILL_LOCK: &str = "seamscope-fill";
+
+/// Rows of one `INSERT` (or of one full check): ids, vectors, documents, metadata (JSON text).
+pub(in crate::index::pgvector) struct Batch(
+    pub Vec<String>,
+    pub Vec<Vector>,
+    pub Vec<String>,
+    pub Vec<String>,
+);
 
 /// A layout's rows as a collection holds them: its chunks, then its seams, in id order, each
 /// with its vector, its text and its metadata.
@@ -37,7 +48,7 @@ pub(in crate::index::pgvector) struct LayoutRows<'a> {
 
 impl LayoutRows<'_> {
     /// Every row: chunks, then seams.
-    fn total(&self) -> usize {
+    pub(in crate::index::pgvector) fn total(&self) -> usize {
         self.layout.chunks.len() + self.layout.seams.len()
     }
 
@@ -51,7 +62,10 @@ impl LayoutRows<'_> {
     }
 
     /// The rows of `range` (over chunks, then seams).
-    fn batch(&self, range: Range<usize>) -> Result<Batch, IndexError> {
+    pub(in crate::index::pgvector) fn batch(
+        &self,
+        range: Range<usize>,
+    ) -> Result<Batch, IndexError> {
         let n_chunks = self.layout.chunks.len();
         let mut batch = Batch(Vec::new(), Vec::new(), Vec::new(), Vec::new());
         // Chunks first, then seams, in id order.
@@ -106,7 +120,16 @@ pub(in crate::index::pgvector) fn upload(
     reason: String,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(String, String), IndexError> {
-    let (uuid, replaced) = fill(client, (name, metadata, dim), rows, progress)?;
+    let (uuid, replaced, waited) = fill(client, (name, metadata, dim), rows, progress)?;
+    // Fills of one database take turns ([`FILL_LOCK`]); one that had to wait replaced what the
+    // other had just written, and each said "uploaded": say it here.
+    let reason = if waited {
+        format!(
+            "{reason}; another seamscope fill of this database ran at the same time: this one waited for it and replaced what it wrote, so only the last fill's collection remains"
+        )
+    } else {
+        reason
+    };
     if replaced.is_empty() {
         return Ok((uuid, reason));
     }
@@ -123,13 +146,14 @@ pub(in crate::index::pgvector) fn upload(
 
 /// Fill the collection in one transaction: the old one of this name and any other seamscope
 /// collection holding these row ids removed (with their indexes), the collection row, every
-/// row, the HNSW indexes, the metadata last. Returns its uuid and the collections it replaced.
+/// row, the HNSW indexes, the metadata last. Returns its uuid, the collections it replaced and
+/// whether it waited for another fill of the database.
 fn fill(
     client: &PgClient,
     collection: (&str, Value, usize),
     rows: &LayoutRows<'_>,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<(String, Vec<String>), IndexError> {
+) -> Result<(String, Vec<String>, bool), IndexError> {
     let run = fill_in_transaction(client, collection, rows, progress);
     if run.is_err() {
         rollback(client);
@@ -143,8 +167,8 @@ fn fill_in_transaction(
     (name, metadata, dim): (&str, Value, usize),
     rows: &LayoutRows<'_>,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<(String, Vec<String>), IndexError> {
-    let (replaced, uuid, serial) = begin_fill(client, name, rows.row_ids())?;
+) -> Result<(String, Vec<String>, bool), IndexError> {
+    let (replaced, uuid, serial, waited) = begin_fill(client, name, rows.row_ids())?;
     add_rows(client, (name, &uuid, serial), rows, progress)?;
     finish_fill(client, (name, &uuid, serial), dim, &metadata)?;
     // Fresh statistics, so the planner knows the new rows (best effort).
@@ -154,26 +178,37 @@ fn fill_in_transaction(
         (INDEX_TIMEOUTS, None),
         "ANALYZE langchain_pg_embedding".into(),
     );
-    Ok((uuid, replaced))
+    Ok((uuid, replaced, waited))
 }
 
-/// Open the transaction (locked on the name), remove the collections it replaces and add the
-/// new collection row. Returns the collections it replaced, the new uuid, and the serial of the
-/// connection the transaction is on: every later step checks it is still that one (a lost
-/// connection's transaction is gone, and the next statement would run outside it).
+/// Open the transaction (holding the fill lock), remove the collections it replaces and add the
+/// new collection row. Returns the collections it replaced, the new uuid, the serial of the
+/// connection the transaction is on (every later step checks it is still that one: a lost
+/// connection's transaction is gone, and the next statement would run outside it), and whether
+/// another fill of the database held [`FILL_LOCK`], so this one waited for it.
 fn begin_fill(
     client: &PgClient,
     name: &str,
     row_ids: Vec<String>,
-) -> Result<(Vec<String>, String, u64), IndexError> {
+) -> Result<(Vec<String>, String, u64, bool), IndexError> {
     let owned = name.to_string();
-    let (replaced, uuid, serial) =
+    let (replaced, uuid, serial, waited) =
         client.with_connection(&format!("start filling {name}"), |c| {
             Box::pin(async move {
                 c.client.batch_execute("BEGIN").await?;
-                c.client
-                    .execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&owned])
+                let free = c
+                    .client
+                    .query_one(
+                        "SELECT pg_try_advisory_xact_lock(hashtext($1))",
+                        &[&FILL_LOCK],
+                    )
                     .await?;
+                let waited = !column::<bool>(&free, 0)?;
+                if waited {
+                    c.client
+                        .execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&FILL_LOCK])
+                        .await?;
+                }
                 let replaced = remove_holders(c, &owned, &row_ids).await?;
                 let row = c
                     .client
@@ -184,7 +219,7 @@ fn begin_fill(
                     )
                     .await?;
                 let uuid: String = column(&row, 0)?;
-                Ok((replaced, uuid, c.serial))
+                Ok((replaced, uuid, c.serial, waited))
             })
         })?;
     if !is_uuid(&uuid) {
@@ -198,7 +233,7 @@ fn begin_fill(
         }
         .into());
     }
-    Ok((replaced, uuid, serial))
+    Ok((replaced, uuid, serial, waited))
 }
 
 /// Remove this name's old collection, and other collections holding our row ids (ids are
