@@ -8,6 +8,7 @@
 //! boundary-suspicion ([`suspicion`]). Where a gold question set is given, the rank is scored
 //! against it (precision at 10, ROC AUC) with the gold held out of the ranking itself.
 
+pub mod overlap;
 pub mod phoenix;
 pub mod place;
 pub mod recover;
@@ -122,6 +123,8 @@ pub struct QueryVerdict {
     pub rank: usize,
     /// Against gold, when a question set was given and names this question.
     pub gold: Option<GoldVerdict>,
+    /// What an overlapping splitter would have sent, when it was replayed.
+    pub overlap: Option<overlap::OverlapSent>,
 }
 
 /// What gold says of a traced query (used only to score the rank, never in it).
@@ -186,6 +189,8 @@ pub struct TracesSummary {
     pub search: Option<ReplaySearch>,
     /// The rank against gold, when gold was given.
     pub agreement: Option<Agreement>,
+    /// Overlap's figures, when it was replayed.
+    pub overlap: Option<overlap::OverlapSummary>,
 }
 
 /// The suspicion rank scored against gold.
@@ -381,6 +386,7 @@ pub fn judge(
             suspicion,
             rank: 0,
             gold,
+            overlap: None,
         });
     }
     progress(total, total);
@@ -394,6 +400,75 @@ pub fn judge(
         summary,
         queries: verdicts,
     })
+}
+
+/// Replay every query of `report` chunks-only on `layout`, the app's layout with each chunk
+/// reaching back `percent` of its length (written by [`overlap::write_cuts`] from `base`, so its
+/// chunk ids are the app's), at each query's budget; fill in what overlap sent and its figures.
+pub fn judge_overlap(
+    report: &mut TracesReport,
+    base: &Layout,
+    layout: &Layout,
+    percent: u32,
+    query: QuerySettings,
+    mut ask: impl FnMut(&str, &QuerySettings) -> Result<Trace, String>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(), String> {
+    if layout.chunks.len() != base.chunks.len() {
+        return Err(format!(
+            "the overlapping layout has {} chunks where the app's has {}",
+            layout.chunks.len(),
+            base.chunks.len()
+        ));
+    }
+    let total = report.queries.len();
+    for (i, v) in report.queries.iter_mut().enumerate() {
+        progress(i, total);
+        let settings = QuerySettings {
+            budget: v.budget,
+            ..query
+        };
+        let trace = ask(&v.question, &settings)?;
+        let context = trace.without_seams.shown().without_seams.clone();
+        v.overlap = Some(overlap::sent(layout, &context));
+    }
+    progress(total, total);
+    let n = total.max(1) as f64;
+    let changed = report
+        .queries
+        .iter()
+        .filter(|v| {
+            let sent: HashSet<ChunkId> = sent_ids(v).into_iter().collect();
+            let over: HashSet<ChunkId> = v
+                .overlap
+                .as_ref()
+                .map(|o| o.chunks.iter().copied().collect())
+                .unwrap_or_default();
+            sent != over
+        })
+        .count();
+    let tokens: u64 = report
+        .queries
+        .iter()
+        .filter_map(|v| v.overlap.as_ref().map(|o| o.tokens))
+        .sum();
+    let twice: u64 = report
+        .queries
+        .iter()
+        .filter_map(|v| v.overlap.as_ref().map(|o| o.tokens_twice))
+        .sum();
+    report.summary.overlap = Some(overlap::OverlapSummary {
+        percent,
+        changes: changed as f64 / n,
+        tokens_per_query: tokens as f64 / n,
+        tokens_twice_per_query: twice as f64 / n,
+        duplicate_share: if tokens == 0 {
+            0.0
+        } else {
+            twice as f64 / tokens as f64
+        },
+    });
+    Ok(())
 }
 
 /// What gold says of one traced query: did the app's context hold all of each evidence span,
@@ -518,6 +593,7 @@ fn summarise(
         near: options.near.unwrap_or(0),
         search: Some(options.search),
         agreement,
+        overlap: None,
     }
 }
 

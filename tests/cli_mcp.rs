@@ -544,7 +544,7 @@ fn the_server_answers_while_a_new_corpus_is_still_being_embedded() {
     assert_eq!(init["result"]["serverInfo"]["name"], "seamscope", "{init}");
     client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     let tools = client.request("tools/list", json!({}), CALL);
-    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 6);
     let early = client.call(
         "query",
         json!({"question": "What is kept for seven years?"}),

@@ -215,7 +215,7 @@ fn the_report_is_the_same_from_the_otlp_file_the_langsmith_file_and_phoenix() {
                     "rank": q["rank"], "suspicion": q["suspicion"], "budget": q["budget"],
                     "sent": q["sent"].as_array().unwrap().iter().map(|s| s["chunk"].clone()).collect::<Vec<_>>(),
                     "with": q["replay_with_seams"], "without": q["replay_without_seams"],
-                    "adds": q["seams_adds"], "gold": q["gold"],
+                    "adds": q["seams_adds"], "gold": q["gold"], "overlap": q["overlap"],
                 });
                 (id, keep)
             })
@@ -242,6 +242,12 @@ fn the_report_is_the_same_from_the_otlp_file_the_langsmith_file_and_phoenix() {
         matches > 0.5,
         "the replay is faithful to the app: {matches}"
     );
+    // Overlap replayed on the app's own chunks, reaching back 15%: what it sends, and twice.
+    let overlap = &summary["overlap"];
+    assert_eq!(overlap["percent"], 15, "{overlap}");
+    let tokens = overlap["tokens_per_query"].as_f64().unwrap();
+    let twice = overlap["tokens_twice_per_query"].as_f64().unwrap();
+    assert!(tokens > 0.0 && twice >= 0.0 && twice < tokens, "{overlap}");
     let agreement = &summary["agreement"];
     assert_eq!(agreement["matched"], 130);
     let auc = agreement["roc_auc"]

@@ -50,6 +50,11 @@ pub struct TracesArgs {
     /// budget itself).
     #[arg(long, value_name = "PLACES", value_parser = usize_in(0..=1000))]
     near: Option<usize>,
+    /// Also replay an overlapping splitter: each of the app's chunks reaching back this
+    /// percentage of its length (0: not replayed), for its cost on your questions: tokens sent,
+    /// and sent twice.
+    #[arg(long, default_value_t = 15, value_name = "PERCENT", value_parser = u32_in(0..=90))]
+    overlap: u32,
     /// The searches the replay fuses: `dense` (a vector store's retriever, as most apps run)
     /// or `hybrid` (seamscope's dense and BM25, fused).
     #[arg(long, value_enum, default_value = "dense")]
@@ -138,7 +143,7 @@ pub fn run(
     if !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let report = seamscope::traces::judge(
+    let mut report = seamscope::traces::judge(
         &prepared,
         &open.corpus,
         &open.layout,
@@ -156,6 +161,16 @@ pub fn run(
     )
     .map_err(anyhow::Error::msg)?;
     progress.finish_and_clear();
+    if args.overlap > 0 {
+        replay_overlap(
+            &mut engine,
+            &open,
+            &settings,
+            args.overlap,
+            search,
+            &mut report,
+        )?;
+    }
     if json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
     } else {
@@ -165,6 +180,52 @@ pub fn run(
         )?;
     }
     Ok(())
+}
+
+/// Replay every query on the app's layout with each chunk reaching back `percent` of its length.
+fn replay_overlap(
+    engine: &mut seamscope::session::Engine,
+    open: &seamscope::session::OpenCorpus,
+    settings: &Settings,
+    percent: u32,
+    search: ReplaySearch,
+    report: &mut TracesReport,
+) -> anyhow::Result<()> {
+    let cache_dir = seamscope::places::Places::of(settings).cache_dir;
+    let cuts =
+        seamscope::traces::overlap::write_cuts(&open.layout, &open.corpus, percent, &cache_dir)
+            .map_err(|e| anyhow::anyhow!("cannot write the overlapping cuts: {e}"))?;
+    let overlap_settings = Settings {
+        cuts_file: Some(cuts),
+        ..settings.clone()
+    };
+    let layout = seamscope::layout::Layout::for_settings_stored(
+        &open.corpus,
+        &engine.tokenizer,
+        &overlap_settings,
+        &cache_dir,
+    )?;
+    let mut bar = BuildBar::for_engine(engine);
+    let over = engine.index_layout(open.corpus.clone(), layout, &mut |p| bar.update(p));
+    bar.finish();
+    let over = over?;
+    seamscope::traces::judge_overlap(
+        report,
+        &open.layout,
+        &over.layout,
+        percent,
+        settings.query_settings(),
+        |question, qs| {
+            let (input, _) = engine
+                .search(&over, question, qs, false)
+                .map_err(|e| e.to_string())?;
+            let input = seamscope::traces::keep_searches(input, search);
+            over.with_lookups(|l| seamscope::retrieve::replan(&input, qs, l))
+                .map_err(|e| e.to_string())
+        },
+        &mut |_, _| {},
+    )
+    .map_err(anyhow::Error::msg)
 }
 
 /// The traces `--traces` names: a file, or a Phoenix server's project.
@@ -349,6 +410,17 @@ fn render(
         pct(s.neighbour_just_missed),
         pct(s.suspect_share)
     );
+    if let Some(o) = &s.overlap {
+        let _ = writeln!(
+            out,
+            "  overlap {}% instead would change what the app sent in {}; it sends {:.0} tokens per query, {:.0} of them twice ({:.1}%)",
+            o.percent,
+            pct(o.changes),
+            o.tokens_per_query,
+            o.tokens_twice_per_query,
+            100.0 * o.duplicate_share
+        );
+    }
     if let Some(a) = &s.agreement {
         let _ = writeln!(
             out,
