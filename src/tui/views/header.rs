@@ -92,7 +92,15 @@ fn corpus_line(shown: &crate::tui::app::Shown, words: Words) -> String {
         (_, SearchMode::Approximate, true) => "HNSW",
     };
     if words == Words::Short {
-        let skipped = match open.corpus.skipped.len() {
+        // Files excluded by name (the question set beside a corpus) are not skipped documents,
+        // as the wide line's summary does not count them either.
+        let left_out = open
+            .corpus
+            .skipped
+            .iter()
+            .filter(|s| s.reason != seamscope::corpus::SkipReason::Excluded)
+            .count();
+        let skipped = match left_out {
             0 => String::new(),
             n => format!(" ({n} skipped: ?)"),
         };

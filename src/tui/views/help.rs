@@ -153,7 +153,15 @@ const SKIPPED_LISTED: usize = 100;
 /// The files the corpus shown left out, each with its reason and fix, first in the overlay:
 /// the header counts them and points here.
 fn skipped_group(app: &App) -> Option<Group> {
-    let skipped = &app.shown.as_ref()?.open.corpus.skipped;
+    let skipped: Vec<&seamscope::corpus::SkippedFile> = app
+        .shown
+        .as_ref()?
+        .open
+        .corpus
+        .skipped
+        .iter()
+        .filter(|s| s.reason != seamscope::corpus::SkipReason::Excluded)
+        .collect();
     if skipped.is_empty() {
         return None;
     }

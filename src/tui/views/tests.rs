@@ -413,6 +413,22 @@ fn tui_the_header_says_how_many_files_were_skipped_and_why() {
         "{help}"
     );
     assert!(help.contains("export.docx: not a readable docx"), "{help}");
+    assert!(
+        !help.contains("questions.jsonl"),
+        "a file excluded by name is not a skipped document: {help}"
+    );
+    // Only the excluded question set: nothing is said skipped, at any width.
+    let shown = f.app.shown.as_mut().expect("a corpus is shown");
+    let open = Arc::get_mut(&mut shown.open).expect("the fixture holds the only copy");
+    open.corpus
+        .skipped
+        .retain(|s| s.reason == SkipReason::Excluded);
+    f.app.update(Action::ToggleHelp);
+    for (w, h) in [(80, 24), (240, 60)] {
+        let screen = f.draw(w, h).backend().to_string();
+        let top = screen.lines().next().unwrap_or_default().to_string();
+        assert!(!top.contains("skipped"), "{top}");
+    }
 }
 
 #[test]
