@@ -380,6 +380,10 @@ fn event_loop(
                         GIVEN_BACK.store(true, Ordering::SeqCst);
                     }
                     job_control::stop_group();
+                    // No frame until the job is continued (Message::Resumed draws it all): the
+                    // signal reaches the watcher thread a moment later, and a frame drawn
+                    // meanwhile would hide the cursor on the shell's screen.
+                    changed = false;
                 }
                 // Stopped, nothing would ever continue it: keep running and say why.
                 job_control::Suspend::Refuse(why) => {
