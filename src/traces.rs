@@ -248,6 +248,23 @@ pub fn keep_searches(
     input
 }
 
+/// Replay one question on `open` as `search` says (dense alone, or hybrid), under `settings`:
+/// what every front end hands [`judge`] and [`judge_overlap`] as their `ask`.
+pub fn replay(
+    engine: &mut crate::session::Engine,
+    open: &crate::session::OpenCorpus,
+    question: &str,
+    settings: &QuerySettings,
+    search: ReplaySearch,
+) -> Result<Trace, String> {
+    let (input, _) = engine
+        .search(open, question, settings, false)
+        .map_err(|e| e.to_string())?;
+    let input = keep_searches(input, search);
+    open.with_lookups(|l| crate::retrieve::replan(&input, settings, l))
+        .map_err(|e| e.to_string())
+}
+
 /// How to replay.
 #[derive(Debug, Clone, Copy)]
 pub struct ReplayOptions {

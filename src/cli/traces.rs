@@ -149,14 +149,7 @@ pub fn run(
         &open.layout,
         options,
         gold.as_deref(),
-        |question, qs| {
-            let (input, _) = engine
-                .search(&open, question, qs, false)
-                .map_err(|e| e.to_string())?;
-            let input = seamscope::traces::keep_searches(input, search);
-            open.with_lookups(|l| seamscope::retrieve::replan(&input, qs, l))
-                .map_err(|e| e.to_string())
-        },
+        |question, qs| seamscope::traces::replay(&mut engine, &open, question, qs, search),
         &mut |done, _| progress.set_position(done as u64),
     )
     .map_err(anyhow::Error::msg)?;
@@ -215,14 +208,7 @@ fn replay_overlap(
         &over.layout,
         percent,
         settings.query_settings(),
-        |question, qs| {
-            let (input, _) = engine
-                .search(&over, question, qs, false)
-                .map_err(|e| e.to_string())?;
-            let input = seamscope::traces::keep_searches(input, search);
-            over.with_lookups(|l| seamscope::retrieve::replan(&input, qs, l))
-                .map_err(|e| e.to_string())
-        },
+        |question, qs| seamscope::traces::replay(engine, &over, question, qs, search),
         &mut |_, _| {},
     )
     .map_err(anyhow::Error::msg)

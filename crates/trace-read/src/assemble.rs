@@ -281,12 +281,10 @@ impl Collector {
             .get("trace_id")
             .and_then(id_string)
             .unwrap_or_else(|| id.clone());
-        let metadata: BTreeMap<String, Value> = run
-            .pointer("/extra/metadata")
-            .or_else(|| run.get("metadata"))
-            .and_then(Value::as_object)
-            .map(|m| m.clone().into_iter().collect())
-            .unwrap_or_default();
+        let metadata = object_map(
+            run.pointer("/extra/metadata")
+                .or_else(|| run.get("metadata")),
+        );
         self.note_trace_metadata(&trace_id, &metadata);
         if run.get("run_type").and_then(Value::as_str) != Some("retriever") {
             return;
@@ -339,11 +337,7 @@ impl Collector {
             .or_else(|| obs.get("trace_id"))
             .and_then(id_string)
             .unwrap_or_default();
-        let metadata: BTreeMap<String, Value> = obs
-            .get("metadata")
-            .and_then(Value::as_object)
-            .map(|m| m.clone().into_iter().collect())
-            .unwrap_or_default();
+        let metadata = object_map(obs.get("metadata"));
         self.note_trace_metadata(&trace_id, &metadata);
         if !obs
             .get("type")
@@ -354,15 +348,7 @@ impl Collector {
         }
         let at = format!("{at}, observation {id}");
         let question = self.question(input_text(obs.get("input")), &at);
-        let list = match obs.get("output") {
-            Some(Value::Array(list)) => list.clone(),
-            Some(out) => out
-                .get("documents")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-            None => Vec::new(),
-        };
+        let list = document_list(obs.get("output"));
         let (retrieved, left_out) = self.object_documents(&list);
         if let Some(question) = question {
             self.keep(TracedQuery {
@@ -393,22 +379,10 @@ impl Collector {
             .and_then(|p| p.first())
             .and_then(id_string)
             .unwrap_or_else(|| run_id.clone());
-        let metadata: BTreeMap<String, Value> = event
-            .get("metadata")
-            .and_then(Value::as_object)
-            .map(|m| m.clone().into_iter().collect())
-            .unwrap_or_default();
+        let metadata = object_map(event.get("metadata"));
         let at = format!("{at}, event {run_id}");
         let question = self.question(input_text(event.pointer("/data/input")), &at);
-        let list = match event.pointer("/data/output") {
-            Some(Value::Array(list)) => list.clone(),
-            Some(out) => out
-                .get("documents")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
-            None => Vec::new(),
-        };
+        let list = document_list(event.pointer("/data/output"));
         let (retrieved, left_out) = self.object_documents(&list);
         if let Some(question) = question {
             self.keep(TracedQuery {
@@ -490,6 +464,27 @@ fn oi_input(attrs: &Attrs) -> Option<String> {
         return Some(q);
     }
     Some(value.to_string())
+}
+
+/// The documents of an output written as a list, or as `{"documents": [...]}`.
+fn document_list(output: Option<&Value>) -> Vec<Value> {
+    match output {
+        Some(Value::Array(list)) => list.clone(),
+        Some(out) => out
+            .get("documents")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default(),
+        None => Vec::new(),
+    }
+}
+
+/// A JSON object as a map (empty when it is absent or not an object).
+fn object_map(value: Option<&Value>) -> BTreeMap<String, Value> {
+    value
+        .and_then(Value::as_object)
+        .map(|m| m.clone().into_iter().collect())
+        .unwrap_or_default()
 }
 
 /// A question from an input written as a string or as `{"query"|"input"|"question": …}`.

@@ -104,14 +104,7 @@ impl Workbench {
             &app.layout,
             options,
             gold.as_deref(),
-            |question, qs| {
-                let (input, _) = engine
-                    .search(&app, question, qs, false)
-                    .map_err(|e| e.to_string())?;
-                let input = seamscope::traces::keep_searches(input, search);
-                app.with_lookups(|l| seamscope::retrieve::replan(&input, qs, l))
-                    .map_err(|e| e.to_string())
-            },
+            |question, qs| seamscope::traces::replay(engine, &app, question, qs, search),
             &mut |done, total| {
                 if done > 0 && (done.is_multiple_of(50) || done == total) {
                     errln!("seamscope mcp: traces replayed {done} of {total}");
