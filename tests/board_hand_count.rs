@@ -128,9 +128,11 @@ fn close(a: f64, b: f64, what: &str) {
 
 #[test]
 fn each_rows_context_columns_match_a_hand_count() {
-    let cache = tempfile::tempdir().unwrap();
+    // The sample cache the other sample tests share: its vectors are keyed by text and model,
+    // so no other test's run changes what this one measures, and the corpus is embedded once.
+    let cache = common::sample_cache();
     let board = json_of(
-        seamscope(cache.path())
+        seamscope(cache.as_path())
             .args(["tune", "sample-corpus", "--strategies", "overlap,seams"])
             .args(["--questions", "sample-corpus/questions.jsonl"])
             .args(["--overlaps", "15", "--k", "150", "--m", "0"])

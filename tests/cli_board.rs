@@ -675,7 +675,9 @@ fn constraints_judge_only_the_rows_that_satisfy_them_and_name_the_winner_without
     // The sample corpus with its gold set: overlap leads without constraints; asked for a
     // strategy that stores each passage once, the board judges among the others and still says
     // what overlap would have done.
-    let cache = tempfile::tempdir().unwrap();
+    // The sample cache the other sample tests share: its vectors are keyed by text and model,
+    // so no other test's run changes what this one measures, and the corpus is embedded once.
+    let cache = common::sample_cache();
     let args = [
         "--strategies",
         "overlap,neighbour,scar,seams",
@@ -693,7 +695,7 @@ fn constraints_judge_only_the_rows_that_satisfy_them_and_name_the_winner_without
         "2000",
     ];
     let board = json_of(
-        seamscope(cache.path())
+        seamscope(cache.as_path())
             .args(["tune", "sample-corpus"])
             .args(args)
             .args(["--once", "--json"]),
@@ -723,7 +725,7 @@ fn constraints_judge_only_the_rows_that_satisfy_them_and_name_the_winner_without
     assert_eq!(leader_family(free), "overlap", "{free}");
 
     // The text board says what was left out and who would lead without the constraint.
-    let out = seamscope(cache.path())
+    let out = seamscope(cache.as_path())
         .args(["tune", "sample-corpus"])
         .args(args)
         .arg("--once")
@@ -749,7 +751,7 @@ fn constraints_judge_only_the_rows_that_satisfy_them_and_name_the_winner_without
         "{text}"
     );
     // A constraint that would leave out chunks only is refused before anything runs.
-    let refused = seamscope(cache.path())
+    let refused = seamscope(cache.as_path())
         .args(["tune", "sample-corpus", "--strategies", "all"])
         .args(["--max-vectors", "0.5"])
         .output()

@@ -37,6 +37,12 @@ pub fn tokenizer() -> TokenCounter {
     TokenCounter::from_file(&places.model_dir.join("tokenizer.json")).expect("tokenizer loads")
 }
 
+/// The cache folder the sample-corpus tests share (vectors and indexes are keyed by text, model
+/// and settings, so sharing changes no result; the corpus is embedded once per test run).
+pub fn sample_cache() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sample-cache")
+}
+
 /// The real binary with the installed model and a private cache folder.
 pub fn seamscope(cache: &Path) -> assert_cmd::Command {
     let _ = settings(cache);
