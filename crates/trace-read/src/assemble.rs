@@ -35,6 +35,17 @@ pub struct Collector {
     trace_question_ids: HashMap<String, HashSet<String>>,
     /// Document texts, shared.
     texts: HashSet<Arc<str>>,
+    /// Each span's parent, by hashed `(trace, span)` ids: 16 bytes a span however long the ids.
+    parents: HashMap<u64, u64>,
+}
+
+/// A span's key: its trace and its own id, hashed.
+fn key(trace_id: &str, span_id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    trace_id.hash(&mut h);
+    span_id.hash(&mut h);
+    h.finish()
 }
 
 impl Collector {
@@ -45,6 +56,45 @@ impl Collector {
             return;
         }
         self.read.queries.push(query);
+    }
+
+    /// Note that span `span_id` of `trace_id` ran inside `parent`.
+    fn link(&mut self, trace_id: &str, span_id: &str, parent: Option<&str>) {
+        if let Some(parent) = parent.filter(|p| !p.is_empty() && *p != span_id) {
+            self.parents
+                .insert(key(trace_id, span_id), key(trace_id, parent));
+        }
+    }
+
+    /// Drop the retrieval steps that ran inside another retrieval step of their trace, keeping
+    /// the outermost: what the application went on with.
+    fn drop_nested(&mut self) {
+        let steps: HashSet<u64> = self
+            .read
+            .queries
+            .iter()
+            .map(|q| key(&q.trace_id, &q.span_id))
+            .collect();
+        let parents = &self.parents;
+        let inside_another = |q: &TracedQuery| {
+            let mut at = key(&q.trace_id, &q.span_id);
+            // Bounded: a cycle in hostile ids ends the walk.
+            for _ in 0..1000 {
+                match parents.get(&at) {
+                    Some(p) if steps.contains(p) => return true,
+                    Some(p) => at = *p,
+                    None => return false,
+                }
+            }
+            false
+        };
+        let before = self.read.queries.len();
+        let kept: Vec<TracedQuery> = std::mem::take(&mut self.read.queries)
+            .into_iter()
+            .filter(|q| !inside_another(q))
+            .collect();
+        self.read.nested_steps += before - kept.len();
+        self.read.queries = kept;
     }
 
     fn count(&mut self, format: TraceFormat) {
@@ -190,6 +240,11 @@ impl Collector {
         self.count(format);
         let metadata = attrs::object_at(&record.attrs, "metadata");
         self.note_trace_metadata(&record.trace_id, &metadata);
+        self.link(
+            &record.trace_id,
+            &record.span_id,
+            record.parent_id.as_deref(),
+        );
         let at = format!("{at}, span {}", record.span_id);
         match kind.as_deref() {
             Some("RETRIEVER") => {
@@ -286,6 +341,8 @@ impl Collector {
                 .or_else(|| run.get("metadata")),
         );
         self.note_trace_metadata(&trace_id, &metadata);
+        let parent = run.get("parent_run_id").and_then(id_string);
+        self.link(&trace_id, &id, parent.as_deref());
         if run.get("run_type").and_then(Value::as_str) != Some("retriever") {
             return;
         }
@@ -339,6 +396,11 @@ impl Collector {
             .unwrap_or_default();
         let metadata = object_map(obs.get("metadata"));
         self.note_trace_metadata(&trace_id, &metadata);
+        let parent = obs
+            .get("parentObservationId")
+            .or_else(|| obs.get("parent_observation_id"))
+            .and_then(id_string);
+        self.link(&trace_id, &id, parent.as_deref());
         if !obs
             .get("type")
             .and_then(Value::as_str)
@@ -379,6 +441,12 @@ impl Collector {
             .and_then(|p| p.first())
             .and_then(id_string)
             .unwrap_or_else(|| run_id.clone());
+        let parent = event
+            .get("parent_ids")
+            .and_then(Value::as_array)
+            .and_then(|p| p.last())
+            .and_then(id_string);
+        self.link(&trace_id, &run_id, parent.as_deref());
         let metadata = object_map(event.get("metadata"));
         let at = format!("{at}, event {run_id}");
         let question = self.question(input_text(event.pointer("/data/input")), &at);
@@ -421,6 +489,7 @@ impl Collector {
                 formats: formats.join(", "),
             });
         }
+        self.drop_nested();
         for step in std::mem::take(&mut self.rerankers) {
             let found = self.read.queries.iter_mut().find(|q| {
                 q.trace_id == step.trace_id

@@ -188,6 +188,11 @@ pub struct TraceRead {
     pub spans: usize,
     /// Retrieval steps seen past [`MAX_QUERIES`], not read.
     pub queries_left_out: usize,
+    /// Retrieval steps that ran inside another retrieval step of the same trace (the lists an
+    /// `EnsembleRetriever` or a fusion retriever fuses, a wrapper's inner retriever): read as
+    /// part of the outer step, whose documents are what the application went on with, and not
+    /// as queries of their own.
+    pub nested_steps: usize,
     /// What was not read, the first [`MAX_PROBLEMS_LISTED`] of them.
     pub problems: Vec<Problem>,
     /// How many problems there were in all.
@@ -206,7 +211,7 @@ impl TraceRead {
     }
 
     /// Note a problem (listed up to [`MAX_PROBLEMS_LISTED`], counted always).
-    pub(crate) fn problem(&mut self, at: String, why: String) {
+    pub fn problem(&mut self, at: String, why: String) {
         self.problem_count += 1;
         if self.problems.len() < MAX_PROBLEMS_LISTED {
             self.problems.push(Problem { at, why });

@@ -17,6 +17,8 @@ pub struct Record {
     pub trace_id: String,
     /// Its own id.
     pub span_id: String,
+    /// The span it ran inside, if any.
+    pub parent_id: Option<String>,
     /// When it started, as written.
     pub start_time: Option<String>,
     /// Its attributes (spans) or fields (runs, observations, events), flattened.
@@ -228,6 +230,16 @@ fn span(value: &Value, at: &str, format: TraceFormat, collector: &mut Collector)
         )
         .unwrap_or("")
         .to_string(),
+        parent_id: field(
+            value,
+            &[
+                "parentSpanId",
+                "parent_span_id",
+                "parent_id",
+                "context.parent_id",
+            ],
+        )
+        .map(str::to_string),
         start_time: value
             .get("startTimeUnixNano")
             .or_else(|| value.get("start_time"))

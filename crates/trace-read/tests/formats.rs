@@ -195,3 +195,52 @@ fn bounds_on_questions_and_documents() {
     let d = &read.queries[0].retrieved[0];
     assert!(d.too_long() && d.content.is_empty() && d.length == trace_read::MAX_DOCUMENT_BYTES + 1);
 }
+
+/// A retriever span for `nested_retrieval_steps_are_read_as_part_of_the_outer_one`.
+fn retriever_span(id: &str, parent: &str, doc: &str) -> serde_json::Value {
+    let s = |k: &str, v: &str| json!({"key": k, "value": {"stringValue": v}});
+    json!({"traceId": "t9", "spanId": id, "parentSpanId": parent, "name": id,
+           "attributes": [s("openinference.span.kind", "RETRIEVER"), s("input.value", "Why?"),
+                          s("retrieval.documents.0.document.content", doc)]})
+}
+
+#[test]
+fn nested_retrieval_steps_are_read_as_part_of_the_outer_one() {
+    // A hybrid app: its own top-k retriever around an EnsembleRetriever around BM25 and the
+    // vector store, each a retriever span inside the one before (OpenInference writes them so).
+    let request = json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+        retriever_span("bm25", "ensemble", "keyword hit"),
+        retriever_span("vector", "ensemble", "vector hit"),
+        retriever_span("ensemble", "topk", "fused list"),
+        retriever_span("topk", "chain", "what was sent"),
+    ]}]}]});
+    let read = read_bytes(format!("{request}\n").as_bytes()).unwrap();
+    assert_eq!(read.queries.len(), 1, "one question, one query");
+    assert_eq!(read.queries[0].span_id, "topk");
+    assert_eq!(
+        read.queries[0].retrieved[0].content.as_ref(),
+        "what was sent"
+    );
+    assert_eq!(read.nested_steps, 3);
+    // The same shape as LangSmith runs (parent_run_id), and a cycle in hostile ids ends.
+    let run = |id: &str, parent: &str| {
+        json!({"id": id, "trace_id": "t9", "parent_run_id": parent, "run_type": "retriever",
+               "inputs": {"query": "Why?"},
+               "outputs": {"documents": [{"page_content": id, "metadata": {}}]}})
+    };
+    let runs = [
+        run("inner", "outer"),
+        run("outer", "root"),
+        run("a", "b"),
+        run("b", "a"),
+    ];
+    let text: String = runs.iter().map(|r| format!("{r}\n")).collect();
+    let read = read_bytes(text.as_bytes()).unwrap();
+    let kept: Vec<&str> = read.queries.iter().map(|q| q.span_id.as_str()).collect();
+    assert_eq!(
+        kept,
+        ["outer"],
+        "a and b each run inside the other: neither is outermost"
+    );
+    assert_eq!(read.nested_steps, 3);
+}
