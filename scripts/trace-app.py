@@ -21,7 +21,9 @@ Traced by the tools themselves:
       --phoenix URL      the same spans sent over OTLP/HTTP (protobuf) to URL/v1/traces, e.g. a
                          Phoenix server (scripts/phoenix-server), into the project --project NAME;
                          then waits until Phoenix's REST API lists them all (Phoenix answers
-                         OTLP before it has stored the spans)
+                         OTLP before it has stored the spans), and logs a code evaluator's span
+                         annotation on each retrieval: `retrieval_hit`, 1 ("hit") when the
+                         documents hold all of the question's gold evidence, else 0 ("miss")
   - LangSmith runs (langchain_core's run collector, each run as the LangSmith SDK posts it):
       --langsmith-jsonl FILE   one run per line, every run of every trace (the chain, its
                                retriever and its format_docs step), each with id, trace_id,
@@ -33,7 +35,7 @@ Traced by the tools themselves:
     python scripts/trace-app.py CORPUS --embed-url http://127.0.0.1:PORT
         [--otlp-json FILE] [--phoenix URL [--project NAME]] [--langsmith-jsonl FILE]
         [--cuts FILE] [--limit N] [--chunk-size 700] [--k 5] [--model all-MiniLM-L6-v2]
-        [--chunk-tokens N] [--windowed] [--model-dir DIR]
+        [--chunk-tokens N] [--windowed] [--hybrid] [--model-dir DIR]
 
 The chunk size is in characters; 700 (735 chunks of sample-corpus/, 118 tokens at the median) keeps
 every chunk within MiniLM's 256-token window (241 at most; 800 would give four over it), which the
@@ -58,6 +60,11 @@ plain LangChain app:
                      last token's end, each embedded by the service, and its vector is the L2-
                      normalised sum (mean) of theirs. Questions are sent as they are. So
                      seamscope's replay of the app's retrieval can be exact.
+  --hybrid           retrieve as a hybrid app does: langchain-community's BM25Retriever and the
+                     vector store's retriever (k each) fused by langchain-classic's
+                     EnsembleRetriever (weighted RRF, c = 60), the first k of the fused list sent by
+                     a small wrapper retriever. OpenInference writes four retriever spans per
+                     question, each inside the one before; seamscope reads the outermost.
   --model-dir DIR    the model folder with tokenizer.json (what `seamscope setup --dry-run --json`
                      names as cpu.model_dir); needed by the two flags above.
 
@@ -80,6 +87,7 @@ import numpy as np
 from google.protobuf.json_format import MessageToDict
 from langchain_core.documents import Document
 from langchain_core.embeddings import Embeddings
+from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import RunnableLambda
 from langchain_core.tracers.context import collect_runs
 from langchain_core.vectorstores import InMemoryVectorStore
@@ -224,10 +232,65 @@ class SentSpans(SpanProcessor):
 
     def __init__(self):
         self.per_trace = {}
+        self.retrievers = {}  # span id -> (parent span id, question id, [(source, start, text)])
 
     def on_end(self, span):
         trace_id = format(span.context.trace_id, "032x")
         self.per_trace[trace_id] = self.per_trace.get(trace_id, 0) + 1
+        attrs = span.attributes or {}
+        if attrs.get("openinference.span.kind") == "RETRIEVER":
+            docs, i = [], 0
+            while f"retrieval.documents.{i}.document.content" in attrs:
+                meta = json.loads(attrs.get(f"retrieval.documents.{i}.document.metadata", "{}"))
+                docs.append((meta.get("source"), meta.get("start_index"),
+                             attrs[f"retrieval.documents.{i}.document.content"]))
+                i += 1
+            question_id = json.loads(attrs.get("metadata", "{}")).get("question_id")
+            parent = format(span.parent.span_id, "016x") if span.parent else None
+            self.retrievers[format(span.context.span_id, "016x")] = (parent, question_id, docs)
+
+    def outermost(self):
+        """The retriever spans not inside another: what the app sent, by span id."""
+        return {sid: r for sid, r in self.retrievers.items() if r[0] not in self.retrievers}
+
+
+def holds_evidence(corpus, question, docs):
+    """Whether the documents hold every character of the question's gold spans that is not white
+    space (a splitter drops the white space between its chunks). Gold spans are byte offsets;
+    start_index counts characters."""
+    text = (corpus / question["doc"]).read_text(encoding="utf-8")
+    covered = set()
+    for source, start, content in docs:
+        if source == question["doc"] and start is not None:
+            covered.update(range(start, start + len(content)))
+    raw = text.encode("utf-8")
+    for span in question["spans"]:
+        first = len(raw[: span["start"]].decode("utf-8"))
+        last = len(raw[: span["end"]].decode("utf-8"))
+        if any(not text[i].isspace() and i not in covered for i in range(first, last)):
+            return False
+    return True
+
+
+def annotate_in_phoenix(url, sent, corpus, questions):
+    """A code evaluator's verdict on each retrieval, logged to Phoenix as a span annotation, as a
+    team with a golden dataset logs one: `retrieval_hit`, score 1 (label "hit") when the app's
+    documents hold all of the gold evidence, else 0 ("miss")."""
+    import urllib.request
+
+    by_id = {q["id"]: q for q in questions}
+    data = []
+    for span_id, (_, question_id, docs) in sent.outermost().items():
+        if question_id in by_id:
+            hit = holds_evidence(corpus, by_id[question_id], docs)
+            data.append({"span_id": span_id, "name": "retrieval_hit", "annotator_kind": "CODE",
+                         "result": {"label": "hit" if hit else "miss", "score": 1.0 if hit else 0.0}})
+    request = urllib.request.Request(
+        f"{url.rstrip('/')}/v1/span_annotations?sync=true", method="POST",
+        data=json.dumps({"data": data}).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=60) as response:
+        response.read()
+    return len(data)
 
 
 def wait_for_phoenix(url, project, sent, timeout_s=120):
@@ -311,6 +374,17 @@ def corpus_documents(root):
     return docs
 
 
+class TopK(BaseRetriever):
+    """The first `k` documents of another retriever (EnsembleRetriever returns every document
+    either list found): what the app sends. Its span is the outermost retriever span."""
+
+    inner: BaseRetriever
+    k: int
+
+    def _get_relevant_documents(self, query, *, run_manager):
+        return self.inner.invoke(query, config={"callbacks": run_manager.get_child()})[: self.k]
+
+
 def format_docs(docs):
     """The context an LLM would be given: the retrieved chunks, in order."""
     return "\n\n".join(doc.page_content for doc in docs)
@@ -344,6 +418,9 @@ def main():
     ap.add_argument("--windowed", action="store_true",
                     help="embed a text over the model's window as seamscope does: the normalised "
                          "mean of its even, equally overlapping windows; needs --model-dir")
+    ap.add_argument("--hybrid", action="store_true",
+                    help="retrieve as a hybrid app does: BM25Retriever and the vector store's "
+                         "retriever (k each) fused by EnsembleRetriever (RRF, c = 60), the first k sent")
     ap.add_argument("--model-dir", type=pathlib.Path,
                     help="the model folder with tokenizer.json (seamscope setup --dry-run --json: "
                          "cpu.model_dir)")
@@ -401,6 +478,18 @@ def main():
     store = InMemoryVectorStore(embeddings)
     store.add_documents(chunks)
     retriever = store.as_retriever(search_kwargs={"k": args.k})
+    if args.hybrid:
+        import warnings
+
+        from langchain_classic.retrievers import EnsembleRetriever
+
+        with warnings.catch_warnings():  # "langchain-community is being sunset": still the home of BM25Retriever
+            warnings.simplefilter("ignore", DeprecationWarning)
+            from langchain_community.retrievers import BM25Retriever
+
+        bm25 = BM25Retriever.from_documents(chunks, k=args.k)
+        ensemble = EnsembleRetriever(retrievers=[bm25, retriever], weights=[0.5, 0.5])
+        retriever = TopK(inner=ensemble, k=args.k)
     chain = retriever | RunnableLambda(format_docs)
     indexed = time.monotonic()
 
@@ -416,8 +505,10 @@ def main():
     answered = time.monotonic()
     provider.force_flush()
     provider.shutdown()
+    annotated = 0
     if args.phoenix:
         wait_for_phoenix(args.phoenix, args.project, sent)
+        annotated = annotate_in_phoenix(args.phoenix, sent, args.corpus, questions)
     stored = time.monotonic()
 
     if args.langsmith_jsonl:
@@ -430,8 +521,8 @@ def main():
         f"trace-app: {len(chunks)} chunks indexed in {indexed - started:.1f}s"
         + (f" ({embeddings.windows} windows embedded)" if args.windowed else "")
         + f", {len(questions)} questions answered in {answered - indexed:.1f}s"
-        + (f", all {sum(sent.per_trace.values())} spans stored by Phoenix {stored - answered:.1f}s later"
-           if args.phoenix else "") + "\n"
+        + (f", all {sum(sent.per_trace.values())} spans stored by Phoenix and {annotated} annotated"
+           f" {stored - answered:.1f}s later" if args.phoenix else "") + "\n"
     )
 
 

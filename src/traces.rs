@@ -18,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use serde::Serialize;
-pub use trace_read::{TraceFormat, TraceRead, TracedQuery};
+pub use trace_read::{Feedback, TraceFormat, TraceRead, TracedQuery};
 
 use crate::chunk::ChunkId;
 use crate::corpus::{Corpus, DocId, Span};
@@ -123,6 +123,9 @@ pub struct QueryVerdict {
     pub rank: usize,
     /// Against gold, when a question set was given and names this question.
     pub gold: Option<GoldVerdict>,
+    /// Feedback and annotations the trace carries on this retrieval (Phoenix span annotations,
+    /// LangSmith feedback).
+    pub feedback: Vec<Feedback>,
     /// What an overlapping splitter would have sent, when it was replayed.
     pub overlap: Option<overlap::OverlapSent>,
 }
@@ -143,6 +146,24 @@ impl GoldVerdict {
     }
 }
 
+/// How the suspicion rank agrees with one kind of feedback (by its name).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FeedbackAgreement {
+    /// The feedback's name (`retrieval_hit`, `user_score`, …).
+    pub name: String,
+    /// Queries that carry a score under that name.
+    pub scored: usize,
+    /// Of those, queries at the lowest score given (a miss, a thumbs down).
+    pub lowest: usize,
+    /// The lowest score given.
+    pub lowest_score: f64,
+    /// The ROC AUC of the suspicion against "scored the lowest": the chance that a query scored
+    /// lowest ranks above one scored higher (ties half). `None` when every score is the same.
+    pub roc_auc: Option<f64>,
+    /// The share of queries scored lowest among the ten most suspect scored ones.
+    pub precision_at_10: Option<f64>,
+}
+
 /// Figures over all traced queries.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct TracesSummary {
@@ -152,6 +173,8 @@ pub struct TracesSummary {
     pub formats: Vec<String>,
     /// Spans (runs, observations, events) read.
     pub spans: usize,
+    /// Retrieval steps inside another of their trace (an ensemble's lists), read as part of it.
+    pub nested_steps: usize,
     /// Problems in the source (not read), counted.
     pub problems: usize,
     /// How the documents were placed.
@@ -189,6 +212,8 @@ pub struct TracesSummary {
     pub search: Option<ReplaySearch>,
     /// The rank against gold, when gold was given.
     pub agreement: Option<Agreement>,
+    /// The rank against each kind of feedback the traces carry.
+    pub feedback: Vec<FeedbackAgreement>,
     /// Overlap's figures, when it was replayed.
     pub overlap: Option<overlap::OverlapSummary>,
 }
@@ -403,6 +428,7 @@ pub fn judge(
             suspicion,
             rank: 0,
             gold,
+            feedback: q.feedback.clone(),
             overlap: None,
         });
     }
@@ -578,7 +604,9 @@ fn summarise(
             roc_auc: suspicion::roc_auc(&scored),
         }
     });
+    let feedback = feedback_agreement(verdicts);
     TracesSummary {
+        feedback,
         queries: verdicts.len(),
         formats: prepared
             .read
@@ -587,6 +615,7 @@ fn summarise(
             .map(|f| f.name().to_string())
             .collect(),
         spans: prepared.read.spans,
+        nested_steps: prepared.read.nested_steps,
         problems: prepared.read.problem_count,
         placement: prepared.placements.counts(),
         layout_chunks: prepared.recovered.chunks.len(),
@@ -612,6 +641,56 @@ fn summarise(
         agreement,
         overlap: None,
     }
+}
+
+/// The suspicion against each kind of scored feedback, by name (in name order). A query with
+/// several scores under one name counts with their mean. `verdicts` are in rank order.
+fn feedback_agreement(verdicts: &[QueryVerdict]) -> Vec<FeedbackAgreement> {
+    let mut names: Vec<&str> = verdicts
+        .iter()
+        .flat_map(|v| v.feedback.iter())
+        .filter(|f| f.score.is_some_and(f64::is_finite))
+        .map(|f| f.name.as_str())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|name| {
+            let scored: Vec<(f64, f64)> = verdicts
+                .iter()
+                .filter_map(|v| {
+                    let scores: Vec<f64> = v
+                        .feedback
+                        .iter()
+                        .filter(|f| f.name == name)
+                        .filter_map(|f| f.score)
+                        .filter(|s| s.is_finite())
+                        .collect();
+                    (!scores.is_empty()).then(|| {
+                        (
+                            v.suspicion,
+                            scores.iter().sum::<f64>() / scores.len() as f64,
+                        )
+                    })
+                })
+                .collect();
+            let lowest_score = scored.iter().map(|(_, s)| *s).fold(f64::INFINITY, f64::min);
+            let labels: Vec<(f64, bool)> = scored
+                .iter()
+                .map(|(suspicion, s)| (*suspicion, *s == lowest_score))
+                .collect();
+            let ranked: Vec<bool> = labels.iter().map(|(_, l)| *l).collect();
+            FeedbackAgreement {
+                name: name.to_string(),
+                scored: scored.len(),
+                lowest: ranked.iter().filter(|l| **l).count(),
+                lowest_score,
+                roc_auc: suspicion::roc_auc(&labels),
+                precision_at_10: suspicion::precision_at(&ranked, 10),
+            }
+        })
+        .collect()
 }
 
 fn sent_ids(v: &QueryVerdict) -> Vec<ChunkId> {

@@ -185,11 +185,13 @@ fn every_returned_document_is_placed_and_the_recovered_cuts_are_the_splitters() 
 #[test]
 fn the_report_is_the_same_from_the_otlp_file_the_langsmith_file_and_phoenix() {
     let dir = traces_dir();
-    let cache = tempfile::tempdir().unwrap();
+    // The sample cache the other sample tests share: its vectors are keyed by text and model,
+    // so no other test's run changes what this one measures, and the corpus is embedded once.
+    let cache = common::sample_cache();
     let (url, project) = phoenix();
     let sample_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus");
     let run = |args: &[&str]| {
-        let mut cmd = common::seamscope(cache.path());
+        let mut cmd = common::seamscope(cache.as_path());
         cmd.arg("traces")
             .arg(&sample_dir)
             .args(args)
@@ -232,6 +234,52 @@ fn the_report_is_the_same_from_the_otlp_file_the_langsmith_file_and_phoenix() {
         per_query(&otlp),
         "Phoenix gives the same verdicts"
     );
+    // Feedback: the app logged a code evaluator's `retrieval_hit` on each retrieval span to Phoenix
+    // (score 0 "miss" where its documents lacked some gold evidence). Read back with the spans,
+    // it marks exactly the queries the gold check calls missed, and the rank is scored against it.
+    let misses_by_feedback: BTreeMap<String, bool> = live["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| {
+            let hit = q["feedback"]
+                .as_array()
+                .expect("feedback")
+                .iter()
+                .find(|f| f["name"] == "retrieval_hit")
+                .unwrap_or_else(|| panic!("no retrieval_hit annotation read back: {q}"));
+            let id = q["question_id"].as_str().unwrap().to_string();
+            (id, hit["score"].as_f64().expect("a score") == 0.0)
+        })
+        .collect();
+    let misses_by_gold: BTreeMap<String, bool> = live["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| {
+            let id = q["question_id"].as_str().unwrap().to_string();
+            (id, q["gold"]["app_missed"].as_bool().expect("gold"))
+        })
+        .collect();
+    assert_eq!(misses_by_feedback, misses_by_gold);
+    let feedback = live["summary"]["feedback"]
+        .as_array()
+        .expect("the feedback agreement");
+    let hit = feedback
+        .iter()
+        .find(|f| f["name"] == "retrieval_hit")
+        .expect("retrieval_hit in the summary");
+    assert_eq!(hit["scored"], 130, "{hit}");
+    assert_eq!(hit["lowest_score"], 0.0, "{hit}");
+    let missed = misses_by_gold.values().filter(|m| **m).count();
+    assert_eq!(hit["lowest"], missed, "{hit}");
+    assert!(
+        (0.0..=1.0).contains(&hit["roc_auc"].as_f64().expect("both scores given")),
+        "{hit}"
+    );
+    // The files carry no feedback: the agreement is Phoenix's alone.
+    assert_eq!(otlp["summary"]["feedback"], serde_json::json!([]));
+
     let summary = &otlp["summary"];
     assert_eq!(summary["placement"]["not_placed"], 0);
     // The app's retrieval is dense over its own chunks with the same model: the dense replay on
@@ -254,4 +302,62 @@ fn the_report_is_the_same_from_the_otlp_file_the_langsmith_file_and_phoenix() {
         .as_f64()
         .expect("both kinds of query are there");
     assert!((0.0..=1.0).contains(&auc));
+    // The white paper's worked example: the app sent neither half of A01's split passage, so no
+    // cut beside a sent chunk points at it; the seam over the cut between the halves outranks
+    // both in the replay, and the rank puts the query near the top (it was 115th of 130 when only
+    // cuts beside sent chunks were judged).
+    let a01 = otlp["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["question_id"] == "A01")
+        .expect("A01 is traced");
+    assert_eq!(a01["gold"]["app_missed"], true, "{a01}");
+    let top = &a01["suspects"][0];
+    assert_eq!(top["tier"], 4, "{top}");
+    assert_eq!(top["sent_by_app"], false, "{top}");
+    assert_eq!(top["seam_fires"], true, "{top}");
+    let with_seams: Vec<&serde_json::Value> = a01["replay_with_seams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .collect();
+    assert!(
+        with_seams.contains(&&top["left"]) && with_seams.contains(&&top["right"]),
+        "{a01}"
+    );
+    let rank = a01["rank"].as_u64().unwrap();
+    assert!(rank <= 130 / 4, "A01 ranks {rank} of 130");
+}
+
+#[test]
+fn a_hybrid_apps_nested_retrievers_give_one_query_per_question() {
+    // The same app retrieving as a hybrid app does (scripts/trace-app.py --hybrid: BM25Retriever
+    // and the vector store fused by EnsembleRetriever, the first five sent by a wrapper): four
+    // retriever spans per question, each inside the one before. Only the outermost is what the
+    // app sent; the lists it fused are counted, not read as questions of their own.
+    let dir = traces_dir();
+    let otlp = seamscope::traces::read_file(&dir.join("hybrid-otlp.jsonl")).unwrap();
+    let langsmith = seamscope::traces::read_file(&dir.join("hybrid-langsmith.jsonl")).unwrap();
+    for read in [&otlp, &langsmith] {
+        assert_eq!(read.queries.len(), 30, "one query per question asked");
+        assert_eq!(
+            read.nested_steps, 90,
+            "the ensemble and its two lists, each time"
+        );
+        assert_eq!(read.problem_count, 0, "{:?}", read.problems);
+    }
+    let sent = by_question(&otlp);
+    assert_eq!(sent.len(), 30);
+    assert!(
+        sent.values().all(|(_, docs)| docs.len() == 5),
+        "the first five"
+    );
+    assert_eq!(
+        by_question(&langsmith),
+        sent,
+        "LangSmith runs hold the same"
+    );
+    let prepared = seamscope::traces::prepare(otlp, &sample());
+    assert_eq!(prepared.placements.counts().not_placed, 0);
 }

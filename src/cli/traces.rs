@@ -89,7 +89,7 @@ pub fn run(
     let read = read_source(args)?;
     if !json {
         errln!(
-            "seamscope: {}: {} retrieval steps in {} spans ({}){}",
+            "seamscope: {}: {} retrieval steps in {} spans ({}){}{}",
             safe_name(&source_label(args)),
             read.queries.len(),
             read.spans,
@@ -98,6 +98,12 @@ pub fn run(
                 .map(|f| f.name())
                 .collect::<Vec<_>>()
                 .join(", "),
+            match read.nested_steps {
+                0 => String::new(),
+                n => format!(
+                    "; {n} retrieval steps inside another (an ensemble's lists) read as part of it"
+                ),
+            },
             match read.problem_count {
                 0 => String::new(),
                 n => format!("; {n} records not read (--json lists them)"),
@@ -274,13 +280,19 @@ fn load_gold(
 /// The most suspect cut of a query in words: `cut 40|41 · its seam fires · Seams adds chunk 40`.
 pub(super) fn why(v: &QueryVerdict) -> String {
     let Some(s) = v.suspects.first().filter(|s| s.tier > 0) else {
-        return "no sent chunk has a missing neighbour the replay points at".into();
+        return "no cut beside what the app sent, and no seam the replay reached, points at a missing chunk".into();
     };
     let mut out = format!("cut {}|{}", s.left.0, s.right.0);
     if s.seam_fires {
         out.push_str(" · its seam fires");
     }
-    if s.seams_brings_it {
+    if s.seams_brings_it && !s.sent_by_app {
+        let _ = write!(
+            out,
+            " · the app sent neither side · Seams adds chunks {} and {}",
+            s.left.0, s.right.0
+        );
+    } else if s.seams_brings_it {
         let _ = write!(out, " · Seams adds chunk {}", s.missing.0);
     } else if let Some(r) = s.neighbour_rank {
         let _ = write!(
@@ -415,6 +427,18 @@ fn render(
             a.boundary_misses,
             a.precision_at_10.map_or("-".into(), |x| format!("{x:.2}")),
             a.roc_auc.map_or("-".into(), |x| format!("{x:.2}"))
+        );
+    }
+    for f in &s.feedback {
+        let _ = writeln!(
+            out,
+            "  against the traces' feedback {}: {} queries scored, {} at its lowest score ({}); precision at 10 {}, ROC AUC {}",
+            seamscope::text::safe_name(&f.name),
+            f.scored,
+            f.lowest,
+            f.lowest_score,
+            f.precision_at_10.map_or("-".into(), |x| format!("{x:.2}")),
+            f.roc_auc.map_or("-".into(), |x| format!("{x:.2}"))
         );
     }
     out

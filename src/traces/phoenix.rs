@@ -2,7 +2,8 @@
 //! /v1/projects/{project}/spans?limit=1000&cursor=…`, page after page until `next_cursor` is
 //! null, each page read by [`trace_read`] as one source. Bounded: at most [`MAX_PAGES`] pages of at
 //! most [`MAX_PAGE_BYTES`] each, a timeout per request. The API key, when the server wants one,
-//! comes from `PHOENIX_API_KEY` and is never printed.
+//! comes from `PHOENIX_API_KEY` and is never printed. The span annotations on each retriever span
+//! (an evaluator's or a person's verdict) are read after the spans, as the queries' feedback.
 
 use std::time::Duration;
 
@@ -183,7 +184,123 @@ pub fn read_project(
         error,
     })?;
     read.queries.reverse();
+    let reader = Reader {
+        agent: &agent,
+        base,
+        key: key.as_deref(),
+        shown: &shown,
+    };
+    annotations(&reader, project, &mut read);
     Ok(read)
+}
+
+/// What every request to the server needs.
+struct Reader<'a> {
+    agent: &'a ureq::Agent,
+    base: &'a str,
+    key: Option<&'a str>,
+    shown: &'a str,
+}
+
+impl Reader<'_> {
+    /// `GET path` as JSON; the error in words (the key never in them).
+    fn get(&self, path: &str) -> Result<serde_json::Value, String> {
+        let mut request = self.agent.get(format!("{}{path}", self.base));
+        if let Some(k) = self.key {
+            request = request.header("Authorization", format!("Bearer {k}"));
+        }
+        let mut response = request
+            .call()
+            .map_err(|e| redact(&e.to_string(), self.key))?;
+        let status = response.status().as_u16();
+        let body = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_PAGE_BYTES)
+            .read_to_vec()
+            .map_err(|e| redact(&e.to_string(), self.key))?;
+        if status != 200 {
+            return Err(format!("{} answered {status}", self.shown));
+        }
+        serde_json::from_slice(&body).map_err(|e| e.to_string())
+    }
+}
+
+/// Span ids asked about per annotations request (they travel in the URL).
+const ANNOTATION_SPANS_PER_REQUEST: usize = 50;
+
+/// The span annotations on each traced query's retriever span (`GET
+/// /v1/projects/{project}/span_annotations?span_ids=…`, paged), as its feedback: an evaluator's
+/// or a person's verdict on that retrieval. A server without the endpoint, or one that fails,
+/// leaves the feedback empty and says so among the problems; the spans are read all the same.
+fn annotations(reader: &Reader<'_>, project: &str, read: &mut TraceRead) {
+    let mut by_span: std::collections::HashMap<String, Vec<trace_read::Feedback>> =
+        std::collections::HashMap::new();
+    let ids: Vec<String> = read.queries.iter().map(|q| q.span_id.clone()).collect();
+    for batch in ids.chunks(ANNOTATION_SPANS_PER_REQUEST) {
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let mut path = format!(
+                "/v1/projects/{}/span_annotations?limit={PAGE_SPANS}",
+                percent_encode(project)
+            );
+            for id in batch {
+                path.push_str(&format!("&span_ids={}", percent_encode(id)));
+            }
+            if let Some(c) = &cursor {
+                path.push_str(&format!("&cursor={}", percent_encode(c)));
+            }
+            let page = match reader.get(&path) {
+                Ok(page) => page,
+                Err(why) => {
+                    read.problem(
+                        "phoenix span annotations".into(),
+                        format!(
+                            "not read ({}): the queries carry no feedback",
+                            crate::text::safe_name(&why)
+                        ),
+                    );
+                    return;
+                }
+            };
+            for a in page
+                .get("data")
+                .and_then(|d| d.as_array())
+                .into_iter()
+                .flatten()
+            {
+                let (Some(span), Some(name)) = (
+                    a.get("span_id").and_then(|v| v.as_str()),
+                    a.get("name").and_then(|v| v.as_str()),
+                ) else {
+                    continue;
+                };
+                by_span
+                    .entry(span.to_string())
+                    .or_default()
+                    .push(trace_read::Feedback {
+                        name: name.to_string(),
+                        score: a.pointer("/result/score").and_then(|v| v.as_f64()),
+                        label: a
+                            .pointer("/result/label")
+                            .and_then(|v| v.as_str())
+                            .map(str::to_string),
+                    });
+            }
+            cursor = page
+                .get("next_cursor")
+                .and_then(|c| c.as_str())
+                .map(str::to_string);
+            if cursor.is_none() {
+                break;
+            }
+        }
+    }
+    for q in &mut read.queries {
+        if let Some(f) = by_span.remove(&q.span_id) {
+            q.feedback.extend(f);
+        }
+    }
 }
 
 /// `text` with the key taken out.

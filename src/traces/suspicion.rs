@@ -1,21 +1,28 @@
 //! The boundary-suspicion of one traced query, from what the app sent and seamscope's replay of
 //! the same question on the same cuts. No gold is used.
 //!
-//! For every chunk the app sent and each neighbour across a cut that the app did **not** send:
+//! The cuts judged are each cut beside a chunk the app sent, and each cut whose seam the replay's
+//! budget fill reached (a seam can outrank both its chunks when the app sent neither: the white
+//! paper's worked example, a fact split so that neither half ranks on its own), except a cut
+//! whose two chunks the app both sent. For each, with "the missing chunk" the one the app did not
+//! send (when it sent neither, the one the replay ranks higher is taken as found and the other as
+//! missing):
 //!
-//! | tier | the neighbour pair is suspect when… |
+//! | tier | the cut is suspect when… |
 //! |---|---|
-//! | 3 | the seam over that cut fires in the replay (within the part of the ranking the budget fill reached) and Seams' context brings the neighbour |
-//! | 2 | the seam fires there but the budget leaves no room for the neighbour |
-//! | 1 | the neighbour ranks within `near` places past the app's budget in the replay's chunks-only ranking (or inside it: the replay would have sent it) |
+//! | 4 | its seam fires in the replay (within the part of the ranking the budget fill reached), Seams' context brings the missing chunk, and the app sent **neither** chunk of the cut: the whole passage around the cut was lost |
+//! | 3 | its seam fires and Seams' context brings the chunk the app left out beside one it sent |
+//! | 2 | its seam fires but the budget leaves no room for the missing chunk |
+//! | 1 | the missing chunk ranks within `near` places past the app's budget in the replay's chunks-only ranking (or inside it: the replay would have sent it) |
 //!
-//! A pair's score is its tier plus `0.99 ×` a fraction that orders pairs of one tier: for tiers
-//! 3 and 2, `1 − 1/(1 + lead)`, where the lead is how many places the seam ranks above the better
+//! A cut's score is its tier plus `0.99 ×` a fraction that orders cuts of one tier: for tiers
+//! 4 to 2, `1 − 1/(1 + lead)`, where the lead is how many places the seam ranks above the better
 //! of its two chunks (the largest `m` at which it would still fire: a seam that holds both halves
 //! of a split fact outranks each half by more than one that repeats a fact one side holds whole);
-//! for tier 1, `1/(1 + p)`, where `p` is how far past the budget the neighbour ranks (0 inside it). A query's suspicion is its best pair's score (0 when no
-//! sent chunk has a missing neighbour that any of this points at). Queries are read highest
-//! first; ties keep the traces' order.
+//! for tier 1, `1/(1 + p)`, where `p` is how far past the budget the missing chunk ranks (0
+//! inside it). A query's suspicion is its best cut's score (0 when nothing points at any cut).
+//! Queries are read highest first; ties keep the traces' order. No constant here was fitted to
+//! a question set: the tiers follow the fire test's own meaning, and `lead` is its margin.
 
 use std::collections::{HashMap, HashSet};
 
@@ -28,8 +35,14 @@ use crate::retrieve::Trace;
 /// One suspect cut beside a sent chunk.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Suspect {
-    /// The chunk the app sent.
+    /// The chunk the app sent beside the cut (when `sent_by_app` is false the app sent neither,
+    /// and this is the one the replay ranks higher).
     pub sent: ChunkId,
+    /// Whether the app sent `sent` (false: it sent neither chunk of the cut, and `sent` is the
+    /// better ranked of the two in the replay).
+    pub sent_by_app: bool,
+    /// `sent`'s place in the replay's chunks-only ranking.
+    pub sent_rank: Option<usize>,
     /// Its neighbour across the cut, which the app did not send.
     pub missing: ChunkId,
     /// The cut as `left|right` chunk ids.
@@ -47,7 +60,7 @@ pub struct Suspect {
     pub neighbour_rank: Option<usize>,
     /// Seams' context (in the replay) holds the missing neighbour.
     pub seams_brings_it: bool,
-    /// Its tier (3, 2, 1; 0: the cut is listed but nothing points at it).
+    /// Its tier (4 to 1; 0: the cut is listed but nothing points at it).
     pub tier: u8,
     /// The sent chunk's dense cosine to the question in the replay, if ranked.
     pub sent_cosine: Option<f32>,
@@ -132,59 +145,88 @@ pub fn suspects(input: &SuspicionInput<'_>) -> (Vec<Suspect>, f64) {
         .iter()
         .filter_map(|e| Some((e.entry.seam()?, dense(e)?)))
         .collect();
-    let mut out = Vec::new();
+    // The cuts to judge: each beside a sent chunk, and each whose seam the fill reached (a seam
+    // can outrank both its chunks when the app sent neither), unless the app sent both chunks.
+    let mut cuts: Vec<(ChunkId, ChunkId)> = Vec::new();
     for &c in input.sent {
-        for (left, right) in neighbours(layout, c) {
-            let missing = if left == c { right } else { left };
-            if sent.contains(&missing) {
-                continue;
-            }
-            let seam = seam_of.get(&(left, right));
-            let (fires, lead) = seam
-                .and_then(|s| reached.get(s))
-                .copied()
-                .unwrap_or((false, 0));
-            let lead_fraction = 1.0 - 1.0 / (1.0 + lead.max(0) as f64);
-            let seam_position = seam.and_then(|s| positions.get(s)).copied();
-            let neighbour_rank = rank_of.get(&missing).copied();
-            let brings = with_seams.contains(&missing);
-            let just_past = neighbour_rank.is_some_and(|r| r <= input.budget + input.near);
-            let (tier, fraction) = if fires && brings {
-                (3, lead_fraction)
-            } else if fires {
-                (2, lead_fraction)
-            } else if just_past {
-                let past = neighbour_rank.unwrap_or(0).saturating_sub(input.budget);
-                (1, 1.0 / (1.0 + past as f64))
-            } else {
-                (0, 0.0)
-            };
-            let sandwiched = neighbours(layout, missing)
-                .iter()
-                .all(|(l, r)| sent.contains(if *l == missing { r } else { l }))
-                && neighbours(layout, missing).len() == 2;
-            out.push(Suspect {
-                sent: c,
-                missing,
-                left,
-                right,
-                seam_fires: fires,
-                seam_position,
-                lead,
-                neighbour_rank,
-                seams_brings_it: brings,
-                tier,
-                score: if tier == 0 {
-                    0.0
-                } else {
-                    f64::from(tier) + 0.99 * fraction
-                },
-                sent_cosine: chunk_cosine.get(&c).copied(),
-                neighbour_cosine: chunk_cosine.get(&missing).copied(),
-                seam_cosine: seam.and_then(|s| seam_cosine.get(s)).copied(),
-                sandwiched,
-            });
+        cuts.extend(neighbours(layout, c));
+    }
+    let seam_cut: HashMap<crate::seam::SeamId, (ChunkId, ChunkId)> = layout
+        .seams
+        .iter()
+        .map(|s| (s.id, (s.left, s.right)))
+        .collect();
+    for (_, d) in input.trace.decisions_reached() {
+        if let Some(cut) = seam_cut.get(&d.seam) {
+            cuts.push(*cut);
         }
+    }
+    let mut seen = HashSet::new();
+    cuts.retain(|cut| seen.insert(*cut) && !(sent.contains(&cut.0) && sent.contains(&cut.1)));
+    let mut out = Vec::new();
+    for (left, right) in cuts {
+        let c = if sent.contains(&left) {
+            left
+        } else if sent.contains(&right) {
+            right
+        } else if rank_of.get(&left).unwrap_or(&usize::MAX)
+            <= rank_of.get(&right).unwrap_or(&usize::MAX)
+        {
+            left
+        } else {
+            right
+        };
+        let missing = if left == c { right } else { left };
+        let seam = seam_of.get(&(left, right));
+        let (fires, lead) = seam
+            .and_then(|s| reached.get(s))
+            .copied()
+            .unwrap_or((false, 0));
+        let lead_fraction = 1.0 - 1.0 / (1.0 + lead.max(0) as f64);
+        let seam_position = seam.and_then(|s| positions.get(s)).copied();
+        let neighbour_rank = rank_of.get(&missing).copied();
+        let brings = with_seams.contains(&missing);
+        let just_past = neighbour_rank.is_some_and(|r| r <= input.budget + input.near);
+        let app_sent_neither = !sent.contains(&c);
+        let (tier, fraction) = if fires && brings && app_sent_neither {
+            (4, lead_fraction)
+        } else if fires && brings {
+            (3, lead_fraction)
+        } else if fires {
+            (2, lead_fraction)
+        } else if just_past {
+            let past = neighbour_rank.unwrap_or(0).saturating_sub(input.budget);
+            (1, 1.0 / (1.0 + past as f64))
+        } else {
+            (0, 0.0)
+        };
+        let sandwiched = neighbours(layout, missing)
+            .iter()
+            .all(|(l, r)| sent.contains(if *l == missing { r } else { l }))
+            && neighbours(layout, missing).len() == 2;
+        out.push(Suspect {
+            sent: c,
+            sent_by_app: !app_sent_neither,
+            sent_rank: rank_of.get(&c).copied(),
+            missing,
+            left,
+            right,
+            seam_fires: fires,
+            seam_position,
+            lead,
+            neighbour_rank,
+            seams_brings_it: brings,
+            tier,
+            score: if tier == 0 {
+                0.0
+            } else {
+                f64::from(tier) + 0.99 * fraction
+            },
+            sent_cosine: chunk_cosine.get(&c).copied(),
+            neighbour_cosine: chunk_cosine.get(&missing).copied(),
+            seam_cosine: seam.and_then(|s| seam_cosine.get(s)).copied(),
+            sandwiched,
+        });
     }
     out.sort_by(|a, b| b.score.total_cmp(&a.score));
     let best = out.first().map_or(0.0, |s| s.score);
