@@ -12,6 +12,7 @@ pub mod overlap;
 pub mod phoenix;
 pub mod place;
 pub mod recover;
+pub mod source;
 pub mod suspicion;
 
 use std::collections::{HashMap, HashSet};
@@ -27,6 +28,7 @@ use crate::layout::Layout;
 use crate::retrieve::{QuerySettings, Trace};
 use place::{PlacementCounts, Placements};
 use recover::Recovered;
+pub use source::TracesSource;
 use suspicion::{Suspect, SuspicionInput};
 
 /// A traces source that could not be read.
@@ -47,6 +49,17 @@ pub enum TracesError {
         path: String,
         /// What the reader found.
         error: trace_read::TraceError,
+    },
+    /// A Phoenix server's project could not be read.
+    #[error(transparent)]
+    Phoenix(#[from] phoenix::PhoenixError),
+    /// The recovered cuts could not be written where the chunker `given` reads them.
+    #[error("cannot write the recovered cuts to {path}: {why}")]
+    WriteCuts {
+        /// The cuts file.
+        path: String,
+        /// Why.
+        why: String,
     },
 }
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use seamscope::chunk::ChunkerKind;
 use seamscope::settings::{M_RANGE, Settings};
 use seamscope::text::{safe, safe_name};
-use seamscope::traces::{QueryVerdict, ReplayOptions, ReplaySearch, TracesReport};
+use seamscope::traces::{ReplayOptions, ReplaySearch, TracesReport, TracesSource};
 
 use super::common::{BuildBar, report_skips, start_engine};
 use super::{GlobalArgs, UsageError, range_text, u32_in, usize_in};
@@ -113,14 +113,8 @@ pub fn run(
     let prepared = seamscope::traces::prepare(read, &docs);
     let cuts = match &args.cuts {
         Some(file) => file.clone(),
-        None => {
-            let places = seamscope::places::Places::of(&settings);
-            let cuts = prepared.recovered.cuts_path(&docs, &places.cache_dir);
-            prepared.recovered.write_cuts(&docs, &cuts).map_err(|e| {
-                anyhow::anyhow!("cannot write the recovered cuts to {}: {e}", cuts.display())
-            })?;
-            cuts
-        }
+        None => prepared
+            .write_recovered_cuts(&docs, &seamscope::places::Places::of(&settings).cache_dir)?,
     };
     settings.chunker = ChunkerKind::Given;
     settings.cuts_file = Some(cuts);
@@ -222,33 +216,17 @@ fn replay_overlap(
 
 /// The traces `--traces` names: a file, or a Phoenix server's project.
 fn read_source(args: &TracesArgs) -> anyhow::Result<seamscope::traces::TraceRead> {
-    if args.traces.trim().is_empty() {
-        return Err(UsageError("--traces needs a file or phoenix:http://HOST:PORT".into()).into());
+    let source = seamscope::traces::TracesSource::parse(&args.traces, args.project.as_deref())
+        .map_err(UsageError)?;
+    let bar = indicatif::ProgressBar::new_spinner();
+    if !std::io::IsTerminal::is_terminal(&std::io::stderr())
+        || !matches!(source, TracesSource::Phoenix { .. })
+    {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    match args.traces.strip_prefix("phoenix:") {
-        Some(url) => {
-            let bar = indicatif::ProgressBar::new_spinner();
-            if !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-                bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-            }
-            let read =
-                seamscope::traces::phoenix::read_project(url, args.project.as_deref(), &mut |n| {
-                    bar.set_message(format!("{n} spans read from Phoenix"))
-                });
-            bar.finish_and_clear();
-            Ok(read?)
-        }
-        None => {
-            if args.project.is_some() {
-                return Err(UsageError(
-                    "--project names a Phoenix project: give --traces phoenix:http://HOST:PORT with it"
-                        .into(),
-                )
-                .into());
-            }
-            Ok(seamscope::traces::read_file(Path::new(&args.traces))?)
-        }
-    }
+    let read = source.read(&mut |n| bar.set_message(format!("{n} spans read from Phoenix")));
+    bar.finish_and_clear();
+    Ok(read?)
 }
 
 /// The source as the messages name it.
@@ -275,33 +253,6 @@ fn load_gold(
             )
         }
     }
-}
-
-/// The most suspect cut of a query in words: `cut 40|41 · its seam fires · Seams adds chunk 40`.
-pub(super) fn why(v: &QueryVerdict) -> String {
-    let Some(s) = v.suspects.first().filter(|s| s.tier > 0) else {
-        return "no cut beside what the app sent, and no seam the replay reached, points at a missing chunk".into();
-    };
-    let mut out = format!("cut {}|{}", s.left.0, s.right.0);
-    if s.seam_fires {
-        out.push_str(" · its seam fires");
-    }
-    if s.seams_brings_it && !s.sent_by_app {
-        let _ = write!(
-            out,
-            " · the app sent neither side · Seams adds chunks {} and {}",
-            s.left.0, s.right.0
-        );
-    } else if s.seams_brings_it {
-        let _ = write!(out, " · Seams adds chunk {}", s.missing.0);
-    } else if let Some(r) = s.neighbour_rank {
-        let _ = write!(
-            out,
-            " · chunk {} ranks {r} (budget {})",
-            s.missing.0, v.budget
-        );
-    }
-    out
 }
 
 fn pct(x: f64) -> String {
@@ -383,7 +334,7 @@ fn render(
             v.rank,
             safe_name(id),
             v.suspicion,
-            why(v)
+            v.why()
         );
         let _ = writeln!(
             out,

@@ -68,11 +68,9 @@ impl Workbench {
         let corpus = self.open.corpus.clone();
         let prepared = seamscope::traces::prepare(read, &corpus);
         let cache_dir = self.engine.places.cache_dir.clone();
-        let cuts = prepared.recovered.cuts_path(&corpus, &cache_dir);
-        prepared
-            .recovered
-            .write_cuts(&corpus, &cuts)
-            .map_err(|e| format!("cannot write the recovered cuts: {e}"))?;
+        let cuts = prepared
+            .write_recovered_cuts(&corpus, &cache_dir)
+            .map_err(|e| e.to_string())?;
         let mut settings = self.settings_with(p.m, None, None)?;
         settings.chunker = ChunkerKind::Given;
         settings.cuts_file = Some(cuts);
@@ -124,7 +122,7 @@ impl Workbench {
                     "question_id": v.question_id,
                     "question": v.question.chars().take(160).collect::<String>(),
                     "suspicion": (v.suspicion * 100.0).round() / 100.0,
-                    "why": super::super::traces::why(v),
+                    "why": v.why(),
                     "sent": v.sent.iter().map(|s| s.chunk.map(|c| c.0)).collect::<Vec<_>>(),
                     "seams_adds": v.seams_adds.iter().map(|c| c.0).collect::<Vec<_>>(),
                 })
