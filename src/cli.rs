@@ -72,6 +72,15 @@ pub struct Cli {
     /// Documents) instead of a corpus folder: the text your splitter saw.
     #[arg(long, value_name = "FILE", value_parser = non_empty_path, conflicts_with_all = ["open", "bundle"])]
     documents: Option<PathBuf>,
+    /// Open the screen on your application's traces: the traces page (5) lists its queries by
+    /// how likely a cut made them miss, on the app's cuts recovered from the traces (or
+    /// --cuts). A file (OTLP JSON lines, OpenInference spans, LangSmith runs, Langfuse
+    /// observations or LangChain astream_events) or phoenix:http://HOST:PORT with --project.
+    #[arg(long, value_name = "SOURCE", conflicts_with_all = ["open", "bundle"])]
+    traces: Option<String>,
+    /// The Phoenix project to read (with --traces phoenix:URL).
+    #[arg(long, value_name = "NAME", requires = "traces")]
+    project: Option<String>,
     #[command(flatten)]
     global: GlobalArgs,
 }
@@ -101,6 +110,11 @@ enum Command {
         /// 150, to stay quick; 0 skips the map).
         #[arg(long, default_value_t = 60, value_name = "N", value_parser = usize_in(0..=100_000))]
         map_per_band: usize,
+        /// Traces of an application over the corpus (a file, as `seamscope traces` reads):
+        /// the traces page and a query replayed beside what the app sent are pictured too
+        /// (`traces.svg`, `traces-replay.svg`), on a screen opened on the app's cuts.
+        #[arg(long, value_name = "FILE", value_parser = non_empty_path)]
+        traces: Option<PathBuf>,
     },
     /// Write the tuned layout as a bundle: settings.json, chunks.jsonl, seams.jsonl, their vectors
     /// as .npy and a manifest of sizes and hashes (indexing first when needed).
@@ -444,7 +458,15 @@ fn dispatch(global: &GlobalArgs, command: Command) -> anyhow::Result<()> {
             size,
             theme,
             map_per_band,
-        } => screenshots(global, corpus, out, question, size, theme, map_per_band),
+            traces,
+        } => screenshots(
+            global,
+            (corpus, out, question),
+            size,
+            theme,
+            map_per_band,
+            traces,
+        ),
         Command::Index {
             corpus,
             layout,
@@ -583,6 +605,14 @@ fn open_screen(cli: Cli) -> anyhow::Result<()> {
     if cli.bundle.is_some() {
         return open_bundle(&cli.global, cli.bundle, cli.theme);
     }
+    let traces = match &cli.traces {
+        Some(source) => Some(crate::tui::TracesGiven {
+            source: seamscope::traces::TracesSource::parse(source, cli.project.as_deref())
+                .map_err(UsageError)?,
+            cuts: cli.cuts.clone(),
+        }),
+        None => None,
+    };
     let (corpus, from_cuts) =
         args::resolve_corpus(cli.corpus, cli.documents.as_ref(), cli.cuts.as_ref())?;
     let mut settings = cli.global.settings()?;
@@ -593,13 +623,38 @@ fn open_screen(cli: Cli) -> anyhow::Result<()> {
     settings.documents_file = cli.documents;
     settings.documents_from_cuts = from_cuts;
     check_cuts(&corpus, &settings)?;
+    if let Some(given) = traces.as_ref().filter(|t| t.cuts.is_none())
+        && let Some(cuts) = recover_app_cuts(&corpus, &settings, &given.source)
+    {
+        settings.chunker = seamscope::chunk::ChunkerKind::Given;
+        settings.cuts_file = Some(cuts);
+    }
     crate::tui::run(crate::tui::Options {
         corpus,
         settings,
         theme: cli.theme,
         view: None,
         bundle: false,
+        traces,
     })
+}
+
+/// The app's cuts recovered from its traces and written where the chunker `given` reads them,
+/// so the screen opens on the layout the app retrieved from. `None` when the traces cannot be
+/// read or placed: the screen then opens on the settings' layout, and the traces page, which
+/// reads them again, shows why.
+fn recover_app_cuts(
+    corpus: &std::path::Path,
+    settings: &seamscope::settings::Settings,
+    source: &seamscope::traces::TracesSource,
+) -> Option<PathBuf> {
+    if matches!(source, seamscope::traces::TracesSource::Phoenix { .. }) {
+        errln!("seamscope: reading {} for the app's cuts", source.label());
+    }
+    let docs =
+        seamscope::corpus::Corpus::load(corpus, &seamscope::places::load_options(settings)).ok()?;
+    let cache_dir = seamscope::places::Places::of(settings).cache_dir;
+    seamscope::traces::source::recover_cuts(&docs, source, &cache_dir).ok()
 }
 
 /// Read and place the cuts file of chunker `given` before the screen starts, so a bad file is an
@@ -659,6 +714,7 @@ fn open_bundle(
         theme,
         view: None,
         bundle: true,
+        traces: None,
     })
 }
 
@@ -686,12 +742,11 @@ fn screen_size(text: &str) -> Result<(u16, u16), String> {
 /// `seamscope screenshots`: the pictures of `assets/`.
 fn screenshots(
     global: &GlobalArgs,
-    corpus: PathBuf,
-    out: PathBuf,
-    question: String,
+    (corpus, out, question): (PathBuf, PathBuf, String),
     (width, height): (u16, u16),
     theme: Option<String>,
     map_per_band: usize,
+    traces: Option<PathBuf>,
 ) -> anyhow::Result<()> {
     let settings = global.settings()?;
     let shots = crate::tui::screenshots::Shots {
@@ -701,6 +756,7 @@ fn screenshots(
         question_id: question,
         time_frames: 0,
         map_per_band: (map_per_band > 0).then_some(map_per_band),
+        traces: traces.map(seamscope::traces::TracesSource::File),
     };
     let options = crate::tui::Options {
         corpus,
@@ -708,6 +764,7 @@ fn screenshots(
         theme,
         view: None,
         bundle: false,
+        traces: None,
     };
     for shot in crate::tui::screenshots::run(options, &shots)? {
         outln!("{}", shot.path.display())?;

@@ -53,6 +53,14 @@ pub enum TracesError {
     /// A Phoenix server's project could not be read.
     #[error(transparent)]
     Phoenix(#[from] phoenix::PhoenixError),
+    /// None of the documents the traces returned is in the corpus.
+    #[error(
+        "none of the documents {traces} returned is in this corpus: were they retrieved from other files?"
+    )]
+    NothingPlaced {
+        /// The source, as messages name it.
+        traces: String,
+    },
     /// The recovered cuts could not be written where the chunker `given` reads them.
     #[error("cannot write the recovered cuts to {path}: {why}")]
     WriteCuts {

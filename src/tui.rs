@@ -56,6 +56,7 @@ use ratatui::DefaultTerminal;
 use seamscope::settings::Settings;
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 
+pub use app::TracesGiven;
 pub use screen::{MIN_HEIGHT, MIN_WIDTH};
 
 use action::Action;
@@ -90,6 +91,8 @@ pub struct Options {
     /// `--bundle`: `corpus` is a bundle folder, opened read-only (its settings are already in
     /// `settings`).
     pub bundle: bool,
+    /// `--traces`: the traces page shows them, read and judged once the corpus is shown.
+    pub traces: Option<TracesGiven>,
 }
 
 /// One message for the event loop.
@@ -149,6 +152,7 @@ pub fn run(options: Options) -> anyhow::Result<()> {
     app.corpus_path = options.corpus.clone();
     app.set_read_only(options.bundle);
     app.restoring = options.view;
+    open_traces(&mut app, options.traces);
     let signals = SignalWatch::start(message_tx_for_signals)?;
     let mut terminal = start_terminal()?;
     SCREEN_ON.store(true, Ordering::SeqCst);
@@ -172,6 +176,16 @@ pub fn run(options: Options) -> anyhow::Result<()> {
         );
     }
     result
+}
+
+/// `--traces`: the screen starts on the traces page, which judges them once the corpus is shown.
+pub(crate) fn open_traces(app: &mut App, traces: Option<TracesGiven>) {
+    let Some(given) = traces else { return };
+    app.page = action::Page::Traces;
+    app.typing = false;
+    let work = panes::traces::work(given.clone(), app.sliders.m);
+    app.waiting_work = Some((action::Page::Traces, work));
+    app.traces = Some(given);
 }
 
 fn corpus_name(path: &std::path::Path) -> String {

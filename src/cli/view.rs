@@ -39,6 +39,7 @@ pub fn open(
         theme,
         view: Some(view),
         bundle: false,
+        traces: None,
     })
 }
 

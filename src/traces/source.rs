@@ -71,6 +71,23 @@ impl TracesSource {
     }
 }
 
+/// Read `source`, place its documents in `corpus` and write the app's recovered cuts to
+/// `cache_dir` ([`Prepared::write_recovered_cuts`]): the cuts a screen opens on to show the
+/// layout the app retrieved from.
+pub fn recover_cuts(
+    corpus: &Corpus,
+    source: &TracesSource,
+    cache_dir: &Path,
+) -> Result<PathBuf, TracesError> {
+    let prepared = super::prepare(source.read(&mut |_| {})?, corpus);
+    if prepared.recovered.seen() == 0 {
+        return Err(TracesError::NothingPlaced {
+            traces: source.label(),
+        });
+    }
+    prepared.write_recovered_cuts(corpus, cache_dir)
+}
+
 impl Prepared {
     /// Write the app's recovered cuts as a cuts file in `cache_dir` (named by their hash, so
     /// the same cuts are the same file) and return its path, for chunker `given` to open.

@@ -30,15 +30,18 @@ pub enum Page {
     Evaluation,
     /// The doctor: what is wrong with the cuts, before any question.
     Diagnose,
+    /// An application's traced queries, ranked by how likely a cut caused a miss.
+    Traces,
 }
 
 impl Page {
-    /// Pages in key order (`1`, `2`, `3`, `4`).
-    pub const ALL: [Page; 4] = [
+    /// Pages in key order (`1`, `2`, `3`, `4`, `5`).
+    pub const ALL: [Page; 5] = [
         Page::Explore,
         Page::Calibration,
         Page::Evaluation,
         Page::Diagnose,
+        Page::Traces,
     ];
 }
 
@@ -224,6 +227,17 @@ pub struct PageDone {
     pub layout_generation: u64,
     /// The result, or what went wrong.
     pub result: Result<super::page_work::PageOutput, String>,
+}
+
+/// A traced query to replay on the explore page, with what the app sent pinned beside
+/// seamscope's answer.
+#[derive(Debug, Clone)]
+pub struct TracedReplay {
+    /// The query as the traces page judged it: its question, what the app sent, its suspects.
+    pub verdict: seamscope::traces::QueryVerdict,
+    /// The layout shown is not the one the query was judged on: lay the app's cuts out again
+    /// (chunker `given`) before asking.
+    pub relayout: bool,
 }
 
 /// The worker's reply to a question.
@@ -441,6 +455,9 @@ pub enum Action {
     PageProgress(BackgroundProgress),
     /// A page's measurement finished or failed.
     PageDone(Box<PageDone>),
+    /// Ask a traced query on the explore page, on the app's cuts, with what the app sent pinned
+    /// beside the answer ("your app sent" · "with Seams").
+    ReplayTraced(Box<TracedReplay>),
 }
 
 impl Action {

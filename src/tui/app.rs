@@ -23,6 +23,7 @@ mod replies;
 mod saving;
 mod sliders;
 mod step_mode;
+mod traced;
 
 #[cfg(test)]
 mod board_tests;
@@ -49,9 +50,10 @@ pub use evaluation::{EvalState, Rescore};
 pub use list_cursor::ListCursor;
 pub use lists::{Lists, compare_rows, comparison};
 pub use page_state::PageStates;
-pub use pinned::{Pinned, PinnedRows, settings_label};
+pub use pinned::{Pinned, PinnedRows, PinnedSide, settings_label};
 pub use query_box::QueryBox;
 pub use sliders::SliderValues;
+pub use traced::TracesGiven;
 
 use super::action::{Action, Page, Pane};
 use super::doc_atoms::DocAtoms;
@@ -172,6 +174,12 @@ pub struct App {
     pub restoring: Option<ViewFile>,
     /// Whether the corpus is a bundle opened read-only (`--bundle`): its layout cannot change.
     pub read_only: bool,
+    /// The traces `--traces` named, for the traces page to read (none: the page says how to
+    /// give them).
+    pub traces: Option<TracesGiven>,
+    /// A page's measurement to start once the corpus is shown with its vectors (`--traces`
+    /// reads and judges the traces at once).
+    pub waiting_work: Option<(Page, Arc<dyn crate::tui::page_work::PageWork>)>,
     /// The shown document's rows, kept between frames: (layout generation, document, width).
     doc_rows: Option<((u64, seamscope::corpus::DocId, usize), Arc<DocRows>)>,
 }
@@ -219,6 +227,8 @@ impl App {
             effects: Vec::new(),
             restoring: None,
             read_only: false,
+            traces: None,
+            waiting_work: None,
             doc_rows: None,
         }
     }
@@ -471,7 +481,8 @@ impl App {
             | Action::PageCursor { .. }
             | Action::GoTo { .. }
             | Action::PageProgress(_)
-            | Action::PageDone(_)) => self.apply_page(a),
+            | Action::PageDone(_)
+            | Action::ReplayTraced(_)) => self.apply_page(a),
             a => self.apply_reply(a),
         }
     }

@@ -52,6 +52,7 @@ impl Headless {
         let mut app = App::new(name, &options.settings, theme, jobs);
         app.corpus_path = options.corpus.clone();
         app.set_read_only(options.bundle);
+        super::open_traces(&mut app, options.traces.clone());
         app.update(Action::Resize(width, height));
         app.update(Action::Open);
         Ok(Headless {
@@ -172,6 +173,7 @@ mod tests {
             theme: None,
             view: None,
             bundle: false,
+            traces: None,
         };
         let mut screen = Headless::start(&options, 200, 40).unwrap();
         let patience = Duration::from_secs(120);

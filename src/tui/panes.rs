@@ -38,6 +38,7 @@ pub mod calibration;
 pub mod diagnose;
 pub mod evaluation;
 pub mod explore;
+pub mod traces;
 
 use crossterm::event::KeyEvent;
 use ratatui::Frame;
@@ -91,6 +92,7 @@ impl PagePane for Page {
             Page::Calibration => &calibration::Calibration,
             Page::Evaluation => &evaluation::Evaluation,
             Page::Diagnose => &diagnose::Diagnose,
+            Page::Traces => &traces::Traces,
         }
     }
 

@@ -33,6 +33,9 @@ pub struct Shots {
     /// Passages per band of the evidence-length map drawn as `evidence-map.svg` (`None`: no
     /// map).
     pub map_per_band: Option<usize>,
+    /// Traces of an application over the corpus: the traces page and a replay are pictured on
+    /// a second screen opened on the app's cuts (`None`: not pictured).
+    pub traces: Option<seamscope::traces::TracesSource>,
 }
 
 /// One picture written, with the time each timed frame took to draw.
@@ -46,6 +49,14 @@ pub struct Shot {
 /// Drive the screen on `options.corpus` and write one SVG per page and presenter stage; returns
 /// the files written (with draw times when asked).
 pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
+    let traces_options = shots.traces.clone().map(|source| Options {
+        corpus: options.corpus.clone(),
+        settings: options.settings.clone(),
+        theme: options.theme.clone(),
+        view: None,
+        bundle: false,
+        traces: Some(super::TracesGiven { source, cuts: None }),
+    });
     std::fs::create_dir_all(&shots.out)
         .with_context(|| format!("cannot create {}", shots.out.display()))?;
     let corpus_name = options.corpus.file_name().map_or_else(
@@ -78,6 +89,67 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
     } = s;
     screen.finish();
     written.extend(map_shot);
+    if let Some(options) = traces_options {
+        written.extend(traces(options, shots)?);
+    }
+    Ok(written)
+}
+
+/// The traces page on a screen opened on the app's cuts, as `seamscope <folder> --traces`
+/// opens it (the traces read and judged once the corpus is shown), then its first query
+/// replayed on the explore page beside what the app sent.
+fn traces(mut options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
+    let Some(given) = &options.traces else {
+        return Ok(Vec::new());
+    };
+    let docs = seamscope::corpus::Corpus::load(
+        &options.corpus,
+        &seamscope::places::load_options(&options.settings),
+    )?;
+    let cache_dir = seamscope::places::Places::of(&options.settings).cache_dir;
+    let cuts = seamscope::traces::source::recover_cuts(&docs, &given.source, &cache_dir)?;
+    options.settings.chunker = seamscope::chunk::ChunkerKind::Given;
+    options.settings.cuts_file = Some(cuts);
+    let mut s = Shooting {
+        screen: Headless::start(&options, shots.width, shots.height)?,
+        shots,
+        written: Vec::new(),
+    };
+    s.pump("the traces judged", &|a| {
+        a.waiting_work.is_none()
+            && a.jobs.page.in_flight().is_none()
+            && a.page_state(Page::Traces)
+                .is_some_and(|p| p.output.is_some())
+    })?;
+    if let Some(Err(e)) = s
+        .screen
+        .app
+        .page_state(Page::Traces)
+        .and_then(|p| p.output.clone())
+    {
+        anyhow::bail!("the traces could not be judged: {e}");
+    }
+    s.shoot("traces.svg")?;
+    {
+        use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+        use super::panes::PagePane;
+        let app = &mut s.screen.app;
+        let enter = Page::Traces
+            .pane()
+            .handle_key(app, &KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+        if let Some(enter) = enter {
+            app.update(enter);
+        }
+    }
+    s.pump("the traced query replayed", &|a| {
+        a.answer.is_some() && a.jobs.query.in_flight().is_none()
+    })?;
+    s.shoot("traces-replay.svg")?;
+    let Shooting {
+        screen, written, ..
+    } = s;
+    screen.finish();
     Ok(written)
 }
 

@@ -30,6 +30,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
         question_id: "A01".into(),
         time_frames: FRAMES,
         map_per_band: None,
+        traces: None,
     };
     let options = crate::tui::Options {
         corpus: corpus.to_path_buf(),
@@ -37,6 +38,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
         theme: None,
         view: None,
         bundle: false,
+        traces: None,
     };
     let times: Vec<ScreenTimes> = crate::tui::screenshots::run(options, &shots)?
         .into_iter()

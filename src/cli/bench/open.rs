@@ -206,6 +206,7 @@ fn open_rounds(
             theme: None,
             view: None,
             bundle: false,
+            traces: None,
         };
         let c = open_once(&options, !open_only, open_only)?;
         let w = open_once(&options, false, open_only)?;

@@ -374,6 +374,7 @@ fn first_frame(
         theme: None,
         view: None,
         bundle: false,
+        traces: None,
     };
     let start = Instant::now();
     let mut screen = crate::tui::headless::Headless::start(&options, 120, 34)?;

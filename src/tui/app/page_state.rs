@@ -47,6 +47,7 @@ impl App {
             Action::GoTo { doc, byte } => self.go_to(doc, byte),
             Action::PageProgress(progress) => self.jobs.page.record(progress.generation, progress),
             Action::PageDone(done) => self.page_done(*done),
+            Action::ReplayTraced(replay) => self.replay_traced(*replay),
             _ => {}
         }
         None

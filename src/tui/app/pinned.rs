@@ -1,6 +1,7 @@
 //! Two settings side by side: the result pinned with `P` beside the current one, on the explore
 //! page (both contexts, both fire tests, both verdicts) and on the evaluation page (the pinned
-//! rows kept beside the live ones).
+//! rows kept beside the live ones). A traced query replayed from the traces page pins what the
+//! app sent the same way ("your app sent" beside "with Seams").
 
 use std::sync::Arc;
 
@@ -13,19 +14,56 @@ use crate::tui::action::Page;
 use crate::tui::gold::{GoldLine, gold_line};
 use crate::tui::layout_params::LayoutParams;
 
-/// A result kept for comparison, with the layout its ids refer to.
+/// A context kept for comparison, with the chunking its ids refer to.
 #[derive(Clone)]
 pub struct Pinned {
-    /// The settings it ran under, in words: `m 1 · budget 5 · k 150 · fixed 1024`.
+    /// What it is, in words: the settings a result ran under (`m 1 · budget 5 · k 150 · fixed
+    /// 1024`), or `your app sent`.
     pub label: String,
-    /// Its chunking settings.
+    /// The chunking its chunk ids refer to.
     pub params: LayoutParams,
+    /// The context kept.
+    pub side: PinnedSide,
+}
+
+/// What is pinned: one of seamscope's results, or what a traced app sent.
+#[derive(Clone)]
+pub enum PinnedSide {
+    /// A result pinned with `P`.
+    Result(Box<PinnedResult>),
+    /// What a traced app sent for a question (chunk ids of the app's cuts), with the suspect
+    /// cuts the traces page found.
+    AppSent(Box<seamscope::traces::QueryVerdict>),
+}
+
+/// One of seamscope's results, pinned with `P`.
+#[derive(Clone)]
+pub struct PinnedResult {
     /// The layout it ran on (chunk ids refer to it).
     pub open: Arc<OpenCorpus>,
     /// The result.
     pub answer: Answer,
     /// Its gold verdict, when a gold question was asked.
     pub gold: Option<GoldLine>,
+}
+
+impl Pinned {
+    /// The question the pinned context answered.
+    pub fn question(&self) -> &str {
+        match &self.side {
+            PinnedSide::Result(r) => &r.answer.question,
+            PinnedSide::AppSent(v) => &v.question,
+        }
+    }
+
+    /// The chunks of the pinned context, in the order they were sent (those of an app's
+    /// context that could not be placed left out).
+    pub fn chunks(&self) -> Vec<seamscope::chunk::ChunkId> {
+        match &self.side {
+            PinnedSide::Result(r) => r.answer.trace.fill.chunks.clone(),
+            PinnedSide::AppSent(v) => v.sent.iter().filter_map(|s| s.chunk).collect(),
+        }
+    }
 }
 
 /// Evaluation rows kept for comparison.
@@ -93,9 +131,11 @@ impl App {
         self.pinned = Some(Pinned {
             label: label.clone(),
             params: shown.params,
-            open: Arc::clone(&shown.open),
-            answer: answer.clone(),
-            gold,
+            side: PinnedSide::Result(Box::new(PinnedResult {
+                open: Arc::clone(&shown.open),
+                answer: answer.clone(),
+                gold,
+            })),
         });
         if self.is_compact() {
             // One pane at a time: the comparison is what pinning is for.

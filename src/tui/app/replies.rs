@@ -54,6 +54,7 @@ impl App {
             .is_some_and(|s| s.generation == opened.generation)
         {
             self.vectors_arrived(opened);
+            self.start_waiting_work();
             return None;
         }
         let first = self.shown.is_none();
@@ -97,6 +98,7 @@ impl App {
                 self.restore_view();
             }
         }
+        self.start_waiting_work();
         None
     }
 
@@ -219,7 +221,7 @@ impl App {
                 self.show_searched(searched);
                 if self.step.is_none() {
                     if !self.typing {
-                        self.focus = Pane::Ranking;
+                        self.focus = self.result_focus();
                     }
                     self.follow(Pane::Ranking);
                     self.show_gold_evidence();

@@ -80,7 +80,7 @@ pub fn groups() -> Vec<Group> {
                 .map(|p| p.pane().key().to_string())
                 .collect();
             let about: Vec<&str> = Page::ALL.iter().map(|p| p.pane().about()).collect();
-            out.push((title, vec![(keys.join(" / "), about.join(" / "))]));
+            out.push((title, vec![(keys.join("/"), about.join(" / "))]));
         } else {
             out.push((title, owned(rows)));
         }

@@ -9,9 +9,10 @@ use ratatui::widgets::{Paragraph, Wrap};
 use seamscope::chunk::ChunkId;
 use seamscope::retrieve::Trace;
 use seamscope::session::OpenCorpus;
+use seamscope::traces::QueryVerdict;
 
 use crate::tui::action::Pane;
-use crate::tui::app::{App, Pinned, Shown, settings_label};
+use crate::tui::app::{App, Pinned, PinnedSide, Shown, settings_label};
 use crate::tui::chrome::pane_block;
 use crate::tui::gold::{GoldLine, mark};
 use crate::tui::screen::Areas;
@@ -28,16 +29,19 @@ struct Side<'a> {
     trace: &'a Trace,
     open: &'a OpenCorpus,
     gold: Option<GoldLine>,
+    /// The cut a traces page suspects (left, right chunk): its seam's fire test is marked.
+    suspect: Option<(ChunkId, ChunkId)>,
 }
 
 /// Draw the pinned result beside the current one in the compare pane's place.
 pub fn draw(app: &App, shown: &Shown, pinned: &Pinned, frame: &mut Frame, areas: &Areas) {
     let t = &app.theme;
     let area = areas.compare;
-    frame.render_widget(
-        pane_block(app, Pane::Compare, " Pinned vs now · P unpins "),
-        area,
-    );
+    let title = match pinned.side {
+        PinnedSide::Result(_) => " Pinned vs now · P unpins ",
+        PinnedSide::AppSent(_) => " Your app sent vs with Seams · P unpins ",
+    };
+    frame.render_widget(pane_block(app, Pane::Compare, title), area);
     let inner = inside(area);
     let [left, _, right] = Layout::horizontal([
         Constraint::Fill(1),
@@ -45,37 +49,105 @@ pub fn draw(app: &App, shown: &Shown, pinned: &Pinned, frame: &mut Frame, areas:
         Constraint::Fill(1),
     ])
     .areas(inner);
-    let pinned_side = Side {
-        title: format!("Pinned · {}", pinned.label),
-        question: &pinned.answer.question,
-        other_question: app.answer.as_ref().map(|a| a.question.as_str()),
-        trace: &pinned.answer.trace,
-        open: &pinned.open,
-        gold: pinned.gold.clone(),
-    };
+    // Chunk ids compare only between layouts that cut the same chunks.
+    let same = pinned.params.same_chunks(&shown.params);
+    let now_ctx = app
+        .answer
+        .as_ref()
+        .filter(|_| same)
+        .map(|a| a.trace.fill.chunks.clone());
+    let pinned_ctx = same.then(|| pinned.chunks());
+    match &pinned.side {
+        PinnedSide::Result(result) => {
+            let side = Side {
+                title: format!("Pinned · {}", pinned.label),
+                question: &result.answer.question,
+                other_question: app.answer.as_ref().map(|a| a.question.as_str()),
+                trace: &result.answer.trace,
+                open: &result.open,
+                gold: result.gold.clone(),
+                suspect: None,
+            };
+            draw_side(t, &side, now_ctx.as_deref(), frame, left);
+        }
+        PinnedSide::AppSent(verdict) => {
+            let other = app.answer.as_ref().map(|a| a.question.as_str());
+            draw_app_side(t, verdict, other, now_ctx.as_deref(), frame, left);
+        }
+    }
     let Some(answer) = &app.answer else {
-        draw_side(t, &pinned_side, None, frame, left);
         let hint = "now: run a question to compare";
         frame.render_widget(Paragraph::new(Line::styled(hint, t.placeholder)), right);
         return;
     };
-    let now_side = Side {
-        title: format!(
-            "Now · {}",
-            settings_label(&answer.trace.settings, &shown.params)
+    let settings = settings_label(&answer.trace.settings, &shown.params);
+    let (title, suspect) = match &pinned.side {
+        PinnedSide::Result(_) => (format!("Now · {settings}"), None),
+        PinnedSide::AppSent(v) => (
+            format!("with Seams · {settings}"),
+            v.suspects.first().filter(|s| s.tier > 0),
         ),
+    };
+    let now_side = Side {
+        title,
         question: &answer.question,
-        other_question: Some(&pinned.answer.question),
+        other_question: Some(pinned.question()),
         trace: &answer.trace,
         open: &shown.open,
         gold: app.gold_verdict(),
+        suspect: suspect.filter(|_| same).map(|s| (s.left, s.right)),
     };
-    // Chunk ids compare only between layouts that cut the same chunks.
-    let same = pinned.params.same_chunks(&shown.params);
-    let now_ctx = same.then_some(answer.trace.fill.chunks.as_slice());
-    let pinned_ctx = same.then_some(pinned.answer.trace.fill.chunks.as_slice());
-    draw_side(t, &pinned_side, now_ctx, frame, left);
-    draw_side(t, &now_side, pinned_ctx, frame, right);
+    draw_side(t, &now_side, pinned_ctx.as_deref(), frame, right);
+}
+
+/// What a traced app sent: its chunks in its order with the scores its retriever gave, the
+/// documents that could not be placed, and the cut the traces page suspects, in words.
+fn draw_app_side(
+    t: &Theme,
+    verdict: &QueryVerdict,
+    other_question: Option<&str>,
+    other: Option<&[ChunkId]>,
+    frame: &mut Frame,
+    area: Rect,
+) {
+    let mut lines = vec![Line::styled(
+        format!("your app sent · budget {}", verdict.budget),
+        t.title,
+    )];
+    if other_question.is_some_and(|q| q.trim() != verdict.question.trim()) {
+        lines.push(Line::styled(
+            format!("“{}”", seamscope::text::safe(&verdict.question)),
+            t.muted,
+        ));
+    }
+    let mut context = vec![Span::styled("context: ", t.muted)];
+    for (i, sent) in verdict.sent.iter().enumerate() {
+        if i > 0 {
+            context.push(Span::raw(" "));
+        }
+        let score = sent.score.map(|s| format!(" ({s:.2})")).unwrap_or_default();
+        let (text, style) = match sent.chunk {
+            Some(c) if other.is_some_and(|o| !o.contains(&c)) => {
+                (format!("+{}{score}", c.0), t.added)
+            }
+            Some(c) => (format!("{}{score}", c.0), t.text),
+            None => (format!("?{score}"), t.muted),
+        };
+        context.push(Span::styled(text, style));
+    }
+    lines.push(Line::from(context));
+    let unplaced = verdict.sent.iter().filter(|s| s.chunk.is_none()).count();
+    if unplaced > 0 {
+        lines.push(Line::styled(
+            format!("? {unplaced} not placed in the corpus"),
+            t.muted,
+        ));
+    }
+    lines.push(Line::from(vec![
+        Span::styled("suspect: ", t.muted),
+        Span::styled(verdict.why(), t.fired),
+    ]));
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), area);
 }
 
 fn draw_side(t: &Theme, side: &Side<'_>, other: Option<&[ChunkId]>, frame: &mut Frame, area: Rect) {
@@ -105,13 +177,22 @@ fn draw_side(t: &Theme, side: &Side<'_>, other: Option<&[ChunkId]>, frame: &mut 
         } else {
             ("dropped", t.dropped)
         };
+        let seam = side.open.layout.seam(d.seam);
+        let suspect = side.suspect == Some((seam.left, seam.right));
         fires.push(Span::styled(
             format!(
-                "{} #{} {verdict}",
+                "{}{} #{} {verdict}",
+                if suspect { "▶ suspect " } else { "" },
                 side.open.seam_label(d.seam),
                 d.seam_position
             ),
-            style,
+            if suspect {
+                style.add_modifier(
+                    ratatui::style::Modifier::BOLD | ratatui::style::Modifier::REVERSED,
+                )
+            } else {
+                style
+            },
         ));
     }
     lines.push(Line::from(fires));

@@ -1,0 +1,126 @@
+//! A traced query replayed on the explore page (Enter on the traces page): the question asked on
+//! the app's cuts at the app's budget, with what the app sent pinned beside seamscope's answer;
+//! and a page's measurement that waits for the corpus (`--traces` judges the traces as soon as
+//! the vectors are in).
+
+use std::path::PathBuf;
+
+use seamscope::chunk::ChunkerKind;
+use seamscope::traces::TracesSource;
+
+use super::{App, Notice, Pinned, PinnedSide};
+use crate::tui::action::{Page, Pane, Slider, TracedReplay};
+
+/// The traces the screen was opened with, for the traces page to read.
+#[derive(Debug, Clone)]
+pub struct TracesGiven {
+    /// `--traces` (and `--project`).
+    pub source: TracesSource,
+    /// `--cuts`: the app's splitter's chunks, replayed on instead of the cuts recovered from
+    /// the traces.
+    pub cuts: Option<PathBuf>,
+}
+
+impl App {
+    /// Ask the traced query on the app's cuts (laying them out again first when the screen
+    /// shows another layout) at the app's budget, what the app sent pinned beside the answer.
+    pub(super) fn replay_traced(&mut self, replay: TracedReplay) {
+        let Some(shown) = &self.shown else {
+            self.notice = Some(Notice {
+                text: "the corpus is still opening: replay once it is shown".into(),
+                error: true,
+            });
+            return;
+        };
+        if let Err(e) = seamscope::session::check_question(&replay.verdict.question) {
+            self.notice = Some(Notice {
+                text: e.to_string(),
+                error: true,
+            });
+            return;
+        }
+        let mut params = shown.params;
+        if replay.relayout {
+            if !self.sliders.has_cuts || self.read_only {
+                self.notice = Some(Notice {
+                    text: "the screen was not opened on the app's cuts: open it with \
+                           seamscope <corpus> --traces SOURCE to replay on them"
+                        .into(),
+                    error: true,
+                });
+                return;
+            }
+            self.sliders.chunker = ChunkerKind::Given;
+            params = self.sliders.layout();
+        }
+        let verdict = replay.verdict;
+        let question = verdict.question.clone();
+        let id = verdict
+            .question_id
+            .as_deref()
+            .map(|id| format!("{} ", seamscope::text::safe_name(id)))
+            .unwrap_or_default();
+        // Seams gets the app's budget, so both sides fill the same number of places.
+        self.sliders.set(Slider::Budget, verdict.budget);
+        self.pinned = Some(Pinned {
+            label: "your app sent".into(),
+            params,
+            side: PinnedSide::AppSent(Box::new(verdict)),
+        });
+        self.page = Page::Explore;
+        self.step = None;
+        self.gold = None;
+        self.query.clear();
+        self.query.insert_str(&question);
+        if replay.relayout {
+            self.query.remember(&question);
+            self.asked = Some(question);
+            self.typing = false;
+            self.start_layout();
+        } else {
+            self.run_query();
+        }
+        if self.is_compact() {
+            // One pane at a time: the comparison is what the replay is for.
+            self.focus = Pane::Compare;
+            self.typing = false;
+        }
+        self.notice = Some(Notice {
+            text: format!(
+                "replaying {id}on the app's cuts at its budget ({}): your app sent · with Seams; \
+                 P unpins",
+                self.sliders.budget
+            ),
+            error: false,
+        });
+    }
+
+    /// The pane a new result takes the focus to: the ranking, or on a compact screen (one pane
+    /// at a time) the comparison while what a traced app sent is pinned, since comparing is
+    /// what the replay is for.
+    pub(super) fn result_focus(&self) -> Pane {
+        let app_sent = self
+            .pinned
+            .as_ref()
+            .is_some_and(|p| matches!(p.side, PinnedSide::AppSent(_)));
+        if app_sent && self.is_compact() {
+            Pane::Compare
+        } else {
+            Pane::Ranking
+        }
+    }
+
+    /// The corpus is shown with its vectors: start the page measurement that waited for it.
+    pub(super) fn start_waiting_work(&mut self) {
+        let ready = self
+            .shown
+            .as_ref()
+            .is_some_and(|s| s.open.indexes.dense_ready() && s.coming.is_none());
+        if !ready {
+            return;
+        }
+        if let Some((page, work)) = self.waiting_work.take() {
+            self.jobs.start_page_work(page, work);
+        }
+    }
+}
