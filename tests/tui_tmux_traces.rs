@@ -52,9 +52,8 @@ fn replay_a01(width: u16, height: u16) {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let traces = traces_dir().join("otlp.jsonl");
     assert!(traces.is_file(), "{} is not there", traces.display());
-    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("tui-traces-{width}"));
-    std::fs::create_dir_all(&work).unwrap_or_else(|e| panic!("{}: {e}", work.display()));
-    let cache = work.join("cache");
+    // The cache the sample-corpus tests share: the app's cuts are embedded once per run.
+    let cache = common::sample_cache();
     let (rank, why) = a01_in_the_report(&traces, &cache);
 
     let tmux = Tmux::start_sized(&root, &format!("traces-{width}"), width, height);

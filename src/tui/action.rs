@@ -235,6 +235,8 @@ pub struct PageDone {
 pub struct TracedReplay {
     /// The query as the traces page judged it: its question, what the app sent, its suspects.
     pub verdict: seamscope::traces::QueryVerdict,
+    /// The searches the judged replay fused: the answer on the explore page keeps the same.
+    pub search: seamscope::traces::ReplaySearch,
     /// The layout shown is not the one the query was judged on: lay the app's cuts out again
     /// (chunker `given`) before asking.
     pub relayout: bool,

@@ -50,7 +50,7 @@ pub use evaluation::{EvalState, Rescore};
 pub use list_cursor::ListCursor;
 pub use lists::{Lists, compare_rows, comparison};
 pub use page_state::PageStates;
-pub use pinned::{Pinned, PinnedRows, PinnedSide, settings_label};
+pub use pinned::{AppSent, Pinned, PinnedRows, PinnedSide, settings_label};
 pub use query_box::QueryBox;
 pub use sliders::SliderValues;
 pub use traced::TracesGiven;

@@ -37,6 +37,15 @@ impl App {
             timings,
             dense_pending,
         } = searched;
+        // A traced query replayed beside what its app sent fuses the searches its replay did.
+        let input = match self
+            .pinned
+            .as_ref()
+            .and_then(|p| p.searches_for(&input.question))
+        {
+            Some(search) => seamscope::traces::keep_searches(input, search),
+            None => input,
+        };
         match shown.open.with_lookups(|l| replan(&input, &query, l)) {
             Ok(trace) => {
                 self.answer = Some(Answer {

@@ -33,7 +33,17 @@ pub enum PinnedSide {
     Result(Box<PinnedResult>),
     /// What a traced app sent for a question (chunk ids of the app's cuts), with the suspect
     /// cuts the traces page found.
-    AppSent(Box<seamscope::traces::QueryVerdict>),
+    AppSent(Box<AppSent>),
+}
+
+/// What a traced app sent, pinned: the traces page's verdict on the query and the searches its
+/// replay fused, which the answer beside it keeps too (so "with Seams" is the replay judged).
+#[derive(Clone)]
+pub struct AppSent {
+    /// The query as the traces page judged it.
+    pub verdict: seamscope::traces::QueryVerdict,
+    /// The searches the replay fused (dense alone, as most apps retrieve, or hybrid).
+    pub search: seamscope::traces::ReplaySearch,
 }
 
 /// One of seamscope's results, pinned with `P`.
@@ -48,11 +58,22 @@ pub struct PinnedResult {
 }
 
 impl Pinned {
+    /// The searches a question's answer keeps while this is pinned: what a traced app's
+    /// replay fused, for its own question; `None` keeps them all.
+    pub fn searches_for(&self, question: &str) -> Option<seamscope::traces::ReplaySearch> {
+        match &self.side {
+            PinnedSide::AppSent(a) if a.verdict.question.trim() == question.trim() => {
+                Some(a.search)
+            }
+            _ => None,
+        }
+    }
+
     /// The question the pinned context answered.
     pub fn question(&self) -> &str {
         match &self.side {
             PinnedSide::Result(r) => &r.answer.question,
-            PinnedSide::AppSent(v) => &v.question,
+            PinnedSide::AppSent(a) => &a.verdict.question,
         }
     }
 
@@ -61,7 +82,7 @@ impl Pinned {
     pub fn chunks(&self) -> Vec<seamscope::chunk::ChunkId> {
         match &self.side {
             PinnedSide::Result(r) => r.answer.trace.fill.chunks.clone(),
-            PinnedSide::AppSent(v) => v.sent.iter().filter_map(|s| s.chunk).collect(),
+            PinnedSide::AppSent(a) => a.verdict.sent.iter().filter_map(|s| s.chunk).collect(),
         }
     }
 }

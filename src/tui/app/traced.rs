@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use seamscope::chunk::ChunkerKind;
 use seamscope::traces::TracesSource;
 
-use super::{App, Notice, Pinned, PinnedSide};
+use super::{App, AppSent, Notice, Pinned, PinnedSide};
 use crate::tui::action::{Page, Pane, Slider, TracedReplay};
 
 /// The traces the screen was opened with, for the traces page to read.
@@ -65,7 +65,10 @@ impl App {
         self.pinned = Some(Pinned {
             label: "your app sent".into(),
             params,
-            side: PinnedSide::AppSent(Box::new(verdict)),
+            side: PinnedSide::AppSent(Box::new(AppSent {
+                verdict,
+                search: replay.search,
+            })),
         });
         self.page = Page::Explore;
         self.step = None;

@@ -187,6 +187,7 @@ fn replay_selected(app: &App) -> Option<Action> {
     let relayout = !page.on_shown || app.page_is_stale(Page::Traces);
     Some(Action::ReplayTraced(Box::new(TracedReplay {
         verdict: verdict.clone(),
+        search: page.report.summary.search.unwrap_or(ReplaySearch::Dense),
         relayout,
     })))
 }

@@ -9,7 +9,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 use seamscope::chunk::ChunkId;
 use seamscope::retrieve::Trace;
 use seamscope::session::OpenCorpus;
-use seamscope::traces::QueryVerdict;
+use seamscope::traces::{QueryVerdict, ReplaySearch};
 
 use crate::tui::action::Pane;
 use crate::tui::app::{App, Pinned, PinnedSide, Shown, settings_label};
@@ -70,9 +70,9 @@ pub fn draw(app: &App, shown: &Shown, pinned: &Pinned, frame: &mut Frame, areas:
             };
             draw_side(t, &side, now_ctx.as_deref(), frame, left);
         }
-        PinnedSide::AppSent(verdict) => {
+        PinnedSide::AppSent(sent) => {
             let other = app.answer.as_ref().map(|a| a.question.as_str());
-            draw_app_side(t, verdict, other, now_ctx.as_deref(), frame, left);
+            draw_app_side(t, &sent.verdict, other, now_ctx.as_deref(), frame, left);
         }
     }
     let Some(answer) = &app.answer else {
@@ -83,9 +83,16 @@ pub fn draw(app: &App, shown: &Shown, pinned: &Pinned, frame: &mut Frame, areas:
     let settings = settings_label(&answer.trace.settings, &shown.params);
     let (title, suspect) = match &pinned.side {
         PinnedSide::Result(_) => (format!("Now · {settings}"), None),
-        PinnedSide::AppSent(v) => (
-            format!("with Seams · {settings}"),
-            v.suspects.first().filter(|s| s.tier > 0),
+        PinnedSide::AppSent(sent) => (
+            format!(
+                "with Seams · {settings} · {}",
+                match pinned.searches_for(&answer.question) {
+                    Some(ReplaySearch::Dense) => "dense search, as the app",
+                    Some(ReplaySearch::Hybrid) => "hybrid search",
+                    None => "hybrid search (another question)",
+                }
+            ),
+            sent.verdict.suspects.first().filter(|s| s.tier > 0),
         ),
     };
     let now_side = Side {

@@ -9,6 +9,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use insta::assert_snapshot;
 use seamscope::chunk::ChunkId;
+use seamscope::retrieve::{ListSource, RankingInput};
 use seamscope::traces::suspicion::Suspect;
 use seamscope::traces::{QueryVerdict, SentDocument, TracesReport, TracesSource, TracesSummary};
 
@@ -235,9 +236,20 @@ fn tui_the_traces_page_lists_queries_by_suspicion_and_enter_replays_one_beside_t
     ));
     let generation = f.expect_ask();
     f.deliver_answer(generation);
+    // The answer fuses what the judged replay fused: the dense list alone, as the app.
+    let answer = f.app.answer.as_ref().expect("the question was answered");
+    let RankingInput::Lists(lists) = &answer.trace.input.ranking else {
+        panic!("the fixture's answer comes from search lists");
+    };
+    assert!(!lists.is_empty());
+    assert!(
+        lists.iter().all(|l| l.source == ListSource::Dense),
+        "{lists:?}"
+    );
     let text = screen(&mut f, 200, 50);
     assert!(text.contains("your app sent · budget 3"), "{text}");
     assert!(text.contains("with Seams · m "), "{text}");
+    assert!(text.contains("dense search, as the app"), "{text}");
     assert!(text.contains("▶ suspect seam 1|2"), "{text}");
     assert!(
         text.contains("context: 1 (0.83) 3 (0.80) ? (0.50)"),
