@@ -321,6 +321,7 @@ fn tui_traces_that_cannot_be_read_are_said_on_the_page() {
         text.contains("the traces could not be read or judged: cannot read traces"),
         "{text}"
     );
+    assert!(text.contains("r reads them again once"), "{text}");
     assert!(key(&f, KeyCode::Enter).is_none(), "nothing to replay");
     // Esc cancels a run under way.
     let _ = run(&mut f);

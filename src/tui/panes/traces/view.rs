@@ -126,9 +126,16 @@ fn intro(app: &App, width: usize) -> Vec<Line<'static>> {
     )];
     out.push(Line::raw(""));
     if app.traces.is_some() {
+        let failed = app
+            .page_state(Page::Traces)
+            .is_some_and(|s| matches!(s.output, Some(Err(_))));
         if app.jobs.page.in_flight().is_none() {
             out.push(Line::styled(
-                "The traces are read once the corpus is embedded; r reads them again.",
+                if failed {
+                    "r reads them again once what is said above is mended."
+                } else {
+                    "The traces are read once the corpus is embedded; r reads them again."
+                },
                 t.muted,
             ));
         }
