@@ -52,7 +52,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         frame.render_widget(Paragraph::new(head).wrap(Wrap { trim: true }), inner);
         return;
     };
-    head.extend(summary_lines(app, shown, width));
+    head.extend(summary_lines(app, shown, width, inner.height >= 20));
     let queries = &shown.report.queries;
     if queries.is_empty() {
         head.push(Line::styled(
@@ -166,8 +166,9 @@ fn intro(app: &App, width: usize) -> Vec<Line<'static>> {
     out
 }
 
-/// The figures over all queries, and the layout and replay they come from.
-fn summary_lines(app: &App, shown: &TracesPage, width: usize) -> Vec<Line<'static>> {
+/// The figures over all queries, and the layout and replay they come from (on a short screen
+/// only when they need saying: another layout than the one shown, or a stale report).
+fn summary_lines(app: &App, shown: &TracesPage, width: usize, roomy: bool) -> Vec<Line<'static>> {
     let t = &app.theme;
     let s = &shown.report.summary;
     let p = &s.placement;
@@ -204,11 +205,13 @@ fn summary_lines(app: &App, shown: &TracesPage, width: usize) -> Vec<Line<'stati
         .into_iter()
         .map(|l| Line::styled(l, t.title))
         .collect();
-    out.extend(
-        wrap_words(&layout, width)
-            .into_iter()
-            .map(|l| Line::styled(l, t.muted)),
-    );
+    if roomy || !shown.on_shown || app.page_is_stale(Page::Traces) {
+        out.extend(
+            wrap_words(&layout, width)
+                .into_iter()
+                .map(|l| Line::styled(l, t.muted)),
+        );
+    }
     out.push(Line::styled(
         fit(
             if width >= ONE_ROW {
