@@ -58,6 +58,23 @@ pub struct PinnedResult {
 }
 
 impl Pinned {
+    /// The cut a traced app's query is suspected at (left, right chunk), when this pins what
+    /// the app sent for `question` and the traces page found a suspect.
+    pub fn suspect_for(
+        &self,
+        question: &str,
+    ) -> Option<(seamscope::chunk::ChunkId, seamscope::chunk::ChunkId)> {
+        match &self.side {
+            PinnedSide::AppSent(a) if a.verdict.question.trim() == question.trim() => a
+                .verdict
+                .suspects
+                .first()
+                .filter(|s| s.tier > 0)
+                .map(|s| (s.left, s.right)),
+            _ => None,
+        }
+    }
+
     /// The searches a question's answer keeps while this is pinned: what a traced app's
     /// replay fused, for its own question; `None` keeps them all.
     pub fn searches_for(&self, question: &str) -> Option<seamscope::traces::ReplaySearch> {

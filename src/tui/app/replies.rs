@@ -225,6 +225,7 @@ impl App {
                     }
                     self.follow(Pane::Ranking);
                     self.show_gold_evidence();
+                    self.show_suspect();
                 }
                 self.finish_restore();
             }

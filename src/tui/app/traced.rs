@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use seamscope::chunk::ChunkerKind;
+use seamscope::retrieve::EntryRef;
 use seamscope::traces::TracesSource;
 
 use super::{App, AppSent, Notice, Pinned, PinnedSide};
@@ -110,6 +111,42 @@ impl App {
             Pane::Compare
         } else {
             Pane::Ranking
+        }
+    }
+
+    /// A traced query answered beside what its app sent: the ranking's cursor on the seam over
+    /// the suspect cut and the text on that cut, so the cut that may have made the app miss is
+    /// what the explore page shows first.
+    pub(super) fn show_suspect(&mut self) {
+        let (Some(answer), Some(shown), Some(pinned)) = (&self.answer, &self.shown, &self.pinned)
+        else {
+            return;
+        };
+        if !pinned.params.same_chunks(&shown.params) {
+            return;
+        }
+        let Some((left, right)) = pinned.suspect_for(&answer.question) else {
+            return;
+        };
+        let Some(seam) = shown
+            .open
+            .layout
+            .seams
+            .iter()
+            .find(|s| s.left == left && s.right == right)
+            .map(|s| EntryRef::Seam(s.id))
+        else {
+            return;
+        };
+        let at = answer.trace.fused.iter().position(|e| e.entry == seam);
+        match at {
+            Some(i) if self.ranking_list().is_none() => {
+                let len = self.list_len(Pane::Ranking);
+                let height = self.list_height(Pane::Ranking);
+                self.lists.ranking.select(i, len, height);
+                self.follow(Pane::Ranking);
+            }
+            _ => self.with_view(|view, open, geo| view.show(seam, open, geo)),
         }
     }
 

@@ -9,12 +9,14 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use insta::assert_snapshot;
 use seamscope::chunk::ChunkId;
-use seamscope::retrieve::{ListSource, RankingInput};
+use seamscope::retrieve::{EntryRef, ListSource, RankingInput};
 use seamscope::traces::suspicion::Suspect;
-use seamscope::traces::{QueryVerdict, SentDocument, TracesReport, TracesSource, TracesSummary};
+use seamscope::traces::{
+    QueryVerdict, ReplaySearch, SentDocument, TracesReport, TracesSource, TracesSummary,
+};
 
 use super::{Traces, TracesPage};
-use crate::tui::action::{Action, Page, PageDone, Pane as Focus};
+use crate::tui::action::{Action, Page, PageDone, Pane as Focus, TracedReplay};
 use crate::tui::app::{PinnedSide, TracesGiven};
 use crate::tui::background::BackgroundProgress;
 use crate::tui::fixture::{Fixture, QUESTION};
@@ -267,6 +269,38 @@ fn tui_the_traces_page_lists_queries_by_suspicion_and_enter_replays_one_beside_t
     assert_eq!(f.app.focus, Focus::Compare, "{text}");
     assert!(text.contains("your app sent"), "{text}");
     assert!(text.contains("with Seams"), "{text}");
+}
+
+#[test]
+fn tui_a_replayed_query_shows_its_suspect_seam_in_the_ranking_and_its_cut_in_the_text() {
+    let mut f = with_traces();
+    // A suspect cut whose seam the fixture's answer ranks last, not where the cursor starts.
+    let open = std::sync::Arc::clone(&f.app.shown.as_ref().expect("shown").open);
+    let seam = open
+        .layout
+        .seams
+        .iter()
+        .find(|s| s.left == ChunkId(0) && s.right == ChunkId(1))
+        .map(|s| EntryRef::Seam(s.id))
+        .expect("the fixture has seam 0|1");
+    f.app.update(Action::ReplayTraced(Box::new(TracedReplay {
+        verdict: verdict(1, "A01", QUESTION, vec![suspect(0, 1, 0, true)]),
+        search: ReplaySearch::Dense,
+        relayout: false,
+    })));
+    let generation = f.expect_ask();
+    f.deliver_answer(generation);
+    let answer = f.app.answer.as_ref().expect("the question was answered");
+    let at = answer
+        .trace
+        .fused
+        .iter()
+        .position(|e| e.entry == seam)
+        .expect("seam 0|1 is in the fused ranking");
+    assert!(at > 0, "the test needs the seam off the first row");
+    assert_eq!(f.app.lists.ranking.selected, at);
+    assert_eq!(f.app.view.cursor, Some(seam));
+    assert_eq!(f.app.view.doc, open.layout.chunk(ChunkId(1)).doc);
 }
 
 #[test]
