@@ -112,6 +112,12 @@ pub fn read_project(
         .timeout_global(Some(Duration::from_secs(120)))
         .build()
         .into();
+    let reader = Reader {
+        agent: &agent,
+        base,
+        key: key.as_deref(),
+        shown: &shown,
+    };
     let mut pages: Vec<Vec<u8>> = Vec::new();
     let mut cursor: Option<String> = None;
     let mut spans = 0usize;
@@ -123,25 +129,17 @@ pub fn read_project(
         if let Some(c) = &cursor {
             path.push_str(&format!("&cursor={}", percent_encode(c)));
         }
-        let mut request = agent.get(format!("{base}{path}"));
-        if let Some(k) = &key {
-            request = request.header("Authorization", format!("Bearer {k}"));
-        }
-        let mut response = request.call().map_err(|e| PhoenixError::Unreachable {
-            url: shown.clone(),
-            why: redact(&e.to_string(), key.as_deref()),
-        })?;
-        let status = response.status().as_u16();
-        let body = response
-            .body_mut()
-            .with_config()
-            .limit(MAX_PAGE_BYTES)
-            .read_to_vec()
-            .map_err(|e| PhoenixError::BadPage {
+        let (status, body) = reader.fetch(&path).map_err(|failed| match failed {
+            Fetch::Call(why) => PhoenixError::Unreachable {
+                url: shown.clone(),
+                why,
+            },
+            Fetch::Body(why) => PhoenixError::BadPage {
                 url: shown.clone(),
                 page,
-                why: redact(&e.to_string(), key.as_deref()),
-            })?;
+                why,
+            },
+        })?;
         if status != 200 {
             let text = String::from_utf8_lossy(&body[..body.len().min(300)]).into_owned();
             return Err(PhoenixError::Status {
@@ -184,12 +182,6 @@ pub fn read_project(
         error,
     })?;
     read.queries.reverse();
-    let reader = Reader {
-        agent: &agent,
-        base,
-        key: key.as_deref(),
-        shown: &shown,
-    };
     annotations(&reader, project, &mut read);
     Ok(read)
 }
@@ -202,23 +194,38 @@ struct Reader<'a> {
     shown: &'a str,
 }
 
+/// How a request failed: no answer, or an answer whose body could not be read.
+enum Fetch {
+    Call(String),
+    Body(String),
+}
+
 impl Reader<'_> {
-    /// `GET path` as JSON; the error in words (the key never in them).
-    fn get(&self, path: &str) -> Result<serde_json::Value, String> {
+    /// `GET path`: the status and the body (at most a page's bytes); the error in words, the
+    /// key never in them.
+    fn fetch(&self, path: &str) -> Result<(u16, Vec<u8>), Fetch> {
         let mut request = self.agent.get(format!("{}{path}", self.base));
         if let Some(k) = self.key {
             request = request.header("Authorization", format!("Bearer {k}"));
         }
         let mut response = request
             .call()
-            .map_err(|e| redact(&e.to_string(), self.key))?;
+            .map_err(|e| Fetch::Call(redact(&e.to_string(), self.key)))?;
         let status = response.status().as_u16();
         let body = response
             .body_mut()
             .with_config()
             .limit(MAX_PAGE_BYTES)
             .read_to_vec()
-            .map_err(|e| redact(&e.to_string(), self.key))?;
+            .map_err(|e| Fetch::Body(redact(&e.to_string(), self.key)))?;
+        Ok((status, body))
+    }
+
+    /// `GET path` as JSON; the error in words (the key never in them).
+    fn get(&self, path: &str) -> Result<serde_json::Value, String> {
+        let (status, body) = self
+            .fetch(path)
+            .map_err(|(Fetch::Call(why) | Fetch::Body(why))| why)?;
         if status != 200 {
             return Err(format!("{} answered {status}", self.shown));
         }
