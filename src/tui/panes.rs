@@ -49,6 +49,27 @@ use super::screen::Areas;
 
 pub use super::page_work::{PageOutput, PageWork};
 
+/// The page job's progress as a gauge line (`LABEL: what done/total`), `waiting` until the
+/// worker reports; `None` when no page job is in flight. The measuring pages' status line.
+pub fn page_job_progress(
+    app: &App,
+    waiting: &str,
+    label: &str,
+) -> Option<ratatui::text::Line<'static>> {
+    let job = app.jobs.page.in_flight()?;
+    let (done, total, what) = job
+        .progress
+        .as_ref()
+        .map_or((0, 0, waiting), |p| (p.done, p.total, p.what.as_str()));
+    Some(super::widgets::gauge::progress(
+        done,
+        total,
+        24,
+        format!("{label}: {what} {done}/{total}"),
+        &app.theme,
+    ))
+}
+
 /// One group of the help overlay: its title and its (keys, what they do) rows.
 pub type HelpGroup = (&'static str, &'static [(&'static str, &'static str)]);
 

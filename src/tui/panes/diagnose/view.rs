@@ -15,7 +15,6 @@ use crate::tui::action::Page;
 use crate::tui::app::App;
 use crate::tui::chrome::{fit, wrap_words};
 use crate::tui::theme::Theme;
-use crate::tui::widgets::gauge::progress;
 
 /// Columns of a finding's name.
 const LABEL: usize = 27;
@@ -75,20 +74,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
 /// The job's progress, its failure, or nothing.
 fn status_lines(app: &App) -> Vec<Line<'static>> {
     let t = &app.theme;
-    if let Some(job) = app.jobs.page.in_flight() {
-        let (done, total, what) = job
-            .progress
-            .as_ref()
-            .map_or((0, 0, "waiting for the worker"), |p| {
-                (p.done, p.total, p.what.as_str())
-            });
-        return vec![progress(
-            done,
-            total,
-            24,
-            format!("diagnosing: {what} {done}/{total}"),
-            t,
-        )];
+    if let Some(line) =
+        crate::tui::panes::page_job_progress(app, "waiting for the worker", "diagnosing")
+    {
+        return vec![line];
     }
     match app
         .page_state(Page::Diagnose)

@@ -15,7 +15,6 @@ use crate::tui::action::Page;
 use crate::tui::app::App;
 use crate::tui::chrome::{fit, wrap_words};
 use crate::tui::theme::Theme;
-use crate::tui::widgets::gauge::progress;
 
 /// Columns below which a query takes two rows (its suspect, then its question).
 const ONE_ROW: usize = 140;
@@ -83,20 +82,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
 /// The job's progress, its failure, or nothing.
 fn status_lines(app: &App, width: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
-    if let Some(job) = app.jobs.page.in_flight() {
-        let (done, total, what) = job
-            .progress
-            .as_ref()
-            .map_or((0, 0, "waiting for the corpus"), |p| {
-                (p.done, p.total, p.what.as_str())
-            });
-        return vec![progress(
-            done,
-            total,
-            24,
-            format!("traces: {what} {done}/{total}"),
-            t,
-        )];
+    if let Some(line) =
+        crate::tui::panes::page_job_progress(app, "waiting for the corpus", "traces")
+    {
+        return vec![line];
     }
     match app.page_state(Page::Traces).and_then(|s| s.output.as_ref()) {
         Some(Err(e)) => wrap_words(
