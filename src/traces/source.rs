@@ -108,7 +108,8 @@ impl Prepared {
 }
 
 impl QueryVerdict {
-    /// Its most suspect cut in words: `cut 40|41 · its seam fires · Seams adds chunk 40`, or
+    /// Its most suspect cut in words: `cut 40|41 · its seam fires · Seams adds chunk 40 · seam
+    /// +0.031 on the app's best` (the seam's cosine margin over the best chunk the app sent), or
     /// why no cut is suspect.
     pub fn why(&self) -> String {
         let Some(s) = self.suspects.first().filter(|s| s.tier > 0) else {
@@ -132,6 +133,9 @@ impl QueryVerdict {
                 " · chunk {} ranks {r} (budget {})",
                 s.missing.0, self.budget
             );
+        }
+        if let Some(m) = s.margin.filter(|_| s.seam_fires) {
+            let _ = write!(out, " · seam {m:+.3} on the app's best");
         }
         out
     }

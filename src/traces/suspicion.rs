@@ -6,7 +6,7 @@
 //! paper's worked example, a fact split so that neither half ranks on its own), except a cut
 //! whose two chunks the app both sent. For each, with "the missing chunk" the one the app did not
 //! send (when it sent neither, the one the replay ranks higher is taken as found and the other as
-//! missing):
+//! missing), its tier says what points at it:
 //!
 //! | tier | the cut is suspect when… |
 //! |---|---|
@@ -15,14 +15,21 @@
 //! | 2 | its seam fires but the budget leaves no room for the missing chunk |
 //! | 1 | the missing chunk ranks within `near` places past the app's budget in the replay's chunks-only ranking (or inside it: the replay would have sent it) |
 //!
-//! A cut's score is its tier plus `0.99 ×` a fraction that orders cuts of one tier: for tiers
-//! 4 to 2, `1 − 1/(1 + lead)`, where the lead is how many places the seam ranks above the better
-//! of its two chunks (the largest `m` at which it would still fire: a seam that holds both halves
-//! of a split fact outranks each half by more than one that repeats a fact one side holds whole);
-//! for tier 1, `1/(1 + p)`, where `p` is how far past the budget the missing chunk ranks (0
-//! inside it). A query's suspicion is its best cut's score (0 when nothing points at any cut).
-//! Queries are read highest first; ties keep the traces' order. No constant here was fitted to
-//! a question set: the tiers follow the fire test's own meaning, and `lead` is its margin.
+//! The order. A cut whose seam fires (tiers 4 to 2) scores `2 + (1 + margin) / 2`, in 2 to 3,
+//! where the margin is the seam's dense cosine to the question minus the best cosine of any
+//! chunk the app sent (in the replay's chunks-only ranking; a sent chunk the ranking does not
+//! reach counts at its last cosine, which bounds it from above). A positive margin says that the
+//! text across this cut answers the question better than anything the app sent: the evidence
+//! that the app's context missed a passage, and that a cut split it. A tier 1 cut scores
+//! `1 + 0.99 / (1 + p)`, where `p` is how far past the budget the missing chunk ranks (0 inside
+//! it). A query's suspicion is its best cut's score (0 when nothing points at any cut); queries
+//! are read highest first, ties in the traces' order.
+//!
+//! No constant here was fitted to a question set: the classes follow the fire test, and the
+//! margin is a difference of two cosines the model gives. It replaced an order by the seam's
+//! lead in places (the largest `m` at which it would still fire), which saturated (most seams
+//! that fire lead by many places) and was at chance on short chunks; the manual gives both
+//! measured on six real apps.
 
 use std::collections::{HashMap, HashSet};
 
@@ -62,6 +69,9 @@ pub struct Suspect {
     pub seams_brings_it: bool,
     /// Its tier (4 to 1; 0: the cut is listed but nothing points at it).
     pub tier: u8,
+    /// The seam's dense cosine minus the best cosine of any chunk the app sent, in the replay
+    /// (`None` when the seam or the app's chunks have no dense cosine there).
+    pub margin: Option<f32>,
     /// The sent chunk's dense cosine to the question in the replay, if ranked.
     pub sent_cosine: Option<f32>,
     /// The missing neighbour's dense cosine, if ranked.
@@ -139,6 +149,18 @@ pub fn suspects(input: &SuspicionInput<'_>) -> (Vec<Suspect>, f64) {
         .iter()
         .filter_map(|e| Some((e.entry.chunk()?, dense(e)?)))
         .collect();
+    // The best cosine of what the app sent: a sent chunk the chunks-only ranking does not reach
+    // ranks below its last entry, so that entry's cosine bounds it from above.
+    let floor = chunk_fused
+        .iter()
+        .filter(|e| e.entry.chunk().is_some())
+        .filter_map(dense)
+        .fold(None, |m: Option<f32>, c| Some(m.map_or(c, |m| m.min(c))));
+    let best_sent = input
+        .sent
+        .iter()
+        .filter_map(|c| chunk_cosine.get(c).copied().or(floor))
+        .fold(None, |m: Option<f32>, c| Some(m.map_or(c, |m| m.max(c))));
     let seam_cosine: HashMap<crate::seam::SeamId, f32> = input
         .trace
         .fused
@@ -182,21 +204,28 @@ pub fn suspects(input: &SuspicionInput<'_>) -> (Vec<Suspect>, f64) {
             .and_then(|s| reached.get(s))
             .copied()
             .unwrap_or((false, 0));
-        let lead_fraction = 1.0 - 1.0 / (1.0 + lead.max(0) as f64);
+        let this_seam_cosine = seam.and_then(|s| seam_cosine.get(s)).copied();
+        let margin = this_seam_cosine.zip(best_sent).map(|(s, b)| s - b);
+        // Without a margin (no dense cosine for the seam or for what the app sent) a firing
+        // seam ranks last among those that fire.
+        let margin_fraction = margin.map_or(0.0, |m| (1.0 + f64::from(m).clamp(-1.0, 1.0)) / 2.0);
         let seam_position = seam.and_then(|s| positions.get(s)).copied();
         let neighbour_rank = rank_of.get(&missing).copied();
         let brings = with_seams.contains(&missing);
         let just_past = neighbour_rank.is_some_and(|r| r <= input.budget + input.near);
         let app_sent_neither = !sent.contains(&c);
-        let (tier, fraction) = if fires && brings && app_sent_neither {
-            (4, lead_fraction)
-        } else if fires && brings {
-            (3, lead_fraction)
-        } else if fires {
-            (2, lead_fraction)
+        let (tier, score) = if fires {
+            let tier = if brings && app_sent_neither {
+                4
+            } else if brings {
+                3
+            } else {
+                2
+            };
+            (tier, 2.0 + margin_fraction)
         } else if just_past {
             let past = neighbour_rank.unwrap_or(0).saturating_sub(input.budget);
-            (1, 1.0 / (1.0 + past as f64))
+            (1, 1.0 + 0.99 / (1.0 + past as f64))
         } else {
             (0, 0.0)
         };
@@ -217,14 +246,11 @@ pub fn suspects(input: &SuspicionInput<'_>) -> (Vec<Suspect>, f64) {
             neighbour_rank,
             seams_brings_it: brings,
             tier,
-            score: if tier == 0 {
-                0.0
-            } else {
-                f64::from(tier) + 0.99 * fraction
-            },
+            margin,
+            score,
             sent_cosine: chunk_cosine.get(&c).copied(),
             neighbour_cosine: chunk_cosine.get(&missing).copied(),
-            seam_cosine: seam.and_then(|s| seam_cosine.get(s)).copied(),
+            seam_cosine: this_seam_cosine,
             sandwiched,
         });
     }

@@ -38,11 +38,12 @@ fn suspect(left: u32, right: u32, missing: u32, sent_by_app: bool) -> Suspect {
         neighbour_rank: Some(6),
         seams_brings_it: true,
         tier: if sent_by_app { 3 } else { 4 },
+        margin: (!sent_by_app).then_some(0.042),
         sent_cosine: None,
         neighbour_cosine: None,
         seam_cosine: None,
         sandwiched: false,
-        score: if sent_by_app { 3.5 } else { 4.5 },
+        score: if sent_by_app { 2.5 } else { 2.521 },
     }
 }
 
@@ -197,8 +198,7 @@ fn tui_the_traces_page_lists_queries_by_suspicion_and_enter_replays_one_beside_t
             "{width}: {text}"
         );
         assert!(
-            text.contains("A02       cut 2|3 · its seam fires · the app sent neither side")
-                || text.contains("cut 2|3 · its seam fires · the app sent neither side"),
+            text.contains("cut 2|3 · its seam fires · the app sent neither side"),
             "{width}: {text}"
         );
         assert!(text.contains("A01"), "{width}: {text}");
@@ -212,6 +212,12 @@ fn tui_the_traces_page_lists_queries_by_suspicion_and_enter_replays_one_beside_t
     assert!(
         screen(&mut f, 200, 50).contains("cut 1|2 · its seam fires · Seams adds chunk 2"),
         "A01's suspect in words"
+    );
+    assert!(
+        screen(&mut f, 200, 50).contains(
+            "cut 2|3 · its seam fires · the app sent neither side · Seams adds chunks 2 and 3 · seam +0.042 on the app's best"
+        ),
+        "A02's suspect in words, with the seam's margin over what the app sent"
     );
 
     // Down moves to A01; the cursor stops at the last query.
