@@ -36,6 +36,7 @@ use crate::eval::score::stores_once;
 use crate::eval::strategy::{Pointer, Strategy, Unit};
 use crate::retrieve::{RankedList, SideScores, fuse};
 use crate::session::{Engine, EngineError, OpenCorpus};
+use crate::settings::Settings;
 pub use constraint::Constraints;
 use expand::{Expansion, Relevance, expand_fill};
 pub use fold::Member;
@@ -530,12 +531,15 @@ fn search_one(
     }))
 }
 
-/// Score every setting of every strategy the options call for on `questions`, at the engine's
-/// budget, depth and RRF constant, on `open`'s layout; then the verdict. `progress` returns
-/// whether to go on; `Ok(None)` means it was stopped.
+/// Score every setting of every strategy the options call for on `questions`, at `settings`'
+/// budget, margin, depth, RRF constant and chunk size (its side drop aside), on `open`'s layout;
+/// then the verdict. The settings come by value, never through the engine's: a caller scoring
+/// at another budget passes that budget, and a panic leaves the engine as it was. `progress`
+/// returns whether to go on; `Ok(None)` means it was stopped.
 pub fn board(
     engine: &mut Engine,
     open: &OpenCorpus,
+    settings: &Settings,
     questions: &[Question],
     source: &str,
     options: &BoardOptions,
@@ -547,7 +551,7 @@ pub fn board(
     };
     let grid = GridSettings {
         side_drop: None,
-        ..GridSettings::from_settings(&engine.settings)
+        ..GridSettings::from_settings(settings)
     };
     let chunk_tokens = grid.chunk_tokens;
     let list = strategies(options, chunk_tokens);

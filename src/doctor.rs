@@ -15,6 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::{Corpus, DocId, Span};
+use crate::retrieve::QuerySettings;
 use crate::session::{Engine, EngineError, OpenCorpus};
 
 pub mod cuts;
@@ -408,11 +409,13 @@ pub enum DoctorProgress {
     },
 }
 
-/// Diagnose an open corpus under the engine's settings; `progress` returning false stops the
-/// diagnosis early (`Ok(None)`).
+/// Diagnose an open corpus, its sampled questions asked under `settings` (the caller's: the
+/// engine's, or a screen's sliders, passed by value so nothing is swapped into the engine);
+/// `progress` returning false stops the diagnosis early (`Ok(None)`).
 pub fn diagnose(
     engine: &mut Engine,
     open: &OpenCorpus,
+    settings: &QuerySettings,
     options: &DoctorOptions,
     progress: &mut dyn FnMut(DoctorProgress) -> bool,
 ) -> Result<Option<DoctorReport>, EngineError> {
@@ -426,8 +429,7 @@ pub fn diagnose(
     findings.push(orphans::orphaned_chunks(corpus, layout));
     findings.push(repeats::near_duplicates(open, options.duplicate_cosine)?);
     findings.push(repeats::boilerplate(corpus));
-    let settings = engine.settings.query_settings();
-    let Some([chunk_hubs, seam_hubs]) = hubs::hubs(engine, open, &settings, options, progress)?
+    let Some([chunk_hubs, seam_hubs]) = hubs::hubs(engine, open, settings, options, progress)?
     else {
         return Ok(None);
     };

@@ -12,6 +12,7 @@ use crate::corpus::{Corpus, Span};
 use crate::eval::questions::Question;
 use crate::eval::run::SearchProgress;
 use crate::session::{Engine, EngineError, OpenCorpus};
+use crate::settings::Settings;
 
 use super::{BoardOptions, Family, board};
 
@@ -87,14 +88,23 @@ pub fn beside_seams(
         return Ok(None);
     }
     let started = std::time::Instant::now();
-    let saved = engine.settings.clone();
-    engine.settings.budget = report.setup.budget;
-    engine.settings.depth = report.setup.depth;
-    engine.settings.rrf_c = report.setup.rrf_c;
+    let settings = Settings {
+        budget: report.setup.budget,
+        depth: report.setup.depth,
+        rrf_c: report.setup.rrf_c,
+        ..engine.settings.clone()
+    };
     let source = format!("the {} questions the calibration scored", questions.len());
-    let run = board(engine, open, &questions, &source, &options(), progress);
-    engine.settings = saved;
-    let Some(b) = run? else {
+    let Some(b) = board(
+        engine,
+        open,
+        &settings,
+        &questions,
+        &source,
+        &options(),
+        progress,
+    )?
+    else {
         return Ok(None);
     };
     let mut found = compare_board(curve, best, &open.layout, &b);

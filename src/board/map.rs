@@ -25,6 +25,7 @@ use crate::calibrate::QuestionGenerator;
 use crate::eval::questions::Question;
 use crate::eval::run::SearchProgress;
 use crate::session::{Engine, EngineError, OpenCorpus};
+use crate::settings::Settings;
 pub use agreement::KindAgreement;
 use assemble::{BandScoring, DrawnPassages, GoldPlacement, asked_kinds};
 pub use draw::{DRAWS_PER_PASSAGE, MAX_DRAWS_PER_PASSAGE};
@@ -299,10 +300,12 @@ impl EvidenceMap {
 /// Draw the passages, ask each as every kind of `options.kinds` (`generator` writes the
 /// language model's kind), score every strategy on them (and on `gold` when given: its
 /// questions' own evidence lengths placed on the same bands, with a band below and above for
-/// evidence outside them) and summarise per band. `None` when `progress` stopped it.
+/// evidence outside them) and summarise per band, every row at `settings`' budget, depth and
+/// RRF constant (see [`board`]). `None` when `progress` stopped it.
 pub fn evidence_map(
     engine: &mut Engine,
     open: &OpenCorpus,
+    settings: &Settings,
     options: &MapOptions,
     gold: Option<&[Question]>,
     generator: Option<&mut (dyn QuestionGenerator + '_)>,
@@ -320,6 +323,7 @@ pub fn evidence_map(
     let Some(scored) = board(
         engine,
         open,
+        settings,
         &questions,
         "evidence-length map",
         &board_options,

@@ -100,9 +100,11 @@ pub fn run_board(
     bar.finish();
     let open = open?;
     let options = board_options(args, BoardOptions::default());
+    let under = engine.settings.clone();
     let result = board(
         &mut engine,
         &open,
+        &under,
         &questions,
         &source,
         &options,
@@ -382,9 +384,11 @@ pub fn run_map(
     if args.resamples.is_none() {
         options.board.resamples = base.board.resamples;
     }
+    let under = engine.settings.clone();
     let map = evidence_map(
         &mut engine,
         &open,
+        &under,
         &options,
         gold.as_deref(),
         None,

@@ -114,7 +114,8 @@ pub fn run(
         }
         true
     };
-    let report = seamscope::doctor::diagnose(&mut engine, &open, &options, &mut progress)?
+    let under = engine.settings.query_settings();
+    let report = seamscope::doctor::diagnose(&mut engine, &open, &under, &options, &mut progress)?
         .ok_or_else(|| anyhow::anyhow!("the diagnosis was stopped"))?;
     if json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;

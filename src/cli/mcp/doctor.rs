@@ -41,7 +41,6 @@ impl Workbench {
             seed: p.seed.unwrap_or(0),
             ..DoctorOptions::default()
         };
-        let kept = std::mem::replace(&mut self.engine.settings, settings);
         let mut progress = |p: DoctorProgress| {
             if let DoctorProgress::Asking { done, total } = p
                 && done > 0
@@ -51,9 +50,13 @@ impl Workbench {
             }
             true
         };
-        let report =
-            seamscope::doctor::diagnose(&mut self.engine, &self.open, &options, &mut progress);
-        self.engine.settings = kept;
+        let report = seamscope::doctor::diagnose(
+            &mut self.engine,
+            &self.open,
+            &settings.query_settings(),
+            &options,
+            &mut progress,
+        );
         let mut report = report
             .map_err(|e| e.to_string())?
             .ok_or_else(|| "the diagnosis was stopped".to_string())?;

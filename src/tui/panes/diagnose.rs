@@ -10,6 +10,7 @@ use std::sync::Arc;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use seamscope::doctor::{DoctorOptions, DoctorProgress, DoctorReport, Example, diagnose};
+use seamscope::retrieve::QuerySettings;
 use seamscope::session::{Engine, OpenCorpus};
 
 use super::{HelpGroup, PageOutput, PageWork, Pane};
@@ -36,15 +37,17 @@ impl PageWork for DoctorWork {
         open: &OpenCorpus,
         progress: &mut dyn FnMut(&str, usize, usize) -> bool,
     ) -> Result<Option<PageOutput>, String> {
-        let kept = (engine.settings.budget, engine.settings.m);
-        (engine.settings.budget, engine.settings.m) = (self.budget, self.m);
-        let report = diagnose(engine, open, &self.options, &mut |p| match p {
+        let settings = QuerySettings {
+            budget: self.budget,
+            m: self.m,
+            ..engine.settings.query_settings()
+        };
+        let report = diagnose(engine, open, &settings, &self.options, &mut |p| match p {
             DoctorProgress::Layout => progress("reading the cuts", 0, 0),
             DoctorProgress::Asking { done, total } => {
                 progress("asking sampled questions", done, total)
             }
         });
-        (engine.settings.budget, engine.settings.m) = kept;
         Ok(report.map_err(|e| e.to_string())?.map(PageOutput::new))
     }
 }

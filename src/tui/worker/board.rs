@@ -9,6 +9,7 @@ use seamscope::board::board;
 use seamscope::board::map::evidence_map;
 use seamscope::eval::run::SearchProgress;
 use seamscope::session::{Engine, EngineError, OpenCorpus};
+use seamscope::settings::Settings;
 
 use super::Worker;
 use super::measure::{Progress, guarded};
@@ -115,6 +116,12 @@ impl Worker<'_> {
         let current = move || gens.is_current(JobKind::Board, generation);
         let mut progress = Progress::new(self.send, generation, Action::BoardProgress);
         let engine = self.engine.as_mut().ok_or("the model is not loaded")?;
+        // Every row is scored at the slider's budget, passed by value: the engine's own settings
+        // stay as they are whatever happens in the run.
+        let settings = Settings {
+            budget,
+            ..engine.settings.clone()
+        };
         let mut report = |p: SearchProgress<'_>| {
             let (what, index, count) = describe(&p);
             progress.report(&what, index, count);
@@ -129,18 +136,15 @@ impl Worker<'_> {
                     let qs = questions.as_deref().map_or(&[][..], |q| q.as_slice());
                     let source =
                         format!("{} questions of questions.jsonl with gold spans", qs.len());
-                    board(engine, open, qs, &source, options, report)?
+                    board(engine, open, &settings, qs, &source, options, report)?
                         .map(|b| BoardResult::Board(Arc::new(b)))
                 }
-                BoardJob::Map(options) => evidence_map(engine, open, options, None, None, report)?
-                    .map(|m| BoardResult::Map(Arc::new(m))),
+                BoardJob::Map(options) => {
+                    evidence_map(engine, open, &settings, options, None, None, report)?
+                        .map(|m| BoardResult::Map(Arc::new(m)))
+                }
             })
         };
-        // Every row is scored at the slider's budget: the engine reads it from its settings.
-        let saved = engine.settings.budget;
-        engine.settings.budget = budget;
-        let result = run(engine, &open, &mut report);
-        engine.settings.budget = saved;
-        result.map_err(|e| e.to_string())
+        run(engine, &open, &mut report).map_err(|e| e.to_string())
     }
 }
