@@ -35,7 +35,7 @@ Traced by the tools themselves:
     python scripts/trace-app.py CORPUS --embed-url http://127.0.0.1:PORT
         [--otlp-json FILE] [--phoenix URL [--project NAME]] [--langsmith-jsonl FILE]
         [--cuts FILE] [--limit N] [--chunk-size 700] [--k 5] [--model all-MiniLM-L6-v2]
-        [--chunk-tokens N] [--windowed] [--hybrid] [--model-dir DIR]
+        [--chunk-tokens N] [--windowed] [--hybrid] [--model-dir DIR] [--seamscope-layout FILE]
 
 The chunk size is in characters; 700 (735 chunks of sample-corpus/, 118 tokens at the median) keeps
 every chunk within MiniLM's 256-token window (241 at most; 800 would give four over it), which the
@@ -65,6 +65,13 @@ plain LangChain app:
                      EnsembleRetriever (weighted RRF, c = 60), the first k of the fused list sent by
                      a small wrapper retriever. OpenInference writes four retriever spans per
                      question, each inside the one before; seamscope reads the outermost.
+  --seamscope-layout FILE
+                     the app's chunks are seamscope's own layout instead of the splitter's: FILE is
+                     what `seamscope chunks CORPUS --json` prints (each chunk's document and byte
+                     span), turned into Documents with the same `source` and `start_index`
+                     (characters) metadata. The white paper's setting: a team that cut its
+                     corpus as seamscope does and deployed chunks only. Its chunks are up to 1,024
+                     tokens, so it needs --windowed.
   --model-dir DIR    the model folder with tokenizer.json (what `seamscope setup --dry-run --json`
                      names as cpu.model_dir); needed by the two flags above.
 
@@ -374,6 +381,28 @@ def corpus_documents(root):
     return docs
 
 
+def seamscope_layout(root, path):
+    """The chunks `seamscope chunks CORPUS --json` lists (document, byte span), as Documents with
+    the splitter's metadata: `source` relative to the corpus folder and `start_index` in
+    characters."""
+    with open(path, encoding="utf-8") as f:
+        layout = json.load(f)
+    texts = {}
+    chunks = []
+    for c in layout["chunks"]:
+        doc = c["doc"]
+        if doc not in texts:
+            texts[doc] = (root / doc).read_bytes()
+        data = texts[doc]
+        chunks.append(Document(
+            page_content=data[c["start"]:c["end"]].decode("utf-8"),
+            metadata={"source": doc, "start_index": len(data[:c["start"]].decode("utf-8"))},
+        ))
+    if not chunks:
+        sys.exit(f"trace-app: {path} lists no chunks")
+    return chunks
+
+
 class TopK(BaseRetriever):
     """The first `k` documents of another retriever (EnsembleRetriever returns every document
     either list found): what the app sends. Its span is the outermost retriever span."""
@@ -421,6 +450,9 @@ def main():
     ap.add_argument("--hybrid", action="store_true",
                     help="retrieve as a hybrid app does: BM25Retriever and the vector store's "
                          "retriever (k each) fused by EnsembleRetriever (RRF, c = 60), the first k sent")
+    ap.add_argument("--seamscope-layout", type=pathlib.Path,
+                    help="the app's chunks from `seamscope chunks CORPUS --json` (a file) instead "
+                         "of the splitter's; needs --windowed")
     ap.add_argument("--model-dir", type=pathlib.Path,
                     help="the model folder with tokenizer.json (seamscope setup --dry-run --json: "
                          "cpu.model_dir)")
@@ -428,6 +460,9 @@ def main():
     if (args.chunk_tokens is not None or args.windowed) and args.model_dir is None:
         ap.error("--chunk-tokens and --windowed count the model's tokens: name its folder with "
                  "--model-dir (seamscope setup --dry-run --json: cpu.model_dir)")
+    if args.seamscope_layout is not None and not args.windowed:
+        ap.error("--seamscope-layout: seamscope's chunks are up to 1,024 tokens, over the model's "
+                 "window; embed them as seamscope does with --windowed")
     if args.chunk_tokens is not None and args.chunk_tokens < 1:
         ap.error("--chunk-tokens must be at least 1")
     counter = TokenCounter(args.model_dir) if args.model_dir is not None else None
@@ -461,7 +496,10 @@ def main():
         splitter = RecursiveCharacterTextSplitter(
             chunk_size=args.chunk_size, chunk_overlap=0, add_start_index=True
         )
-    chunks = splitter.split_documents(corpus_documents(args.corpus))
+    if args.seamscope_layout is not None:
+        chunks = seamscope_layout(args.corpus, args.seamscope_layout)
+    else:
+        chunks = splitter.split_documents(corpus_documents(args.corpus))
     if args.cuts:
         with open(args.cuts, "w", encoding="utf-8") as out:
             for chunk in chunks:

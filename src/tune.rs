@@ -73,6 +73,18 @@ impl TuneQuestion {
         }
     }
 
+    /// A question an app's traces hold: no gold, so its context never fails; tuning on it gives
+    /// only the costs (tokens sent and fires) on the real question distribution.
+    pub fn traced(text: &str) -> TuneQuestion {
+        TuneQuestion {
+            text: text.to_string(),
+            evidence: Evidence {
+                doc: crate::corpus::DocId(0),
+                spans: Vec::new(),
+            },
+        }
+    }
+
     /// A passage a calibration asked about, with its question (`None` when it got none or its
     /// document is not in `corpus`).
     pub fn of_passage(
@@ -121,6 +133,19 @@ pub struct TuneRow {
     pub false_fires_per_question: f64,
     /// No other row is as good on failure, tokens and vectors and better on one.
     pub pareto: bool,
+    /// What the row costs on the questions of an app's traces (`tune --traces`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traced: Option<TracedCost>,
+}
+
+/// What a row costs on the questions an app's traces hold: no gold there, so no failure rate,
+/// only what the context spends on the real question distribution.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct TracedCost {
+    /// Mean tokens sent per traced query.
+    pub mean_tokens: f64,
+    /// Mean fires per traced query that added a chunk (how often Seams changes the context).
+    pub fires_per_query: f64,
 }
 
 impl TuneRow {
@@ -180,6 +205,10 @@ pub struct TuneReport {
     pub rows: Vec<TuneRow>,
     /// What each layout cost.
     pub layouts: Vec<LayoutCost>,
+    /// The traces whose questions each row's `traced` cost was measured on, in words, and how
+    /// many queries they held (`tune --traces`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traced: Option<(String, usize)>,
 }
 
 impl TuneReport {
@@ -432,6 +461,7 @@ impl TuneRow {
             fires_per_question: p.fires_per_question,
             false_fires_per_question: p.false_fires_per_question,
             pareto: false,
+            traced: None,
         }
     }
 
@@ -452,17 +482,37 @@ impl TuneRow {
             fires_per_question: 0.0,
             false_fires_per_question: 0.0,
             pareto: false,
+            traced: None,
         }
     }
+
+    /// Whether `other` is the same grid point (chunk size, `k`, `m`, budget, side drop).
+    fn same_point(&self, other: &TuneRow) -> bool {
+        (self.chunk_tokens, self.k, self.m, self.budget)
+            == (other.chunk_tokens, other.k, other.m, other.budget)
+            && self.side_drop.map(f32::to_bits) == other.side_drop.map(f32::to_bits)
+    }
+}
+
+/// The questions of an app's traces, for `tune`'s cost side on the real question distribution.
+pub struct TracedQuestions<'a> {
+    /// Each traced query as [`TuneQuestion::traced`] makes it.
+    pub questions: &'a [TuneQuestion],
+    /// Where they came from, in words.
+    pub source: &'a str,
 }
 
 /// Run the grid on `corpus` with `questions` under the engine's other settings.
 ///
 /// `progress` returns whether to go on; `Ok(None)` means it was stopped.
+///
+/// With `traced`, every grid point is also measured on the questions of an app's traces (each
+/// searched once per layout, as the scored questions are): the row's `traced` cost.
 pub fn tune(
     engine: &mut Engine,
     corpus: &Corpus,
     questions: &[TuneQuestion],
+    traced: Option<&TracedQuestions<'_>>,
     grid: &TuneGrid,
     source: &str,
     progress: &mut dyn FnMut(TuneProgress) -> bool,
@@ -480,7 +530,7 @@ pub fn tune(
                 ..base.clone()
             },
         )?;
-        let Some((more, costs)) = tune_layout(
+        let Some((mut more, costs)) = tune_layout(
             engine,
             corpus,
             &layout,
@@ -497,6 +547,36 @@ pub fn tune(
         else {
             return Ok(None);
         };
+        if let Some(t) = traced.filter(|t| !t.questions.is_empty()) {
+            // The same grid on the traced questions: the layouts' indexes are built by now, so
+            // this only searches and rescores.
+            let Some((on_traced, _)) = tune_layout(
+                engine,
+                corpus,
+                &layout,
+                chunk_tokens,
+                &base.query_settings(),
+                &grid.ks,
+                &grid.ms,
+                &grid.budgets,
+                &grid.side_drops,
+                t.questions,
+                0.0,
+                progress,
+            )?
+            else {
+                return Ok(None);
+            };
+            for row in &mut more {
+                row.traced = on_traced
+                    .iter()
+                    .find(|o| o.same_point(row))
+                    .map(|o| TracedCost {
+                        mean_tokens: o.mean_tokens,
+                        fires_per_query: o.fires_per_question,
+                    });
+            }
+        }
         rows.extend(more);
         layouts.extend(costs);
     }
@@ -509,6 +589,7 @@ pub fn tune(
         embedder: Some(engine.embedder.identity().to_string()),
         rows,
         layouts,
+        traced: traced.map(|t| (t.source.to_string(), t.questions.len())),
     }))
 }
 
@@ -535,6 +616,7 @@ mod tests {
             fires_per_question: 0.0,
             false_fires_per_question: 0.0,
             pareto: false,
+            traced: None,
         }
     }
 

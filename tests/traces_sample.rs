@@ -387,3 +387,73 @@ fn a_hybrid_apps_nested_retrievers_give_one_query_per_question() {
     let prepared = seamscope::traces::prepare(otlp, &sample());
     assert_eq!(prepared.placements.counts().not_placed, 0);
 }
+
+#[test]
+fn tune_with_traces_measures_every_row_on_the_traced_questions() {
+    // The sample app asked exactly the gold set's 130 questions, so each grid point's cost on the
+    // traced queries must equal its cost on the gold questions: the same texts searched on the
+    // same layout, joined to the same row. A wrong join, a missed query or another layout shows.
+    let dir = traces_dir();
+    let cache = common::sample_cache();
+    let sample_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-corpus");
+    let mut cmd = common::seamscope(cache.as_path());
+    cmd.arg("tune")
+        .arg(&sample_dir)
+        .arg("--questions")
+        .arg(sample_dir.join("questions.jsonl"))
+        .args(["--k", "150", "--m", "1,4", "--side-drop", "off,0.25"])
+        .arg("--traces")
+        .arg(dir.join("otlp.jsonl"))
+        .arg("--json");
+    let report = common::json_of(&mut cmd);
+    assert_eq!(report["traced"][1], 130, "{}", report["traced"]);
+    let rows = report["rows"].as_array().expect("rows");
+    assert_eq!(
+        rows.len(),
+        2 * 2 + 1,
+        "two margins × two side drops, and Seams off"
+    );
+    for row in rows {
+        let traced = &row["traced"];
+        assert_eq!(
+            traced["mean_tokens"], row["mean_tokens"],
+            "tokens on the traced questions: {row}"
+        );
+        assert_eq!(
+            traced["fires_per_query"], row["fires_per_question"],
+            "fires on the traced questions: {row}"
+        );
+    }
+    assert!(
+        rows.iter()
+            .any(|r| r["traced"]["fires_per_query"].as_f64() > Some(0.0)),
+        "some row fires on the traced questions"
+    );
+
+    // Traces with no retrieval step, and --traces beside the board, are refused in words.
+    let empty = tempfile::tempdir().unwrap();
+    let file = empty.path().join("none.jsonl");
+    std::fs::write(&file, "").unwrap();
+    let out = common::seamscope(cache.as_path())
+        .arg("tune")
+        .arg(&sample_dir)
+        .arg("--traces")
+        .arg(&file)
+        .args(["--k", "150", "--m", "1"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("none.jsonl"), "{err}");
+    let out = common::seamscope(cache.as_path())
+        .arg("tune")
+        .arg(&sample_dir)
+        .arg("--traces")
+        .arg(dir.join("otlp.jsonl"))
+        .args(["--strategies", "all"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("leave out --strategies"), "{err}");
+}

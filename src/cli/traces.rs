@@ -86,7 +86,7 @@ pub fn run(
     let docs =
         seamscope::corpus::Corpus::load(corpus, &seamscope::places::load_options(&settings))?;
     report_skips(&docs);
-    let read = read_source(args)?;
+    let read = read_source(&args.traces, args.project.as_deref())?;
     if !json {
         errln!(
             "seamscope: {}: {} retrieval steps in {} spans ({}){}{}",
@@ -214,10 +214,13 @@ fn replay_overlap(
     .map_err(anyhow::Error::msg)
 }
 
-/// The traces `--traces` names: a file, or a Phoenix server's project.
-fn read_source(args: &TracesArgs) -> anyhow::Result<seamscope::traces::TraceRead> {
-    let source = seamscope::traces::TracesSource::parse(&args.traces, args.project.as_deref())
-        .map_err(UsageError)?;
+/// The traces `--traces` (and `--project`) name: a file, or a Phoenix server's project
+/// (`traces` and `tune --traces` read them).
+pub(super) fn read_source(
+    traces: &str,
+    project: Option<&str>,
+) -> anyhow::Result<seamscope::traces::TraceRead> {
+    let source = TracesSource::parse(traces, project).map_err(UsageError)?;
     let bar = indicatif::ProgressBar::new_spinner();
     if !std::io::IsTerminal::is_terminal(&std::io::stderr())
         || !matches!(source, TracesSource::Phoenix { .. })

@@ -30,6 +30,12 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
         .into());
     }
     if args.strategies.is_some() || args.map {
+        if args.traces.is_some() {
+            return Err(UsageError(
+                "--traces measures the grid's costs on your traced questions: leave out --strategies and --map (`seamscope traces` reads them against one layout)".into(),
+            )
+            .into());
+        }
         return run_board_or_map(global, corpus, args, json);
     }
     let (settings, grid) = grid_of(global, args)?;
@@ -42,14 +48,35 @@ pub fn run(global: &GlobalArgs, corpus: &Path, args: &TuneArgs, json: bool) -> a
         !questions.is_empty(),
         "no question to score (the corpus gave no passages)"
     );
+    let traced = traced_questions(args)?;
+    let traced_source = args
+        .traces
+        .as_deref()
+        .map(|t| match (t.strip_prefix("phoenix:"), &args.project) {
+            (Some(_), Some(p)) => format!("Phoenix project {}", seamscope::text::safe_name(p)),
+            _ => seamscope::text::safe_name(t),
+        })
+        .unwrap_or_default();
+    let traced = traced.as_ref().map(|qs| seamscope::tune::TracedQuestions {
+        questions: qs,
+        source: &traced_source,
+    });
     let mut last = Instant::now();
-    let report = tune(&mut engine, &docs, &questions, &grid, &source, &mut |p| {
-        if !json && last.elapsed().as_millis() >= 2000 {
-            last = Instant::now();
-            report_progress(p);
-        }
-        true
-    })?
+    let report = tune(
+        &mut engine,
+        &docs,
+        &questions,
+        traced.as_ref(),
+        &grid,
+        &source,
+        &mut |p| {
+            if !json && last.elapsed().as_millis() >= 2000 {
+                last = Instant::now();
+                report_progress(p);
+            }
+            true
+        },
+    )?
     .ok_or_else(|| anyhow::anyhow!("tuning stopped early"))?;
     if json {
         outln!("{}", serde_json::to_string_pretty(&report)?)?;
@@ -148,6 +175,26 @@ fn questions_of(
     Ok(drawn)
 }
 
+/// The questions of the traces `--traces` names (`None` without it); an error when they hold
+/// no retrieval step.
+fn traced_questions(args: &TuneArgs) -> anyhow::Result<Option<Vec<seamscope::tune::TuneQuestion>>> {
+    let Some(traces) = &args.traces else {
+        return Ok(None);
+    };
+    let read = super::traces::read_source(traces, args.project.as_deref())?;
+    anyhow::ensure!(
+        !read.queries.is_empty(),
+        "{}: no retrieval step with a question in these traces (nothing to measure the grid on)",
+        seamscope::text::safe_name(traces)
+    );
+    Ok(Some(
+        read.queries
+            .iter()
+            .map(|q| seamscope::tune::TuneQuestion::traced(&q.question))
+            .collect(),
+    ))
+}
+
 /// A progress line on stderr.
 fn report_progress(p: TuneProgress) {
     match p {
@@ -175,7 +222,7 @@ fn dedup(mut v: Vec<usize>) -> Vec<usize> {
     v
 }
 
-fn row_line(r: &TuneRow) -> String {
+fn row_line(r: &TuneRow, traced: bool) -> String {
     let (k, m) = match (r.k, r.m) {
         (Some(k), Some(m)) => (k.to_string(), m.to_string()),
         _ => ("-".to_string(), "off".to_string()),
@@ -183,8 +230,13 @@ fn row_line(r: &TuneRow) -> String {
     let side = r
         .side_drop
         .map_or_else(|| "-".to_string(), |t| format!("{t:.2}"));
+    let on_traces = match (traced, r.traced) {
+        (true, Some(t)) => format!(" {:>7.0} {:>6.2}", t.mean_tokens, t.fires_per_query),
+        (true, None) => format!(" {:>7} {:>6}", "-", "-"),
+        (false, _) => String::new(),
+    };
     format!(
-        "  {:>6} {:>5} {:>4} {:>5} {:>6} {:>6.1}% [{:>4.1}–{:>4.1}] {:>7.0} {:>7} {:>6.2} {:>6.2} {:>6.2}  {}",
+        "  {:>6} {:>5} {:>4} {:>5} {:>6} {:>6.1}% [{:>4.1}–{:>4.1}] {:>7.0} {:>7} {:>6.2} {:>6.2} {:>6.2}{on_traces}  {}",
         r.chunk_tokens,
         k,
         m,
@@ -223,11 +275,19 @@ pub fn render(r: &TuneReport, top: usize, seconds: f64) -> String {
     }
     let _ = writeln!(
         out,
-        "ranked by failure rate (the context misses part of the evidence), then tokens, then vectors\n"
+        "ranked by failure rate (the context misses part of the evidence), then tokens, then vectors"
     );
+    let traced = r.traced.is_some();
+    if let Some((source, queries)) = &r.traced {
+        let _ = writeln!(
+            out,
+            "your traces: {queries} queries from {source}; \"yours\" and \"fires\" after it are each row's tokens sent and fires per traced query (traces carry no gold: no failure rate there)"
+        );
+    }
+    let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "  {:>6} {:>5} {:>4} {:>5} {:>6} {:>7} {:<11} {:>7} {:>7} {:>6} {:>6} {:>6}",
+        "  {:>6} {:>5} {:>4} {:>5} {:>6} {:>7} {:<11} {:>7} {:>7} {:>6} {:>6} {:>6}{}",
         "chunk",
         "k",
         "m",
@@ -239,16 +299,21 @@ pub fn render(r: &TuneReport, top: usize, seconds: f64) -> String {
         "vectors",
         "fires",
         "false",
-        "waste"
+        "waste",
+        if traced {
+            format!(" {:>7} {:>6}", "yours", "fires")
+        } else {
+            String::new()
+        }
     );
     for row in r.rows.iter().take(top) {
-        let _ = writeln!(out, "{}", row_line(row));
+        let _ = writeln!(out, "{}", row_line(row, traced));
     }
     let more: Vec<&TuneRow> = r.rows.iter().skip(top).filter(|x| x.pareto).collect();
     if !more.is_empty() {
         let _ = writeln!(out, "  … Pareto rows further down:");
         for row in more {
-            let _ = writeln!(out, "{}", row_line(row));
+            let _ = writeln!(out, "{}", row_line(row, traced));
         }
     }
     let hidden = r.rows.len().saturating_sub(top);

@@ -39,6 +39,15 @@ pub struct TuneArgs {
     /// Score on a question set with gold evidence (JSONL) instead of sampled passages.
     #[arg(long, value_name = "FILE")]
     pub(super) questions: Option<PathBuf>,
+    /// Also measure every grid point on the questions of your app's traces (a file, or
+    /// `phoenix:http://HOST:PORT` with `--project`, as `seamscope traces` reads them): tokens sent
+    /// and fires per traced query, the cost side on your real question distribution (traces carry
+    /// no gold, so the failure rate stays the scored questions')
+    #[arg(long, value_name = "SOURCE")]
+    pub(super) traces: Option<String>,
+    /// The Phoenix project to read (with `--traces phoenix:URL`).
+    #[arg(long, value_name = "NAME", requires = "traces")]
+    pub(super) project: Option<String>,
     /// Passages drawn when no question set is given (offline keyword questions).
     #[arg(long, default_value_t = seamscope::calibrate::passage::DEFAULT_PASSAGES, value_name = "N", value_parser = super::usize_in(1..=100_000))]
     pub(super) passages: usize,

@@ -135,6 +135,7 @@ fn tui_applying_the_calibration_sets_the_scanned_k_and_m() {
         fires_per_question: 0.5,
         false_fires_per_question: 0.1,
         pareto: true,
+        traced: None,
     };
     let other = best.clone();
     best.k = Some(PARAMS.k + 4);
