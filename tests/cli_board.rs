@@ -77,12 +77,15 @@ fn settings_in(rows: &[Value], family: &str) -> usize {
 
 #[test]
 fn the_board_scores_every_family_reproduces_eval_and_gives_an_honest_verdict() {
-    let cache = tempfile::tempdir().unwrap();
+    // The cache the tests of the unedited operations corpus share (see `operations_cache`).
+    let cache = common::operations_cache();
+    // What the test writes (the board report, the bundles) goes in a folder of its own.
+    let work = tempfile::tempdir().unwrap();
     let corpus = operations_corpus();
     let questions = with_questions(corpus.path());
     let common_args = ["--chunk-tokens", "64", "--budget", "3"];
     let board = json_of(
-        seamscope(cache.path())
+        seamscope(&cache)
             .args(["tune"])
             .arg(corpus.path())
             .args(common_args)
@@ -211,7 +214,7 @@ fn the_board_scores_every_family_reproduces_eval_and_gives_an_honest_verdict() {
     // `eval` on the same questions and settings gives the same failure rates for the strategies
     // both score.
     let eval = json_of(
-        seamscope(cache.path())
+        seamscope(&cache)
             .args(["eval"])
             .arg(corpus.path())
             .args(common_args)
@@ -243,11 +246,11 @@ fn the_board_scores_every_family_reproduces_eval_and_gives_an_honest_verdict() {
 
     // A Seams row goes into a bundle with its settings, recorded as the bundle's provenance
     // (the report saved by an editor that starts it with a byte-order mark still reads).
-    let report = cache.path().join("board.json");
+    let report = work.path().join("board.json");
     std::fs::write(&report, format!("\u{feff}{board}")).unwrap();
-    let out = cache.path().join("bundle");
+    let out = work.path().join("bundle");
     let label = "Seams k 24 m 3 + side drop 0.25";
-    seamscope(cache.path())
+    seamscope(&cache)
         .args(["export"])
         .arg(corpus.path())
         .arg("--out")
@@ -270,11 +273,11 @@ fn the_board_scores_every_family_reproduces_eval_and_gives_an_honest_verdict() {
     assert!(recorded.starts_with(label), "{recorded}");
     assert_eq!(settings["tune"]["questions"], board["questions"]);
     // Another family's row cannot be a bundle: the error says how to deploy it elsewhere.
-    let refused = seamscope(cache.path())
+    let refused = seamscope(&cache)
         .args(["export"])
         .arg(corpus.path())
         .arg("--out")
-        .arg(cache.path().join("bundle2"))
+        .arg(work.path().join("bundle2"))
         .arg("--from-tune")
         .arg(&report)
         .args(["--row", "overlap 15%"])
@@ -286,15 +289,16 @@ fn the_board_scores_every_family_reproduces_eval_and_gives_an_honest_verdict() {
         err.contains("belongs to the overlap family") && err.contains("chunk_overlap=10"),
         "{err}"
     );
-    assert!(!cache.path().join("bundle2").join("settings.json").exists());
+    assert!(!work.path().join("bundle2").join("settings.json").exists());
 }
 
 #[test]
 fn the_map_scores_each_band_and_says_who_wins_where() {
-    let cache = tempfile::tempdir().unwrap();
+    // The cache the tests of the unedited operations corpus share (see `operations_cache`).
+    let cache = common::operations_cache();
     let corpus = operations_corpus();
     let map = json_of(
-        seamscope(cache.path())
+        seamscope(&cache)
             .args(["tune"])
             .arg(corpus.path())
             .args([
@@ -354,11 +358,12 @@ fn the_map_scores_each_band_and_says_who_wins_where() {
 
 #[test]
 fn the_map_checks_each_kind_of_question_against_gold_and_places_gold_outside_its_bands() {
-    let cache = tempfile::tempdir().unwrap();
+    // The cache the tests of the unedited operations corpus share (see `operations_cache`).
+    let cache = common::operations_cache();
     let corpus = operations_corpus();
     let questions = with_questions(corpus.path());
     let map = json_of(
-        seamscope(cache.path())
+        seamscope(&cache)
             .args(["tune"])
             .arg(corpus.path())
             .args(["--chunk-tokens", "64", "--budget", "3", "--k", "24"])

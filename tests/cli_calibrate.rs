@@ -14,9 +14,10 @@ const SMALL: [&str; 5] = ["calibrate", "--chunk-tokens", "120", "--k", "30"];
 
 #[test]
 fn calibrate_prints_both_histograms_and_a_recommendation() {
-    let cache = tempfile::tempdir().unwrap();
+    // The cache the tests of the unedited operations corpus share (see `operations_cache`).
+    let cache = common::operations_cache();
     let corpus = corpus();
-    let out = seamscope(cache.path())
+    let out = seamscope(&cache)
         .args(SMALL)
         .args(["--samples", "15", "--passages", "40", "--budget", "3"])
         .arg(corpus.path())
@@ -43,7 +44,7 @@ fn calibrate_prints_both_histograms_and_a_recommendation() {
         assert!(text.contains(part), "missing {part:?}:\n{text}");
     }
 
-    let out = seamscope(cache.path())
+    let out = seamscope(&cache)
         .args(SMALL)
         .args(["--samples", "15", "--seed", "3", "--json"])
         .arg(corpus.path())
@@ -182,10 +183,11 @@ fn echo_endpoint(limit: usize) -> String {
 
 #[test]
 fn calibrate_asks_a_language_model_when_given_one() {
-    let cache = tempfile::tempdir().unwrap();
+    // The cache the tests of the unedited operations corpus share (see `operations_cache`).
+    let cache = common::operations_cache();
     let corpus = corpus();
     let url = echo_endpoint(40);
-    let out = seamscope(cache.path())
+    let out = seamscope(&cache)
         .args(SMALL)
         .args([
             "--samples",

@@ -163,12 +163,14 @@ fn export_writes_a_bundle_that_matches_its_manifest_and_the_layout() {
 
 #[test]
 fn export_takes_m_from_a_calibration_and_records_where_it_came_from() {
-    let cache = tempfile::tempdir().unwrap();
+    // The cache the tests of the unedited operations corpus share (see `operations_cache`);
+    // its calibration is the one tests/cli_calibrate.rs runs first.
+    let cache = common::operations_cache();
     let corpus = common::operations_corpus();
     let work = tempfile::tempdir().unwrap();
     let layout = ["--chunk-tokens", "120", "--k", "30"];
     let calibration = common::json_of(
-        seamscope(cache.path())
+        seamscope(&cache)
             .arg("calibrate")
             .args(layout)
             .args([
@@ -189,7 +191,7 @@ fn export_takes_m_from_a_calibration_and_records_where_it_came_from() {
     std::fs::write(&report_file, calibration.to_string()).unwrap();
 
     let export = |out: &str, extra: &[&str]| {
-        let mut cmd = seamscope(cache.path());
+        let mut cmd = seamscope(&cache);
         cmd.arg("export")
             .args(["--chunk-tokens", "120"])
             .args(if extra.contains(&"--k") {
@@ -226,7 +228,7 @@ fn export_takes_m_from_a_calibration_and_records_where_it_came_from() {
             .unwrap();
     assert_eq!(on_disk["calibration"], s["calibration"]);
     // import says where m came from.
-    let import = seamscope(cache.path())
+    let import = seamscope(&cache)
         .arg("import")
         .arg(work.path().join("bundle"))
         .output()

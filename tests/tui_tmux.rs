@@ -37,8 +37,7 @@ fn calibration_page(tmux: &Tmux, compact: bool) -> String {
 fn end_to_end(width: u16, height: u16) {
     let compact = width < 120;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    // Each size in a folder of its own (the two tests may run at once), where later runs
-    // reopen its index.
+    // Each size in a folder of its own (the two tests may run at once) for its settings file.
     let folder = if compact {
         format!("tui-e2e-{width}x{height}")
     } else {
@@ -46,11 +45,12 @@ fn end_to_end(width: u16, height: u16) {
     };
     let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(folder);
     std::fs::create_dir_all(&work).unwrap_or_else(|e| panic!("{}: {e}", work.display()));
-    // m = 1 so the question below fires a seam whatever the default margin is; the index cache
-    // lives under target/ so later runs reopen it instead of embedding again.
+    // m = 1 so the question below fires a seam whatever the default margin is (m and the budget
+    // key no index). The cache the other sample-corpus tests share: whichever test embeds the
+    // corpus first, this one reopens its index instead of embedding it again.
     let config = work.join("settings.toml");
     std::fs::write(&config, "m = 1\nbudget = 5\n").unwrap_or_else(|e| panic!("{e}"));
-    let cache = work.join("cache");
+    let cache = common::sample_cache();
 
     let tmux = Tmux::start_sized(&root, &format!("e2e{width}"), width, height);
     tmux.type_text("export PS1='e2e$ '");

@@ -22,15 +22,17 @@ fn tui_a_bundle_opens_read_only_and_answers_at_80_by_24() {
 fn bundle_opens_read_only(width: u16, height: u16) {
     let compact = width < 120;
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    // Each size in folders of its own (the two tests may run at once).
-    let (folder, cache) = if compact {
-        ("tui-bundle-80x24", "sample-cache-80x24")
+    // Each size exports into a folder of its own (the two tests may run at once); both use the
+    // cache the other sample-corpus tests share (its saves lock and merge, its indexes are
+    // renamed into place whole), so the corpus is embedded once per run.
+    let folder = if compact {
+        "tui-bundle-80x24"
     } else {
-        ("tui-bundle", "sample-cache")
+        "tui-bundle"
     };
     let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(folder);
     std::fs::create_dir_all(&work).unwrap_or_else(|e| panic!("{}: {e}", work.display()));
-    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(cache);
+    let cache = common::sample_cache();
     let bundle = work.join("bundle");
     if bundle.exists() {
         std::fs::remove_dir_all(&bundle).unwrap_or_else(|e| panic!("{e}"));

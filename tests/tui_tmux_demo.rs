@@ -71,7 +71,8 @@ fn presenter_mode_gold_verdict_and_pinned_settings(width: u16, height: u16) {
     std::fs::create_dir_all(&work).unwrap_or_else(|e| panic!("{}: {e}", work.display()));
     let config = work.join("settings.toml");
     std::fs::write(&config, "m = 1\nbudget = 5\n").unwrap_or_else(|e| panic!("{e}"));
-    let cache = work.join("cache");
+    // The cache the other sample-corpus tests share, so the corpus is embedded once per run.
+    let cache = common::sample_cache();
 
     let tmux = Tmux::start_sized(&root, &format!("demo{width}"), width, height);
     tmux.type_text("export PS1='e2e$ '");

@@ -12,9 +12,8 @@ use common::tmux::Tmux;
 #[test]
 fn tui_the_diagnose_page_finds_the_sample_cuts_and_enter_shows_one() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let work = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tui-diagnose");
-    std::fs::create_dir_all(&work).unwrap_or_else(|e| panic!("{}: {e}", work.display()));
-    let cache = work.join("cache");
+    // The cache the other sample-corpus tests share, so the corpus is embedded once per run.
+    let cache = common::sample_cache();
 
     let tmux = Tmux::start_sized(&root, "diagnose", 120, 34);
     tmux.type_text("export PS1='e2e$ '");

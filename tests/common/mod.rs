@@ -43,6 +43,16 @@ pub fn sample_cache() -> std::path::PathBuf {
     std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sample-cache")
 }
 
+/// The cache folder shared by the tests that index [`operations_corpus`] as it is made (no file
+/// added to it or edited after the first index). Each test's copy is a new folder, but vectors
+/// are keyed by text and model and indexes by the corpus' contents and settings, so a test finds
+/// what an earlier one embedded and sharing changes no result. A test that edits its copy and
+/// indexes it again keeps a private cache: the rebuild removes the index it supersedes, which
+/// the other copies share.
+pub fn operations_cache() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("operations-cache")
+}
+
 /// The real binary with the installed model and a private cache folder.
 pub fn seamscope(cache: &Path) -> assert_cmd::Command {
     let _ = settings(cache);
