@@ -245,6 +245,11 @@ fn cache_edges_a_file_as_cache_and_leftovers_of_a_killed_build() {
     let leftover = cache.path().join("indexes").join(".build-killed");
     std::fs::create_dir_all(leftover.join("chunks.bm25")).unwrap();
     std::fs::write(leftover.join("build.lock"), b"").unwrap();
+    // An hour ago: a folder younger than a minute may be a live build about to take its lock.
+    std::fs::File::open(&leftover)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+        .unwrap();
     let out = seamscope(cache.path())
         .args(["index", "--chunk-tokens", "200", "--k", "50"])
         .arg(corpus.path())

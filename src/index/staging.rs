@@ -31,16 +31,21 @@ pub(super) fn remove_stale_builds(indexes: &Path) -> usize {
 
 /// Whether a live process is still writing the staging folder `dir`.
 pub(super) fn build_in_progress(dir: &Path) -> bool {
-    // Opened without blocking: a FIFO put in place of the lock must not hang `cache`.
-    match crate::files::open_existing_lock(&dir.join(BUILD_LOCK)) {
-        // The lock dies with its process: held means a build is running.
-        Ok(lock) => matches!(lock.try_lock(), Err(std::fs::TryLockError::WouldBlock)),
-        // No lock yet: only a folder created moments ago can still be a live build.
-        Err(_) => std::fs::metadata(dir)
+    // A build creates its folder, then its lock file, then takes the lock: a folder created
+    // moments ago may be a live build between those steps, so it is never taken for a killed
+    // one, lock or no lock (many processes build into one shared cache at once).
+    let young = || {
+        std::fs::metadata(dir)
             .and_then(|m| m.modified())
             .ok()
             .and_then(|t| SystemTime::now().duration_since(t).ok())
-            .is_none_or(|age| age < STAGING_GRACE),
+            .is_none_or(|age| age < STAGING_GRACE)
+    };
+    // Opened without blocking: a FIFO put in place of the lock must not hang `cache`.
+    match crate::files::open_existing_lock(&dir.join(BUILD_LOCK)) {
+        // The lock dies with its process: held means a build is running.
+        Ok(lock) => matches!(lock.try_lock(), Err(std::fs::TryLockError::WouldBlock)) || young(),
+        Err(_) => young(),
     }
 }
 
@@ -67,6 +72,10 @@ mod tests {
         // Killed mid-write: its lock file is there but nobody holds it.
         let killed = make(".build-killed");
         std::fs::write(killed.join(BUILD_LOCK), b"").unwrap();
+        age(&killed, 3600);
+        // Just created its lock file, not locked it yet: a live build in that instant.
+        let locking = make(".build-locking");
+        std::fs::write(locking.join(BUILD_LOCK), b"").unwrap();
         // Killed before it took its lock, long ago.
         let old = make(".build-old");
         age(&old, 3600);
@@ -82,8 +91,9 @@ mod tests {
 
         assert_eq!(remove_stale_builds(&indexes), 2);
         assert!(!killed.exists() && !old.exists());
-        assert!(live.exists() && fresh.exists() && finished.exists());
+        assert!(live.exists() && fresh.exists() && locking.exists() && finished.exists());
         drop(lock);
+        age(&live, 3600);
         assert_eq!(remove_stale_builds(&indexes), 1, "its process ended");
         assert!(!live.exists());
     }
