@@ -14,6 +14,7 @@ pub mod remote;
 pub mod report;
 pub mod search;
 mod staging;
+pub mod store;
 pub mod usage;
 pub mod vectors;
 
@@ -26,6 +27,7 @@ use crate::corpus::Corpus;
 use crate::embed::cache::{CacheOpen, VectorCache};
 use crate::embed::{EmbedError, EmbedOptions, EmbedStats, Embedder, embed_texts};
 use crate::layout::Layout;
+use crate::spec::store::StoreKind;
 use crate::tokens::TokenCounter;
 use keywords::{KeywordError, KeywordIndex};
 use lineage::CorpusChanges;
@@ -97,7 +99,7 @@ pub struct IndexSet {
     /// What they were built from.
     pub manifest: Manifest,
     /// Chunk vectors, keyed by chunk id (the embedded usearch index, or a server's collection
-    /// after [`IndexSet::attach_chroma`] or [`IndexSet::attach_pgvector`]).
+    /// once a [`remote::ServerStore`] attached it).
     pub chunk_vectors: Box<dyn DenseCollection>,
     /// Seam vectors, keyed by seam id.
     pub seam_vectors: Box<dyn DenseCollection>,
@@ -132,6 +134,34 @@ pub enum DenseStore {
         /// The collection's name.
         collection: String,
     },
+}
+
+impl DenseStore {
+    /// Which kind of store searches the vectors.
+    pub fn kind(&self) -> StoreKind {
+        match self {
+            DenseStore::Embedded => StoreKind::Embedded,
+            DenseStore::Chroma { .. } => StoreKind::Chroma,
+            DenseStore::Pgvector { .. } => StoreKind::Pgvector,
+        }
+    }
+
+    /// The server, any password masked (None for the embedded store).
+    pub fn address(&self) -> Option<&str> {
+        match self {
+            DenseStore::Embedded => None,
+            DenseStore::Chroma { url, .. } | DenseStore::Pgvector { url, .. } => Some(url),
+        }
+    }
+
+    /// The screen's words for dense search in a server (None: embedded, where the search
+    /// mode says it), in full or as the store's short name.
+    pub fn screen_label(&self, short: bool) -> Option<&'static str> {
+        let facts = self.kind().facts();
+        facts
+            .screen
+            .map(|full| if short { facts.title } else { full })
+    }
 }
 
 impl IndexSet {
@@ -210,12 +240,9 @@ impl IndexSet {
     /// `HNSW in Chroma at URL` or `approximate (pgvector HNSW) in Postgres at URL` once
     /// attached to a server.
     pub fn dense_search(&self) -> String {
-        match &self.store {
-            DenseStore::Embedded => self.search_mode.describe().to_string(),
-            DenseStore::Chroma { url, .. } => format!("HNSW in Chroma at {url}"),
-            DenseStore::Pgvector { url, .. } => {
-                format!("approximate (pgvector HNSW) in Postgres at {url}")
-            }
+        match self.store.address() {
+            None => self.search_mode.describe().to_string(),
+            Some(url) => format!("{} at {url}", self.store.kind().facts().searched),
         }
     }
 }

@@ -26,14 +26,14 @@ use crate::seam::SeamId;
 use crate::corpus::{Corpus, CorpusError};
 use crate::embed::install;
 use crate::embed::{EmbedError, EmbedOptions};
-use crate::index::chroma::ChromaClient;
-use crate::index::pgvector::PgClient;
+use crate::index::remote::ServerStore;
 use crate::index::{
     BuildOptions, BuildProgress, BuildReport, BuildStage, IndexError, IndexSet, open_or_build,
 };
 use crate::layout::Layout;
 use crate::places::Places;
 use crate::settings::{Settings, SettingsError};
+use crate::spec::store::Store;
 use crate::tokens::{TokenCounter, TokenizerError};
 
 /// The longest question [`Engine::ask`] takes, in characters. A question is embedded whole (in
@@ -120,12 +120,9 @@ pub struct Engine {
     pub reranker: Option<Box<dyn Reranker + Send>>,
     /// Vectors of seam-window halves for side drop, opened on first use.
     halves: Option<VectorCache>,
-    /// The Chroma server of `settings.chroma_url` (the address as given, the client), connected
-    /// on first use.
-    chroma: Option<(String, Arc<ChromaClient>)>,
-    /// The Postgres server of `settings.pg_url` (the address as given, the client), connected on
-    /// first use.
-    pg: Option<(String, Arc<PgClient>)>,
+    /// The server of `settings.store` (the store as named, its client), connected on first use
+    /// and kept while the settings name it.
+    server: Option<(Store, Arc<dyn ServerStore>)>,
 }
 
 /// A corpus opened under the engine's settings: its layout and indexes.
@@ -453,8 +450,7 @@ impl Engine {
             embedder,
             reranker,
             halves: None,
-            chroma: None,
-            pg: None,
+            server: None,
         })
     }
 
@@ -501,25 +497,17 @@ impl Engine {
         self.index_layout(corpus, layout, progress)
     }
 
-    /// The client of the Chroma server at `url`, connecting when it is not the one held.
-    fn chroma_client(&mut self, url: &str) -> Result<Arc<ChromaClient>, EngineError> {
-        if let Some((_, client)) = self.chroma.as_ref().filter(|(given, _)| given == url) {
-            return Ok(Arc::clone(client));
+    /// The client of the server `settings.store` names (None for the embedded store),
+    /// connecting when it is not the one held.
+    fn server(&mut self) -> Result<Option<Arc<dyn ServerStore>>, EngineError> {
+        let store = &self.settings.store;
+        if let Some((_, client)) = self.server.as_ref().filter(|(held, _)| held == store) {
+            return Ok(Some(Arc::clone(client)));
         }
-        let timeout = std::time::Duration::from_secs(self.settings.chroma_timeout_secs);
-        let client = Arc::new(ChromaClient::connect(url, timeout).map_err(IndexError::from)?);
-        self.chroma = Some((url.to_string(), Arc::clone(&client)));
-        Ok(client)
-    }
-
-    /// The client of the Postgres server at `url`, connecting when it is not the one held.
-    fn pg_client(&mut self, url: &str) -> Result<Arc<PgClient>, EngineError> {
-        if let Some((_, client)) = self.pg.as_ref().filter(|(given, _)| given == url) {
-            return Ok(Arc::clone(client));
+        let client = crate::index::store::connect(store, &self.settings)?;
+        if let Some(client) = &client {
+            self.server = Some((store.clone(), Arc::clone(client)));
         }
-        let timeout = std::time::Duration::from_secs(self.settings.pg_timeout_secs);
-        let client = Arc::new(PgClient::connect(url, timeout).map_err(IndexError::from)?);
-        self.pg = Some((url.to_string(), Arc::clone(&client)));
         Ok(client)
     }
 
@@ -537,14 +525,7 @@ impl Engine {
             },
         };
         // Connect first: a server that is not there fails before minutes of embedding.
-        let chroma = match self.settings.chroma_url.clone() {
-            Some(url) => Some(self.chroma_client(&url)?),
-            None => None,
-        };
-        let pg = match self.settings.pg_url.clone() {
-            Some(url) => Some(self.pg_client(&url)?),
-            None => None,
-        };
+        let server = self.server()?;
         let (mut indexes, mut report) = open_or_build(
             &corpus,
             &layout,
@@ -561,16 +542,9 @@ impl Engine {
                 total,
             });
         };
-        let synced = match (chroma, pg) {
-            (Some(client), _) => {
-                Some(indexes.attach_chroma(&client, &self.settings.chroma_prefix, &mut uploaded)?)
-            }
-            (None, Some(client)) => {
-                Some(indexes.attach_pgvector(&client, (&corpus, &layout), &mut uploaded)?)
-            }
-            (None, None) => None,
-        };
-        if let Some(sync) = synced {
+        if let Some(server) = server {
+            let laid = (&corpus, &layout);
+            let sync = server.attach(&mut indexes, laid, &self.settings, &mut uploaded)?;
             report.store = Some(sync);
             report.search_mode = indexes.search_mode;
         }

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+mod file;
+
 /// Allowed `chunk_tokens`: tokens per chunk.
 pub const CHUNK_TOKENS_RANGE: RangeInclusive<usize> = 16..=65_536;
 /// Allowed `k`: tokens per side of a seam.
@@ -81,19 +83,17 @@ pub struct Settings {
     /// Side drop (off by default): a fired seam whose one half scores below this cosine against
     /// the question, while the other does not, brings only the other chunk.
     pub side_drop: Option<f32>,
-    /// A Chroma server (`http://HOST:PORT`) to keep the chunk and seam vectors in and run dense
-    /// search on; none: the embedded usearch files. Keyword lists stay local either way.
-    pub chroma_url: Option<String>,
+    /// Where the chunk and seam vectors are kept and dense search runs: the embedded usearch
+    /// files, a Chroma server or Postgres with pgvector. Keyword lists stay local either way.
+    /// Read from the file's `store = "KIND:URL"`, or its older `chroma_url` and `pg_url` keys.
+    #[serde(skip_deserializing)]
+    pub store: crate::spec::store::Store,
     /// The start of the collection names on the Chroma server (`PREFIX-<index key>-chunks` and
     /// `-seams`), so teams or test runs sharing a server keep apart.
     pub chroma_prefix: String,
     /// Seconds the Chroma server has to accept a connection and to send each part of a reply;
     /// a stalled server fails after this instead of hanging.
     pub chroma_timeout_secs: u64,
-    /// A Postgres server with pgvector (`postgresql://USER@HOST:PORT/DATABASE`) to keep the
-    /// chunk and seam vectors in and run dense search on (its HNSW index); the password comes
-    /// from `SEAMSCOPE_PG_PASSWORD` or `PGPASSWORD`, never from here. None: the embedded store.
-    pub pg_url: Option<String>,
     /// Seconds the Postgres server has to connect and to answer each statement (building the
     /// HNSW indexes may take ten times this); a stalled server fails after this.
     pub pg_timeout_secs: u64,
@@ -173,10 +173,9 @@ impl Default for Settings {
             cache_dir: None,
             data_dir: None,
             side_drop: None,
-            chroma_url: None,
+            store: crate::spec::store::Store::Embedded,
             chroma_prefix: "seamscope".to_string(),
             chroma_timeout_secs: DEFAULT_CHROMA_TIMEOUT_SECS,
-            pg_url: None,
             pg_timeout_secs: DEFAULT_CHROMA_TIMEOUT_SECS,
             embedder: None,
             embed_model: None,
@@ -341,40 +340,9 @@ impl Settings {
         Ok(())
     }
 
-    /// The vector store: at most one server, its address, timeout and collection prefix.
+    /// The vector store: its address, timeout and collection prefix.
     fn check_stores(&self) -> Result<(), SettingsError> {
-        check(
-            self.chroma_url.as_deref().is_none_or(|u| {
-                let u = u.trim();
-                u.starts_with("http://") || u.starts_with("https://")
-            }),
-            "chroma_url",
-            format!(
-                "{:?}",
-                self.chroma_url
-                    .as_deref()
-                    .map(crate::text::mask_credentials)
-            ),
-            "an http:// or https:// address of a Chroma server, or absent (embedded store)",
-        )?;
-        check(
-            self.pg_url.as_deref().is_none_or(|u| {
-                let u = u.trim();
-                u.starts_with("postgresql://") || u.starts_with("postgres://")
-            }),
-            "pg_url",
-            format!(
-                "{:?}",
-                self.pg_url.as_deref().map(crate::text::mask_password)
-            ),
-            "a postgresql:// address of a Postgres server with pgvector, or absent (embedded store)",
-        )?;
-        check(
-            self.pg_url.is_none() || self.chroma_url.is_none(),
-            "pg_url",
-            "set beside chroma_url",
-            "one vector store at a time: Chroma or Postgres",
-        )?;
+        self.store.check().map_err(wrong_address)?;
         check(
             (1..=3600).contains(&self.pg_timeout_secs),
             "pg_timeout_secs",
@@ -505,12 +473,41 @@ impl Settings {
                 });
             }
         };
-        let settings: Settings = toml::from_str(&text).map_err(|e| SettingsError::File {
+        let file_error = |e: toml::de::Error| SettingsError::File {
             path: path.to_path_buf(),
             message: e.to_string(),
-        })?;
+        };
+        let (mut settings, keys) = file::read(&text).map_err(file_error)?;
+        // In the order `validate` checks: what comes before the store, then the store.
+        settings.check_retrieval()?;
+        settings.check_reading_and_embedding()?;
+        settings.store = keys.store()?;
         settings.validate()?;
         Ok(settings)
+    }
+}
+
+/// `Err` naming the store's setting when its address does not fit the store.
+pub fn check_store(store: &crate::spec::store::Store) -> Result<(), SettingsError> {
+    store.check().map_err(wrong_address)
+}
+
+/// The range error of an address its store cannot use, naming the store's setting.
+fn wrong_address(wrong: crate::spec::store::WrongAddress) -> SettingsError {
+    SettingsError::OutOfRange {
+        name: wrong.setting,
+        value: format!("{:?}", Some(wrong.shown)),
+        allowed: wrong.allowed,
+    }
+}
+
+/// The error of two stores named at once (a settings file's `chroma_url` beside its `pg_url`,
+/// or `--chroma` over a file's `pg_url`): one vector store at a time.
+pub fn two_stores() -> SettingsError {
+    SettingsError::OutOfRange {
+        name: "pg_url",
+        value: "set beside chroma_url".to_string(),
+        allowed: "one vector store at a time: Chroma or Postgres",
     }
 }
 

@@ -1,11 +1,12 @@
-//! What a user chooses, as plain data: the chunker kind, the device, a document format, and
-//! the embedder and reranker names ([`model`]). Settings hold these; the stages that act on a
-//! choice (the chunkers, the embedders, the extractors) sit above and read them, so settings
+//! What a user chooses, as plain data: the chunker kind, the device, a document format, the
+//! embedder and reranker names ([`model`]) and the vector store ([`store`]). Settings hold these;
+//! the stages that act on a choice (the chunkers, the embedders, the extractors) sit above and read them, so settings
 //! stay plain data below every stage.
 
 use serde::{Deserialize, Serialize};
 
 pub mod model;
+pub mod store;
 
 /// The chunking strategies on offer, wherever a chunker is chosen (CLI `--chunker`, settings, TUI).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

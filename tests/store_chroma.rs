@@ -184,7 +184,7 @@ fn the_chroma_store_answers_the_sample_questions_as_the_embedded_one_does() {
     // A long-running session (the screen, the MCP server) whose collection vanishes from the
     // server: the question fails saying what to do, and opening again fills it anew.
     let settings = seamscope::settings::Settings {
-        chroma_url: Some(url.clone()),
+        store: seamscope::spec::store::Store::Chroma(url.clone()),
         chroma_prefix: prefix,
         ..common::settings(cache.path())
     };

@@ -243,7 +243,7 @@ fn the_pgvector_store_answers_the_sample_questions_as_the_embedded_one_does() {
     let database = url.rsplit('/').next().unwrap();
     let proxied = format!("postgresql://postgres@127.0.0.1:{}/{database}", proxy.port);
     let settings = seamscope::settings::Settings {
-        pg_url: Some(proxied.clone()),
+        store: seamscope::spec::store::Store::Pgvector(proxied.clone()),
         pg_timeout_secs: 2,
         ..common::settings(cache.path())
     };

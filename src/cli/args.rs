@@ -9,6 +9,7 @@ use clap::builder::RangedI64ValueParser;
 
 use seamscope::chunk::ChunkerKind;
 use seamscope::settings::Settings;
+use seamscope::spec::store::Store;
 
 /// Options every command takes.
 #[derive(Debug, Args, Clone, Default)]
@@ -48,8 +49,8 @@ pub struct GlobalArgs {
     /// chroma:http://HOST:PORT (as --chroma) or pgvector:postgresql://USER@HOST:PORT/DB
     /// (Postgres with pgvector, its HNSW index; the password in SEAMSCOPE_PG_PASSWORD or
     /// PGPASSWORD, never in the address). Keyword lists stay local.
-    #[arg(long, global = true, value_name = "KIND:URL", env = "SEAMSCOPE_STORE", value_parser = store_choice)]
-    pub(super) store: Option<StoreChoice>,
+    #[arg(long, global = true, value_name = "KIND:URL", env = "SEAMSCOPE_STORE", value_parser = store_flag)]
+    pub(super) store: Option<StoreFlag>,
     /// Which embedder makes the vectors: fastembed:NAME (fastembed's catalog; `seamscope
     /// models` lists it), openai:URL (an OpenAI-compatible /v1/embeddings service) or onnx:DIR
     /// (default: the pinned all-MiniLM-L6-v2).
@@ -189,31 +190,7 @@ impl GlobalArgs {
         if let Some(device) = self.device {
             s.device = device.into();
         }
-        if let Some(url) = &self.chroma {
-            s.chroma_url = Some(url.clone());
-        }
-        match &self.store {
-            Some(StoreChoice::Embedded) => {
-                s.chroma_url = None;
-                s.pg_url = None;
-            }
-            Some(StoreChoice::Chroma(url)) => {
-                s.chroma_url = Some(url.clone());
-                s.pg_url = None;
-            }
-            Some(StoreChoice::Pgvector(url)) => {
-                if self.chroma.is_some() {
-                    return Err(UsageError(
-                        "--chroma and --store pgvector: name one vector store".into(),
-                    )
-                    .into());
-                }
-                s.pg_url = Some(url.clone());
-                s.chroma_url = None;
-            }
-            Some(StoreChoice::Invalid(why)) => return Err(UsageError(why.clone()).into()),
-            None => {}
-        }
+        s.store = self.store_over(&s.store)?;
         self.apply_pipeline(&mut s);
         s.validate().map_err(|e| UsageError(e.to_string()))?;
         Ok(s)
@@ -221,6 +198,36 @@ impl GlobalArgs {
 }
 
 impl GlobalArgs {
+    /// The store `--store` or `--chroma` (or their variables) name over the settings file's:
+    /// `--store` wins; `--chroma` alone replaces an embedded or Chroma store and is refused
+    /// beside the file's Postgres, as two stores.
+    fn store_over(&self, from_file: &Store) -> anyhow::Result<Store> {
+        let refused = |e: seamscope::settings::SettingsError| UsageError(e.to_string());
+        match (&self.chroma, &self.store) {
+            (_, Some(StoreFlag(Err(why)))) => Err(UsageError(why.clone()).into()),
+            (None, Some(StoreFlag(Ok(store)))) => Ok(store.clone()),
+            (Some(_), Some(StoreFlag(Ok(store)))) => match store {
+                Store::Embedded | Store::Chroma(_) => Ok(store.clone()),
+                Store::Pgvector(_) => Err(UsageError(format!(
+                    "--chroma and --store {}: name one vector store",
+                    store.label()
+                ))
+                .into()),
+            },
+            (Some(url), None) => {
+                let chroma = Store::Chroma(url.clone());
+                match from_file {
+                    Store::Embedded | Store::Chroma(_) => Ok(chroma),
+                    Store::Pgvector(_) => {
+                        seamscope::settings::check_store(&chroma).map_err(refused)?;
+                        Err(refused(seamscope::settings::two_stores()).into())
+                    }
+                }
+            }
+            (None, None) => Ok(from_file.clone()),
+        }
+    }
+
     /// The embedder and reranker flags over the settings file's values.
     fn apply_pipeline(&self, s: &mut Settings) {
         let text = |flag: &Option<String>, setting: &mut Option<String>| {
@@ -307,46 +314,16 @@ impl LayoutArgs {
     }
 }
 
-/// The `--store` flag: where dense search runs.
+/// The `--store` flag as typed: the store, or what is wrong with it, the address masked.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum StoreChoice {
-    /// The usearch files in the index folder.
-    Embedded,
-    /// A Chroma server at this address.
-    Chroma(String),
-    /// Postgres with pgvector at this address.
-    Pgvector(String),
-    /// Not a store: what is wrong, the address masked.
-    Invalid(String),
-}
+pub(super) struct StoreFlag(Result<Store, String>);
 
-/// Parse `--store`: `embedded`, `chroma:URL` or `pgvector:URL` (a bare `postgresql://` address
-/// is pgvector's). It never fails in clap, whose message would echo the value, password and all:
-/// what is wrong is kept and said by [`GlobalArgs::settings`] with the address masked.
-fn store_choice(text: &str) -> Result<StoreChoice, String> {
-    let text = text.trim();
-    if text == "embedded" {
-        return Ok(StoreChoice::Embedded);
-    }
-    if text.starts_with("postgresql://") || text.starts_with("postgres://") {
-        return Ok(StoreChoice::Pgvector(text.to_string()));
-    }
-    let (kind, url) = text.split_once(':').unwrap_or((text, ""));
-    let url = url.trim();
-    Ok(match kind {
-        "chroma" if !url.is_empty() => StoreChoice::Chroma(url.to_string()),
-        "pgvector" if !url.is_empty() => StoreChoice::Pgvector(url.to_string()),
-        "chroma" => StoreChoice::Invalid(
-            "--store chroma: needs the server's address, as chroma:http://HOST:PORT".into(),
-        ),
-        "pgvector" => StoreChoice::Invalid(
-            "--store pgvector: needs the server's address, as pgvector:postgresql://USER@HOST:PORT/DATABASE".into(),
-        ),
-        _ => StoreChoice::Invalid(format!(
-            "--store {}: unknown store; give embedded, chroma:http://HOST:PORT or pgvector:postgresql://USER@HOST:PORT/DATABASE",
-            seamscope::text::mask_password(text)
-        )),
-    })
+/// Parse `--store` ([`Store::parse`]). It never fails in clap, whose message would echo the
+/// value, password and all: what is wrong is kept and said by [`GlobalArgs::settings`].
+fn store_flag(text: &str) -> Result<StoreFlag, String> {
+    Ok(StoreFlag(
+        Store::parse(text).map_err(|why| format!("--store {why}")),
+    ))
 }
 
 /// Environment variables that name places, with what each should hold. Set but empty, they are
@@ -478,32 +455,23 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stores_are_read_and_a_bad_one_is_said_with_its_password_masked() {
-        let read = |t: &str| store_choice(t).expect("never fails in clap");
-        assert_eq!(read("embedded"), StoreChoice::Embedded);
+    fn a_bad_store_is_said_after_the_flag_with_its_password_masked() {
+        let read = |t: &str| store_flag(t).expect("never fails in clap").0;
+        assert_eq!(read("embedded"), Ok(Store::Embedded));
         assert_eq!(
-            read("chroma:http://h:8000"),
-            StoreChoice::Chroma("http://h:8000".into())
+            read("postgresql://u@h:5432/db"),
+            Ok(Store::Pgvector("postgresql://u@h:5432/db".into()))
         );
-        for given in [
-            "pgvector:postgresql://u@h:5432/db",
-            "postgresql://u@h:5432/db",
-        ] {
-            assert_eq!(
-                read(given),
-                StoreChoice::Pgvector("postgresql://u@h:5432/db".into()),
-                "{given}"
-            );
-        }
         for (given, said) in [
-            ("pgvector:", "needs the server's address"),
-            ("chroma", "needs the server's address"),
-            ("mongo:mongodb://u:s3cret@h/db", "unknown store"),
+            ("pgvector:", "--store pgvector: needs the server's address"),
+            ("chroma", "--store chroma: needs the server's address"),
+            (
+                "mongo:mongodb://u:s3cret@h/db",
+                "--store mongo:mongodb://u:***@h/db: unknown store",
+            ),
         ] {
-            let StoreChoice::Invalid(why) = read(given) else {
-                panic!("{given} is not a store");
-            };
-            assert!(why.contains(said) && !why.contains("s3cret"), "{why}");
+            let why = read(given).unwrap_err();
+            assert!(why.starts_with(said) && !why.contains("s3cret"), "{why}");
         }
     }
 }

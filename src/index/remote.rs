@@ -8,11 +8,16 @@
 //! checked vectors agree with it, and refilled otherwise.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::vectors::DenseCollection;
 use super::{IndexError, IndexSet};
+use crate::corpus::Corpus;
+use crate::layout::Layout;
+use crate::settings::Settings;
+pub use crate::spec::store::StoreKind;
 
 /// Stored vectors compared with the local ones before a collection is reused.
 pub const SPOT_CHECKS: usize = 8;
@@ -20,24 +25,20 @@ pub const SPOT_CHECKS: usize = 8;
 /// Largest difference allowed between a stored and a local vector component.
 pub const SPOT_TOLERANCE: f32 = 1e-6;
 
-/// Which kind of server holds the vectors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RemoteKind {
-    /// A Chroma server (its v2 HTTP API).
-    Chroma,
-    /// Postgres with the pgvector extension.
-    Pgvector,
-}
-
-impl RemoteKind {
-    /// How the store is named in report lines.
-    pub fn label(self) -> &'static str {
-        match self {
-            RemoteKind::Chroma => "chroma",
-            RemoteKind::Pgvector => "pgvector",
-        }
-    }
+/// A connected server that can take an index's dense search over: each store's client
+/// implements it in the store's own folder, and `index::store::connect` opens the one the
+/// settings name.
+pub trait ServerStore: Send + Sync {
+    /// Put `set`'s vectors on the server (reusing a collection that already holds exactly
+    /// them) and move its dense search there. `laid` gives rows their text and metadata where
+    /// the store keeps them; `progress(done, total)` counts vectors sent.
+    fn attach(
+        self: Arc<Self>,
+        set: &mut IndexSet,
+        laid: (&Corpus, &Layout),
+        settings: &Settings,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<StoreSync, IndexError>;
 }
 
 /// What attaching one collection did.
@@ -60,8 +61,8 @@ pub struct CollectionSync {
 /// What attaching an index to a vector database server did.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StoreSync {
-    /// Which kind of server.
-    pub kind: RemoteKind,
+    /// Which kind of server (`"chroma"`, `"pgvector"`).
+    pub kind: StoreKind,
     /// The server, any password masked.
     pub url: String,
     /// The collections (Chroma: chunks, then seams; pgvector: one holding both kinds).

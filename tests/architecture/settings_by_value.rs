@@ -36,13 +36,8 @@ const MAY_ASSIGN: &[(&str, &str, &str)] = &[
     ),
     (
         "src/cli/bench/store.rs",
-        "engine.settings.chroma_url=settings.chroma_url.clone()",
+        "engine.settings.store=settings.store.clone()",
         "opening: `bench store` indexes the same layout again on the server it compares",
-    ),
-    (
-        "src/cli/bench/store.rs",
-        "engine.settings.pg_url=settings.pg_url.clone()",
-        "opening: as above, for a Postgres server",
     ),
     (
         "src/cli/mcp.rs",

@@ -11,7 +11,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use seamscope::index::IndexSet;
-use seamscope::index::remote::{RemoteKind, StoreSync};
+use seamscope::index::remote::StoreSync;
 use seamscope::retrieve::{EntryRef, ListSource, RankedList, RankingInput, Trace};
 use seamscope::session::{Engine, OpenCorpus};
 
@@ -186,15 +186,14 @@ fn dense_ms(indexes: &IndexSet, vector: &[f32], depth: usize) -> anyhow::Result<
 /// Run the store comparison on `corpus` and print it.
 pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()> {
     let settings = global.settings()?;
-    if settings.chroma_url.is_none() && settings.pg_url.is_none() {
+    if !settings.store.is_server() {
         return Err(UsageError(
             "bench store compares the embedded store with a server: give it with --store chroma:http://HOST:PORT or --store pgvector:postgresql://USER@HOST:PORT/DATABASE (or --chroma, SEAMSCOPE_STORE)".into(),
         )
         .into());
     }
     let embedded_settings = seamscope::settings::Settings {
-        chroma_url: None,
-        pg_url: None,
+        store: seamscope::spec::store::Store::Embedded,
         ..settings.clone()
     };
     let mut engine = start_engine(embedded_settings)?;
@@ -203,8 +202,7 @@ pub fn run(global: &GlobalArgs, corpus: &Path, json: bool) -> anyhow::Result<()>
     let mut bar = BuildBar::new();
     let embedded: OpenCorpus = engine.open_loaded(docs, &mut |p| bar.update(p))?;
     // The same layout and index folder, its vectors now searched on the server.
-    engine.settings.chroma_url = settings.chroma_url.clone();
-    engine.settings.pg_url = settings.pg_url.clone();
+    engine.settings.store = settings.store.clone();
     let served =
         engine.index_layout(embedded.corpus.clone(), embedded.layout.clone(), &mut |p| {
             bar.update(p)
@@ -474,10 +472,8 @@ fn print(r: &StoreBench) -> Result<(), crate::cli::out::StdoutError> {
 /// The latency table: dense search alone and all lists, each store, in milliseconds per query.
 fn print_latency(r: &StoreBench) -> Result<(), crate::cli::out::StdoutError> {
     outln!("latency per query (ms)       median     mean      p95      max")?;
-    let (server_dense, server_all) = match r.store.kind {
-        RemoteKind::Chroma => ("Chroma dense (HTTP)", "Chroma, all lists"),
-        RemoteKind::Pgvector => ("pgvector dense (HNSW)", "pgvector, all lists"),
-    };
+    let facts = r.store.kind.facts();
+    let (server_dense, server_all) = (facts.dense_alone, format!("{}, all lists", facts.title));
     let rows = [
         (
             "embedded dense (usearch)",
@@ -495,7 +491,7 @@ fn print_latency(r: &StoreBench) -> Result<(), crate::cli::out::StdoutError> {
             r.embedded.search_p95_ms,
         ),
         (
-            server_all,
+            server_all.as_str(),
             &r.store_latency.search_ms,
             r.store_latency.search_p95_ms,
         ),

@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 
 use super::{ChromaClient, CollectionInfo, LAYOUT_VERSION};
 use crate::index::remote::{
-    CollectionSync, RemoteKind, StoreSync, batches, fingerprint, spot_ids, spot_mismatch,
+    CollectionSync, ServerStore, StoreKind, StoreSync, batches, fingerprint, spot_ids,
+    spot_mismatch,
 };
 use crate::index::vectors::{DenseCollection, SearchMode};
 use crate::index::{DenseStore, IndexError, IndexSet};
@@ -213,11 +214,23 @@ impl IndexSet {
             collections: [chunk_name, seam_name],
         };
         Ok(StoreSync {
-            kind: RemoteKind::Chroma,
+            kind: StoreKind::Chroma,
             url: client.url.clone(),
             collections: vec![chunk_sync, seam_sync],
             seconds: started.elapsed().as_secs_f64(),
         })
+    }
+}
+
+impl ServerStore for ChromaClient {
+    fn attach(
+        self: Arc<Self>,
+        set: &mut IndexSet,
+        _laid: (&crate::corpus::Corpus, &crate::layout::Layout),
+        settings: &crate::settings::Settings,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<StoreSync, IndexError> {
+        set.attach_chroma(&self, &settings.chroma_prefix, progress)
     }
 }
 

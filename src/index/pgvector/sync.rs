@@ -13,7 +13,9 @@ use serde_json::{Map, Value, json};
 
 use super::{Failure, LAYOUT_VERSION, PgClient, PgError, column};
 use crate::corpus::Corpus;
-use crate::index::remote::{CollectionSync, RemoteKind, SPOT_TOLERANCE, StoreSync, fingerprint};
+use crate::index::remote::{
+    CollectionSync, SPOT_TOLERANCE, ServerStore, StoreKind, StoreSync, fingerprint,
+};
 use crate::index::vectors::{DenseCollection, SearchMode};
 use crate::index::{DenseStore, IndexError, IndexSet};
 use crate::layout::Layout;
@@ -612,7 +614,7 @@ impl IndexSet {
         };
         self.search_through(client, &uuid, &name);
         Ok(StoreSync {
-            kind: RemoteKind::Pgvector,
+            kind: StoreKind::Pgvector,
             url: client.url().to_string(),
             collections: vec![CollectionSync {
                 name,
@@ -650,6 +652,18 @@ impl IndexSet {
             url: client.url().to_string(),
             collection: name.to_string(),
         };
+    }
+}
+
+impl ServerStore for PgClient {
+    fn attach(
+        self: Arc<Self>,
+        set: &mut IndexSet,
+        laid: (&Corpus, &Layout),
+        _settings: &crate::settings::Settings,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<StoreSync, IndexError> {
+        set.attach_pgvector(&self, laid, progress)
     }
 }
 

@@ -4,7 +4,6 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use seamscope::index::DenseStore;
 use seamscope::index::vectors::SearchMode;
 
 use crate::tui::app::App;
@@ -77,15 +76,11 @@ enum Words {
 fn corpus_line(shown: &crate::tui::app::Shown, words: Words) -> String {
     let open = &shown.open;
     let short_mode = words != Words::Full;
-    let mode = match (&open.indexes.store, open.indexes.search_mode, short_mode) {
+    let server = open.indexes.store.screen_label(short_mode);
+    let mode = match (server, open.indexes.search_mode, short_mode) {
         (_, SearchMode::Pending, false) => "dense pending: keyword search only",
         (_, SearchMode::Pending, true) => "dense pending",
-        (DenseStore::Chroma { .. }, _, false) => "dense search in Chroma (HNSW)",
-        (DenseStore::Chroma { .. }, _, true) => "Chroma",
-        (DenseStore::Pgvector { .. }, _, false) => {
-            "approximate dense search in Postgres (pgvector HNSW)"
-        }
-        (DenseStore::Pgvector { .. }, _, true) => "pgvector",
+        (Some(server), _, _) => server,
         (_, SearchMode::Exact, false) => "exact dense search",
         (_, SearchMode::Exact, true) => "exact",
         (_, SearchMode::Approximate, false) => "approximate dense search (HNSW)",
