@@ -14,6 +14,7 @@ mod page;
 
 use job::JobId;
 use std::collections::VecDeque;
+use std::convert::Infallible;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -35,6 +36,9 @@ use super::gold::GoldQuestions;
 use super::highlight::{Highlighter, Highlights};
 use super::jobs::{Generations, JobKind, Request};
 use super::layout_params::LayoutParams;
+
+/// What opening a corpus was doing when it panicked, as its error says.
+const OPEN_FAILED: &str = "opening the corpus (see the message printed on exit)";
 
 /// What a page's measurement was doing when it panicked, as its error says.
 const PAGE_WORK_FAILED: &str = "measuring (see the message printed on exit)";
@@ -207,44 +211,37 @@ impl Worker<'_> {
                 query,
                 reload,
             } => {
-                if !self.gens.is_current(JobKind::Layout, generation) {
-                    return;
-                }
-                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    self.open(generation, params, question, query, reload)
-                }));
-                let error = match outcome {
-                    Ok(Ok(())) => return,
-                    Ok(Err(error)) => error,
-                    Err(_) => {
-                        "internal error while opening the corpus (see the message printed on exit)"
-                            .to_string()
-                    }
-                };
-                if self.gens.is_current(JobKind::Layout, generation) {
-                    (self.send)(Action::OpenFailed { generation, error });
-                }
+                // Opening replies with its own actions as it goes; only a failure ends it here.
+                self.run_job(
+                    JobId::new(JobKind::Layout, generation, OPEN_FAILED),
+                    |worker, _| {
+                        worker
+                            .open(generation, params, question, query, reload)
+                            .map(|()| None::<Infallible>)
+                    },
+                    |result| {
+                        let Err(error) = result;
+                        Action::OpenFailed { generation, error }
+                    },
+                )
             }
             Request::Ask {
                 generation,
                 question,
                 query,
             } => {
-                if !self.gens.is_current(JobKind::Query, generation) {
-                    return;
-                }
-                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    self.ask(&question, query)
-                }));
-                let result = outcome.unwrap_or_else(|_| {
-                    Err("internal error while running the question".to_string())
-                });
                 let layout_generation = self.current.as_ref().map_or(0, |(g, _, _)| *g);
-                (self.send)(Action::Answered(Box::new(Answered {
-                    generation,
-                    layout_generation,
-                    result,
-                })));
+                self.run_job(
+                    JobId::new(JobKind::Query, generation, "running the question"),
+                    |worker, _| worker.ask(&question, query).map(Some),
+                    |result| {
+                        Action::Answered(Box::new(Answered {
+                            generation,
+                            layout_generation,
+                            result,
+                        }))
+                    },
+                )
             }
             Request::CheckChanges { generation } => self.check_changes(generation),
             Request::Calibrate {

@@ -14,17 +14,20 @@ use crate::tui::jobs::{Generations, JobKind};
 /// Sends progress at most every [`PROGRESS_EVERY`], and always the last step.
 struct Progress<'a> {
     send: &'a dyn Fn(Action),
-    wrap: fn(BackgroundProgress) -> Action,
+    /// The action that carries the job's progress; none for opening a corpus and asking a
+    /// question, which report their stages themselves (`Reporter`).
+    wrap: Option<fn(BackgroundProgress) -> Action>,
     generation: u64,
     last: Option<Instant>,
 }
 
 impl Progress<'_> {
     fn report(&mut self, what: &str, done: usize, total: usize) {
+        let Some(wrap) = self.wrap else { return };
         let due = self.last.is_none_or(|at| at.elapsed() >= PROGRESS_EVERY) || done >= total;
         if due {
             self.last = Some(Instant::now());
-            (self.send)((self.wrap)(BackgroundProgress {
+            (self.send)(wrap(BackgroundProgress {
                 generation: self.generation,
                 what: what.to_string(),
                 done,
@@ -40,20 +43,20 @@ impl Progress<'_> {
 pub(super) struct JobId {
     kind: JobKind,
     generation: u64,
-    progress: fn(BackgroundProgress) -> Action,
+    progress: Option<fn(BackgroundProgress) -> Action>,
     doing: &'static str,
 }
 
 impl JobId {
-    /// Job `generation` of slot `kind`, doing `doing`; its progress goes out as that slot's.
+    /// Job `generation` of slot `kind`, doing `doing`; its progress goes out as that slot's
+    /// background progress (opening and asking report their stages themselves).
     pub fn new(kind: JobKind, generation: u64, doing: &'static str) -> JobId {
-        let progress = match kind {
-            JobKind::Calibration => Action::CalibrationProgress,
-            JobKind::Eval => Action::EvalProgress,
-            JobKind::Board => Action::BoardProgress,
-            // Opening a corpus and asking a question report their stages themselves
-            // (`Reporter`), not as a background job's line.
-            JobKind::Page | JobKind::Layout | JobKind::Query => Action::PageProgress,
+        let progress: Option<fn(BackgroundProgress) -> Action> = match kind {
+            JobKind::Calibration => Some(Action::CalibrationProgress),
+            JobKind::Eval => Some(Action::EvalProgress),
+            JobKind::Board => Some(Action::BoardProgress),
+            JobKind::Page => Some(Action::PageProgress),
+            JobKind::Layout | JobKind::Query => None,
         };
         JobId {
             kind,
