@@ -58,6 +58,13 @@ pub enum EvalProblem {
     Failed(String),
 }
 
+impl From<String> for EvalProblem {
+    /// Anything else that went wrong.
+    fn from(why: String) -> EvalProblem {
+        EvalProblem::Failed(why)
+    }
+}
+
 /// Every strategy of the comparison searched once over the question set: enough to score them
 /// again at any `m` or budget without searching.
 pub struct EvalRun {

@@ -14,14 +14,16 @@
 //!
 //! # Adding a page (as the doctor's `4 diagnose` was added)
 //!
-//! 1. `panes/<page>.rs`: a unit struct implementing [`Pane`]: its name, its key, its help group,
-//!    its hints, its keys and its `draw` (its view code in `panes/<page>/` when it grows). A page
-//!    that measures something in the background has a [`PageWork`]: its `r` key sends it in
+//! 1. `panes/<page>.rs`: a unit struct implementing [`Pane`]: its [`PaneCard`] (name, key, help
+//!    group, hints), its keys and its `draw` (its view code in `panes/<page>/` when it grows). A
+//!    page that measures something in the background has a [`PageWork`]: its `r` key sends it in
 //!    [`Action::RunPageWork`], the worker runs it on the corpus shown with the engine, and `App`
 //!    keeps its result, the page's cursor and its progress
-//!    ([`PageState`](crate::tui::app::page_state::PageState), read with
-//!    [`App::page_state`]). Its other keys use the shared page actions [`Action::PageCursor`] and
-//!    [`Action::GoTo`] (a place in the text, on the explore page). `App` never asks the pages
+//!    ([`PageState`](crate::tui::app::page_state::PageState)). The result is the page's own
+//!    variant of [`PageOutput`] (add one in `page_work.rs`, with its `PageResult`), read back
+//!    typed with [`App::page_result`]. Its other keys use the shared page actions
+//!    ([`list_key`]: [`Action::PageCursor`] and cancel; [`Action::GoTo`], a place in the text on
+//!    the explore page). `App` never asks the pages
 //!    anything: what it needs comes in the action, so the pages sit above it.
 //! 2. A variant of [`Page`] in `action.rs`, in [`Page::ALL`]; here `mod <page>;` and its arm in
 //!    [`PagePane::pane`]. The page key, the status line's page list and the help follow.
@@ -40,14 +42,14 @@ pub mod evaluation;
 pub mod explore;
 pub mod traces;
 
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 
 use super::action::{Action, Page};
 use super::app::App;
 use super::screen::Areas;
 
-pub use super::page_work::{PageOutput, PageWork};
+pub use super::page_work::{PageOutput, PageWork, TracesPage};
 
 /// The page job's progress as a gauge line (`LABEL: what done/total`), `waiting` until the
 /// worker reports; `None` when no page job is in flight. The measuring pages' status line.
@@ -70,21 +72,66 @@ pub fn page_job_progress(
     ))
 }
 
+/// The keys a page listing rows shares: the arrows and page keys move its cursor over the
+/// `rows` it lists (counted only when one is pressed), Esc cancels its job.
+pub fn list_key(key: &KeyEvent, rows: impl FnOnce() -> usize) -> Option<Action> {
+    let delta = match key.code {
+        KeyCode::Up => -1,
+        KeyCode::Down => 1,
+        KeyCode::PageUp => -10,
+        KeyCode::PageDown => 10,
+        KeyCode::Esc => return Some(Action::CancelJob),
+        _ => return None,
+    };
+    Some(Action::PageCursor {
+        delta,
+        rows: rows(),
+    })
+}
+
 /// One group of the help overlay: its title and its (keys, what they do) rows.
 pub type HelpGroup = (&'static str, &'static [(&'static str, &'static str)]);
 
+/// What the help and the status line say of a page, fixed: how it is called and reached, and
+/// its keys.
+pub struct PaneCard {
+    /// Its name on the status line's page list (`explore`).
+    pub name: &'static str,
+    /// The key that shows it from any page (`1`).
+    pub key: char,
+    /// What it is for, in the help's list of pages (`calibrate m`).
+    pub about: &'static str,
+    /// Its groups in the help overlay (a group named like another page's is merged with it).
+    pub help: &'static [HelpGroup],
+    /// The keys worth showing on the status line (typing aside), as (key, what) pairs.
+    pub hints: &'static [(&'static str, &'static str)],
+}
+
 /// A page of the screen: what it is called, how it is reached, its keys and its drawing.
 pub trait Pane: Sync {
+    /// Its name, key, purpose, help and usual hints.
+    fn card(&self) -> &'static PaneCard;
     /// Its name on the status line's page list (`explore`).
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.card().name
+    }
     /// The key that shows it from any page (`1`).
-    fn key(&self) -> char;
+    fn key(&self) -> char {
+        self.card().key
+    }
     /// What it is for, in the help's list of pages (`calibrate m`).
-    fn about(&self) -> &'static str;
+    fn about(&self) -> &'static str {
+        self.card().about
+    }
     /// Its groups in the help overlay (a group named like another page's is merged with it).
-    fn help(&self) -> &'static [HelpGroup];
-    /// The keys worth showing on the status line now (typing aside), as (key, what) pairs.
-    fn hints(&self, app: &App) -> &'static [(&'static str, &'static str)];
+    fn help(&self) -> &'static [HelpGroup] {
+        self.card().help
+    }
+    /// The keys worth showing on the status line now (typing aside), as (key, what) pairs: the
+    /// card's, unless the page's state changes them.
+    fn hints(&self, _app: &App) -> &'static [(&'static str, &'static str)] {
+        self.card().hints
+    }
     /// The action a key means on this page, before the keys every page shares; `None` leaves
     /// the key to them.
     fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action>;

@@ -1,15 +1,20 @@
 //! The worker: the one thread that owns the engine (its model needs `&mut` to embed). It opens
 //! and rebuilds the corpus and runs questions, in request order, skipping requests that a newer
-//! one superseded, and reports back with actions. The measuring jobs (calibration, evaluation)
-//! live in [`measure`], the strategy board and evidence-length map in [`board`], opening a
-//! corpus in [`opening`].
+//! one superseded, and reports back with actions. Every background job runs through one wrapper,
+//! [`job`] (its generation, progress, cancel, a panic as its error, no reply once superseded), so
+//! a job is just its work: calibration and evaluation in [`measure`], the strategy board and
+//! evidence-length map in [`board`], a page's own measurement in [`page`]; opening a corpus is
+//! in [`opening`].
 
 mod board;
+mod job;
 mod measure;
 mod opening;
 mod page;
 
+use job::JobId;
 use std::collections::VecDeque;
+use std::convert::Infallible;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -24,12 +29,19 @@ use seamscope::settings::Settings;
 use seamscope::tokens::TokenCounter;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::action::{Action, Answered, JobProgress, JobStage, Searched};
+use super::action::{Action, Answered, JobProgress, JobStage, PageDone, Searched};
+use super::background::{BoardDone, Calibrated, Evaluated, SeamsPrepared};
 use super::doc_atoms::DocAtoms;
 use super::gold::GoldQuestions;
 use super::highlight::{Highlighter, Highlights};
 use super::jobs::{Generations, JobKind, Request};
 use super::layout_params::LayoutParams;
+
+/// What opening a corpus was doing when it panicked, as its error says.
+const OPEN_FAILED: &str = "opening the corpus (see the message printed on exit)";
+
+/// What a page's measurement was doing when it panicked, as its error says.
+const PAGE_WORK_FAILED: &str = "measuring (see the message printed on exit)";
 
 /// Progress goes to the screen at most this often (and on every change of stage).
 pub(crate) const PROGRESS_EVERY: Duration = Duration::from_millis(100);
@@ -199,67 +211,100 @@ impl Worker<'_> {
                 query,
                 reload,
             } => {
-                if !self.gens.is_current(JobKind::Layout, generation) {
-                    return;
-                }
-                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    self.open(generation, params, question, query, reload)
-                }));
-                let error = match outcome {
-                    Ok(Ok(())) => return,
-                    Ok(Err(error)) => error,
-                    Err(_) => {
-                        "internal error while opening the corpus (see the message printed on exit)"
-                            .to_string()
-                    }
-                };
-                if self.gens.is_current(JobKind::Layout, generation) {
-                    (self.send)(Action::OpenFailed { generation, error });
-                }
+                // Opening replies with its own actions as it goes; only a failure ends it here.
+                self.run_job(
+                    JobId::new(JobKind::Layout, generation, OPEN_FAILED),
+                    |worker, _| {
+                        worker
+                            .open(generation, params, question, query, reload)
+                            .map(|()| None::<Infallible>)
+                    },
+                    |result| {
+                        let Err(error) = result;
+                        Action::OpenFailed { generation, error }
+                    },
+                )
             }
             Request::Ask {
                 generation,
                 question,
                 query,
             } => {
-                if !self.gens.is_current(JobKind::Query, generation) {
-                    return;
-                }
-                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    self.ask(&question, query)
-                }));
-                let result = outcome.unwrap_or_else(|_| {
-                    Err("internal error while running the question".to_string())
-                });
                 let layout_generation = self.current.as_ref().map_or(0, |(g, _, _)| *g);
-                (self.send)(Action::Answered(Box::new(Answered {
-                    generation,
-                    layout_generation,
-                    result,
-                })));
+                self.run_job(
+                    JobId::new(JobKind::Query, generation, "running the question"),
+                    |worker, _| worker.ask(&question, query).map(Some),
+                    |result| {
+                        Action::Answered(Box::new(Answered {
+                            generation,
+                            layout_generation,
+                            result,
+                        }))
+                    },
+                )
             }
             Request::CheckChanges { generation } => self.check_changes(generation),
             Request::Calibrate {
                 generation,
                 query,
                 gold,
-            } => self.calibrate(generation, query, gold),
+            } => self.run_job(
+                JobId::new(JobKind::Calibration, generation, "calibrating"),
+                |worker, job| worker.calibrate(job, query, gold),
+                |result| {
+                    Action::Calibrated(Box::new(Calibrated {
+                        generation,
+                        result,
+                        k_scan: Vec::new(),
+                        partial: false,
+                    }))
+                },
+            ),
             Request::Evaluate {
                 generation,
                 grid,
                 k,
-            } => self.evaluate(generation, grid, k),
+            } => self.run_job(
+                JobId::new(JobKind::Eval, generation, "evaluating"),
+                |worker, job| worker.evaluate(job, grid, k),
+                |result| Action::Evaluated(Box::new(Evaluated { generation, result })),
+            ),
             Request::PrepareSeams {
                 generation,
                 k,
                 grid,
-            } => self.prepare_seams(generation, k, grid),
+            } => self.run_job(
+                JobId::new(JobKind::Eval, generation, "preparing Seams"),
+                |worker, job| worker.prepare_seams(job, k, grid),
+                |result| Action::SeamsPrepared(Box::new(SeamsPrepared { generation, result })),
+            ),
             Request::Board {
                 generation,
-                job,
+                job: board,
                 budget,
-            } => self.board(generation, *job, budget),
-            Request::PageWork { generation, job } => self.page_work(generation, job),
+            } => self.run_job(
+                JobId::new(JobKind::Board, generation, "measuring the strategies"),
+                |worker, job| worker.board(job, *board, budget),
+                |result| Action::BoardDone(Box::new(BoardDone { generation, result })),
+            ),
+            Request::PageWork {
+                generation,
+                job: page,
+            } => {
+                let layout_generation = self.current.as_ref().map_or(0, |(g, _, _)| *g);
+                self.run_job(
+                    JobId::new(JobKind::Page, generation, PAGE_WORK_FAILED),
+                    |worker, job| worker.page_work(job, page.work.as_ref()),
+                    |result| {
+                        Action::PageDone(Box::new(PageDone {
+                            generation,
+                            page: page.page,
+                            layout_generation,
+                            result,
+                        }))
+                    },
+                )
+            }
         }
     }
 

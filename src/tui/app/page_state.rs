@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use super::{App, Notice};
 use crate::tui::action::{Action, Page, PageDone, Pane};
-use crate::tui::page_work::{PageOutput, PageWork};
+use crate::tui::page_work::{PageOutput, PageResult, PageWork};
 
 /// One page's kept state.
 #[derive(Debug, Clone, Default)]
@@ -27,6 +27,18 @@ impl App {
     /// The state `App` keeps for `page` (empty until it has measured or moved its cursor).
     pub fn page_state(&self, page: Page) -> Option<&PageState> {
         self.pages.0.get(&page)
+    }
+
+    /// `page`'s result, if its last measurement succeeded and gave a `T`.
+    pub fn page_result<T: PageResult>(&self, page: Page) -> Option<&T> {
+        T::read(self.page_state(page)?.output.as_ref()?.as_ref().ok()?)
+    }
+
+    /// `page`'s cursor row, kept inside a list of `rows`.
+    pub fn page_row(&self, page: Page, rows: usize) -> usize {
+        self.page_state(page)
+            .map_or(0, |s| s.cursor)
+            .min(rows.saturating_sub(1))
     }
 
     /// Whether `page`'s result measured an older layout than the one shown.

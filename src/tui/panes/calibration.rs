@@ -6,7 +6,7 @@ mod view;
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 
-use super::{HelpGroup, Pane, scroll_page};
+use super::{Pane, PaneCard, scroll_page};
 use crate::tui::action::Action;
 use crate::tui::app::App;
 use crate::tui::screen::Areas;
@@ -14,42 +14,35 @@ use crate::tui::screen::Areas;
 /// The calibration page.
 pub struct Calibration;
 
-impl Pane for Calibration {
-    fn name(&self) -> &'static str {
-        "calibrate"
-    }
-
-    fn key(&self) -> char {
-        '2'
-    }
-
-    fn about(&self) -> &'static str {
-        "calibrate m"
-    }
-
-    fn help(&self) -> &'static [HelpGroup] {
-        &[(
-            "Measuring pages",
-            &[
-                ("r / Esc", "run in the background / cancel"),
-                ("a", "calibrate: apply the best k and m"),
-                ("g", "calibrate: gold set / passages"),
-            ],
-        )]
-    }
-
-    fn hints(&self, _app: &App) -> &'static [(&'static str, &'static str)] {
+/// What the help and the status line say of the calibration page.
+static CARD: PaneCard = PaneCard {
+    name: "calibrate",
+    key: '2',
+    about: "calibrate m",
+    help: &[(
+        "Measuring pages",
         &[
-            ("r", "run"),
-            ("a", "apply k, m"),
-            ("g", "gold/passages"),
-            ("Esc", "cancel"),
-            ("?", "help"),
-            ("q", "quit"),
-            ("m/M", "margin"),
-            ("k/K", "seam k"),
-            ("x", "chunker"),
-        ]
+            ("r / Esc", "run in the background / cancel"),
+            ("a", "calibrate: apply the best k and m"),
+            ("g", "calibrate: gold set / passages"),
+        ],
+    )],
+    hints: &[
+        ("r", "run"),
+        ("a", "apply k, m"),
+        ("g", "gold/passages"),
+        ("Esc", "cancel"),
+        ("?", "help"),
+        ("q", "quit"),
+        ("m/M", "margin"),
+        ("k/K", "seam k"),
+        ("x", "chunker"),
+    ],
+};
+
+impl Pane for Calibration {
+    fn card(&self) -> &'static PaneCard {
+        &CARD
     }
 
     fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action> {

@@ -13,7 +13,7 @@ use seamscope::doctor::{DoctorOptions, DoctorProgress, DoctorReport, Example, di
 use seamscope::retrieve::QuerySettings;
 use seamscope::session::{Engine, OpenCorpus};
 
-use super::{HelpGroup, PageOutput, PageWork, Pane};
+use super::{PageOutput, PageWork, Pane, PaneCard, list_key};
 use crate::tui::action::{Action, Page};
 use crate::tui::app::App;
 use crate::tui::screen::Areas;
@@ -48,18 +48,13 @@ impl PageWork for DoctorWork {
                 progress("asking sampled questions", done, total)
             }
         });
-        Ok(report.map_err(|e| e.to_string())?.map(PageOutput::new))
+        Ok(report.map_err(|e| e.to_string())?.map(PageOutput::from))
     }
 }
 
 /// The report the page shows, if the doctor has run.
 fn report(app: &App) -> Option<&DoctorReport> {
-    app.page_state(Page::Diagnose)?
-        .output
-        .as_ref()?
-        .as_ref()
-        .ok()?
-        .get::<DoctorReport>()
+    app.page_result(Page::Diagnose)
 }
 
 /// The examples the cursor moves over, in the page's order: each finding that applies and found
@@ -74,18 +69,11 @@ fn examples(report: &DoctorReport) -> Vec<(usize, &Example)> {
         .collect()
 }
 
-/// The cursor's row, kept inside the list.
-fn cursor(app: &App, rows: usize) -> usize {
-    app.page_state(Page::Diagnose)
-        .map_or(0, |s| s.cursor)
-        .min(rows.saturating_sub(1))
-}
-
 /// Where Enter goes: the example under the cursor, in the corpus shown.
 fn go_to(app: &App) -> Option<Action> {
     let report = report(app)?;
     let all = examples(report);
-    let (_, example) = all.get(cursor(app, all.len()))?;
+    let (_, example) = all.get(app.page_row(Page::Diagnose, all.len()))?;
     let shown = app.shown.as_ref()?;
     let place = &example.location;
     let doc = shown
@@ -101,56 +89,40 @@ fn go_to(app: &App) -> Option<Action> {
     })
 }
 
+/// What the help and the status line say of the diagnose page.
+static CARD: PaneCard = PaneCard {
+    name: "diagnose",
+    key: '4',
+    about: "diagnose",
+    // `r` and Esc run and cancel as on the other measuring pages (their shared group).
+    help: &[(
+        "Measuring pages",
+        &[("↑↓ / Enter", "diagnose: example / show it in the text")],
+    )],
+    hints: &[
+        ("r", "diagnose"),
+        ("↑↓", "example"),
+        ("Enter", "show in text"),
+        ("Esc", "cancel"),
+        ("?", "help"),
+        ("q", "quit"),
+    ],
+};
+
 impl Pane for Diagnose {
-    fn name(&self) -> &'static str {
-        "diagnose"
-    }
-
-    fn key(&self) -> char {
-        '4'
-    }
-
-    fn about(&self) -> &'static str {
-        "diagnose"
-    }
-
-    fn help(&self) -> &'static [HelpGroup] {
-        // `r` and Esc run and cancel as on the other measuring pages (their shared group).
-        &[(
-            "Measuring pages",
-            &[("↑↓ / Enter", "diagnose: example / show it in the text")],
-        )]
-    }
-
-    fn hints(&self, _app: &App) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("r", "diagnose"),
-            ("↑↓", "example"),
-            ("Enter", "show in text"),
-            ("Esc", "cancel"),
-            ("?", "help"),
-            ("q", "quit"),
-        ]
+    fn card(&self) -> &'static PaneCard {
+        &CARD
     }
 
     fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action> {
-        let cursor = |delta| Action::PageCursor {
-            delta,
-            rows: report(app).map_or(0, |r| examples(r).len()),
-        };
         Some(match key.code {
             KeyCode::Char('r') => Action::RunPageWork(Arc::new(DoctorWork {
                 options: DoctorOptions::default(),
                 budget: app.sliders.budget,
                 m: app.sliders.m,
             })),
-            KeyCode::Up => cursor(-1),
-            KeyCode::Down => cursor(1),
-            KeyCode::PageUp => cursor(-10),
-            KeyCode::PageDown => cursor(10),
             KeyCode::Enter => return go_to(app),
-            KeyCode::Esc => Action::CancelJob,
-            _ => return None,
+            _ => return list_key(key, || report(app).map_or(0, |r| examples(r).len())),
         })
     }
 

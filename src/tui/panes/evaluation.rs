@@ -11,7 +11,7 @@ use ratatui::Frame;
 
 pub use board::family_points;
 
-use super::{HelpGroup, Pane, scroll_page};
+use super::{Pane, PaneCard, scroll_page};
 use crate::tui::action::{Action, BoardConstraint};
 use crate::tui::app::{App, EvalView};
 use crate::tui::screen::{Areas, inside};
@@ -19,44 +19,37 @@ use crate::tui::screen::{Areas, inside};
 /// The evaluation page.
 pub struct Evaluation;
 
-impl Pane for Evaluation {
-    fn name(&self) -> &'static str {
-        "evaluate"
-    }
-
-    fn key(&self) -> char {
-        '3'
-    }
-
-    fn about(&self) -> &'static str {
-        "evaluate"
-    }
-
-    fn help(&self) -> &'static [HelpGroup] {
-        &[(
-            "Measuring pages",
-            &[
-                ("s / v", "evaluate: strategy board / length map"),
-                ("Tab ↑↓ a", "board: next view / row / apply row"),
-                ("o V D", "board: constrain: once / vectors / dup"),
-            ],
-        )]
-    }
-
-    fn hints(&self, _app: &App) -> &'static [(&'static str, &'static str)] {
+/// What the help and the status line say of the evaluation page.
+static CARD: PaneCard = PaneCard {
+    name: "evaluate",
+    key: '3',
+    about: "evaluate",
+    help: &[(
+        "Measuring pages",
         &[
-            ("r", "run"),
-            ("s", "board"),
-            ("v", "map"),
-            ("Tab", "view"),
-            ("a", "apply row"),
-            ("Esc", "cancel"),
-            ("?", "help"),
-            ("q", "quit"),
-            ("m/M", "margin"),
-            ("b/B", "budget"),
-            ("k/K", "seam k"),
-        ]
+            ("s / v", "evaluate: strategy board / length map"),
+            ("Tab ↑↓ a", "board: next view / row / apply row"),
+            ("o V D", "board: constrain: once / vectors / dup"),
+        ],
+    )],
+    hints: &[
+        ("r", "run"),
+        ("s", "board"),
+        ("v", "map"),
+        ("Tab", "view"),
+        ("a", "apply row"),
+        ("Esc", "cancel"),
+        ("?", "help"),
+        ("q", "quit"),
+        ("m/M", "margin"),
+        ("b/B", "budget"),
+        ("k/K", "seam k"),
+    ],
+};
+
+impl Pane for Evaluation {
+    fn card(&self) -> &'static PaneCard {
+        &CARD
     }
 
     fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action> {

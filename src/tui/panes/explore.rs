@@ -18,7 +18,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{HelpGroup, Pane};
+use super::{Pane, PaneCard};
 use crate::tui::action::{Action, Pane as Part};
 use crate::tui::app::App;
 use crate::tui::screen::Areas;
@@ -26,44 +26,52 @@ use crate::tui::screen::Areas;
 /// The explore page.
 pub struct Explore;
 
+/// What the help and the status line say of the explore page.
+static CARD: PaneCard = PaneCard {
+    name: "explore",
+    key: '1',
+    about: "explore",
+    help: &[
+        (
+            "Move (explore page)",
+            &[
+                ("Tab / Shift-Tab", "next / previous pane"),
+                ("↑ ↓ PgUp PgDn", "move in a list, scroll the text"),
+                ("Home / End", "first / last row"),
+                ("n / p", "next / previous chunk"),
+                ("] / [", "next / previous cut (its seam)"),
+                ("Enter (docs)", "read the document"),
+            ],
+        ),
+        (
+            "Presenter and demo",
+            &[
+                ("s", "presenter mode: one step at a time"),
+                ("→ Space / ←", "next / previous step (Esc leaves)"),
+                ("l", "pick a gold question: evidence, ✓/✗"),
+                ("P", "pin; change settings to compare"),
+                ("z", "zoom the pane (z or Esc: back)"),
+                ("e / w / y", "save trace / save view / copy context"),
+            ],
+        ),
+    ],
+    hints: &[
+        ("/", "query"),
+        ("?", "help"),
+        ("q", "quit"),
+        ("s", "present"),
+        ("l", "questions"),
+        ("P", "pin"),
+        ("z", "zoom"),
+        ("Tab", "pane"),
+        ("n/p", "chunk"),
+        ("]/[", "cut"),
+    ],
+};
+
 impl Pane for Explore {
-    fn name(&self) -> &'static str {
-        "explore"
-    }
-
-    fn key(&self) -> char {
-        '1'
-    }
-
-    fn about(&self) -> &'static str {
-        "explore"
-    }
-
-    fn help(&self) -> &'static [HelpGroup] {
-        &[
-            (
-                "Move (explore page)",
-                &[
-                    ("Tab / Shift-Tab", "next / previous pane"),
-                    ("↑ ↓ PgUp PgDn", "move in a list, scroll the text"),
-                    ("Home / End", "first / last row"),
-                    ("n / p", "next / previous chunk"),
-                    ("] / [", "next / previous cut (its seam)"),
-                    ("Enter (docs)", "read the document"),
-                ],
-            ),
-            (
-                "Presenter and demo",
-                &[
-                    ("s", "presenter mode: one step at a time"),
-                    ("→ Space / ←", "next / previous step (Esc leaves)"),
-                    ("l", "pick a gold question: evidence, ✓/✗"),
-                    ("P", "pin; change settings to compare"),
-                    ("z", "zoom the pane (z or Esc: back)"),
-                    ("e / w / y", "save trace / save view / copy context"),
-                ],
-            ),
-        ]
+    fn card(&self) -> &'static PaneCard {
+        &CARD
     }
 
     fn hints(&self, app: &App) -> &'static [(&'static str, &'static str)] {
@@ -79,18 +87,7 @@ impl Pane for Explore {
                 ("b/B", "budget"),
             ];
         }
-        &[
-            ("/", "query"),
-            ("?", "help"),
-            ("q", "quit"),
-            ("s", "present"),
-            ("l", "questions"),
-            ("P", "pin"),
-            ("z", "zoom"),
-            ("Tab", "pane"),
-            ("n/p", "chunk"),
-            ("]/[", "cut"),
-        ]
+        CARD.hints
     }
 
     fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action> {

@@ -17,11 +17,10 @@ use seamscope::chunk::ChunkerKind;
 use seamscope::layout::Layout;
 use seamscope::session::{Engine, OpenCorpus};
 use seamscope::settings::{Margin, Settings};
-use seamscope::traces::{
-    QueryVerdict, ReplayOptions, ReplaySearch, TracesReport, judge, prepare, replay,
-};
+use seamscope::traces::{QueryVerdict, ReplayOptions, ReplaySearch, judge, prepare, replay};
 
-use super::{HelpGroup, PageOutput, PageWork, Pane};
+pub use super::TracesPage;
+use super::{PageOutput, PageWork, Pane, PaneCard, list_key};
 use crate::tui::action::{Action, Page, TracedReplay};
 use crate::tui::app::{App, TracesGiven};
 use crate::tui::screen::Areas;
@@ -36,22 +35,6 @@ struct TracesWork {
     given: TracesGiven,
     /// The fire margin of the replay (the slider's).
     m: Margin,
-}
-
-/// What the page shows: the report and how it was made.
-#[derive(Debug)]
-pub struct TracesPage {
-    /// The source, as messages name it (made safe).
-    pub source: String,
-    /// The queries, most suspect first, and the figures over them.
-    pub report: TracesReport,
-    /// Chunks of the layout the replay ran on (the app's cuts).
-    pub chunks: usize,
-    /// Whether that layout is the one the screen showed (else it was indexed apart, and Enter
-    /// lays it out on the screen first).
-    pub on_shown: bool,
-    /// Whether the cuts came from `--cuts` rather than from the traces.
-    pub given_cuts: bool,
 }
 
 impl PageWork for TracesWork {
@@ -132,7 +115,7 @@ impl PageWork for TracesWork {
         if stopped.get() {
             return Ok(None);
         }
-        Ok(Some(PageOutput::new(TracesPage {
+        Ok(Some(PageOutput::from(TracesPage {
             source: self.given.source.label(),
             report: judged?,
             chunks,
@@ -158,25 +141,13 @@ pub fn work(given: TracesGiven, m: Margin) -> Arc<dyn PageWork> {
 
 /// The page's result, if the traces have been judged.
 fn page(app: &App) -> Option<&TracesPage> {
-    app.page_state(Page::Traces)?
-        .output
-        .as_ref()?
-        .as_ref()
-        .ok()?
-        .get::<TracesPage>()
-}
-
-/// The cursor's row, kept inside the list.
-fn cursor(app: &App, rows: usize) -> usize {
-    app.page_state(Page::Traces)
-        .map_or(0, |s| s.cursor)
-        .min(rows.saturating_sub(1))
+    app.page_result(Page::Traces)
 }
 
 /// The query under the cursor.
 fn selected(app: &App) -> Option<&QueryVerdict> {
     let queries = &page(app)?.report.queries;
-    queries.get(cursor(app, queries.len()))
+    queries.get(app.page_row(Page::Traces, queries.len()))
 }
 
 /// Enter: the query under the cursor replayed on the explore page, on the app's cuts (laid out
@@ -192,55 +163,39 @@ fn replay_selected(app: &App) -> Option<Action> {
     })))
 }
 
+/// What the help and the status line say of the traces page.
+static CARD: PaneCard = PaneCard {
+    name: "traces",
+    key: '5',
+    about: "traces",
+    // `r` and Esc run and cancel as on the other measuring pages (their shared group).
+    help: &[(
+        "Measuring pages",
+        &[("↑↓ / Enter", "traces: query / replay it in explore")],
+    )],
+    hints: &[
+        ("r", "read again"),
+        ("↑↓", "query"),
+        ("Enter", "replay"),
+        ("Esc", "cancel"),
+        ("?", "help"),
+        ("q", "quit"),
+    ],
+};
+
 impl Pane for Traces {
-    fn name(&self) -> &'static str {
-        "traces"
-    }
-
-    fn key(&self) -> char {
-        '5'
-    }
-
-    fn about(&self) -> &'static str {
-        "traces"
-    }
-
-    fn help(&self) -> &'static [HelpGroup] {
-        // `r` and Esc run and cancel as on the other measuring pages (their shared group).
-        &[(
-            "Measuring pages",
-            &[("↑↓ / Enter", "traces: query / replay it in explore")],
-        )]
-    }
-
-    fn hints(&self, _app: &App) -> &'static [(&'static str, &'static str)] {
-        &[
-            ("r", "read again"),
-            ("↑↓", "query"),
-            ("Enter", "replay"),
-            ("Esc", "cancel"),
-            ("?", "help"),
-            ("q", "quit"),
-        ]
+    fn card(&self) -> &'static PaneCard {
+        &CARD
     }
 
     fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action> {
-        let cursor = |delta| Action::PageCursor {
-            delta,
-            rows: page(app).map_or(0, |p| p.report.queries.len()),
-        };
         Some(match key.code {
             KeyCode::Char('r') => {
                 let given = app.traces.clone()?;
                 Action::RunPageWork(work(given, app.sliders.m))
             }
-            KeyCode::Up => cursor(-1),
-            KeyCode::Down => cursor(1),
-            KeyCode::PageUp => cursor(-10),
-            KeyCode::PageDown => cursor(10),
             KeyCode::Enter => return replay_selected(app),
-            KeyCode::Esc => Action::CancelJob,
-            _ => return None,
+            _ => return list_key(key, || page(app).map_or(0, |p| p.report.queries.len())),
         })
     }
 

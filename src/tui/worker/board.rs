@@ -12,11 +12,10 @@ use seamscope::session::{Engine, EngineError, OpenCorpus};
 use seamscope::settings::Settings;
 
 use super::Worker;
-use super::measure::{Progress, guarded};
-use crate::tui::action::Action;
-use crate::tui::background::{BoardDone, BoardResult, NEEDS_GOLD};
+use super::job::Job;
+use crate::tui::background::{BoardResult, NEEDS_GOLD};
 use crate::tui::gold::GoldQuestions;
-use crate::tui::jobs::{BoardJob, JobKind};
+use crate::tui::jobs::BoardJob;
 use crate::tui::widgets::gauge::thousands;
 
 /// A progress line for the board's search steps: which strategy, and how far.
@@ -71,35 +70,15 @@ fn describe(p: &SearchProgress<'_>) -> (String, usize, usize) {
 }
 
 impl Worker<'_> {
-    /// Run a board job on the current layout and reply, unless it was superseded or cancelled.
-    pub(super) fn board(&mut self, generation: u64, job: BoardJob, budget: usize) {
-        if !self.gens.is_current(JobKind::Board, generation) {
-            return;
-        }
-        let result = guarded(
-            || self.board_on_shown(generation, job, budget),
-            || "internal error while measuring the strategies".to_string(),
-        );
-        // Stopped (`Ok(None)`): a newer request owns the screen, so say nothing.
-        let Some(result) = result.transpose() else {
-            return;
-        };
-        if self.gens.is_current(JobKind::Board, generation) {
-            (self.send)(Action::BoardDone(Box::new(BoardDone {
-                generation,
-                result,
-            })));
-        }
-    }
-
-    fn board_on_shown(
+    /// Run a board job on the current layout.
+    pub(super) fn board(
         &mut self,
-        generation: u64,
-        job: BoardJob,
+        job: &mut Job<'_>,
+        board_job: BoardJob,
         budget: usize,
     ) -> Result<Option<BoardResult>, String> {
         let (_, open) = self.shown()?;
-        let questions = match &job {
+        let questions = match &board_job {
             BoardJob::Strategies(_) => match self.questions(&open).as_ref() {
                 GoldQuestions::Loaded(q) if !q.is_empty() => Some(Arc::new(q.clone())),
                 GoldQuestions::Bad(why) => {
@@ -112,9 +91,6 @@ impl Worker<'_> {
             },
             BoardJob::Map(_) => None,
         };
-        let gens = Arc::clone(&self.gens);
-        let current = move || gens.is_current(JobKind::Board, generation);
-        let mut progress = Progress::new(self.send, generation, Action::BoardProgress);
         let engine = self.engine.as_mut().ok_or("the model is not loaded")?;
         // Every row is scored at the slider's budget, passed by value: the engine's own settings
         // stay as they are whatever happens in the run.
@@ -124,14 +100,14 @@ impl Worker<'_> {
         };
         let mut report = |p: SearchProgress<'_>| {
             let (what, index, count) = describe(&p);
-            progress.report(&what, index, count);
-            matches!(p, SearchProgress::Embedding { .. }) || current()
+            job.report(&what, index, count);
+            matches!(p, SearchProgress::Embedding { .. }) || job.current()
         };
         let run = |engine: &mut Engine,
                    open: &OpenCorpus,
                    report: &mut dyn FnMut(SearchProgress<'_>) -> bool|
          -> Result<Option<BoardResult>, EngineError> {
-            Ok(match &job {
+            Ok(match &board_job {
                 BoardJob::Strategies(options) => {
                     let qs = questions.as_deref().map_or(&[][..], |q| q.as_slice());
                     let source =

@@ -4,7 +4,6 @@
 //! superseded.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use seamscope::calibrate::{
     CalibrateOptions, CalibrationReport, CalibrationSource, KeywordQuestions,
@@ -18,12 +17,10 @@ use seamscope::retrieve::QuerySettings;
 use seamscope::session::OpenCorpus;
 use seamscope::tune::{TuneProgress, TuneRow, calibration_questions, scan_k};
 
-use super::{PROGRESS_EVERY, Worker};
+use super::Worker;
+use super::job::Job;
 use crate::tui::action::Action;
-use crate::tui::background::{
-    BackgroundProgress, Calibrated, EvalProblem, EvalRun, Evaluated, SeamsPrepared,
-};
-use crate::tui::jobs::JobKind;
+use crate::tui::background::{Calibrated, EvalProblem, EvalRun};
 use crate::tui::layout_params::LayoutParams;
 
 /// What the last evaluation ran on: enough to prepare Seams again at another `k`.
@@ -37,50 +34,6 @@ pub struct EvalBase {
 // The screen names the corpus' question set through here; its one home is the engine.
 pub use seamscope::corpus::questions_path;
 
-/// Sends progress at most every [`PROGRESS_EVERY`], and always the last step.
-pub(super) struct Progress<'a> {
-    send: &'a dyn Fn(Action),
-    wrap: fn(BackgroundProgress) -> Action,
-    generation: u64,
-    last: Option<Instant>,
-}
-
-impl<'a> Progress<'a> {
-    pub(super) fn new(
-        send: &'a dyn Fn(Action),
-        generation: u64,
-        wrap: fn(BackgroundProgress) -> Action,
-    ) -> Self {
-        Progress {
-            send,
-            wrap,
-            generation,
-            last: None,
-        }
-    }
-
-    pub(super) fn report(&mut self, what: &str, done: usize, total: usize) {
-        let due = self.last.is_none_or(|at| at.elapsed() >= PROGRESS_EVERY) || done >= total;
-        if due {
-            self.last = Some(Instant::now());
-            (self.send)((self.wrap)(BackgroundProgress {
-                generation: self.generation,
-                what: what.to_string(),
-                done,
-                total,
-            }));
-        }
-    }
-}
-
-/// Run `job`, turning a panic into an error message.
-pub(super) fn guarded<T, E>(
-    job: impl FnOnce() -> Result<T, E>,
-    on_panic: impl FnOnce() -> E,
-) -> Result<T, E> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).unwrap_or_else(|_| Err(on_panic()))
-}
-
 /// The quick board's other strategies on the questions `report` scored, when Seams fails fewer
 /// of them than chunks only; `None` when it does not, or when a newer request stopped it.
 fn alternatives(
@@ -88,7 +41,7 @@ fn alternatives(
     open: &OpenCorpus,
     report: &CalibrationReport,
     gold: Option<&[Question]>,
-    (progress, current): (&mut Progress<'_>, &dyn Fn() -> bool),
+    job: &mut Job<'_>,
 ) -> Result<Option<seamscope::calibrate::Alternatives>, String> {
     let mut report_progress = |p: SearchProgress<'_>| {
         if let SearchProgress::Preparing {
@@ -98,9 +51,9 @@ fn alternatives(
         } = p
         {
             let what = format!("beside Seams: {}", seamscope::text::safe(label));
-            progress.report(&what, index, count);
+            job.report(&what, index, count);
         }
-        matches!(p, SearchProgress::Embedding { .. }) || current()
+        matches!(p, SearchProgress::Embedding { .. }) || job.current()
     };
     seamscope::board::alternative::beside_seams(engine, open, report, gold, &mut report_progress)
         .map_err(|e| e.to_string())
@@ -124,77 +77,44 @@ impl Worker<'_> {
 
     /// Calibrate `m` on the current layout (on the corpus' gold question set when there is one
     /// and `gold` asks for it, else on sampled passages), then scan `k` on the same questions.
-    pub(super) fn calibrate(&mut self, generation: u64, query: QuerySettings, gold: bool) {
-        if !self.gens.is_current(JobKind::Calibration, generation) {
-            return;
-        }
-        let result = guarded(
-            || self.calibrate_on_shown(generation, query, gold),
-            || "internal error while calibrating".to_string(),
-        );
-        if !self.gens.is_current(JobKind::Calibration, generation) {
-            return;
-        }
-        let (report, k_scan, gold_questions) = match result {
-            Ok(done) => done,
-            Err(e) => {
-                (self.send)(Action::Calibrated(Box::new(Calibrated {
-                    generation,
-                    result: Err(e),
-                    k_scan: Vec::new(),
-                    partial: false,
-                })));
-                return;
-            }
-        };
-        // The report first; then the quick board's other strategies beside Seams (on a cold
-        // vector cache they embed overlapping chunks and windows, which takes a while).
-        (self.send)(Action::Calibrated(Box::new(Calibrated {
-            generation,
+    /// The report goes out first ([`Calibrated::partial`]); then the quick board's other
+    /// strategies beside Seams (on a cold vector cache they embed overlapping chunks and
+    /// windows, which takes a while), the job's result.
+    pub(super) fn calibrate(
+        &mut self,
+        job: &mut Job<'_>,
+        query: QuerySettings,
+        gold: bool,
+    ) -> Result<Option<Arc<CalibrationReport>>, String> {
+        let (report, k_scan, gold_questions) = self.calibrate_on_shown(job, query, gold)?;
+        job.send_partial(Action::Calibrated(Box::new(Calibrated {
+            generation: job.generation(),
             result: Ok(Arc::clone(&report)),
             k_scan,
             partial: true,
         })));
-        let result = guarded(
-            || self.alternatives_beside(generation, &report, gold_questions.as_deref()),
-            || "internal error while scoring the other strategies".to_string(),
-        );
-        if self.gens.is_current(JobKind::Calibration, generation) {
-            (self.send)(Action::Calibrated(Box::new(Calibrated {
-                generation,
-                result,
-                k_scan: Vec::new(),
-                partial: false,
-            })));
-        }
+        job.now_doing("scoring the other strategies");
+        self.alternatives_beside(job, &report, gold_questions.as_deref())
+            .map(Some)
     }
 
     /// `report` with the quick board's other strategies scored on its questions beside it.
     fn alternatives_beside(
         &mut self,
-        generation: u64,
+        job: &mut Job<'_>,
         report: &CalibrationReport,
         gold_questions: Option<&[Question]>,
     ) -> Result<Arc<CalibrationReport>, String> {
         let (_, open) = self.shown()?;
-        let gens = Arc::clone(&self.gens);
-        let current = move || gens.is_current(JobKind::Calibration, generation);
-        let mut progress = Progress::new(self.send, generation, Action::CalibrationProgress);
         let engine = self.engine.as_mut().ok_or("the model is not loaded")?;
         let mut report = report.clone();
-        report.alternatives = alternatives(
-            engine,
-            &open,
-            &report,
-            gold_questions,
-            (&mut progress, &current),
-        )?;
+        report.alternatives = alternatives(engine, &open, &report, gold_questions, job)?;
         Ok(Arc::new(report))
     }
 
     fn calibrate_on_shown(
         &mut self,
-        generation: u64,
+        job: &mut Job<'_>,
         query: QuerySettings,
         gold: bool,
     ) -> Result<Calibration, String> {
@@ -214,9 +134,6 @@ impl Worker<'_> {
         } else {
             None
         };
-        let gens = Arc::clone(&self.gens);
-        let current = move || gens.is_current(JobKind::Calibration, generation);
-        let mut progress = Progress::new(self.send, generation, Action::CalibrationProgress);
         let engine = self.engine.as_mut().ok_or("the model is not loaded")?;
         let query = QuerySettings {
             k: params.k as u32,
@@ -241,8 +158,8 @@ impl Worker<'_> {
             ..CalibrateOptions::default()
         };
         let report = seamscope::calibrate::run(engine, &open, source, &options, &mut |p| {
-            progress.report(asking, p.done, p.total);
-            current()
+            job.report(asking, p.done, p.total);
+            job.current()
         })
         .map_err(|e| e.to_string())?;
         let questions = calibration_questions(&report, gold_questions.as_deref(), &open.corpus);
@@ -254,9 +171,9 @@ impl Worker<'_> {
             &questions,
             &mut |p| {
                 if let TuneProgress::Searching { k, done, total, .. } = p {
-                    progress.report(&format!("scanning k = {k}"), done, total);
+                    job.report(&format!("scanning k = {k}"), done, total);
                 }
-                current()
+                job.current()
             },
         )
         .map_err(|e| e.to_string())?
@@ -265,29 +182,9 @@ impl Worker<'_> {
     }
 
     /// Run the comparison on the current layout's question set, keeping every search.
-    pub(super) fn evaluate(&mut self, generation: u64, grid: GridSettings, k: usize) {
-        if !self.gens.is_current(JobKind::Eval, generation) {
-            return;
-        }
-        let result = guarded(
-            || self.evaluate_on_shown(generation, grid, k),
-            || EvalProblem::Failed("internal error while evaluating".to_string()),
-        );
-        // Stopped (`Ok(None)`): a newer request owns the screen, so say nothing.
-        let Some(result) = result.transpose() else {
-            return;
-        };
-        if self.gens.is_current(JobKind::Eval, generation) {
-            (self.send)(Action::Evaluated(Box::new(Evaluated {
-                generation,
-                result,
-            })));
-        }
-    }
-
-    fn evaluate_on_shown(
+    pub(super) fn evaluate(
         &mut self,
-        generation: u64,
+        job: &mut Job<'_>,
         grid: GridSettings,
         k: usize,
     ) -> Result<Option<EvalRun>, EvalProblem> {
@@ -301,16 +198,13 @@ impl Worker<'_> {
         let strategies = Strategy::grid(params.chunk_tokens, k, &[k]);
         let n = questions.len();
         let total = n * (strategies.len() + 1);
-        let gens = Arc::clone(&self.gens);
-        let current = || gens.is_current(JobKind::Eval, generation);
-        let mut progress = Progress::new(self.send, generation, Action::EvalProgress);
         let engine = self
             .engine
             .as_mut()
             .ok_or_else(|| failed(&"the model is not loaded"))?;
         let embedded = embed_questions(engine, &questions, &mut |done, _| {
-            progress.report(&format!("embedding question {done} of {n}"), done, total);
-            current()
+            job.report(&format!("embedding question {done} of {n}"), done, total);
+            job.current()
         });
         let Some(vectors) = embedded.map_err(|e| failed(&e))? else {
             return Ok(None);
@@ -324,8 +218,8 @@ impl Worker<'_> {
             &grid,
             &mut |p| {
                 let (what, done, cancellable) = search_step(p, n);
-                progress.report(&what, done, total);
-                !cancellable || current()
+                job.report(&what, done, total);
+                !cancellable || job.current()
             },
         );
         let Some(searched) = searched.map_err(|e| failed(&e))? else {
@@ -373,29 +267,9 @@ impl Worker<'_> {
     }
 
     /// Prepare and search Seams again at `k` on the last evaluation's question set.
-    pub(super) fn prepare_seams(&mut self, generation: u64, k: usize, grid: GridSettings) {
-        if !self.gens.is_current(JobKind::Eval, generation) {
-            return;
-        }
-        let result = guarded(
-            || self.prepare_seams_on_base(generation, k, grid),
-            || "internal error while preparing Seams".to_string(),
-        );
-        // Stopped (`Ok(None)`): a newer request owns the screen, so say nothing.
-        let Some(result) = result.transpose() else {
-            return;
-        };
-        if self.gens.is_current(JobKind::Eval, generation) {
-            (self.send)(Action::SeamsPrepared(Box::new(SeamsPrepared {
-                generation,
-                result,
-            })));
-        }
-    }
-
-    fn prepare_seams_on_base(
+    pub(super) fn prepare_seams(
         &mut self,
-        generation: u64,
+        job: &mut Job<'_>,
         k: usize,
         grid: GridSettings,
     ) -> Result<Option<SearchedStrategy>, String> {
@@ -412,8 +286,6 @@ impl Worker<'_> {
             chunk_tokens: base.params.chunk_tokens,
             ..grid
         };
-        let gens = Arc::clone(&self.gens);
-        let mut progress = Progress::new(self.send, generation, Action::EvalProgress);
         let engine = self.engine.as_mut().ok_or("the model is not loaded")?;
         let strategy = Strategy::Seams { k };
         let label = strategy.label(grid.chunk_tokens);
@@ -427,13 +299,13 @@ impl Worker<'_> {
             &grid,
             &mut |p| match p {
                 SearchProgress::Preparing { .. } => {
-                    progress.report(&format!("{label}: embedding its seams"), 0, questions.len());
+                    job.report(&format!("{label}: embedding its seams"), 0, questions.len());
                     true
                 }
                 SearchProgress::Embedding { .. } => true,
                 SearchProgress::Searching { done, total, .. } => {
-                    progress.report(&what, done, total);
-                    gens.is_current(JobKind::Eval, generation)
+                    job.report(&what, done, total);
+                    job.current()
                 }
             },
         );

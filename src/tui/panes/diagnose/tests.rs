@@ -111,7 +111,7 @@ fn tui_the_diagnose_page_runs_the_doctor_and_enter_shows_an_example_in_the_text(
         .map(|(i, e)| (i, e.clone()))
         .collect();
     assert!(all.len() >= 2, "the fixture's cuts give examples: {all:?}");
-    deliver(&mut f, generation, Ok(PageOutput::new(report.clone())));
+    deliver(&mut f, generation, Ok(PageOutput::from(report.clone())));
     assert!(f.app.jobs.page.in_flight().is_none());
     let text = screen(&mut f, 120, 34);
     assert!(
@@ -188,7 +188,7 @@ fn tui_the_diagnose_page_drops_stale_runs_and_says_when_one_failed() {
     let newer = expect_page_work(&mut f);
     assert!(newer > old);
     let report = report(&f);
-    deliver(&mut f, old, Ok(PageOutput::new(report.clone())));
+    deliver(&mut f, old, Ok(PageOutput::from(report.clone())));
     assert!(
         f.app.page_state(Page::Diagnose).is_none(),
         "a superseded run's report is dropped"
@@ -215,7 +215,7 @@ fn tui_the_diagnose_page_drops_stale_runs_and_says_when_one_failed() {
         generation,
         page: Page::Diagnose,
         layout_generation: layout_generation + 1,
-        result: Ok(PageOutput::new(report)),
+        result: Ok(PageOutput::from(report)),
     })));
     assert!(f.app.page_is_stale(Page::Diagnose));
     assert!(screen(&mut f, 120, 34).contains("the layout changed since: r diagnoses it again"));
@@ -229,7 +229,7 @@ fn tui_snapshot_diagnose_page() {
         .update(key(&f, KeyCode::Char('r')).expect("r runs the doctor"));
     let generation = expect_page_work(&mut f);
     let report = report(&f);
-    deliver(&mut f, generation, Ok(PageOutput::new(report)));
+    deliver(&mut f, generation, Ok(PageOutput::from(report)));
     f.app.update(key(&f, KeyCode::Down).expect("down moves"));
     assert_snapshot!("diagnose_120x34", f.draw(120, 34).backend());
     assert_snapshot!("diagnose_80x24", f.draw(80, 24).backend());

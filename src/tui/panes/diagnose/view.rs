@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 use seamscope::doctor::{DoctorReport, Finding};
 use seamscope::text::safe;
 
-use super::{cursor, examples, report};
+use super::{examples, report};
 use crate::tui::action::Page;
 use crate::tui::app::App;
 use crate::tui::chrome::{fit, wrap_words};
@@ -46,7 +46,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let width = usize::from(inner.width);
     head.extend(score_lines(app, report, width));
     let all = examples(report);
-    let at = cursor(app, all.len());
+    let at = app.page_row(Page::Diagnose, all.len());
     let selected = all.get(at).map(|(f, _)| &report.findings[*f]);
     // A short screen keeps one line of why and none of how, for the list.
     let roomy = inner.height >= 20;

@@ -187,7 +187,7 @@ fn tui_the_traces_page_lists_queries_by_suspicion_and_enter_replays_one_beside_t
         total: 3,
     }));
     assert!(screen(&mut f, 120, 34).contains("traces: replaying the questions 2/3"));
-    deliver(&mut f, generation, Ok(PageOutput::new(traces_page(true))));
+    deliver(&mut f, generation, Ok(PageOutput::from(traces_page(true))));
 
     for (width, height) in [(80, 24), (120, 34), (200, 50)] {
         let text = screen(&mut f, width, height);
@@ -313,7 +313,7 @@ fn tui_a_replayed_query_shows_its_suspect_seam_in_the_ranking_and_its_cut_in_the
 fn tui_a_replay_off_the_layout_shown_lays_the_app_cuts_out_or_says_why_not() {
     let mut f = with_traces();
     let generation = run(&mut f);
-    deliver(&mut f, generation, Ok(PageOutput::new(traces_page(false))));
+    deliver(&mut f, generation, Ok(PageOutput::from(traces_page(false))));
     assert!(screen(&mut f, 120, 34).contains("indexed apart: Enter lays them out"));
     let replay = key(&f, KeyCode::Enter).expect("Enter replays the query");
     assert!(matches!(&replay, Action::ReplayTraced(r) if r.relayout));
@@ -373,7 +373,7 @@ fn tui_traces_that_cannot_be_read_are_said_on_the_page() {
 fn tui_snapshot_traces_page() {
     let mut f = with_traces();
     let generation = run(&mut f);
-    deliver(&mut f, generation, Ok(PageOutput::new(traces_page(true))));
+    deliver(&mut f, generation, Ok(PageOutput::from(traces_page(true))));
     f.app.update(key(&f, KeyCode::Down).expect("down moves"));
     assert_snapshot!("traces_120x34", f.draw(120, 34).backend());
     assert_snapshot!("traces_80x24", f.draw(80, 24).backend());

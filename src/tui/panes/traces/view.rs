@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 use seamscope::traces::{QueryVerdict, TracesReport};
 
-use super::{TracesPage, cursor, page};
+use super::{TracesPage, page};
 use crate::tui::action::Page;
 use crate::tui::app::App;
 use crate::tui::chrome::{fit, wrap_words};
@@ -61,7 +61,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         frame.render_widget(Paragraph::new(head), inner);
         return;
     }
-    let at = cursor(app, queries.len());
+    let at = app.page_row(Page::Traces, queries.len());
     let foot = detail_lines(&queries[at], width, inner.height >= 20, t);
     let [head_area, list_area, foot_area] = Layout::vertical([
         Constraint::Length(head.len() as u16),
