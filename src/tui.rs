@@ -218,6 +218,11 @@ impl SignalWatch {
         let thread = std::thread::Builder::new()
             .name("seamscope-signals".into())
             .spawn(move || {
+                // Set when the SIGTSTP branch has been continued and has taken the terminal
+                // again: the SIGCONT that continued it is reported next, and handling it too would
+                // drop raw mode for a moment after the screen was drawn (a key typed then was
+                // lost, or echoed by the terminal's line editing).
+                let mut continued_here = false;
                 for signal in signals.forever() {
                     match signal {
                         SIGTSTP => {
@@ -233,8 +238,11 @@ impl SignalWatch {
                                 resume_terminal();
                             }
                             drop(stdout);
+                            continued_here = true;
                             let _ = messages.send(Message::Resumed);
                         }
+                        // The SIGCONT that continued the stop above: already handled there.
+                        SIGCONT if std::mem::take(&mut continued_here) => {}
                         // Continued after a stop this thread did not make (SIGSTOP): take the
                         // terminal again in case the shell reset it, and draw it all.
                         SIGCONT if SCREEN_ON.load(Ordering::SeqCst) => {
