@@ -606,11 +606,11 @@ fn open_screen(cli: Cli) -> anyhow::Result<()> {
         return open_bundle(&cli.global, cli.bundle, cli.theme);
     }
     let traces = match &cli.traces {
-        Some(source) => Some(crate::tui::TracesGiven {
-            source: seamscope::traces::TracesSource::parse(source, cli.project.as_deref())
+        Some(source) => Some(crate::tui::TracesGiven::new(
+            seamscope::traces::TracesSource::parse(source, cli.project.as_deref())
                 .map_err(UsageError)?,
-            cuts: cli.cuts.clone(),
-        }),
+            cli.cuts.clone(),
+        )),
         None => None,
     };
     let (corpus, from_cuts) =
@@ -623,12 +623,19 @@ fn open_screen(cli: Cli) -> anyhow::Result<()> {
     settings.documents_file = cli.documents;
     settings.documents_from_cuts = from_cuts;
     check_cuts(&corpus, &settings)?;
-    if let Some(given) = traces.as_ref().filter(|t| t.cuts.is_none())
-        && let Some(cuts) = recover_app_cuts(&corpus, &settings, &given.source)
-    {
-        settings.chunker = seamscope::chunk::ChunkerKind::Given;
-        settings.cuts_file = Some(cuts);
-    }
+    let traces = match traces {
+        Some(given) if given.cuts.is_none() => {
+            match recover_app_cuts(&corpus, &settings, &given.source) {
+                Some((cuts, read)) => {
+                    settings.chunker = seamscope::chunk::ChunkerKind::Given;
+                    settings.cuts_file = Some(cuts);
+                    Some(given.with_read(read))
+                }
+                None => Some(given),
+            }
+        }
+        other => other,
+    };
     crate::tui::run(crate::tui::Options {
         corpus,
         settings,
@@ -640,14 +647,15 @@ fn open_screen(cli: Cli) -> anyhow::Result<()> {
 }
 
 /// The app's cuts recovered from its traces and written where the chunker `given` reads them,
-/// so the screen opens on the layout the app retrieved from. `None` when the traces cannot be
-/// read or placed: the screen then opens on the settings' layout, and the traces page, which
-/// reads them again, shows why.
+/// so the screen opens on the layout the app retrieved from, with the traces read (the traces
+/// page judges them without reading them again). `None` when the traces cannot be read or
+/// placed: the screen then opens on the settings' layout, and the traces page, which reads them
+/// again, shows why.
 fn recover_app_cuts(
     corpus: &std::path::Path,
     settings: &seamscope::settings::Settings,
     source: &seamscope::traces::TracesSource,
-) -> Option<PathBuf> {
+) -> Option<(PathBuf, seamscope::traces::TraceRead)> {
     if matches!(source, seamscope::traces::TracesSource::Phoenix { .. }) {
         errln!("seamscope: reading {} for the app's cuts", source.label());
     }

@@ -73,19 +73,21 @@ impl TracesSource {
 
 /// Read `source`, place its documents in `corpus` and write the app's recovered cuts to
 /// `cache_dir` ([`Prepared::write_recovered_cuts`]): the cuts a screen opens on to show the
-/// layout the app retrieved from.
+/// layout the app retrieved from. The traces read come back with them, so whoever judges them
+/// next need not read a file or a server a second time.
 pub fn recover_cuts(
     corpus: &Corpus,
     source: &TracesSource,
     cache_dir: &Path,
-) -> Result<PathBuf, TracesError> {
+) -> Result<(PathBuf, TraceRead), TracesError> {
     let prepared = super::prepare(source.read(&mut |_| {})?, corpus);
     if prepared.recovered.seen() == 0 {
         return Err(TracesError::NothingPlaced {
             traces: source.label(),
         });
     }
-    prepared.write_recovered_cuts(corpus, cache_dir)
+    let cuts = prepared.write_recovered_cuts(corpus, cache_dir)?;
+    Ok((cuts, prepared.read))
 }
 
 impl Prepared {

@@ -358,37 +358,11 @@ pub enum Action {
     CycleChunker(i32),
     /// Switch heading-path prefixes in search texts on or off; rebuilds the indexes.
     ToggleHeadingPrefix,
-    /// Calibrate `m` on the corpus shown, in the background.
-    RunCalibration,
-    /// Set `k` and `m` to the calibration's recommendation (through the sliders: `m` replans
-    /// every pane, a new `k` rebuilds the seams in the background).
-    ApplyRecommendedM,
     /// While typing: show an older (-1) or newer (+1) question from this session's history.
     RecallQuery(i32),
     /// Switch side drop on or off (a fired seam whose one half scores below the threshold brings
     /// only the other chunk).
     ToggleSideDrop,
-    /// Switch the calibration between the corpus' gold question set and sampled passages, and
-    /// run it again.
-    ToggleCalibrationQuestions,
-    /// Run the strategy comparison on the corpus's question set, in the background.
-    RunEvaluation,
-    /// Run the strategy board (every boundary strategy on the corpus's gold questions, with a
-    /// verdict) in the background, and show it.
-    RunBoard,
-    /// Draw the evidence-length map (passages at several lengths, no gold needed) in the
-    /// background, and show it.
-    RunMap,
-    /// Show the next (1) or previous (-1) view of the evaluation page: comparison, board, map.
-    CycleEvalView(i32),
-    /// Move the board's row cursor by this many rows.
-    BoardMove(i32),
-    /// Apply the board row under the cursor: a Seams row sets `k`, `m` and side drop on the
-    /// sliders; any other row's deployment settings go to the status line.
-    ApplyBoardRow,
-    /// Change one of the strategy board's constraints (its verdict is judged again among the
-    /// rows that satisfy them).
-    CycleConstraint(BoardConstraint),
     /// Stop the calibration, evaluation, board or map running for the page shown.
     CancelJob,
     /// The terminal now has this size (columns, rows).
@@ -422,20 +396,11 @@ pub enum Action {
     },
     /// Read the files again and rebuild (only what changed is embedded).
     Reload,
-    /// The worker's progress on a calibration.
-    CalibrationProgress(BackgroundProgress),
-    /// A calibration finished or failed.
-    Calibrated(Box<Calibrated>),
-    /// The worker's progress on an evaluation (the grid, or Seams again for a new `k`).
-    EvalProgress(BackgroundProgress),
-    /// An evaluation finished or could not run.
-    Evaluated(Box<Evaluated>),
-    /// Seams were prepared and searched again for a new `k` on the evaluation's question set.
-    SeamsPrepared(Box<SeamsPrepared>),
-    /// The worker's progress on a board or map.
-    BoardProgress(BackgroundProgress),
-    /// A board or map finished or could not run.
-    BoardDone(Box<BoardDone>),
+    /// The calibration page's own: its runs, its recommendation and the worker's replies.
+    Calibration(CalibrationAction),
+    /// The evaluation page's own: the comparison, the board and the map, and the worker's
+    /// replies.
+    Evaluation(EvalAction),
     /// Run a measurement in the background for the page shown.
     RunPageWork(std::sync::Arc<dyn super::page_work::PageWork>),
     /// Move the page shown's cursor by `delta` rows, within its `rows`.
@@ -463,28 +428,162 @@ pub enum Action {
 }
 
 impl Action {
-    /// Whether the user caused this action (a key, a click), rather than the worker or the terminal.
+    /// Whether the user caused this action (a key, a click), rather than the worker or the
+    /// terminal. Every variant is named, so a new one must be placed on one side.
     pub fn is_from_user(&self) -> bool {
-        !matches!(
-            self,
+        match self {
+            Action::Calibration(action) => action.is_from_user(),
+            Action::Evaluation(action) => action.is_from_user(),
             Action::Resize(..)
-                | Action::Progress(_)
-                | Action::SetupLog(_)
-                | Action::Previewed(_)
-                | Action::Opened(_)
-                | Action::OpenFailed { .. }
-                | Action::Answered(_)
-                | Action::CalibrationProgress(_)
-                | Action::Calibrated(_)
-                | Action::EvalProgress(_)
-                | Action::Evaluated(_)
-                | Action::SeamsPrepared(_)
-                | Action::BoardProgress(_)
-                | Action::BoardDone(_)
-                | Action::PageProgress(_)
-                | Action::PageDone(_)
-                | Action::EffectDone { .. }
-        )
+            | Action::Progress(_)
+            | Action::SetupLog(_)
+            | Action::Previewed(_)
+            | Action::Opened(_)
+            | Action::OpenFailed { .. }
+            | Action::Answered(_)
+            | Action::CorpusChanged { .. }
+            | Action::PageProgress(_)
+            | Action::PageDone(_)
+            | Action::EffectDone { .. } => false,
+            Action::Quit
+            | Action::Suspend
+            | Action::ToggleHelp
+            | Action::ScrollHelp(_)
+            | Action::ScrollPage(_)
+            | Action::Focus(_)
+            | Action::FocusNext
+            | Action::FocusPrev
+            | Action::StartTyping
+            | Action::StopTyping
+            | Action::InsertChar(_)
+            | Action::Paste(_)
+            | Action::DeleteBack
+            | Action::DeleteForward
+            | Action::MoveQueryCursor(_)
+            | Action::QueryCursorEdge(_)
+            | Action::ClearQuery
+            | Action::RunQuery
+            | Action::Open
+            | Action::MoveSelection(_)
+            | Action::SelectEdge(_)
+            | Action::ClickRow(..)
+            | Action::Scroll(..)
+            | Action::NextChunk
+            | Action::PrevChunk
+            | Action::NextCut
+            | Action::PrevCut
+            | Action::AdjustSlider(..)
+            | Action::SetSlider(..)
+            | Action::ToggleStepMode
+            | Action::StepForward
+            | Action::StepBack
+            | Action::CycleTheme
+            | Action::OpenPicker
+            | Action::PickerMove(_)
+            | Action::PickerEdge(_)
+            | Action::PickQuestion
+            | Action::ClosePicker
+            | Action::TogglePin
+            | Action::ToggleZoom
+            | Action::SaveTrace
+            | Action::SaveView
+            | Action::CopyContext
+            | Action::ShowPage(_)
+            | Action::CycleChunker(_)
+            | Action::ToggleHeadingPrefix
+            | Action::RecallQuery(_)
+            | Action::ToggleSideDrop
+            | Action::CancelJob
+            | Action::CheckCorpus
+            | Action::Reload
+            | Action::RunPageWork(_)
+            | Action::PageCursor { .. }
+            | Action::GoTo { .. }
+            | Action::ReplayTraced(_) => true,
+        }
+    }
+}
+
+/// The calibration page's actions (`2`): what its keys ask for and what the worker answers.
+#[derive(Debug)]
+pub enum CalibrationAction {
+    /// Calibrate `m` on the corpus shown, in the background.
+    Run,
+    /// Set `k` and `m` to the calibration's recommendation (through the sliders: `m` replans
+    /// every pane, a new `k` rebuilds the seams in the background).
+    ApplyRecommended,
+    /// Switch the calibration between the corpus' gold question set and sampled passages, and
+    /// run it again.
+    ToggleQuestions,
+    /// The worker's progress on a calibration.
+    Progress(BackgroundProgress),
+    /// A calibration finished or failed.
+    Done(Box<Calibrated>),
+}
+
+impl CalibrationAction {
+    /// Whether the user caused it (a key), rather than the worker.
+    pub fn is_from_user(&self) -> bool {
+        match self {
+            CalibrationAction::Run
+            | CalibrationAction::ApplyRecommended
+            | CalibrationAction::ToggleQuestions => true,
+            CalibrationAction::Progress(_) | CalibrationAction::Done(_) => false,
+        }
+    }
+}
+
+/// The evaluation page's actions (`3`): the comparison, the strategy board and the
+/// evidence-length map, what their keys ask for and what the worker answers.
+#[derive(Debug)]
+pub enum EvalAction {
+    /// Run the strategy comparison on the corpus's question set, in the background.
+    RunComparison,
+    /// Run the strategy board (every boundary strategy on the corpus's gold questions, with a
+    /// verdict) in the background, and show it.
+    RunBoard,
+    /// Draw the evidence-length map (passages at several lengths, no gold needed) in the
+    /// background, and show it.
+    RunMap,
+    /// Show the next (1) or previous (-1) view of the evaluation page: comparison, board, map.
+    CycleView(i32),
+    /// Move the board's row cursor by this many rows.
+    BoardMove(i32),
+    /// Apply the board row under the cursor: a Seams row sets `k`, `m` and side drop on the
+    /// sliders; any other row's deployment settings go to the status line.
+    ApplyBoardRow,
+    /// Change one of the strategy board's constraints (its verdict is judged again among the
+    /// rows that satisfy them).
+    CycleConstraint(BoardConstraint),
+    /// The worker's progress on an evaluation (the grid, or Seams again for a new `k`).
+    Progress(BackgroundProgress),
+    /// An evaluation finished or could not run.
+    Evaluated(Box<Evaluated>),
+    /// Seams were prepared and searched again for a new `k` on the evaluation's question set.
+    SeamsPrepared(Box<SeamsPrepared>),
+    /// The worker's progress on a board or map.
+    BoardProgress(BackgroundProgress),
+    /// A board or map finished or could not run.
+    BoardDone(Box<BoardDone>),
+}
+
+impl EvalAction {
+    /// Whether the user caused it (a key), rather than the worker.
+    pub fn is_from_user(&self) -> bool {
+        match self {
+            EvalAction::RunComparison
+            | EvalAction::RunBoard
+            | EvalAction::RunMap
+            | EvalAction::CycleView(_)
+            | EvalAction::BoardMove(_)
+            | EvalAction::ApplyBoardRow
+            | EvalAction::CycleConstraint(_) => true,
+            EvalAction::Progress(_)
+            | EvalAction::Evaluated(_)
+            | EvalAction::SeamsPrepared(_)
+            | EvalAction::BoardProgress(_)
+            | EvalAction::BoardDone(_) => false,
+        }
     }
 }
 

@@ -198,6 +198,7 @@ mod tests {
     use crossterm::event::{KeyEventState, MouseEvent};
 
     use super::*;
+    use crate::tui::action::{CalibrationAction, EvalAction};
     use crate::tui::fixture::Fixture;
     use crate::tui::widgets::slider::parts;
 
@@ -301,7 +302,7 @@ mod tests {
         app.update(Action::ShowPage(Page::Calibration));
         assert!(matches!(
             action_for(app, &key(KeyCode::Char('a'))),
-            Some(Action::ApplyRecommendedM)
+            Some(Action::Calibration(CalibrationAction::ApplyRecommended))
         ));
         assert!(matches!(
             action_for(app, &key(KeyCode::Char('M'))),
@@ -314,7 +315,7 @@ mod tests {
         app.update(Action::ShowPage(Page::Evaluation));
         assert!(matches!(
             action_for(app, &key(KeyCode::Char('r'))),
-            Some(Action::RunEvaluation)
+            Some(Action::Evaluation(EvalAction::RunComparison))
         ));
         assert!(matches!(
             action_for(app, &key(KeyCode::Esc)),

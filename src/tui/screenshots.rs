@@ -9,7 +9,7 @@ use anyhow::Context;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-use super::action::{Action, Page, Slider};
+use super::action::{Action, CalibrationAction, EvalAction, Page, Slider};
 use super::app::App;
 use super::headless::Headless;
 use super::step::Step;
@@ -55,7 +55,7 @@ pub fn run(options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
         theme: options.theme.clone(),
         view: None,
         bundle: false,
-        traces: Some(super::TracesGiven { source, cuts: None }),
+        traces: Some(super::TracesGiven::new(source, None)),
     });
     std::fs::create_dir_all(&shots.out)
         .with_context(|| format!("cannot create {}", shots.out.display()))?;
@@ -107,7 +107,8 @@ fn traces(mut options: Options, shots: &Shots) -> anyhow::Result<Vec<Shot>> {
         &seamscope::places::load_options(&options.settings),
     )?;
     let cache_dir = seamscope::places::Places::of(&options.settings).cache_dir;
-    let cuts = seamscope::traces::source::recover_cuts(&docs, &given.source, &cache_dir)?;
+    let (cuts, read) = seamscope::traces::source::recover_cuts(&docs, &given.source, &cache_dir)?;
+    options.traces = Some(given.clone().with_read(read));
     options.settings.chunker = seamscope::chunk::ChunkerKind::Given;
     options.settings.cuts_file = Some(cuts);
     let mut s = Shooting {
@@ -266,14 +267,18 @@ impl Shooting<'_> {
     /// The calibration and evaluation pages, each run through the screen's own job.
     fn measuring_pages(&mut self) -> anyhow::Result<()> {
         self.screen.app.update(Action::ShowPage(Page::Calibration));
-        self.screen.app.update(Action::RunCalibration);
+        self.screen
+            .app
+            .update(Action::Calibration(CalibrationAction::Run));
         self.pump("the calibration", &|a| {
             a.jobs.calibration.in_flight().is_none()
                 && (a.calibration.report.is_some() || a.calibration.error.is_some())
         })?;
         self.shoot("calibration.svg")?;
         self.screen.app.update(Action::ShowPage(Page::Evaluation));
-        self.screen.app.update(Action::RunEvaluation);
+        self.screen
+            .app
+            .update(Action::Evaluation(EvalAction::RunComparison));
         self.pump("the evaluation", &|a| {
             a.jobs.eval.in_flight().is_none()
                 && (!a.evaluation.rows.is_empty() || a.evaluation.problem.is_some())
@@ -307,7 +312,9 @@ impl Shooting<'_> {
     /// the map drawn as a line chart (`evidence-map.svg`, returned).
     fn evidence_map(&mut self, per_band: usize, corpus_name: &str) -> anyhow::Result<Shot> {
         self.screen.app.board.map_per_band = per_band;
-        self.screen.app.update(Action::RunMap);
+        self.screen
+            .app
+            .update(Action::Evaluation(EvalAction::RunMap));
         self.pump("the evidence-length map", &|a| {
             a.jobs.board.in_flight().is_none()
                 && (a.board.map.is_some() || a.board.problem.is_some())

@@ -29,7 +29,9 @@ use seamscope::settings::Settings;
 use seamscope::tokens::TokenCounter;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::action::{Action, Answered, JobProgress, JobStage, PageDone, Searched};
+use super::action::{
+    Action, Answered, CalibrationAction, EvalAction, JobProgress, JobStage, PageDone, Searched,
+};
 use super::background::{BoardDone, Calibrated, Evaluated, SeamsPrepared};
 use super::doc_atoms::DocAtoms;
 use super::gold::GoldQuestions;
@@ -252,12 +254,12 @@ impl Worker<'_> {
                 JobId::new(JobKind::Calibration, generation, "calibrating"),
                 |worker, job| worker.calibrate(job, query, gold),
                 |result| {
-                    Action::Calibrated(Box::new(Calibrated {
+                    Action::Calibration(CalibrationAction::Done(Box::new(Calibrated {
                         generation,
                         result,
                         k_scan: Vec::new(),
                         partial: false,
-                    }))
+                    })))
                 },
             ),
             Request::Evaluate {
@@ -267,7 +269,12 @@ impl Worker<'_> {
             } => self.run_job(
                 JobId::new(JobKind::Eval, generation, "evaluating"),
                 |worker, job| worker.evaluate(job, grid, k),
-                |result| Action::Evaluated(Box::new(Evaluated { generation, result })),
+                |result| {
+                    Action::Evaluation(EvalAction::Evaluated(Box::new(Evaluated {
+                        generation,
+                        result,
+                    })))
+                },
             ),
             Request::PrepareSeams {
                 generation,
@@ -276,7 +283,12 @@ impl Worker<'_> {
             } => self.run_job(
                 JobId::new(JobKind::Eval, generation, "preparing Seams"),
                 |worker, job| worker.prepare_seams(job, k, grid),
-                |result| Action::SeamsPrepared(Box::new(SeamsPrepared { generation, result })),
+                |result| {
+                    Action::Evaluation(EvalAction::SeamsPrepared(Box::new(SeamsPrepared {
+                        generation,
+                        result,
+                    })))
+                },
             ),
             Request::Board {
                 generation,
@@ -285,7 +297,12 @@ impl Worker<'_> {
             } => self.run_job(
                 JobId::new(JobKind::Board, generation, "measuring the strategies"),
                 |worker, job| worker.board(job, *board, budget),
-                |result| Action::BoardDone(Box::new(BoardDone { generation, result })),
+                |result| {
+                    Action::Evaluation(EvalAction::BoardDone(Box::new(BoardDone {
+                        generation,
+                        result,
+                    })))
+                },
             ),
             Request::PageWork {
                 generation,

@@ -9,7 +9,7 @@ use crossterm::event::{Event, KeyCode, KeyEvent};
 use seamscope::board::BoardOptions;
 use seamscope::board::map::DEFAULT_PER_BAND;
 
-use crate::tui::action::{Action, BoardConstraint, Opened, Page};
+use crate::tui::action::{Action, BoardConstraint, EvalAction, Opened, Page};
 use crate::tui::app::EvalView;
 use crate::tui::background::{BoardDone, BoardResult};
 use crate::tui::fixture::{self, Fixture, boards};
@@ -37,12 +37,15 @@ fn expect_board(f: &mut Fixture) -> (u64, BoardJob, usize) {
 fn with_board() -> Fixture {
     let mut f = Fixture::answered();
     f.app.update(Action::ShowPage(Page::Evaluation));
-    f.app.update(Action::RunBoard);
+    f.app.update(Action::Evaluation(EvalAction::RunBoard));
     let (generation, _, _) = expect_board(&mut f);
-    f.app.update(Action::BoardDone(Box::new(BoardDone {
-        generation,
-        result: Ok(BoardResult::Board(Arc::new(boards::board()))),
-    })));
+    f.app
+        .update(Action::Evaluation(EvalAction::BoardDone(Box::new(
+            BoardDone {
+                generation,
+                result: Ok(BoardResult::Board(Arc::new(boards::board()))),
+            },
+        ))));
     f
 }
 
@@ -59,35 +62,38 @@ fn tui_s_runs_the_board_with_the_tune_defaults_on_the_gold_questions() {
     f.app.update(Action::ShowPage(Page::Evaluation));
     assert!(matches!(
         action_for(&f.app, &key(KeyCode::Char('s'))),
-        Some(Action::RunBoard)
+        Some(Action::Evaluation(EvalAction::RunBoard))
     ));
     assert!(matches!(
         action_for(&f.app, &key(KeyCode::Char('v'))),
-        Some(Action::RunMap)
+        Some(Action::Evaluation(EvalAction::RunMap))
     ));
     assert!(matches!(
         action_for(&f.app, &key(KeyCode::Char('a'))),
-        Some(Action::ApplyBoardRow)
+        Some(Action::Evaluation(EvalAction::ApplyBoardRow))
     ));
     assert!(matches!(
         action_for(&f.app, &key(KeyCode::Tab)),
-        Some(Action::CycleEvalView(1))
+        Some(Action::Evaluation(EvalAction::CycleView(1)))
     ));
     assert!(matches!(
         action_for(&f.app, &key(KeyCode::Down)),
-        Some(Action::BoardMove(1))
+        Some(Action::Evaluation(EvalAction::BoardMove(1)))
     ));
-    f.app.update(Action::RunBoard);
+    f.app.update(Action::Evaluation(EvalAction::RunBoard));
     assert_eq!(f.app.board.view, EvalView::Board);
     let (generation, job, budget) = expect_board(&mut f);
     assert_eq!(job, BoardJob::Strategies(BoardOptions::default()));
     assert_eq!(budget, f.app.sliders.budget, "scored at the budget slider");
     assert!(f.app.jobs.board.is_current(generation));
 
-    f.app.update(Action::BoardDone(Box::new(BoardDone {
-        generation,
-        result: Ok(BoardResult::Board(Arc::new(boards::board()))),
-    })));
+    f.app
+        .update(Action::Evaluation(EvalAction::BoardDone(Box::new(
+            BoardDone {
+                generation,
+                result: Ok(BoardResult::Board(Arc::new(boards::board()))),
+            },
+        ))));
     assert!(f.app.jobs.board.in_flight().is_none());
     assert_eq!(
         f.app.board.listed,
@@ -103,12 +109,12 @@ fn tui_s_runs_the_board_with_the_tune_defaults_on_the_gold_questions() {
 #[test]
 fn tui_applying_a_seams_row_sets_k_m_and_side_drop_through_the_sliders() {
     let mut f = with_board();
-    f.app.update(Action::BoardMove(1));
+    f.app.update(Action::Evaluation(EvalAction::BoardMove(1)));
     assert_eq!(
         f.app.board.selected().map(|r| r.label.as_str()),
         Some("Seams k 30 m 3")
     );
-    f.app.update(Action::ApplyBoardRow);
+    f.app.update(Action::Evaluation(EvalAction::ApplyBoardRow));
     assert_eq!((f.app.sliders.k, f.app.sliders.m), (30, 3));
     assert_eq!(f.app.base_query.side_drop, None);
     let said = notice(&f);
@@ -145,12 +151,12 @@ fn tui_applying_a_seams_row_sets_k_m_and_side_drop_through_the_sliders() {
     assert!(notice(&f).contains("applied Seams k 30"), "{}", notice(&f));
 
     // The last row: Seams with side drop switches side drop on at its threshold.
-    f.app.update(Action::BoardMove(100));
+    f.app.update(Action::Evaluation(EvalAction::BoardMove(100)));
     assert_eq!(
         f.app.board.selected().map(|r| r.label.as_str()),
         Some("Seams k 20 m 5 + side drop 0.30")
     );
-    f.app.update(Action::ApplyBoardRow);
+    f.app.update(Action::Evaluation(EvalAction::ApplyBoardRow));
     assert_eq!((f.app.sliders.k, f.app.sliders.m), (20, 5));
     assert_eq!(f.app.base_query.side_drop, Some(0.3));
     assert!(notice(&f).contains("side drop 0.30"), "{}", notice(&f));
@@ -160,7 +166,7 @@ fn tui_applying_a_seams_row_sets_k_m_and_side_drop_through_the_sliders() {
 fn tui_applying_another_familys_row_shows_its_deploy_hint_and_moves_nothing() {
     let mut f = with_board();
     let before = f.app.sliders;
-    f.app.update(Action::ApplyBoardRow);
+    f.app.update(Action::Evaluation(EvalAction::ApplyBoardRow));
     let said = notice(&f);
     assert!(
         said.starts_with(
@@ -173,13 +179,13 @@ fn tui_applying_another_familys_row_shows_its_deploy_hint_and_moves_nothing() {
     assert!(f.requests.try_recv().is_err(), "nothing to rebuild");
 
     // SCAR: its τ and penalty, in words.
-    f.app.update(Action::BoardMove(4));
-    f.app.update(Action::ApplyBoardRow);
+    f.app.update(Action::Evaluation(EvalAction::BoardMove(4)));
+    f.app.update(Action::Evaluation(EvalAction::ApplyBoardRow));
     assert!(notice(&f).contains("SCAR's τ = 0.70"), "{}", notice(&f));
 
     // Off the board view, `a` applies nothing it does not show.
-    f.app.update(Action::CycleEvalView(1));
-    f.app.update(Action::ApplyBoardRow);
+    f.app.update(Action::Evaluation(EvalAction::CycleView(1)));
+    f.app.update(Action::Evaluation(EvalAction::ApplyBoardRow));
     assert!(notice(&f).contains("Tab shows the board"), "{}", notice(&f));
     assert_eq!(f.app.sliders, before);
 }
@@ -191,7 +197,7 @@ fn tui_the_board_needs_gold_questions_and_points_at_the_map() {
         shown.questions = Arc::new(GoldQuestions::Missing);
     }
     f.app.update(Action::ShowPage(Page::Evaluation));
-    f.app.update(Action::RunBoard);
+    f.app.update(Action::Evaluation(EvalAction::RunBoard));
     assert!(f.requests.try_recv().is_err(), "no job without gold");
     let said = notice(&f);
     assert!(
@@ -199,10 +205,10 @@ fn tui_the_board_needs_gold_questions_and_points_at_the_map() {
         "{said}"
     );
     assert!(f.app.notice.as_ref().is_some_and(|n| n.error));
-    f.app.update(Action::ApplyBoardRow);
+    f.app.update(Action::Evaluation(EvalAction::ApplyBoardRow));
     assert!(notice(&f).contains("press s"), "{}", notice(&f));
 
-    f.app.update(Action::RunMap);
+    f.app.update(Action::Evaluation(EvalAction::RunMap));
     assert_eq!(f.app.board.view, EvalView::Map);
     let (generation, job, _) = expect_board(&mut f);
     match &job {
@@ -216,10 +222,13 @@ fn tui_the_board_needs_gold_questions_and_points_at_the_map() {
         }
         other => panic!("expected the map, got {other:?}"),
     }
-    f.app.update(Action::BoardDone(Box::new(BoardDone {
-        generation,
-        result: Ok(BoardResult::Map(Arc::new(boards::map()))),
-    })));
+    f.app
+        .update(Action::Evaluation(EvalAction::BoardDone(Box::new(
+            BoardDone {
+                generation,
+                result: Ok(BoardResult::Map(Arc::new(boards::map()))),
+            },
+        ))));
     assert!(f.app.board.map.is_some());
 }
 
@@ -227,14 +236,17 @@ fn tui_the_board_needs_gold_questions_and_points_at_the_map() {
 fn tui_esc_cancels_the_board_and_a_stale_or_cancelled_reply_is_dropped() {
     let mut f = Fixture::answered();
     f.app.update(Action::ShowPage(Page::Evaluation));
-    f.app.update(Action::RunBoard);
+    f.app.update(Action::Evaluation(EvalAction::RunBoard));
     let (older, _, _) = expect_board(&mut f);
-    f.app.update(Action::RunMap);
+    f.app.update(Action::Evaluation(EvalAction::RunMap));
     let (newer, _, _) = expect_board(&mut f);
-    f.app.update(Action::BoardDone(Box::new(BoardDone {
-        generation: older,
-        result: Ok(BoardResult::Board(Arc::new(boards::board()))),
-    })));
+    f.app
+        .update(Action::Evaluation(EvalAction::BoardDone(Box::new(
+            BoardDone {
+                generation: older,
+                result: Ok(BoardResult::Board(Arc::new(boards::board()))),
+            },
+        ))));
     assert!(
         f.app.board.board.is_none(),
         "the superseded board is dropped"
@@ -243,10 +255,13 @@ fn tui_esc_cancels_the_board_and_a_stale_or_cancelled_reply_is_dropped() {
     f.app.update(Action::CancelJob);
     assert_eq!(notice(&f), "cancelled");
     assert!(f.app.jobs.board.in_flight().is_none());
-    f.app.update(Action::BoardDone(Box::new(BoardDone {
-        generation: newer,
-        result: Ok(BoardResult::Map(Arc::new(boards::map()))),
-    })));
+    f.app
+        .update(Action::Evaluation(EvalAction::BoardDone(Box::new(
+            BoardDone {
+                generation: newer,
+                result: Ok(BoardResult::Map(Arc::new(boards::map()))),
+            },
+        ))));
     assert!(f.app.board.map.is_none(), "the cancelled map is dropped");
 }
 
@@ -255,22 +270,22 @@ fn tui_tab_cycles_the_evaluation_views_and_r_goes_back_to_the_comparison() {
     let mut f = Fixture::answered();
     f.app.update(Action::ShowPage(Page::Evaluation));
     assert_eq!(f.app.board.view, EvalView::Comparison);
-    f.app.update(Action::CycleEvalView(1));
+    f.app.update(Action::Evaluation(EvalAction::CycleView(1)));
     assert_eq!(f.app.board.view, EvalView::Board);
-    f.app.update(Action::CycleEvalView(1));
+    f.app.update(Action::Evaluation(EvalAction::CycleView(1)));
     assert_eq!(f.app.board.view, EvalView::Map);
-    f.app.update(Action::CycleEvalView(1));
+    f.app.update(Action::Evaluation(EvalAction::CycleView(1)));
     assert_eq!(f.app.board.view, EvalView::Comparison);
-    f.app.update(Action::CycleEvalView(-1));
+    f.app.update(Action::Evaluation(EvalAction::CycleView(-1)));
     assert_eq!(f.app.board.view, EvalView::Map);
-    f.app.update(Action::RunEvaluation);
+    f.app.update(Action::Evaluation(EvalAction::RunComparison));
     assert_eq!(f.app.board.view, EvalView::Comparison);
 }
 
 #[test]
 fn tui_the_board_and_map_views_draw_rows_verdicts_and_the_chart() {
     let mut f = with_board();
-    f.app.update(Action::BoardMove(1));
+    f.app.update(Action::Evaluation(EvalAction::BoardMove(1)));
     let screen = f.draw(200, 60).backend().to_string();
     assert!(screen.contains("verdict: tied among"), "{screen}");
     assert!(
@@ -290,14 +305,17 @@ fn tui_the_board_and_map_views_draw_rows_verdicts_and_the_chart() {
     let small = f.draw(120, 34).backend().to_string();
     assert!(small.contains("▶ Seams k 30 m 3"), "{small}");
 
-    f.app.update(Action::RunMap);
+    f.app.update(Action::Evaluation(EvalAction::RunMap));
     let (generation, _, _) = expect_board(&mut f);
     let waiting = f.draw(200, 60).backend().to_string();
     assert!(waiting.contains("map: waiting for the worker"), "{waiting}");
-    f.app.update(Action::BoardDone(Box::new(BoardDone {
-        generation,
-        result: Ok(BoardResult::Map(Arc::new(boards::map()))),
-    })));
+    f.app
+        .update(Action::Evaluation(EvalAction::BoardDone(Box::new(
+            BoardDone {
+                generation,
+                result: Ok(BoardResult::Map(Arc::new(boards::map()))),
+            },
+        ))));
     let screen = f.draw(200, 60).backend().to_string();
     assert!(
         screen.contains("map verdict: overlap 15% leads"),
@@ -324,13 +342,19 @@ fn tui_constraints_judge_the_board_again_and_say_who_leads_without_them() {
     let mut f = with_board();
     assert!(matches!(
         action_for(&f.app, &key(KeyCode::Char('o'))),
-        Some(Action::CycleConstraint(BoardConstraint::Once))
+        Some(Action::Evaluation(EvalAction::CycleConstraint(
+            BoardConstraint::Once
+        )))
     ));
     assert!(matches!(
         action_for(&f.app, &key(KeyCode::Char('V'))),
-        Some(Action::CycleConstraint(BoardConstraint::MaxVectors))
+        Some(Action::Evaluation(EvalAction::CycleConstraint(
+            BoardConstraint::MaxVectors
+        )))
     ));
-    f.app.update(Action::CycleConstraint(BoardConstraint::Once));
+    f.app.update(Action::Evaluation(EvalAction::CycleConstraint(
+        BoardConstraint::Once,
+    )));
     let board = f.app.board.board.clone().unwrap();
     // Overlap stores text twice: its rows are left out, the others judged.
     for r in &board.rows {
@@ -361,10 +385,12 @@ fn tui_constraints_judge_the_board_again_and_say_who_leads_without_them() {
     );
     assert!(screen.contains('⊘'), "{screen}");
     // At most 1.5× the vectors as well: windows (2.5×) and Seams (1.9×) are left out too.
-    f.app
-        .update(Action::CycleConstraint(BoardConstraint::MaxVectors));
-    f.app
-        .update(Action::CycleConstraint(BoardConstraint::MaxVectors));
+    f.app.update(Action::Evaluation(EvalAction::CycleConstraint(
+        BoardConstraint::MaxVectors,
+    )));
+    f.app.update(Action::Evaluation(EvalAction::CycleConstraint(
+        BoardConstraint::MaxVectors,
+    )));
     let board = f.app.board.board.clone().unwrap();
     let seams = board
         .rows
@@ -373,14 +399,19 @@ fn tui_constraints_judge_the_board_again_and_say_who_leads_without_them() {
         .unwrap();
     assert_eq!(seams.excluded.as_deref(), Some("1.88× the vectors > 1.5×"));
     // Off again: every row is judged, and the next run keeps the constraints.
-    f.app
-        .update(Action::CycleConstraint(BoardConstraint::MaxVectors));
-    f.app.update(Action::CycleConstraint(BoardConstraint::Once));
+    f.app.update(Action::Evaluation(EvalAction::CycleConstraint(
+        BoardConstraint::MaxVectors,
+    )));
+    f.app.update(Action::Evaluation(EvalAction::CycleConstraint(
+        BoardConstraint::Once,
+    )));
     let board = f.app.board.board.clone().unwrap();
     assert!(board.rows.iter().all(|r| r.excluded.is_none()));
     assert!(board.unconstrained.is_none());
-    f.app.update(Action::CycleConstraint(BoardConstraint::Once));
-    f.app.update(Action::RunBoard);
+    f.app.update(Action::Evaluation(EvalAction::CycleConstraint(
+        BoardConstraint::Once,
+    )));
+    f.app.update(Action::Evaluation(EvalAction::RunBoard));
     let (_, job, _) = expect_board(&mut f);
     let BoardJob::Strategies(options) = job else {
         panic!("{job:?}")

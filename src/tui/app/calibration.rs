@@ -108,7 +108,9 @@ impl App {
             }
             crate::tui::action::Page::Explore => false,
             // The pages on the pane model share one slot.
-            _ => self.jobs.page.cancel(),
+            crate::tui::action::Page::Diagnose | crate::tui::action::Page::Traces => {
+                self.jobs.page.cancel()
+            }
         };
         if cancelled {
             self.notice = Some(Notice {

@@ -8,7 +8,7 @@ use seamscope::chunk::ChunkerKind;
 use seamscope::eval::grid::GridRow;
 use seamscope::eval::strategy::Strategy;
 
-use crate::tui::action::{Action, Page, Slider};
+use crate::tui::action::{Action, CalibrationAction, EvalAction, Page, Slider};
 use crate::tui::background::{
     BackgroundProgress, Calibrated, EvalProblem, Evaluated, SeamsPrepared,
 };
@@ -44,12 +44,13 @@ fn trace_m(f: &Fixture) -> Option<u32> {
 fn tui_a_calibration_arrives_and_its_m_is_applied_through_the_m_slider() {
     let mut f = Fixture::answered();
     f.app.update(Action::ShowPage(Page::Calibration));
-    f.app.update(Action::ApplyRecommendedM);
+    f.app
+        .update(Action::Calibration(CalibrationAction::ApplyRecommended));
     assert!(
         f.app.notice.as_ref().is_some_and(|n| n.error),
         "nothing to apply before a calibration"
     );
-    f.app.update(Action::RunCalibration);
+    f.app.update(Action::Calibration(CalibrationAction::Run));
     let generation = match f.requests.try_recv() {
         Ok(Request::Calibrate {
             generation,
@@ -74,12 +75,14 @@ fn tui_a_calibration_arrives_and_its_m_is_applied_through_the_m_slider() {
     assert_eq!(recommended, Some(4), "the measured curve's fewest failures");
     assert_eq!(trace_m(&f), Some(2));
 
-    let follow_up = f.app.update(Action::ApplyRecommendedM);
+    let follow_up = f
+        .app
+        .update(Action::Calibration(CalibrationAction::ApplyRecommended));
     assert!(
         matches!(follow_up, Some(Action::SetSlider(Slider::M, 4))),
         "the m slider's own action: {follow_up:?}"
     );
-    f.apply(Action::ApplyRecommendedM);
+    f.apply(Action::Calibration(CalibrationAction::ApplyRecommended));
     assert_eq!(f.app.sliders.m, 4);
     assert_eq!(trace_m(&f), Some(4), "the result on screen was replanned");
     let fired = f
@@ -100,14 +103,16 @@ fn tui_g_switches_the_calibration_between_gold_questions_and_passages() {
     ));
     assert!(matches!(
         crate::tui::input::action_for(&f.app, &g),
-        Some(Action::ToggleCalibrationQuestions)
+        Some(Action::Calibration(CalibrationAction::ToggleQuestions))
     ));
-    f.app.update(Action::ToggleCalibrationQuestions);
+    f.app
+        .update(Action::Calibration(CalibrationAction::ToggleQuestions));
     match f.requests.try_recv() {
         Ok(Request::Calibrate { gold, .. }) => assert!(!gold, "g asks sampled passages"),
         other => panic!("expected a Calibrate request, got {other:?}"),
     }
-    f.app.update(Action::ToggleCalibrationQuestions);
+    f.app
+        .update(Action::Calibration(CalibrationAction::ToggleQuestions));
     match f.requests.try_recv() {
         Ok(Request::Calibrate { gold, .. }) => assert!(gold, "g again: the gold set"),
         other => panic!("expected a Calibrate request, got {other:?}"),
@@ -118,7 +123,7 @@ fn tui_g_switches_the_calibration_between_gold_questions_and_passages() {
 fn tui_applying_the_calibration_sets_the_scanned_k_and_m() {
     let mut f = Fixture::answered();
     f.app.update(Action::ShowPage(Page::Calibration));
-    f.app.update(Action::RunCalibration);
+    f.app.update(Action::Calibration(CalibrationAction::Run));
     let generation = f.expect_calibrate();
     let mut best = seamscope::tune::TuneRow {
         chunk_tokens: PARAMS.chunk_tokens,
@@ -141,35 +146,43 @@ fn tui_applying_the_calibration_sets_the_scanned_k_and_m() {
     best.k = Some(PARAMS.k + 4);
     // The report comes first, while the other strategies are still scored beside it: shown,
     // the job still running; then the same report with them ends the job, the k scan kept.
-    f.app.update(Action::Calibrated(Box::new(Calibrated {
-        generation,
-        result: Ok(std::sync::Arc::new(calibration_report())),
-        k_scan: vec![
-            best,
-            seamscope::tune::TuneRow {
-                k: Some(PARAMS.k),
-                failures: 2,
-                ..other
+    f.app
+        .update(Action::Calibration(CalibrationAction::Done(Box::new(
+            Calibrated {
+                generation,
+                result: Ok(std::sync::Arc::new(calibration_report())),
+                k_scan: vec![
+                    best,
+                    seamscope::tune::TuneRow {
+                        k: Some(PARAMS.k),
+                        failures: 2,
+                        ..other
+                    },
+                ],
+                partial: true,
             },
-        ],
-        partial: true,
-    })));
+        ))));
     assert!(f.app.calibration.report.is_some());
     assert!(f.app.jobs.calibration.is_current(generation));
     assert!(
         f.app.jobs.calibration.in_flight().is_some(),
         "still scoring the others"
     );
-    f.app.update(Action::Calibrated(Box::new(Calibrated {
-        generation,
-        result: Ok(std::sync::Arc::new(calibration_report())),
-        k_scan: Vec::new(),
-        partial: false,
-    })));
+    f.app
+        .update(Action::Calibration(CalibrationAction::Done(Box::new(
+            Calibrated {
+                generation,
+                result: Ok(std::sync::Arc::new(calibration_report())),
+                k_scan: Vec::new(),
+                partial: false,
+            },
+        ))));
     assert!(f.app.jobs.calibration.in_flight().is_none());
     assert_eq!(f.app.calibration.k_scan.len(), 2, "the k scan stays");
     assert_eq!(f.app.calibration.recommended(), Some((PARAMS.k + 4, 3)));
-    let follow_up = f.app.update(Action::ApplyRecommendedM);
+    let follow_up = f
+        .app
+        .update(Action::Calibration(CalibrationAction::ApplyRecommended));
     assert_eq!(f.app.sliders.k, PARAMS.k + 4, "k moved: its seams rebuild");
     assert!(matches!(follow_up, Some(Action::SetSlider(Slider::M, 3))));
     let screen = f.draw(200, 60).backend().to_string();
@@ -180,18 +193,20 @@ fn tui_applying_the_calibration_sets_the_scanned_k_and_m() {
 fn tui_a_stale_or_cancelled_calibration_is_dropped() {
     let mut f = Fixture::answered();
     f.app.update(Action::ShowPage(Page::Calibration));
-    f.app.update(Action::RunCalibration);
+    f.app.update(Action::Calibration(CalibrationAction::Run));
     let older = f.expect_calibrate();
-    f.app.update(Action::RunCalibration);
+    f.app.update(Action::Calibration(CalibrationAction::Run));
     let newer = f.expect_calibrate();
     for generation in [older, newer] {
         f.app
-            .update(Action::CalibrationProgress(BackgroundProgress {
-                generation,
-                what: "asking questions".into(),
-                done: if generation == newer { 37 } else { 99 },
-                total: 120,
-            }));
+            .update(Action::Calibration(CalibrationAction::Progress(
+                BackgroundProgress {
+                    generation,
+                    what: "asking questions".into(),
+                    done: if generation == newer { 37 } else { 99 },
+                    total: 120,
+                },
+            )));
     }
     let screen = f.draw(200, 60).backend().to_string();
     assert!(
@@ -278,17 +293,20 @@ fn tui_a_k_change_prepares_only_seams_again_and_stale_evals_are_dropped() {
     };
     seams.strategy = Strategy::Seams { k: 18 };
     seams.label = seams.strategy.label(PARAMS.chunk_tokens);
-    f.app.update(Action::SeamsPrepared(Box::new(SeamsPrepared {
-        generation,
-        result: Ok(seams),
-    })));
+    f.app
+        .update(Action::Evaluation(EvalAction::SeamsPrepared(Box::new(
+            SeamsPrepared {
+                generation,
+                result: Ok(seams),
+            },
+        ))));
     assert_eq!(seams_row(&f).label, "Seams k=18");
     assert_eq!(other_rows(&f), others, "the other strategies are kept");
     assert!(f.app.jobs.eval.in_flight().is_none());
 
-    f.app.update(Action::RunEvaluation);
+    f.app.update(Action::Evaluation(EvalAction::RunComparison));
     let older = f.expect_evaluate();
-    f.app.update(Action::RunEvaluation);
+    f.app.update(Action::Evaluation(EvalAction::RunComparison));
     let newer = f.expect_evaluate();
     f.deliver_eval(older);
     assert_eq!(
@@ -305,13 +323,16 @@ fn tui_a_k_change_prepares_only_seams_again_and_stale_evals_are_dropped() {
 fn tui_a_missing_question_set_says_how_to_add_one() {
     let mut f = Fixture::answered();
     f.app.update(Action::ShowPage(Page::Evaluation));
-    f.app.update(Action::RunEvaluation);
+    f.app.update(Action::Evaluation(EvalAction::RunComparison));
     let generation = f.expect_evaluate();
     let path = PathBuf::from("fixture/questions.jsonl");
-    f.app.update(Action::Evaluated(Box::new(Evaluated {
-        generation,
-        result: Err(EvalProblem::MissingQuestions(path)),
-    })));
+    f.app
+        .update(Action::Evaluation(EvalAction::Evaluated(Box::new(
+            Evaluated {
+                generation,
+                result: Err(EvalProblem::MissingQuestions(path)),
+            },
+        ))));
     let screen = f.draw(160, 44).backend().to_string();
     assert!(screen.contains("No question set"), "{screen}");
     assert!(screen.contains("fixture/questions.jsonl"), "{screen}");

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use super::{App, Notice};
-use crate::tui::action::{Action, Page, PageDone, Pane};
+use crate::tui::action::{Page, PageDone, Pane};
 use crate::tui::page_work::{PageOutput, PageResult, PageWork};
 
 /// One page's kept state.
@@ -51,21 +51,7 @@ impl App {
         }
     }
 
-    /// The shared page actions.
-    pub(super) fn apply_page(&mut self, action: Action) -> Option<Action> {
-        match action {
-            Action::RunPageWork(work) => self.run_page_work(work),
-            Action::PageCursor { delta, rows } => self.page_cursor(delta, rows),
-            Action::GoTo { doc, byte } => self.go_to(doc, byte),
-            Action::PageProgress(progress) => self.jobs.page.record(progress.generation, progress),
-            Action::PageDone(done) => self.page_done(*done),
-            Action::ReplayTraced(replay) => self.replay_traced(*replay),
-            _ => {}
-        }
-        None
-    }
-
-    fn run_page_work(&mut self, work: std::sync::Arc<dyn PageWork>) {
+    pub(super) fn run_page_work(&mut self, work: std::sync::Arc<dyn PageWork>) {
         if self.shown.is_none() {
             self.notice = Some(Notice {
                 text: "the corpus is still opening: measure once it is shown".into(),
@@ -76,7 +62,7 @@ impl App {
         self.jobs.start_page_work(self.page, work);
     }
 
-    fn page_done(&mut self, done: PageDone) {
+    pub(super) fn page_done(&mut self, done: PageDone) {
         if !self.jobs.page.finish(done.generation) {
             return;
         }
@@ -92,14 +78,14 @@ impl App {
         state.cursor = 0;
     }
 
-    fn page_cursor(&mut self, delta: i32, rows: usize) {
+    pub(super) fn page_cursor(&mut self, delta: i32, rows: usize) {
         let state = self.pages.0.entry(self.page).or_default();
         let last = rows.saturating_sub(1) as i64;
         state.cursor = (state.cursor as i64 + i64::from(delta)).clamp(0, last.max(0)) as usize;
     }
 
     /// Show byte `byte` of `doc` in the text, on the explore page.
-    fn go_to(&mut self, doc: seamscope::corpus::DocId, byte: usize) {
+    pub(super) fn go_to(&mut self, doc: seamscope::corpus::DocId, byte: usize) {
         if self.shown.is_none() {
             return;
         }

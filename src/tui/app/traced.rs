@@ -4,10 +4,11 @@
 //! the vectors are in).
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use seamscope::chunk::ChunkerKind;
 use seamscope::retrieve::EntryRef;
-use seamscope::traces::TracesSource;
+use seamscope::traces::{TraceRead, TracesSource};
 
 use super::{App, AppSent, Notice, Pinned, PinnedSide};
 use crate::tui::action::{Page, Pane, Slider, TracedReplay};
@@ -20,6 +21,43 @@ pub struct TracesGiven {
     /// `--cuts`: the app's splitter's chunks, replayed on instead of the cuts recovered from
     /// the traces.
     pub cuts: Option<PathBuf>,
+    /// The traces as read before the screen opened (to recover the app's cuts), handed to the
+    /// page's first judging so a file or a server is read once; `r` reads them again.
+    pub first_read: Arc<Mutex<Option<TraceRead>>>,
+}
+
+impl TracesGiven {
+    /// The traces named by `source` (and `--cuts`), not read yet.
+    pub fn new(source: TracesSource, cuts: Option<PathBuf>) -> TracesGiven {
+        TracesGiven {
+            source,
+            cuts,
+            first_read: Arc::default(),
+        }
+    }
+
+    /// Keep `read`, what `source` held a moment ago, for the page's first judging.
+    pub fn with_read(self, read: TraceRead) -> TracesGiven {
+        *self.first_read.lock().unwrap_or_else(|e| e.into_inner()) = Some(read);
+        self
+    }
+
+    /// The traces: the read kept from before the screen opened, once, else `source` read now
+    /// (`progress` hears the spans read so far from a server).
+    pub fn read(
+        &self,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<TraceRead, seamscope::traces::TracesError> {
+        let kept = self
+            .first_read
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        match kept {
+            Some(read) => Ok(read),
+            None => self.source.read(progress),
+        }
+    }
 }
 
 impl App {
@@ -162,5 +200,27 @@ impl App {
         if let Some((page, work)) = self.waiting_work.take() {
             self.jobs.start_page_work(page, work);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tui_traces_read_before_the_screen_opened_are_judged_once_then_read_again() {
+        let missing = std::env::temp_dir().join("seamscope-no-such-traces.jsonl");
+        let given = TracesGiven::new(TracesSource::File(missing), None).with_read(TraceRead {
+            spans: 7,
+            ..TraceRead::default()
+        });
+        // The first judging takes what was read to recover the cuts: no second read.
+        assert_eq!(given.read(&mut |_| {}).expect("the kept read").spans, 7);
+        // `r` reads the source itself again: here a file that is not there, which says so.
+        let again = given.read(&mut |_| {}).expect_err("the source read again");
+        assert!(
+            again.to_string().contains("seamscope-no-such-traces"),
+            "{again}"
+        );
     }
 }

@@ -7,7 +7,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 
 use super::{Pane, PaneCard, scroll_page};
-use crate::tui::action::Action;
+use crate::tui::action::{Action, CalibrationAction};
 use crate::tui::app::App;
 use crate::tui::screen::Areas;
 
@@ -47,9 +47,9 @@ impl Pane for Calibration {
 
     fn handle_key(&self, app: &App, key: &KeyEvent) -> Option<Action> {
         Some(match key.code {
-            KeyCode::Char('r') => Action::RunCalibration,
-            KeyCode::Char('a') => Action::ApplyRecommendedM,
-            KeyCode::Char('g') => Action::ToggleCalibrationQuestions,
+            KeyCode::Char('r') => Action::Calibration(CalibrationAction::Run),
+            KeyCode::Char('a') => Action::Calibration(CalibrationAction::ApplyRecommended),
+            KeyCode::Char('g') => Action::Calibration(CalibrationAction::ToggleQuestions),
             KeyCode::Esc => Action::CancelJob,
             KeyCode::Up => scroll_page(app, -1),
             KeyCode::Down => scroll_page(app, 1),

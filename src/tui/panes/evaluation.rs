@@ -12,7 +12,7 @@ use ratatui::Frame;
 pub use board::family_points;
 
 use super::{Pane, PaneCard, scroll_page};
-use crate::tui::action::{Action, BoardConstraint};
+use crate::tui::action::{Action, BoardConstraint, EvalAction};
 use crate::tui::app::{App, EvalView};
 use crate::tui::screen::{Areas, inside};
 
@@ -71,21 +71,25 @@ impl Pane for Evaluation {
             }
         }
         Some(match key.code {
-            KeyCode::Char('o') if board => Action::CycleConstraint(BoardConstraint::Once),
-            KeyCode::Char('V') if board => Action::CycleConstraint(BoardConstraint::MaxVectors),
-            KeyCode::Char('D') if board => {
-                Action::CycleConstraint(BoardConstraint::MaxDuplicateShare)
+            KeyCode::Char('o') if board => {
+                Action::Evaluation(EvalAction::CycleConstraint(BoardConstraint::Once))
             }
-            KeyCode::Char('r') => Action::RunEvaluation,
-            KeyCode::Char('s') => Action::RunBoard,
-            KeyCode::Char('v') => Action::RunMap,
-            KeyCode::Char('a') => Action::ApplyBoardRow,
-            KeyCode::Tab => Action::CycleEvalView(1),
-            KeyCode::BackTab => Action::CycleEvalView(-1),
-            KeyCode::Up => Action::BoardMove(-1),
-            KeyCode::Down => Action::BoardMove(1),
-            KeyCode::PageUp => Action::BoardMove(-10),
-            KeyCode::PageDown => Action::BoardMove(10),
+            KeyCode::Char('V') if board => {
+                Action::Evaluation(EvalAction::CycleConstraint(BoardConstraint::MaxVectors))
+            }
+            KeyCode::Char('D') if board => Action::Evaluation(EvalAction::CycleConstraint(
+                BoardConstraint::MaxDuplicateShare,
+            )),
+            KeyCode::Char('r') => Action::Evaluation(EvalAction::RunComparison),
+            KeyCode::Char('s') => Action::Evaluation(EvalAction::RunBoard),
+            KeyCode::Char('v') => Action::Evaluation(EvalAction::RunMap),
+            KeyCode::Char('a') => Action::Evaluation(EvalAction::ApplyBoardRow),
+            KeyCode::Tab => Action::Evaluation(EvalAction::CycleView(1)),
+            KeyCode::BackTab => Action::Evaluation(EvalAction::CycleView(-1)),
+            KeyCode::Up => Action::Evaluation(EvalAction::BoardMove(-1)),
+            KeyCode::Down => Action::Evaluation(EvalAction::BoardMove(1)),
+            KeyCode::PageUp => Action::Evaluation(EvalAction::BoardMove(-10)),
+            KeyCode::PageDown => Action::Evaluation(EvalAction::BoardMove(10)),
             KeyCode::Esc => Action::CancelJob,
             _ => return None,
         })

@@ -53,7 +53,6 @@ impl PageWork for TracesWork {
         report_progress("reading the traces", 0, 0);
         let read = self
             .given
-            .source
             .read(&mut |spans| report_progress("reading the traces", spans, 0))
             .map_err(|e| e.to_string())?;
         if stopped.get() {

@@ -4,7 +4,7 @@
 
 use insta::assert_snapshot;
 
-use crate::tui::action::{Action, Page, Pane};
+use crate::tui::action::{Action, EvalAction, Page, Pane};
 use crate::tui::fixture::Fixture;
 
 fn screen(f: &mut Fixture, width: u16, height: u16) -> String {
@@ -177,7 +177,7 @@ fn tui_snapshot_board_and_map_at_80x24() {
     assert_snapshot!("board_80x24", board.backend());
     // The cursor's row shows wherever it goes, whatever rows the verdict leaves the table.
     for _ in 0..20 {
-        f.app.update(Action::BoardMove(1));
+        f.app.update(Action::Evaluation(EvalAction::BoardMove(1)));
         let text = screen(&mut f, 80, 24);
         assert!(text.contains("▶ "), "the cursor's row:\n{text}");
     }

@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use seamscope::index::BuildStage;
 use tokio::sync::mpsc::unbounded_channel;
 
-use crate::tui::action::{Action, JobProgress, JobStage, Pane};
+use crate::tui::action::{Action, EvalAction, JobProgress, JobStage, Pane};
 use crate::tui::app::App;
 use crate::tui::fixture::{self, Fixture};
 use crate::tui::jobs::{Generations, Jobs};
@@ -207,9 +207,9 @@ pub(super) fn board_shown(map: bool) -> Fixture {
     f.app
         .update(Action::ShowPage(crate::tui::action::Page::Evaluation));
     f.app.update(if map {
-        Action::RunMap
+        Action::Evaluation(EvalAction::RunMap)
     } else {
-        Action::RunBoard
+        Action::Evaluation(EvalAction::RunBoard)
     });
     let generation = f.app.jobs.board.in_flight().map_or(0, |j| j.generation);
     let result = if map {
@@ -217,17 +217,20 @@ pub(super) fn board_shown(map: bool) -> Fixture {
     } else {
         BoardResult::Board(Arc::new(fixture::boards::board()))
     };
-    f.app.update(Action::BoardDone(Box::new(BoardDone {
-        generation,
-        result: Ok(result),
-    })));
+    f.app
+        .update(Action::Evaluation(EvalAction::BoardDone(Box::new(
+            BoardDone {
+                generation,
+                result: Ok(result),
+            },
+        ))));
     f
 }
 
 #[test]
 fn tui_snapshot_strategy_board() {
     let mut f = board_shown(false);
-    f.app.update(Action::BoardMove(1));
+    f.app.update(Action::Evaluation(EvalAction::BoardMove(1)));
     let terminal = f.draw(160, 48);
     let screen = terminal.backend().to_string();
     assert!(screen.contains("▶ Seams k 30 m 3"), "{screen}");

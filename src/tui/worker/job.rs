@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{PROGRESS_EVERY, Worker};
-use crate::tui::action::Action;
+use crate::tui::action::{Action, CalibrationAction, EvalAction};
 use crate::tui::background::BackgroundProgress;
 use crate::tui::jobs::{Generations, JobKind};
 
@@ -52,9 +52,9 @@ impl JobId {
     /// background progress (opening and asking report their stages themselves).
     pub fn new(kind: JobKind, generation: u64, doing: &'static str) -> JobId {
         let progress: Option<fn(BackgroundProgress) -> Action> = match kind {
-            JobKind::Calibration => Some(Action::CalibrationProgress),
-            JobKind::Eval => Some(Action::EvalProgress),
-            JobKind::Board => Some(Action::BoardProgress),
+            JobKind::Calibration => Some(|p| Action::Calibration(CalibrationAction::Progress(p))),
+            JobKind::Eval => Some(|p| Action::Evaluation(EvalAction::Progress(p))),
+            JobKind::Board => Some(|p| Action::Evaluation(EvalAction::BoardProgress(p))),
             JobKind::Page => Some(Action::PageProgress),
             JobKind::Layout | JobKind::Query => None,
         };

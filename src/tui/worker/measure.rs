@@ -19,7 +19,7 @@ use seamscope::tune::{TuneProgress, TuneRow, calibration_questions, scan_k};
 
 use super::Worker;
 use super::job::Job;
-use crate::tui::action::Action;
+use crate::tui::action::{Action, CalibrationAction};
 use crate::tui::background::{Calibrated, EvalProblem, EvalRun};
 use crate::tui::layout_params::LayoutParams;
 
@@ -87,12 +87,14 @@ impl Worker<'_> {
         gold: bool,
     ) -> Result<Option<Arc<CalibrationReport>>, String> {
         let (report, k_scan, gold_questions) = self.calibrate_on_shown(job, query, gold)?;
-        job.send_partial(Action::Calibrated(Box::new(Calibrated {
-            generation: job.generation(),
-            result: Ok(Arc::clone(&report)),
-            k_scan,
-            partial: true,
-        })));
+        job.send_partial(Action::Calibration(CalibrationAction::Done(Box::new(
+            Calibrated {
+                generation: job.generation(),
+                result: Ok(Arc::clone(&report)),
+                k_scan,
+                partial: true,
+            },
+        ))));
         job.now_doing("scoring the other strategies");
         self.alternatives_beside(job, &report, gold_questions.as_deref())
             .map(Some)

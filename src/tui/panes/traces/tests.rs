@@ -128,10 +128,10 @@ fn screen(f: &mut Fixture, width: u16, height: u16) -> String {
 /// A screen opened with `--traces`, on the traces page.
 fn with_traces() -> Fixture {
     let mut f = Fixture::answered();
-    f.app.traces = Some(TracesGiven {
-        source: TracesSource::File("otlp.jsonl".into()),
-        cuts: None,
-    });
+    f.app.traces = Some(TracesGiven::new(
+        TracesSource::File("otlp.jsonl".into()),
+        None,
+    ));
     f.app.update(Action::ShowPage(Page::Traces));
     f
 }
