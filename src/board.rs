@@ -14,6 +14,7 @@ pub mod alternative;
 pub mod constraint;
 pub mod detail;
 pub mod expand;
+mod family;
 pub mod fold;
 mod judge;
 pub mod map;
@@ -39,9 +40,10 @@ use crate::session::{Engine, EngineError, OpenCorpus};
 use crate::settings::Settings;
 pub use constraint::Constraints;
 use expand::{Expansion, Relevance, expand_fill};
+pub use family::{CARDS, Family, FamilyCard};
 pub use fold::Member;
 pub use judge::{constrain, finish_rows, judge};
-pub use row::{Family, RowSettings};
+pub use row::RowSettings;
 pub use verdict::{Candidate, Contender, Verdict};
 
 /// One row of the board.
@@ -239,112 +241,6 @@ struct Searched {
     /// Chunks only: cos(unit i, unit i + 1).
     continuity: Vec<f32>,
     cost: StrategyCost,
-}
-
-/// The strategies the options call for, on chunks of `chunk_tokens` at seam width `k`.
-fn strategies(options: &BoardOptions, chunk_tokens: usize) -> Vec<Strategy> {
-    let tokens = |p: u32| {
-        (chunk_tokens * p as usize)
-            .div_ceil(100)
-            .min(chunk_tokens / 2)
-    };
-    let on = |f: Family| options.families.contains(&f);
-    let mut out = vec![Strategy::NoOverlap];
-    if on(Family::Overlap) {
-        out.extend(
-            options
-                .overlaps
-                .iter()
-                .map(|&p| Strategy::Overlap { tokens: tokens(p) }),
-        );
-    }
-    if on(Family::Windows) {
-        out.extend(
-            options
-                .windows
-                .iter()
-                .map(|&(width, stride)| Strategy::Windows { width, stride }),
-        );
-    }
-    if on(Family::Seams) {
-        out.extend(options.ks.iter().map(|&k| Strategy::Seams { k }));
-    }
-    if on(Family::OverlapSeams) {
-        for &p in &options.overlap_seams {
-            out.extend(options.ks.iter().map(|&k| Strategy::OverlapSeams {
-                tokens: tokens(p),
-                k,
-            }));
-        }
-    }
-    let mut seen = Vec::new();
-    out.retain(|s| {
-        let fresh = !seen.contains(s);
-        seen.push(*s);
-        fresh
-    });
-    out
-}
-
-fn percent_of(tokens: usize, chunk_tokens: usize, options: &BoardOptions) -> u32 {
-    options
-        .overlaps
-        .iter()
-        .chain(&options.overlap_seams)
-        .copied()
-        .find(|&p| {
-            (chunk_tokens * p as usize)
-                .div_ceil(100)
-                .min(chunk_tokens / 2)
-                == tokens
-        })
-        .unwrap_or((tokens * 100 / chunk_tokens.max(1)) as u32)
-}
-
-/// Every setting of one searched strategy.
-fn settings_of(s: &Searched, options: &BoardOptions, chunk_tokens: usize) -> Vec<RowSettings> {
-    match s.strategy {
-        Strategy::NoOverlap => {
-            let mut v = vec![RowSettings::ChunksOnly];
-            if options.families.contains(&Family::Neighbour) {
-                v.push(RowSettings::Neighbour);
-            }
-            if options.families.contains(&Family::Scar) {
-                for &tau in &options.taus {
-                    for &penalty in &options.penalties {
-                        v.push(RowSettings::Scar { tau, penalty });
-                    }
-                }
-            }
-            v
-        }
-        Strategy::Overlap { tokens } => vec![RowSettings::Overlap {
-            percent: percent_of(tokens, chunk_tokens, options),
-            tokens,
-        }],
-        Strategy::Windows { width, stride } => vec![RowSettings::Windows { width, stride }],
-        Strategy::Seams { k } => options
-            .ms
-            .iter()
-            .flat_map(|&m| {
-                options
-                    .side_drops
-                    .iter()
-                    .map(move |&side_drop| RowSettings::Seams { k, m, side_drop })
-            })
-            .collect(),
-        Strategy::OverlapSeams { tokens, k } => options
-            .ms
-            .iter()
-            .map(|&m| RowSettings::OverlapSeams {
-                percent: percent_of(tokens, chunk_tokens, options),
-                tokens,
-                k,
-                m,
-            })
-            .collect(),
-        Strategy::ChunkStrideWindows { .. } | Strategy::NeighbourExpansion => Vec::new(),
-    }
 }
 
 /// What one question's units are under `settings`.
@@ -554,18 +450,18 @@ pub fn board(
         ..GridSettings::from_settings(settings)
     };
     let chunk_tokens = grid.chunk_tokens;
-    let list = strategies(options, chunk_tokens);
+    let plan = family::plan(options, chunk_tokens);
     let (mut cache, _) = engine.vector_cache();
-    let mut searched = Vec::with_capacity(list.len());
+    let mut searched = Vec::with_capacity(plan.len());
     {
         let mut model = Embedding::of(engine, &mut cache);
-        for (i, &strategy) in list.iter().enumerate() {
+        for (i, &(strategy, _)) in plan.iter().enumerate() {
             let one = search_one(
                 &mut model,
                 open,
                 (questions, &vectors),
                 strategy,
-                (i, list.len()),
+                (i, plan.len()),
                 &grid,
                 progress,
             )?;
@@ -579,11 +475,8 @@ pub fn board(
     let n = questions.len();
     let rows: Vec<BoardRow> = searched
         .iter()
-        .flat_map(|s| {
-            settings_of(s, options, chunk_tokens)
-                .into_iter()
-                .map(move |settings| (s, settings))
-        })
+        .zip(&plan)
+        .flat_map(|(s, (_, rows))| rows.iter().map(move |&settings| (s, settings)))
         .map(|(s, settings)| score_row(s, settings, questions, open, (&grid, options.per_question)))
         .collect();
     let (rows, verdict, unconstrained) = finish_rows(rows, options);
@@ -712,7 +605,10 @@ mod tests {
     #[test]
     fn the_default_board_has_every_family() {
         let opts = BoardOptions::default();
-        let list = strategies(&opts, 1024);
+        let list: Vec<Strategy> = family::plan(&opts, 1024)
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect();
         assert!(list.contains(&Strategy::NoOverlap));
         assert!(list.contains(&Strategy::Overlap { tokens: 154 }));
         assert!(list.contains(&Strategy::Windows {
@@ -724,6 +620,5 @@ mod tests {
             tokens: 154,
             k: 150
         }));
-        assert_eq!(percent_of(154, 1024, &opts), 15);
     }
 }

@@ -270,3 +270,20 @@ fn slugs_follow_github_and_mdbook() {
         assert_eq!(mdbook_slug(heading), slug);
     }
 }
+
+/// The strategy chapter's table has a row for every family the board knows (its cards), with
+/// the name the command line takes.
+#[test]
+fn the_strategy_chapter_lists_every_family() {
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/strategy.md"))
+            .expect("docs/src/strategy.md");
+    for card in &seamscope::board::CARDS {
+        let row = format!("| `{}` |", card.name);
+        assert!(
+            page.lines().any(|l| l.starts_with(&row)),
+            "docs/src/strategy.md's table has no row {row}: a family's card is in \
+             src/board/family.rs, its row in the manual"
+        );
+    }
+}

@@ -16,20 +16,21 @@ use crate::settings::Settings;
 
 use super::{BoardOptions, Family, board};
 
-/// The families the comparison scores (chunks only is the baseline; Seams is the calibration's).
-pub const FAMILIES: [Family; 5] = [
-    Family::None,
-    Family::Overlap,
-    Family::Windows,
-    Family::Neighbour,
-    Family::Scar,
-];
+/// The families the comparison scores: every family that fires no seams (chunks only is the
+/// baseline; Seams is the calibration's).
+pub fn families() -> Vec<Family> {
+    super::CARDS
+        .iter()
+        .filter(|c| !c.fires_seams)
+        .map(|c| c.family)
+        .collect()
+}
 
-/// The quick board's knobs restricted to [`FAMILIES`]; no board verdict (the comparison draws
+/// The quick board's knobs restricted to [`families`]; no board verdict (the comparison draws
 /// its own, family by family against Seams).
 pub fn options() -> BoardOptions {
     BoardOptions {
-        families: FAMILIES.to_vec(),
+        families: families(),
         resamples: 0,
         ..BoardOptions::default()
     }
@@ -144,7 +145,7 @@ fn compare_board(
                 mean_tokens: p.mean_tokens,
                 vectors_vs_chunks: seams_vectors,
                 duplicate_share: 0.0,
-                stores_once: true,
+                stores_once: Family::Seams.card().stores_once,
             })
             .collect(),
         best,

@@ -106,12 +106,12 @@ fn folded(rows: &[BoardRow], mut members: Vec<usize>, grid: &[Vec<i64>]) -> Boar
         .zip(grid)
         .map(|(v, g)| runs(v, g))
         .collect();
-    let sides = rep
-        .family
-        .side_knob()
+    let card = rep.family.card();
+    let sides = card
+        .side_knob
         .map_or_else(Vec::new, |i| knob_sets[i].clone());
     BoardRow {
-        label: rep.family.label_of(&parts, &sides),
+        label: (card.label)(&parts, &sides),
         members: members
             .iter()
             .map(|&m| Member {

@@ -213,32 +213,10 @@ impl TuneOrigin {
     }
 }
 
-/// The deploy hint of a row read back from JSON.
+/// The deploy hint of a row read back from JSON (its settings as the board wrote them).
 fn deploy_hint(settings: &serde_json::Value, chunk_tokens: usize) -> String {
-    let num = |n: &str| settings.get(n).and_then(serde_json::Value::as_f64);
-    let int = |n: &str| num(n).map_or(0, |v| v as usize);
-    let row = match settings.get("kind").and_then(|k| k.as_str()) {
-        Some("chunks_only") => super::RowSettings::ChunksOnly,
-        Some("overlap") => super::RowSettings::Overlap {
-            percent: int("percent") as u32,
-            tokens: int("tokens"),
-        },
-        Some("windows") => super::RowSettings::Windows {
-            width: int("width"),
-            stride: int("stride"),
-        },
-        Some("neighbour") => super::RowSettings::Neighbour,
-        Some("scar") => super::RowSettings::Scar {
-            tau: num("tau").unwrap_or(0.0) as f32,
-            penalty: num("penalty").unwrap_or(0.0) as f32,
-        },
-        Some("overlap_seams") => super::RowSettings::OverlapSeams {
-            percent: int("percent") as u32,
-            tokens: int("tokens"),
-            k: int("k"),
-            m: int("m") as u32,
-        },
-        _ => return "see the row's settings in the report".into(),
-    };
-    row.deploy_hint(chunk_tokens)
+    match serde_json::from_value::<super::RowSettings>(settings.clone()) {
+        Ok(row) => row.deploy_hint(chunk_tokens),
+        Err(_) => "see the row's settings in the report".into(),
+    }
 }

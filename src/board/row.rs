@@ -1,68 +1,13 @@
-//! What a board row is: its strategy family and its settings, with the label the board prints
-//! and the hint for deploying it outside seamscope.
+//! What a board row is: its settings (its family's knobs, set), with the label the board prints
+//! and the hint for deploying it outside seamscope. What a family is beyond one row's values is
+//! its card (`family.rs`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-/// A strategy family: the rows of one family are tuned against each other.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub enum Family {
-    /// Chunks only.
-    #[serde(rename = "none")]
-    None,
-    /// Overlapping chunks.
-    #[serde(rename = "overlap")]
-    Overlap,
-    /// Sliding windows linked to their chunks.
-    #[serde(rename = "windows")]
-    Windows,
-    /// Static ±1 neighbour expansion.
-    #[serde(rename = "neighbour")]
-    Neighbour,
-    /// SCAR-style adaptive neighbour expansion.
-    #[serde(rename = "scar")]
-    Scar,
-    /// Seams.
-    #[serde(rename = "seams")]
-    Seams,
-    /// Overlapping chunks with Seams.
-    #[serde(rename = "overlap+seams")]
-    OverlapSeams,
-}
-
-impl Family {
-    /// Its name in JSON and on the screen.
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::None => "none",
-            Family::Overlap => "overlap",
-            Family::Windows => "windows",
-            Family::Neighbour => "neighbour",
-            Family::Scar => "scar",
-            Family::Seams => "seams",
-            Family::OverlapSeams => "overlap+seams",
-        }
-    }
-
-    /// The family named `name` (`none`, `overlap`, `windows`, `neighbour`, `scar`, `seams`,
-    /// `overlap+seams`).
-    pub fn parse(name: &str) -> Option<Family> {
-        Family::ALL.into_iter().find(|f| f.name() == name)
-    }
-
-    /// Every family, in board order.
-    pub const ALL: [Family; 7] = [
-        Family::None,
-        Family::Overlap,
-        Family::Windows,
-        Family::Neighbour,
-        Family::Scar,
-        Family::Seams,
-        Family::OverlapSeams,
-    ];
-}
+use super::Family;
 
 /// One row's settings.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RowSettings {
     /// Chunks only.
@@ -131,13 +76,13 @@ impl RowSettings {
     pub fn label(&self) -> String {
         let knobs = self.knobs();
         let parts: Vec<String> = knobs.iter().map(|k| k.1.clone()).collect();
-        let family = self.family();
-        let sides: Vec<Knob> = family
-            .side_knob()
+        let card = self.family().card();
+        let sides: Vec<Knob> = card
+            .side_knob
             .and_then(|i| knobs.get(i).cloned())
             .into_iter()
             .collect();
-        family.label_of(&parts, &sides)
+        (card.label)(&parts, &sides)
     }
 
     /// How to set this row up in one's own pipeline, in words (the settings another tool takes).
@@ -209,36 +154,5 @@ impl RowSettings {
                 (i64::from(m), m.to_string()),
             ],
         }
-    }
-}
-
-impl Family {
-    /// The label of a row of this family whose knobs take `parts` (each one value, or a folded
-    /// row's runs), with the side-drop knob's values in `sides` (Seams).
-    pub(crate) fn label_of(self, parts: &[String], sides: &[Knob]) -> String {
-        let p = |i: usize| parts.get(i).map_or("", String::as_str);
-        match self {
-            Family::None => "chunks only".into(),
-            Family::Neighbour => "neighbours ±1".into(),
-            Family::Overlap => format!("overlap {}%", p(0)),
-            Family::Windows => format!("windows {}", p(0)),
-            Family::Scar => format!("SCAR τ {} λ {}", p(0), p(1)),
-            Family::Seams => {
-                let off = sides.iter().any(|s| s.0 < 0);
-                let on: Vec<&Knob> = sides.iter().filter(|s| s.0 >= 0).collect();
-                let side = match (off, on.first()) {
-                    (_, None) => String::new(),
-                    (false, Some(t)) => format!(" + side drop {}", t.1),
-                    (true, Some(t)) => format!(" ± side drop {}", t.1),
-                };
-                format!("Seams k {} m {}{side}", p(0), p(2))
-            }
-            Family::OverlapSeams => format!("overlap {}% + Seams k {} m {}", p(0), p(1), p(2)),
-        }
-    }
-
-    /// Which knob says whether side drop is on (its values make the label's `± side drop`).
-    pub(crate) fn side_knob(self) -> Option<usize> {
-        (self == Family::Seams).then_some(1)
     }
 }

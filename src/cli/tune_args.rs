@@ -409,6 +409,31 @@ pub fn parse_f32s(text: &str, range: std::ops::RangeInclusive<f32>) -> Result<Ve
 mod tests {
     use super::*;
 
+    /// `--strategies`' help names every family the board knows (its cards), so a new family
+    /// is offered where the user looks.
+    #[test]
+    fn the_strategies_help_names_every_family() {
+        use clap::CommandFactory;
+        let cli = crate::cli::Cli::command();
+        let tune = cli.find_subcommand("tune").expect("tune");
+        let arg = tune
+            .get_arguments()
+            .find(|a| a.get_id() == "strategies")
+            .expect("--strategies");
+        let help = arg
+            .get_long_help()
+            .or(arg.get_help())
+            .expect("its help")
+            .to_string();
+        for card in &seamscope::board::CARDS {
+            assert!(
+                help.contains(card.name),
+                "{} is missing from: {help}",
+                card.name
+            );
+        }
+    }
+
     #[test]
     fn flags_parse_and_refuse_nonsense() {
         assert_eq!(parse_families("all").unwrap().len(), 7);

@@ -1,7 +1,7 @@
 //! How the screen and its pictures show each boundary-strategy family, described once.
 //!
-//! A family's name, its settings and its deploy hint are the engine's (`seamscope::board`:
-//! `Family::name`, `RowSettings`, `BoardRow::deploy_hint`); what only the front end adds, its
+//! A family's name, knobs, grid and label are its card in the engine (`seamscope::board::CARDS`),
+//! a row's settings and deploy hint its `RowSettings`; what only the front end adds, its
 //! colour on the terminal and in the SVG pictures, is one row of [`LOOKS`]. Every view that
 //! colours a family (the board's family column, the evidence-length map's lines and legend,
 //! `assets/evidence-map.svg`) reads it from here, so a new family is one row.
