@@ -11,309 +11,20 @@
 //! come back at the next text, as the tree builder reconstructs them. An earlier scan let any end
 //! tag pop and let `<rt>`, `<optgroup>` and cells never nest, so 100,000 `<span></x>` were
 //! read as one level deep and parsed for 73 s.
+//!
+//! The element names those rules read (void, special, formatting, the scopes) are in
+//! `nesting/elements.rs`.
+
+mod elements;
+
+use elements::{
+    BREAKS_OUT, BUTTON_SCOPE, CLOSES_P, FORMATTING, IMPLIED, INTEGRATION, LIST_SCOPE, MARKERS,
+    NO_RECONSTRUCT, RAW_TEXT, SCOPE, SPECIAL, VOID,
+};
 
 /// The deepest element nesting a page is read to. Browsers stop nesting at a few hundred
 /// (Chromium at 512), and real pages stay far below.
 pub const MAX_NESTING: usize = 1024;
-
-/// Elements with no content and no end tag: never on the stack.
-const VOID: &[&str] = &[
-    "area", "base", "basefont", "bgsound", "br", "col", "embed", "frame", "hr", "image", "img",
-    "input", "keygen", "link", "meta", "param", "source", "track", "wbr",
-];
-
-/// The tree builder's "special" elements: an end tag for another element does not pop past one.
-const SPECIAL: &[&str] = &[
-    "address",
-    "applet",
-    "area",
-    "article",
-    "aside",
-    "base",
-    "basefont",
-    "bgsound",
-    "blockquote",
-    "body",
-    "br",
-    "button",
-    "caption",
-    "center",
-    "col",
-    "colgroup",
-    "dd",
-    "details",
-    "dir",
-    "div",
-    "dl",
-    "dt",
-    "embed",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "frame",
-    "frameset",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "head",
-    "header",
-    "hgroup",
-    "hr",
-    "html",
-    "iframe",
-    "img",
-    "input",
-    "keygen",
-    "li",
-    "link",
-    "listing",
-    "main",
-    "marquee",
-    "menu",
-    "meta",
-    "nav",
-    "noembed",
-    "noframes",
-    "noscript",
-    "object",
-    "ol",
-    "p",
-    "param",
-    "plaintext",
-    "pre",
-    "script",
-    "search",
-    "section",
-    "select",
-    "source",
-    "style",
-    "summary",
-    "table",
-    "tbody",
-    "td",
-    "template",
-    "textarea",
-    "tfoot",
-    "th",
-    "thead",
-    "title",
-    "tr",
-    "track",
-    "ul",
-    "wbr",
-    "xmp",
-];
-
-/// Formatting elements: closed by another element's end tag, they are reconstructed at the
-/// next text or start tag.
-const FORMATTING: &[&str] = &[
-    "a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u",
-];
-
-/// Start tags that close an open `<p>` (in button scope) first.
-const CLOSES_P: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "center",
-    "details",
-    "dialog",
-    "dir",
-    "div",
-    "dl",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "header",
-    "hgroup",
-    "main",
-    "menu",
-    "nav",
-    "ol",
-    "p",
-    "search",
-    "section",
-    "summary",
-    "ul",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "pre",
-    "listing",
-    "form",
-    "plaintext",
-    "xmp",
-    "li",
-    "dd",
-    "dt",
-    "hr",
-];
-
-/// Where "in scope" stops looking.
-const SCOPE: &[&str] = &[
-    "applet",
-    "caption",
-    "html",
-    "table",
-    "td",
-    "th",
-    "marquee",
-    "object",
-    "template",
-    "mi",
-    "mo",
-    "mn",
-    "ms",
-    "mtext",
-    "annotation-xml",
-    "foreignobject",
-    "desc",
-    "title",
-];
-
-/// Where "in button scope" stops looking.
-const BUTTON_SCOPE: &[&str] = &[
-    "applet",
-    "caption",
-    "html",
-    "table",
-    "td",
-    "th",
-    "marquee",
-    "object",
-    "template",
-    "mi",
-    "mo",
-    "mn",
-    "ms",
-    "mtext",
-    "annotation-xml",
-    "foreignobject",
-    "desc",
-    "title",
-    "button",
-];
-
-/// Where "in list item scope" stops looking.
-const LIST_SCOPE: &[&str] = &[
-    "applet",
-    "caption",
-    "html",
-    "table",
-    "td",
-    "th",
-    "marquee",
-    "object",
-    "template",
-    "mi",
-    "mo",
-    "mn",
-    "ms",
-    "mtext",
-    "annotation-xml",
-    "foreignobject",
-    "desc",
-    "title",
-    "ol",
-    "ul",
-];
-
-/// Start tags that leave SVG or MathML for HTML.
-const BREAKS_OUT: &[&str] = &[
-    "b",
-    "big",
-    "blockquote",
-    "body",
-    "br",
-    "center",
-    "code",
-    "dd",
-    "div",
-    "dl",
-    "dt",
-    "em",
-    "embed",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "head",
-    "hr",
-    "i",
-    "img",
-    "li",
-    "listing",
-    "menu",
-    "meta",
-    "nobr",
-    "ol",
-    "p",
-    "pre",
-    "ruby",
-    "s",
-    "small",
-    "span",
-    "strong",
-    "strike",
-    "sub",
-    "sup",
-    "table",
-    "tt",
-    "u",
-    "ul",
-    "var",
-];
-
-/// Elements whose children are HTML again inside SVG or MathML.
-const INTEGRATION: &[&str] = &[
-    "foreignobject",
-    "desc",
-    "title",
-    "mi",
-    "mo",
-    "mn",
-    "ms",
-    "mtext",
-    "annotation-xml",
-];
-
-/// Ends implied by `<rb>`, `<rt>` and the like inside `<ruby>`.
-const IMPLIED: &[&str] = &[
-    "dd", "dt", "li", "optgroup", "option", "p", "rb", "rp", "rt", "rtc",
-];
-
-/// Elements whose text is not markup (outside SVG and MathML).
-const RAW_TEXT: &[&str] = &[
-    "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes",
-];
-
-/// Elements that put a marker in the list of formatting elements: formatting elements closed
-/// inside one are forgotten when it closes, and those from outside it are not reconstructed in
-/// it.
-const MARKERS: &[&str] = &[
-    "td", "th", "caption", "applet", "object", "marquee", "template",
-];
-
-/// Start tags that do not reconstruct the formatting elements (the text or tag after them
-/// does, inside them).
-const NO_RECONSTRUCT: &[&str] = &[
-    "table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption", "colgroup", "col", "html",
-    "head", "body", "frameset", "frame", "template", "param", "source", "track", "base",
-    "basefont", "bgsound", "link", "meta", "noscript", "noframes", "style", "script", "title",
-    "select", "option", "optgroup", "rb", "rp", "rt", "rtc",
-];
 
 /// The most formatting elements of one name and attributes the tree builder keeps waiting
 /// (its "Noah's Ark" clause).
@@ -491,6 +202,30 @@ impl Stack {
             self.table_part(name);
             return;
         }
+        self.close_implied(name);
+        if CLOSES_P.contains(&name) {
+            self.close_p();
+        }
+        if name.len() == 2
+            && name.starts_with('h')
+            && name.as_bytes()[1].is_ascii_digit()
+            && self.top().is_some_and(|t| {
+                t.len() == 2 && t.starts_with('h') && t.as_bytes()[1].is_ascii_digit()
+            })
+        {
+            self.open.pop();
+        }
+        let foreign = matches!(name, "svg" | "math");
+        if FORMATTING.contains(&name) {
+            self.push_with(name, false, attrs);
+        } else if !(foreign && self_closing) {
+            self.push(name, foreign);
+        }
+    }
+
+    /// The open elements a start tag ends before it is pushed: an item, a second `<a>`, a
+    /// button, an option or optgroup, a ruby text.
+    fn close_implied(&mut self, name: &str) {
         match name {
             "li" => self.close_item(&["li"]),
             "dd" | "dt" => self.close_item(&["dd", "dt"]),
@@ -525,24 +260,6 @@ impl Stack {
                 }
             }
             _ => {}
-        }
-        if CLOSES_P.contains(&name) {
-            self.close_p();
-        }
-        if name.len() == 2
-            && name.starts_with('h')
-            && name.as_bytes()[1].is_ascii_digit()
-            && self.top().is_some_and(|t| {
-                t.len() == 2 && t.starts_with('h') && t.as_bytes()[1].is_ascii_digit()
-            })
-        {
-            self.open.pop();
-        }
-        let foreign = matches!(name, "svg" | "math");
-        if FORMATTING.contains(&name) {
-            self.push_with(name, false, attrs);
-        } else if !(foreign && self_closing) {
-            self.push(name, foreign);
         }
     }
 

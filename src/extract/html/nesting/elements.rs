@@ -1,0 +1,302 @@
+//! The element names the nesting scan reads the HTML5 tree builder's rules from: which
+//! elements are void, special, formatting or raw text, which start tags close a `<p>`, and the
+//! scopes an end tag looks within.
+
+/// Elements with no content and no end tag: never on the stack.
+pub(super) const VOID: &[&str] = &[
+    "area", "base", "basefont", "bgsound", "br", "col", "embed", "frame", "hr", "image", "img",
+    "input", "keygen", "link", "meta", "param", "source", "track", "wbr",
+];
+
+/// The tree builder's "special" elements: an end tag for another element does not pop past one.
+pub(super) const SPECIAL: &[&str] = &[
+    "address",
+    "applet",
+    "area",
+    "article",
+    "aside",
+    "base",
+    "basefont",
+    "bgsound",
+    "blockquote",
+    "body",
+    "br",
+    "button",
+    "caption",
+    "center",
+    "col",
+    "colgroup",
+    "dd",
+    "details",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "embed",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "frame",
+    "frameset",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "header",
+    "hgroup",
+    "hr",
+    "html",
+    "iframe",
+    "img",
+    "input",
+    "keygen",
+    "li",
+    "link",
+    "listing",
+    "main",
+    "marquee",
+    "menu",
+    "meta",
+    "nav",
+    "noembed",
+    "noframes",
+    "noscript",
+    "object",
+    "ol",
+    "p",
+    "param",
+    "plaintext",
+    "pre",
+    "script",
+    "search",
+    "section",
+    "select",
+    "source",
+    "style",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "template",
+    "textarea",
+    "tfoot",
+    "th",
+    "thead",
+    "title",
+    "tr",
+    "track",
+    "ul",
+    "wbr",
+    "xmp",
+];
+
+/// Formatting elements: closed by another element's end tag, they are reconstructed at the
+/// next text or start tag.
+pub(super) const FORMATTING: &[&str] = &[
+    "a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u",
+];
+
+/// Start tags that close an open `<p>` (in button scope) first.
+pub(super) const CLOSES_P: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "center",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "header",
+    "hgroup",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "p",
+    "search",
+    "section",
+    "summary",
+    "ul",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "pre",
+    "listing",
+    "form",
+    "plaintext",
+    "xmp",
+    "li",
+    "dd",
+    "dt",
+    "hr",
+];
+
+/// Where "in scope" stops looking.
+pub(super) const SCOPE: &[&str] = &[
+    "applet",
+    "caption",
+    "html",
+    "table",
+    "td",
+    "th",
+    "marquee",
+    "object",
+    "template",
+    "mi",
+    "mo",
+    "mn",
+    "ms",
+    "mtext",
+    "annotation-xml",
+    "foreignobject",
+    "desc",
+    "title",
+];
+
+/// Where "in button scope" stops looking.
+pub(super) const BUTTON_SCOPE: &[&str] = &[
+    "applet",
+    "caption",
+    "html",
+    "table",
+    "td",
+    "th",
+    "marquee",
+    "object",
+    "template",
+    "mi",
+    "mo",
+    "mn",
+    "ms",
+    "mtext",
+    "annotation-xml",
+    "foreignobject",
+    "desc",
+    "title",
+    "button",
+];
+
+/// Where "in list item scope" stops looking.
+pub(super) const LIST_SCOPE: &[&str] = &[
+    "applet",
+    "caption",
+    "html",
+    "table",
+    "td",
+    "th",
+    "marquee",
+    "object",
+    "template",
+    "mi",
+    "mo",
+    "mn",
+    "ms",
+    "mtext",
+    "annotation-xml",
+    "foreignobject",
+    "desc",
+    "title",
+    "ol",
+    "ul",
+];
+
+/// Start tags that leave SVG or MathML for HTML.
+pub(super) const BREAKS_OUT: &[&str] = &[
+    "b",
+    "big",
+    "blockquote",
+    "body",
+    "br",
+    "center",
+    "code",
+    "dd",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "embed",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "hr",
+    "i",
+    "img",
+    "li",
+    "listing",
+    "menu",
+    "meta",
+    "nobr",
+    "ol",
+    "p",
+    "pre",
+    "ruby",
+    "s",
+    "small",
+    "span",
+    "strong",
+    "strike",
+    "sub",
+    "sup",
+    "table",
+    "tt",
+    "u",
+    "ul",
+    "var",
+];
+
+/// Elements whose children are HTML again inside SVG or MathML.
+pub(super) const INTEGRATION: &[&str] = &[
+    "foreignobject",
+    "desc",
+    "title",
+    "mi",
+    "mo",
+    "mn",
+    "ms",
+    "mtext",
+    "annotation-xml",
+];
+
+/// Ends implied by `<rb>`, `<rt>` and the like inside `<ruby>`.
+pub(super) const IMPLIED: &[&str] = &[
+    "dd", "dt", "li", "optgroup", "option", "p", "rb", "rp", "rt", "rtc",
+];
+
+/// Elements whose text is not markup (outside SVG and MathML).
+pub(super) const RAW_TEXT: &[&str] = &[
+    "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes",
+];
+
+/// Elements that put a marker in the list of formatting elements: formatting elements closed
+/// inside one are forgotten when it closes, and those from outside it are not reconstructed in
+/// it.
+pub(super) const MARKERS: &[&str] = &[
+    "td", "th", "caption", "applet", "object", "marquee", "template",
+];
+
+/// Start tags that do not reconstruct the formatting elements (the text or tag after them
+/// does, inside them).
+pub(super) const NO_RECONSTRUCT: &[&str] = &[
+    "table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption", "colgroup", "col", "html",
+    "head", "body", "frameset", "frame", "template", "param", "source", "track", "base",
+    "basefont", "bgsound", "link", "meta", "noscript", "noframes", "style", "script", "title",
+    "select", "option", "optgroup", "rb", "rp", "rt", "rtc",
+];
