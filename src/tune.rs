@@ -521,62 +521,11 @@ pub fn tune(
     let mut rows = Vec::new();
     let mut layouts = Vec::new();
     for &chunk_tokens in &grid.chunk_tokens {
-        let t0 = Instant::now();
-        let layout = Layout::for_settings(
-            corpus,
-            &engine.tokenizer,
-            &Settings {
-                chunk_tokens,
-                ..base.clone()
-            },
-        )?;
-        let Some((mut more, costs)) = tune_layout(
-            engine,
-            corpus,
-            &layout,
-            chunk_tokens,
-            &base.query_settings(),
-            &grid.ks,
-            &grid.ms,
-            &grid.budgets,
-            &grid.side_drops,
-            questions,
-            t0.elapsed().as_secs_f64(),
-            progress,
-        )?
+        let at = (&base, chunk_tokens, grid);
+        let Some((more, costs)) = tune_chunk_size(engine, corpus, at, questions, traced, progress)?
         else {
             return Ok(None);
         };
-        if let Some(t) = traced.filter(|t| !t.questions.is_empty()) {
-            // The same grid on the traced questions: the layouts' indexes are built by now, so
-            // this only searches and rescores.
-            let Some((on_traced, _)) = tune_layout(
-                engine,
-                corpus,
-                &layout,
-                chunk_tokens,
-                &base.query_settings(),
-                &grid.ks,
-                &grid.ms,
-                &grid.budgets,
-                &grid.side_drops,
-                t.questions,
-                0.0,
-                progress,
-            )?
-            else {
-                return Ok(None);
-            };
-            for row in &mut more {
-                row.traced = on_traced
-                    .iter()
-                    .find(|o| o.same_point(row))
-                    .map(|o| TracedCost {
-                        mean_tokens: o.mean_tokens,
-                        fires_per_query: o.fires_per_question,
-                    });
-            }
-        }
         rows.extend(more);
         layouts.extend(costs);
     }
@@ -591,6 +540,73 @@ pub fn tune(
         layouts,
         traced: traced.map(|t| (t.source.to_string(), t.questions.len())),
     }))
+}
+
+/// The grid's rows at one chunk size of `grid` (the rest of the settings from `base`): its
+/// layout built, every `k`, `m`, budget and side drop measured on `questions`, and with
+/// `traced`, each row's cost on the traced questions too.
+///
+/// `progress` returns whether to go on; `Ok(None)` means it was stopped.
+fn tune_chunk_size(
+    engine: &mut Engine,
+    corpus: &Corpus,
+    (base, chunk_tokens, grid): (&Settings, usize, &TuneGrid),
+    questions: &[TuneQuestion],
+    traced: Option<&TracedQuestions<'_>>,
+    progress: &mut dyn FnMut(TuneProgress) -> bool,
+) -> Result<Option<LayoutRows>, EngineError> {
+    let t0 = Instant::now();
+    let layout = Layout::for_settings(
+        corpus,
+        &engine.tokenizer,
+        &Settings {
+            chunk_tokens,
+            ..base.clone()
+        },
+    )?;
+    let query = base.query_settings();
+    // The grid at this chunk size on some questions, `build_seconds` (laying out) added to
+    // each `k`'s open time.
+    let measure = |engine: &mut Engine,
+                   questions: &[TuneQuestion],
+                   build_seconds: f64,
+                   progress: &mut dyn FnMut(TuneProgress) -> bool| {
+        tune_layout(
+            engine,
+            corpus,
+            &layout,
+            chunk_tokens,
+            &query,
+            &grid.ks,
+            &grid.ms,
+            &grid.budgets,
+            &grid.side_drops,
+            questions,
+            build_seconds,
+            progress,
+        )
+    };
+    let Some((mut rows, costs)) = measure(engine, questions, t0.elapsed().as_secs_f64(), progress)?
+    else {
+        return Ok(None);
+    };
+    if let Some(t) = traced.filter(|t| !t.questions.is_empty()) {
+        // The same grid on the traced questions: the layout's indexes are built by now, so
+        // this only searches and rescores.
+        let Some((on_traced, _)) = measure(engine, t.questions, 0.0, progress)? else {
+            return Ok(None);
+        };
+        for row in &mut rows {
+            row.traced = on_traced
+                .iter()
+                .find(|o| o.same_point(row))
+                .map(|o| TracedCost {
+                    mean_tokens: o.mean_tokens,
+                    fires_per_query: o.fires_per_question,
+                });
+        }
+    }
+    Ok(Some((rows, costs)))
 }
 
 #[cfg(test)]
