@@ -38,6 +38,7 @@ use serde::Serialize;
 use crate::chunk::ChunkId;
 use crate::layout::Layout;
 use crate::retrieve::Trace;
+use crate::seam::SeamId;
 
 /// One suspect cut beside a sent chunk.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -100,41 +101,187 @@ pub struct SuspicionInput<'a> {
 
 /// The suspect cuts of one query, best first, and its suspicion (the best score; 0 for none).
 pub fn suspects(input: &SuspicionInput<'_>) -> (Vec<Suspect>, f64) {
-    let layout = input.layout;
-    let sent: HashSet<ChunkId> = input.sent.iter().copied().collect();
-    let with_seams: HashSet<ChunkId> = input.trace.context.iter().map(|c| c.chunk).collect();
-    // The seams by their two chunks.
-    let seam_of: HashMap<(ChunkId, ChunkId), crate::seam::SeamId> = layout
-        .seams
-        .iter()
-        .map(|s| ((s.left, s.right), s.id))
+    let replay = Replay::of(input);
+    let mut out: Vec<Suspect> = cuts_to_judge(input, &replay.sent)
+        .into_iter()
+        .map(|cut| replay.judge(input, cut))
         .collect();
-    // Each reached seam: whether it fires, and its lead, the places it ranks above the better
-    // of its two chunks (the largest m at which it would still fire).
-    let reached: HashMap<crate::seam::SeamId, (bool, i64)> = input
-        .trace
-        .decisions_reached()
-        .map(|(_, d)| {
-            let best = d.left.counted_position.min(d.right.counted_position) as i64;
-            (d.seam, (d.fires, best - d.seam_position as i64))
-        })
-        .collect();
-    let positions: HashMap<crate::seam::SeamId, usize> = input
-        .trace
-        .decisions
-        .iter()
-        .map(|d| (d.seam, d.seam_position))
-        .collect();
-    let chunks_only: Vec<ChunkId> = match &input.trace.without_seams.retrieval {
-        Some(run) => seams::chunks_only(&run.fused),
-        None => seams::chunks_only(&input.trace.fused),
-    };
-    let rank_of: HashMap<ChunkId, usize> = chunks_only
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (*c, i + 1))
-        .collect();
-    // Dense cosines: chunks from the chunks-only run, seams from the Seams ranking.
+    out.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let best = out.first().map_or(0.0, |s| s.score);
+    (out, best)
+}
+
+/// What the app sent and what the replay ranked, fired and brought, by chunk and by seam: what
+/// each cut is judged from.
+struct Replay {
+    /// The chunks the app sent.
+    sent: HashSet<ChunkId>,
+    /// The chunks of the replay's Seams context.
+    with_seams: HashSet<ChunkId>,
+    /// The seams by their two chunks.
+    seam_of: HashMap<(ChunkId, ChunkId), SeamId>,
+    /// Each reached seam: whether it fires, and its lead, the places it ranks above the better
+    /// of its two chunks (the largest m at which it would still fire).
+    reached: HashMap<SeamId, (bool, i64)>,
+    /// Each decided seam's fused position.
+    positions: HashMap<SeamId, usize>,
+    /// Each chunk's place (from 1) in the chunks-only ranking.
+    rank_of: HashMap<ChunkId, usize>,
+    /// Dense cosines of the chunks, from the chunks-only run.
+    chunk_cosine: HashMap<ChunkId, f32>,
+    /// The best cosine of what the app sent.
+    best_sent: Option<f32>,
+    /// Dense cosines of the seams, from the Seams ranking.
+    seam_cosine: HashMap<SeamId, f32>,
+}
+
+impl Replay {
+    /// The lookups of `input`'s replay.
+    fn of(input: &SuspicionInput<'_>) -> Replay {
+        let seam_of = input
+            .layout
+            .seams
+            .iter()
+            .map(|s| ((s.left, s.right), s.id))
+            .collect();
+        let reached = input
+            .trace
+            .decisions_reached()
+            .map(|(_, d)| {
+                let best = d.left.counted_position.min(d.right.counted_position) as i64;
+                (d.seam, (d.fires, best - d.seam_position as i64))
+            })
+            .collect();
+        let positions = input
+            .trace
+            .decisions
+            .iter()
+            .map(|d| (d.seam, d.seam_position))
+            .collect();
+        let chunks_only: Vec<ChunkId> = match &input.trace.without_seams.retrieval {
+            Some(run) => seams::chunks_only(&run.fused),
+            None => seams::chunks_only(&input.trace.fused),
+        };
+        let rank_of = chunks_only
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (*c, i + 1))
+            .collect();
+        let (chunk_cosine, best_sent, seam_cosine) = dense_cosines(input);
+        Replay {
+            sent: input.sent.iter().copied().collect(),
+            with_seams: input.trace.context.iter().map(|c| c.chunk).collect(),
+            seam_of,
+            reached,
+            positions,
+            rank_of,
+            chunk_cosine,
+            best_sent,
+            seam_cosine,
+        }
+    }
+
+    /// The cut `left|right` judged: which chunk is found and which missing, what its seam did
+    /// in the replay, its tier and score.
+    fn judge(&self, input: &SuspicionInput<'_>, (left, right): (ChunkId, ChunkId)) -> Suspect {
+        let sent = &self.sent;
+        let rank_of = &self.rank_of;
+        let c = if sent.contains(&left) {
+            left
+        } else if sent.contains(&right) {
+            right
+        } else if rank_of.get(&left).unwrap_or(&usize::MAX)
+            <= rank_of.get(&right).unwrap_or(&usize::MAX)
+        {
+            left
+        } else {
+            right
+        };
+        let missing = if left == c { right } else { left };
+        let seam = self.seam_of.get(&(left, right));
+        let (fires, lead) = seam
+            .and_then(|s| self.reached.get(s))
+            .copied()
+            .unwrap_or((false, 0));
+        let this_seam_cosine = seam.and_then(|s| self.seam_cosine.get(s)).copied();
+        let margin = this_seam_cosine.zip(self.best_sent).map(|(s, b)| s - b);
+        let seam_position = seam.and_then(|s| self.positions.get(s)).copied();
+        let neighbour_rank = rank_of.get(&missing).copied();
+        let brings = self.with_seams.contains(&missing);
+        let app_sent_neither = !sent.contains(&c);
+        let (tier, score) = tier_and_score(
+            input,
+            fires,
+            brings,
+            app_sent_neither,
+            margin,
+            neighbour_rank,
+        );
+        let layout = input.layout;
+        let sandwiched = neighbours(layout, missing)
+            .iter()
+            .all(|(l, r)| sent.contains(if *l == missing { r } else { l }))
+            && neighbours(layout, missing).len() == 2;
+        Suspect {
+            sent: c,
+            sent_by_app: !app_sent_neither,
+            sent_rank: rank_of.get(&c).copied(),
+            missing,
+            left,
+            right,
+            seam_fires: fires,
+            seam_position,
+            lead,
+            neighbour_rank,
+            seams_brings_it: brings,
+            tier,
+            margin,
+            score,
+            sent_cosine: self.chunk_cosine.get(&c).copied(),
+            neighbour_cosine: self.chunk_cosine.get(&missing).copied(),
+            seam_cosine: this_seam_cosine,
+            sandwiched,
+        }
+    }
+}
+
+/// A cut's tier and score (see the module's table): from whether its seam fires, whether
+/// Seams' context brings the missing chunk, whether the app sent neither chunk, the seam's
+/// margin, and the missing chunk's place in the chunks-only ranking.
+fn tier_and_score(
+    input: &SuspicionInput<'_>,
+    fires: bool,
+    brings: bool,
+    app_sent_neither: bool,
+    margin: Option<f32>,
+    neighbour_rank: Option<usize>,
+) -> (u8, f64) {
+    // Without a margin (no dense cosine for the seam or for what the app sent) a firing
+    // seam ranks last among those that fire.
+    let margin_fraction = margin.map_or(0.0, |m| (1.0 + f64::from(m).clamp(-1.0, 1.0)) / 2.0);
+    let just_past = neighbour_rank.is_some_and(|r| r <= input.budget + input.near);
+    if fires {
+        let tier = if brings && app_sent_neither {
+            4
+        } else if brings {
+            3
+        } else {
+            2
+        };
+        (tier, 2.0 + margin_fraction)
+    } else if just_past {
+        let past = neighbour_rank.unwrap_or(0).saturating_sub(input.budget);
+        (1, 1.0 + 0.99 / (1.0 + past as f64))
+    } else {
+        (0, 0.0)
+    }
+}
+
+/// Dense cosines to the question: each chunk's (from the chunks-only run), the best of what the
+/// app sent, and each seam's (from the Seams ranking).
+fn dense_cosines(
+    input: &SuspicionInput<'_>,
+) -> (HashMap<ChunkId, f32>, Option<f32>, HashMap<SeamId, f32>) {
     let dense = |e: &crate::retrieve::FusedEntry| {
         e.per_list
             .iter()
@@ -161,19 +308,25 @@ pub fn suspects(input: &SuspicionInput<'_>) -> (Vec<Suspect>, f64) {
         .iter()
         .filter_map(|c| chunk_cosine.get(c).copied().or(floor))
         .fold(None, |m: Option<f32>, c| Some(m.map_or(c, |m| m.max(c))));
-    let seam_cosine: HashMap<crate::seam::SeamId, f32> = input
+    let seam_cosine = input
         .trace
         .fused
         .iter()
         .filter_map(|e| Some((e.entry.seam()?, dense(e)?)))
         .collect();
-    // The cuts to judge: each beside a sent chunk, and each whose seam the fill reached (a seam
-    // can outrank both its chunks when the app sent neither), unless the app sent both chunks.
+    (chunk_cosine, best_sent, seam_cosine)
+}
+
+/// The cuts to judge: each beside a sent chunk, and each whose seam the fill reached (a seam
+/// can outrank both its chunks when the app sent neither), unless the app sent both chunks;
+/// each once, in that order.
+fn cuts_to_judge(input: &SuspicionInput<'_>, sent: &HashSet<ChunkId>) -> Vec<(ChunkId, ChunkId)> {
+    let layout = input.layout;
     let mut cuts: Vec<(ChunkId, ChunkId)> = Vec::new();
     for &c in input.sent {
         cuts.extend(neighbours(layout, c));
     }
-    let seam_cut: HashMap<crate::seam::SeamId, (ChunkId, ChunkId)> = layout
+    let seam_cut: HashMap<SeamId, (ChunkId, ChunkId)> = layout
         .seams
         .iter()
         .map(|s| (s.id, (s.left, s.right)))
@@ -185,78 +338,7 @@ pub fn suspects(input: &SuspicionInput<'_>) -> (Vec<Suspect>, f64) {
     }
     let mut seen = HashSet::new();
     cuts.retain(|cut| seen.insert(*cut) && !(sent.contains(&cut.0) && sent.contains(&cut.1)));
-    let mut out = Vec::new();
-    for (left, right) in cuts {
-        let c = if sent.contains(&left) {
-            left
-        } else if sent.contains(&right) {
-            right
-        } else if rank_of.get(&left).unwrap_or(&usize::MAX)
-            <= rank_of.get(&right).unwrap_or(&usize::MAX)
-        {
-            left
-        } else {
-            right
-        };
-        let missing = if left == c { right } else { left };
-        let seam = seam_of.get(&(left, right));
-        let (fires, lead) = seam
-            .and_then(|s| reached.get(s))
-            .copied()
-            .unwrap_or((false, 0));
-        let this_seam_cosine = seam.and_then(|s| seam_cosine.get(s)).copied();
-        let margin = this_seam_cosine.zip(best_sent).map(|(s, b)| s - b);
-        // Without a margin (no dense cosine for the seam or for what the app sent) a firing
-        // seam ranks last among those that fire.
-        let margin_fraction = margin.map_or(0.0, |m| (1.0 + f64::from(m).clamp(-1.0, 1.0)) / 2.0);
-        let seam_position = seam.and_then(|s| positions.get(s)).copied();
-        let neighbour_rank = rank_of.get(&missing).copied();
-        let brings = with_seams.contains(&missing);
-        let just_past = neighbour_rank.is_some_and(|r| r <= input.budget + input.near);
-        let app_sent_neither = !sent.contains(&c);
-        let (tier, score) = if fires {
-            let tier = if brings && app_sent_neither {
-                4
-            } else if brings {
-                3
-            } else {
-                2
-            };
-            (tier, 2.0 + margin_fraction)
-        } else if just_past {
-            let past = neighbour_rank.unwrap_or(0).saturating_sub(input.budget);
-            (1, 1.0 + 0.99 / (1.0 + past as f64))
-        } else {
-            (0, 0.0)
-        };
-        let sandwiched = neighbours(layout, missing)
-            .iter()
-            .all(|(l, r)| sent.contains(if *l == missing { r } else { l }))
-            && neighbours(layout, missing).len() == 2;
-        out.push(Suspect {
-            sent: c,
-            sent_by_app: !app_sent_neither,
-            sent_rank: rank_of.get(&c).copied(),
-            missing,
-            left,
-            right,
-            seam_fires: fires,
-            seam_position,
-            lead,
-            neighbour_rank,
-            seams_brings_it: brings,
-            tier,
-            margin,
-            score,
-            sent_cosine: chunk_cosine.get(&c).copied(),
-            neighbour_cosine: chunk_cosine.get(&missing).copied(),
-            seam_cosine: this_seam_cosine,
-            sandwiched,
-        });
-    }
-    out.sort_by(|a, b| b.score.total_cmp(&a.score));
-    let best = out.first().map_or(0.0, |s| s.score);
-    (out, best)
+    cuts
 }
 
 /// The cuts beside chunk `c`: `(left, right)` pairs with its neighbours in the same document.
