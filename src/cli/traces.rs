@@ -88,27 +88,7 @@ pub fn run(
     report_skips(&docs);
     let read = read_source(&args.traces, args.project.as_deref())?;
     if !json {
-        errln!(
-            "seamscope: {}: {} retrieval steps in {} spans ({}){}{}",
-            safe_name(&source_label(args)),
-            read.queries.len(),
-            read.spans,
-            read.formats()
-                .iter()
-                .map(|f| f.name())
-                .collect::<Vec<_>>()
-                .join(", "),
-            match read.nested_steps {
-                0 => String::new(),
-                n => format!(
-                    "; {n} retrieval steps inside another (an ensemble's lists) read as part of it"
-                ),
-            },
-            match read.problem_count {
-                0 => String::new(),
-                n => format!("; {n} records not read (--json lists them)"),
-            }
-        );
+        announce_read(args, &read);
     }
     let prepared = seamscope::traces::prepare(read, &docs);
     let cuts = match &args.cuts {
@@ -128,15 +108,7 @@ pub fn run(
         Some(path) => Some(load_gold(path, &open.corpus)?),
         None => None,
     };
-    let options = ReplayOptions {
-        query: settings.query_settings(),
-        budget: args.budget,
-        near: args.near,
-        search: match args.search {
-            SearchArg::Dense => ReplaySearch::Dense,
-            SearchArg::Hybrid => ReplaySearch::Hybrid,
-        },
-    };
+    let options = replay_options(&settings, args);
     let search = options.search;
     let total = prepared.read.queries.len();
     let progress = indicatif::ProgressBar::new(total as u64);
@@ -173,6 +145,45 @@ pub fn run(
         )?;
     }
     Ok(())
+}
+
+/// What was read from the traces, on stderr: retrieval steps, spans, formats, nested steps and
+/// records not read.
+fn announce_read(args: &TracesArgs, read: &seamscope::traces::TraceRead) {
+    errln!(
+        "seamscope: {}: {} retrieval steps in {} spans ({}){}{}",
+        safe_name(&source_label(args)),
+        read.queries.len(),
+        read.spans,
+        read.formats()
+            .iter()
+            .map(|f| f.name())
+            .collect::<Vec<_>>()
+            .join(", "),
+        match read.nested_steps {
+            0 => String::new(),
+            n => format!(
+                "; {n} retrieval steps inside another (an ensemble's lists) read as part of it"
+            ),
+        },
+        match read.problem_count {
+            0 => String::new(),
+            n => format!("; {n} records not read (--json lists them)"),
+        }
+    );
+}
+
+/// The replay's options: the query settings, and the budget, "near" and search `args` give.
+fn replay_options(settings: &Settings, args: &TracesArgs) -> ReplayOptions {
+    ReplayOptions {
+        query: settings.query_settings(),
+        budget: args.budget,
+        near: args.near,
+        search: match args.search {
+            SearchArg::Dense => ReplaySearch::Dense,
+            SearchArg::Hybrid => ReplaySearch::Hybrid,
+        },
+    }
 }
 
 /// Replay every query on the app's layout with each chunk reaching back `percent` of its length.
@@ -262,15 +273,31 @@ fn pct(x: f64) -> String {
     format!("{:.0}%", 100.0 * x)
 }
 
+/// The report as text: how the traces were placed and replayed, the queries worth reading
+/// first, and the figures over all queries.
 fn render(
     report: &TracesReport,
     layout: &seamscope::layout::Layout,
     top: usize,
     given_cuts: bool,
 ) -> String {
-    let s = &report.summary;
-    let p = &s.placement;
     let mut out = String::new();
+    render_setup(&mut out, &report.summary, layout, given_cuts);
+    let _ = writeln!(out);
+    render_queries(&mut out, report, top);
+    let _ = writeln!(out);
+    render_over_all(&mut out, &report.summary);
+    out
+}
+
+/// The report's first lines: the documents placed (and a few not), the layout, the replay.
+fn render_setup(
+    out: &mut String,
+    s: &seamscope::traces::TracesSummary,
+    layout: &seamscope::layout::Layout,
+    given_cuts: bool,
+) {
+    let p = &s.placement;
     let placed = p.distinct - p.not_placed;
     let _ = writeln!(
         out,
@@ -323,7 +350,10 @@ fn render(
         s.m,
         pct(s.replay_matches_app)
     );
-    let _ = writeln!(out);
+}
+
+/// The queries worth reading first, the `top` most suspect.
+fn render_queries(out: &mut String, report: &TracesReport, top: usize) {
     let _ = writeln!(
         out,
         "Queries worth reading first (boundary-suspicion, highest first; gold not used)"
@@ -345,7 +375,11 @@ fn render(
             safe(&shorten(&v.question, 90))
         );
     }
-    let _ = writeln!(out);
+}
+
+/// The figures over all queries: what Seams would change, fires, overlap, and agreement with
+/// gold and with the traces' feedback.
+fn render_over_all(out: &mut String, s: &seamscope::traces::TracesSummary) {
     let _ = writeln!(out, "Over all {} queries", s.queries);
     let _ = writeln!(
         out,
@@ -395,7 +429,6 @@ fn render(
             f.roc_auc.map_or("-".into(), |x| format!("{x:.2}"))
         );
     }
-    out
 }
 
 fn shorten(text: &str, n: usize) -> String {
