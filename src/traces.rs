@@ -355,26 +355,7 @@ pub fn judge(
     let mut verdicts = Vec::with_capacity(total);
     for (index, q) in prepared.read.queries.iter().enumerate() {
         progress(index, total);
-        let sent: Vec<SentDocument> = q
-            .sent()
-            .iter()
-            .map(|d| match prepared.placements.get(d) {
-                Ok(p) => SentDocument {
-                    chunk: chunk_at.get(&(p.doc, p.span.start, p.span.end)).copied(),
-                    doc: Some(corpus.doc(p.doc).path.clone()),
-                    span: Some(p.span),
-                    score: d.score,
-                    not_placed: None,
-                },
-                Err(why) => SentDocument {
-                    chunk: None,
-                    doc: None,
-                    span: None,
-                    score: d.score,
-                    not_placed: Some(why),
-                },
-            })
-            .collect();
+        let sent = sent_documents(q, prepared, corpus, &chunk_at);
         let sent_chunks: Vec<ChunkId> = sent.iter().filter_map(|s| s.chunk).collect();
         let budget = options.budget.unwrap_or(q.sent().len()).max(1);
         let settings = QuerySettings {
@@ -392,24 +373,7 @@ pub fn judge(
         });
         let with_seams: Vec<ChunkId> = trace.context.iter().map(|c| c.chunk).collect();
         let without: Vec<ChunkId> = trace.without_seams.shown().without_seams.clone();
-        let sent_set: HashSet<ChunkId> = sent_chunks.iter().copied().collect();
-        let with_set: HashSet<ChunkId> = with_seams.iter().copied().collect();
-        let seams_adds: Vec<ChunkId> = with_seams
-            .iter()
-            .copied()
-            .filter(|c| !sent_set.contains(c))
-            .collect();
-        let seams_displaces: Vec<ChunkId> = sent_chunks
-            .iter()
-            .copied()
-            .filter(|c| !with_set.contains(c))
-            .collect();
-        let tokens_added = trace
-            .context
-            .iter()
-            .filter(|c| !sent_set.contains(&c.chunk))
-            .map(|c| u64::from(c.tokens))
-            .sum();
+        let (seams_adds, seams_displaces, tokens_added) = seams_changes(&trace, &sent_chunks);
         let fires = trace.decisions_reached().filter(|(_, d)| d.fires).count();
         let gold = q
             .question_id
@@ -439,16 +403,74 @@ pub fn judge(
         });
     }
     progress(total, total);
-    // Highest suspicion first; ties keep the traces' order (a stable sort).
-    verdicts.sort_by(|a, b| b.suspicion.total_cmp(&a.suspicion));
-    for (i, v) in verdicts.iter_mut().enumerate() {
-        v.rank = i + 1;
-    }
+    rank_by_suspicion(&mut verdicts);
     let summary = summarise(prepared, &verdicts, options);
     Ok(TracesReport {
         summary,
         queries: verdicts,
     })
+}
+
+/// Rank the verdicts: highest suspicion first; ties keep the traces' order (a stable sort).
+fn rank_by_suspicion(verdicts: &mut [QueryVerdict]) {
+    verdicts.sort_by(|a, b| b.suspicion.total_cmp(&a.suspicion));
+    for (i, v) in verdicts.iter_mut().enumerate() {
+        v.rank = i + 1;
+    }
+}
+
+/// What the app sent for query `q`: each document placed in `corpus` (and matched to its chunk
+/// of the recovered layout, by its span in `chunk_at`), or why it was not placed.
+fn sent_documents(
+    q: &TracedQuery,
+    prepared: &Prepared,
+    corpus: &Corpus,
+    chunk_at: &HashMap<(DocId, usize, usize), ChunkId>,
+) -> Vec<SentDocument> {
+    q.sent()
+        .iter()
+        .map(|d| match prepared.placements.get(d) {
+            Ok(p) => SentDocument {
+                chunk: chunk_at.get(&(p.doc, p.span.start, p.span.end)).copied(),
+                doc: Some(corpus.doc(p.doc).path.clone()),
+                span: Some(p.span),
+                score: d.score,
+                not_placed: None,
+            },
+            Err(why) => SentDocument {
+                chunk: None,
+                doc: None,
+                span: None,
+                score: d.score,
+                not_placed: Some(why),
+            },
+        })
+        .collect()
+}
+
+/// What the replay with Seams changes in what the app sent: the chunks it adds, those it
+/// displaces, and the tokens it adds.
+fn seams_changes(trace: &Trace, sent_chunks: &[ChunkId]) -> (Vec<ChunkId>, Vec<ChunkId>, u64) {
+    let with_seams: Vec<ChunkId> = trace.context.iter().map(|c| c.chunk).collect();
+    let sent_set: HashSet<ChunkId> = sent_chunks.iter().copied().collect();
+    let with_set: HashSet<ChunkId> = with_seams.iter().copied().collect();
+    let seams_adds: Vec<ChunkId> = with_seams
+        .iter()
+        .copied()
+        .filter(|c| !sent_set.contains(c))
+        .collect();
+    let seams_displaces: Vec<ChunkId> = sent_chunks
+        .iter()
+        .copied()
+        .filter(|c| !with_set.contains(c))
+        .collect();
+    let tokens_added = trace
+        .context
+        .iter()
+        .filter(|c| !sent_set.contains(&c.chunk))
+        .map(|c| u64::from(c.tokens))
+        .sum();
+    (seams_adds, seams_displaces, tokens_added)
 }
 
 /// Replay every query of `report` chunks-only on `layout`, the app's layout with each chunk
