@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use seamscope::doctor::gold::{GoldReport, LineAction, SpanStatus};
+use seamscope::doctor::gold::{GoldReport, LineAction, QuestionCheck, SpanStatus};
 use seamscope::text::{safe, safe_name};
 
 use super::chunks::{load_corpus, load_tokenizer};
@@ -203,55 +203,7 @@ fn render(report: &GoldReport, file: &Path, fix: Option<&Path>) -> String {
         .filter(|q| !q.problems.is_empty())
         .take(LINES_LISTED)
     {
-        let action = match (q.action, fix.is_some()) {
-            (LineAction::Keep, _) => "kept",
-            (LineAction::Repair, true) => "repaired",
-            (LineAction::Repair, false) => "repairable",
-            (LineAction::Drop, true) => "left out",
-            (LineAction::Drop, false) => "not repairable",
-        };
-        let _ = writeln!(
-            out,
-            "\nline {} ({}, {}): {action}",
-            q.line,
-            safe(&q.id),
-            safe_name(&q.doc)
-        );
-        for p in &q.problems {
-            let _ = writeln!(out, "  problem: {}", safe(p));
-        }
-        for (i, sp) in q
-            .spans
-            .iter()
-            .enumerate()
-            .filter(|(_, sp)| sp.status != SpanStatus::Ok)
-        {
-            let _ = write!(
-                out,
-                "  span {}: {} (confidence {:.3})",
-                i + 1,
-                status_word(sp.status),
-                sp.confidence
-            );
-            // An ambiguous span's places are in its problem already.
-            if !sp.alternatives.is_empty() && sp.status != SpanStatus::Ambiguous {
-                let alts: Vec<String> = sp
-                    .alternatives
-                    .iter()
-                    .map(|a| {
-                        format!(
-                            "{}..{} line {} ({:.2})",
-                            a.start, a.end, a.line, a.confidence
-                        )
-                    })
-                    .collect();
-                let _ = write!(out, "; other places: {}", alts.join(", "));
-            }
-            out.push('\n');
-        }
-        for c in &q.changes {
-            let _ = writeln!(out, "  change: {}", safe(c));
-        }
+        render_line(&mut out, q, fix);
     }
     if with_problems > LINES_LISTED {
         let _ = writeln!(
@@ -277,4 +229,59 @@ fn render(report: &GoldReport, file: &Path, fix: Option<&Path>) -> String {
         None => {}
     }
     out
+}
+
+/// One line with a problem: what is done with it, its problems, its spans not in place (with
+/// their other places) and the changes a repair makes.
+fn render_line(out: &mut String, q: &QuestionCheck, fix: Option<&Path>) {
+    use std::fmt::Write;
+    let action = match (q.action, fix.is_some()) {
+        (LineAction::Keep, _) => "kept",
+        (LineAction::Repair, true) => "repaired",
+        (LineAction::Repair, false) => "repairable",
+        (LineAction::Drop, true) => "left out",
+        (LineAction::Drop, false) => "not repairable",
+    };
+    let _ = writeln!(
+        out,
+        "\nline {} ({}, {}): {action}",
+        q.line,
+        safe(&q.id),
+        safe_name(&q.doc)
+    );
+    for p in &q.problems {
+        let _ = writeln!(out, "  problem: {}", safe(p));
+    }
+    for (i, sp) in q
+        .spans
+        .iter()
+        .enumerate()
+        .filter(|(_, sp)| sp.status != SpanStatus::Ok)
+    {
+        let _ = write!(
+            out,
+            "  span {}: {} (confidence {:.3})",
+            i + 1,
+            status_word(sp.status),
+            sp.confidence
+        );
+        // An ambiguous span's places are in its problem already.
+        if !sp.alternatives.is_empty() && sp.status != SpanStatus::Ambiguous {
+            let alts: Vec<String> = sp
+                .alternatives
+                .iter()
+                .map(|a| {
+                    format!(
+                        "{}..{} line {} ({:.2})",
+                        a.start, a.end, a.line, a.confidence
+                    )
+                })
+                .collect();
+            let _ = write!(out, "; other places: {}", alts.join(", "));
+        }
+        out.push('\n');
+    }
+    for c in &q.changes {
+        let _ = writeln!(out, "  change: {}", safe(c));
+    }
 }
