@@ -439,32 +439,21 @@ pub fn open_or_build(
     }
     let indexes_dir = dir.parent().unwrap_or(cache_dir).to_path_buf();
     let pointer = lineage::pointer_path(&indexes_dir, corpus, layout, embedder.identity());
-    let mut rebuilt_because = None;
-    if dir.exists() {
-        progress(BuildProgress {
-            stage: BuildStage::Verify,
-            done: 0,
-            total: 1,
-        });
-        let existing = (dir.as_path(), fingerprint.as_str(), layout);
-        match reopen_verified(existing, embedder, options, &pointer, started) {
-            Ok(opened) => return Ok(opened),
-            Err(reason) => {
-                rebuilt_because = Some(reason);
-                std::fs::remove_dir_all(&dir).map_err(io_err(&dir))?;
-            }
-        }
-    }
+    let existing = (dir.as_path(), fingerprint.as_str(), layout);
+    let rebuilt_because =
+        match reopen_or_remove(existing, embedder, options, &pointer, started, progress)? {
+            Existing::Reopened(opened) => return Ok(*opened),
+            Existing::Absent(reason) => reason,
+        };
     let open_secs = started.elapsed().as_secs_f64();
     check_cache_writable(cache_dir)?;
 
     let (mut cache, cache_state) = VectorCache::for_model(cache_dir, embedder);
     let documents = lineage::document_hashes(corpus);
     let previous = lineage::previous(&pointer, &indexes_dir).filter(|(d, _)| *d != dir);
-    let changes = previous.as_ref().map(|(d, m)| {
-        let name = d.file_name().map(|n| n.to_string_lossy().into_owned());
-        CorpusChanges::between(name.unwrap_or_default(), &m.documents, &documents)
-    });
+    let changes = previous
+        .as_ref()
+        .map(|(d, m)| CorpusChanges::since(d, m, &documents));
 
     let t0 = Instant::now();
     // Search texts: the exact spans, with any search-only context (heading path, table header).
@@ -472,36 +461,17 @@ pub fn open_or_build(
     let chunk_texts: Vec<&str> = chunk_search.iter().map(|t| t.as_ref()).collect();
     let seam_texts: Vec<&str> = seam_search.iter().map(|t| t.as_ref()).collect();
     let embedded_files = lineage::files_to_embed(corpus, layout, &cache, &chunk_texts, &seam_texts);
-    let (chunk_vecs, chunk_stats) = embed_collection(
-        (embedder, tokenizer),
-        &mut cache,
-        &chunk_texts,
-        options.embed,
-        BuildStage::EmbedChunks,
-        progress,
-    )?;
-    let t1 = Instant::now();
-    let (seam_vecs, seam_stats) = embed_collection(
-        (embedder, tokenizer),
-        &mut cache,
-        &seam_texts,
-        options.embed,
-        BuildStage::EmbedSeams,
-        progress,
-    )?;
-    let t2 = Instant::now();
+    let texts = (chunk_texts.as_slice(), seam_texts.as_slice());
+    let (chunks, seams) =
+        embed_layout((embedder, tokenizer), &mut cache, texts, options, progress)?;
 
-    progress(BuildProgress {
-        stage: BuildStage::WriteIndexes,
-        done: 0,
-        total: 1,
-    });
+    progress(BuildProgress::starting(BuildStage::WriteIndexes));
     write_index_folder(
         &dir,
         cache_dir,
         (layout, &fingerprint, documents),
         embedder,
-        (&chunk_vecs, &seam_vecs),
+        (&chunks.vectors, &seams.vectors),
         (&chunk_texts, &seam_texts),
     )?;
     let built = (dir.as_path(), fingerprint.as_str(), layout);
@@ -513,13 +483,13 @@ pub fn open_or_build(
         reopened: false,
         rebuilt_because,
         vector_cache: cache_state,
-        chunk_embedding: chunk_stats,
-        seam_embedding: seam_stats,
+        chunk_embedding: chunks.stats,
+        seam_embedding: seams.stats,
         timings: BuildTimings {
             open: open_secs,
-            embed_chunks: (t1 - t0).as_secs_f64(),
-            embed_seams: (t2 - t1).as_secs_f64(),
-            write_indexes: (t3 - t2).as_secs_f64(),
+            embed_chunks: (chunks.done - t0).as_secs_f64(),
+            embed_seams: (seams.done - chunks.done).as_secs_f64(),
+            write_indexes: (t3 - seams.done).as_secs_f64(),
         },
         bytes_on_disk: sizes(&set.manifest),
         search_mode: set.search_mode,
@@ -528,6 +498,75 @@ pub fn open_or_build(
         store: None,
     };
     Ok((set, report))
+}
+
+/// What was in an index's folder before a build.
+enum Existing {
+    /// A verified index, reopened.
+    Reopened(Box<(IndexSet, BuildReport)>),
+    /// Nothing, or an index that did not verify (why, for the rebuild's report): the folder is
+    /// gone now.
+    Absent(Option<String>),
+}
+
+/// The verified index already in `dir` (see [`reopen_verified`]); one that does not verify is
+/// removed, and why is kept for the rebuild's report.
+fn reopen_or_remove(
+    (dir, fingerprint, layout): (&Path, &str, &Layout),
+    embedder: &dyn Embedder,
+    options: BuildOptions,
+    pointer: &Path,
+    started: Instant,
+    progress: &mut dyn FnMut(BuildProgress) -> bool,
+) -> Result<Existing, IndexError> {
+    if !dir.exists() {
+        return Ok(Existing::Absent(None));
+    }
+    progress(BuildProgress::starting(BuildStage::Verify));
+    let existing = (dir, fingerprint, layout);
+    match reopen_verified(existing, embedder, options, pointer, started) {
+        Ok(opened) => Ok(Existing::Reopened(Box::new(opened))),
+        Err(reason) => {
+            std::fs::remove_dir_all(dir).map_err(io_err(dir))?;
+            Ok(Existing::Absent(Some(reason)))
+        }
+    }
+}
+
+/// One collection's search texts embedded: the vectors, the run's stats, and when it was done.
+struct Embedded {
+    vectors: Vec<Vec<f32>>,
+    stats: EmbedStats,
+    done: Instant,
+}
+
+/// The layout's chunk texts, then its seam texts, embedded (what the vector cache holds is not
+/// embedded again).
+fn embed_layout(
+    (embedder, tokenizer): (&mut dyn Embedder, &TokenCounter),
+    cache: &mut VectorCache,
+    (chunk_texts, seam_texts): (&[&str], &[&str]),
+    options: BuildOptions,
+    progress: &mut dyn FnMut(BuildProgress) -> bool,
+) -> Result<(Embedded, Embedded), IndexError> {
+    let mut embed = |texts: &[&str], stage: BuildStage| {
+        let (vectors, stats) = embed_collection(
+            (&mut *embedder, tokenizer),
+            cache,
+            texts,
+            options.embed,
+            stage,
+            progress,
+        )?;
+        Ok::<_, IndexError>(Embedded {
+            vectors,
+            stats,
+            done: Instant::now(),
+        })
+    };
+    let chunks = embed(chunk_texts, BuildStage::EmbedChunks)?;
+    let seams = embed(seam_texts, BuildStage::EmbedSeams)?;
+    Ok((chunks, seams))
 }
 
 /// The verified index already in `dir`, reported as reopened, and this corpus and setting

@@ -69,6 +69,13 @@ impl CorpusChanges {
             .collect();
         changes
     }
+
+    /// Compare the documents now with those of the previous index in `dir` (its `manifest`),
+    /// named by its folder.
+    pub fn since(dir: &Path, manifest: &Manifest, now: &BTreeMap<String, String>) -> CorpusChanges {
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        CorpusChanges::between(name.unwrap_or_default(), &manifest.documents, now)
+    }
 }
 
 /// The texts of one file that the vector cache did not hold, so were embedded.

@@ -52,6 +52,17 @@ pub struct BuildProgress {
     pub total: usize,
 }
 
+impl BuildProgress {
+    /// A stage just begun that is counted as one unit (verifying, writing the indexes).
+    pub fn starting(stage: BuildStage) -> BuildProgress {
+        BuildProgress {
+            stage,
+            done: 0,
+            total: 1,
+        }
+    }
+}
+
 /// Seconds spent per stage of opening or building.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct BuildTimings {
