@@ -259,6 +259,15 @@ fn row_line(r: &TuneRow, traced: bool) -> String {
 /// The ranked table: the top rows, then any Pareto rows below them, then what each layout cost.
 pub fn render(r: &TuneReport, top: usize, seconds: f64) -> String {
     let mut out = String::new();
+    render_preamble(&mut out, r, seconds);
+    let _ = writeln!(out);
+    render_rows(&mut out, r, top);
+    render_best_and_layouts(&mut out, r);
+    out
+}
+
+/// What was tuned on (the grid, the embedder, the order; the traces, if any).
+fn render_preamble(out: &mut String, r: &TuneReport, seconds: f64) {
     let _ = writeln!(
         out,
         "tuning on {}: {} grid points (chunk sizes {:?} × k {:?} × {} margins × budgets {:?}) plus Seams off, in {:.1}s",
@@ -277,14 +286,17 @@ pub fn render(r: &TuneReport, top: usize, seconds: f64) -> String {
         out,
         "ranked by failure rate (the context misses part of the evidence), then tokens, then vectors"
     );
-    let traced = r.traced.is_some();
     if let Some((source, queries)) = &r.traced {
         let _ = writeln!(
             out,
             "your traces: {queries} queries from {source}; \"yours\" and \"fires\" after it are each row's tokens sent and fires per traced query (traces carry no gold: no failure rate there)"
         );
     }
-    let _ = writeln!(out);
+}
+
+/// The table's head, its `top` rows, the Pareto rows below them, and how many more there are.
+fn render_rows(out: &mut String, r: &TuneReport, top: usize) {
+    let traced = r.traced.is_some();
     let _ = writeln!(
         out,
         "  {:>6} {:>5} {:>4} {:>5} {:>6} {:>7} {:<11} {:>7} {:>7} {:>6} {:>6} {:>6}{}",
@@ -320,6 +332,10 @@ pub fn render(r: &TuneReport, top: usize, seconds: f64) -> String {
     if hidden > 0 {
         let _ = writeln!(out, "  ({hidden} more rows in --json)");
     }
+}
+
+/// The best row, the table's legend, and what each layout cost.
+fn render_best_and_layouts(out: &mut String, r: &TuneReport) {
     if let Some(best) = r.best() {
         let _ = writeln!(
             out,
@@ -349,5 +365,4 @@ pub fn render(r: &TuneReport, top: usize, seconds: f64) -> String {
             l.rescore_seconds
         );
     }
-    out
 }
