@@ -4,7 +4,10 @@
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
-use seamscope::doctor::{DoctorOptions, DoctorProgress, DoctorReport, Finding, compare_reports};
+use seamscope::doctor::evidence::EvidenceRisk;
+use seamscope::doctor::{
+    DoctorLayout, DoctorOptions, DoctorProgress, DoctorReport, Finding, compare_reports,
+};
 use seamscope::text::{safe, safe_name};
 
 use super::common::{BuildBar, report_skips, start_engine};
@@ -165,40 +168,7 @@ fn baseline_comparison(
     // A baseline of another corpus compares nothing: its shares are other documents'.
     let same_counts = (then.documents, then.tokens) == (now.documents, now.tokens);
     let other_corpus = then.corpus != now.corpus && !same_counts;
-    if other_corpus {
-        let _ = writeln!(
-            text,
-            "  the baseline is of another corpus: {} ({} documents, {} tokens), this run of {} ({} documents, {} tokens)",
-            safe_name(&then.corpus),
-            then.documents,
-            then.tokens,
-            safe_name(&now.corpus),
-            now.documents,
-            now.tokens
-        );
-    } else if !same_counts {
-        let _ = writeln!(
-            text,
-            "  note: the corpus changed since the baseline ({} → {} documents, {} → {} tokens)",
-            then.documents, now.documents, then.tokens, now.tokens
-        );
-    }
-    if (&then.chunker, then.chunks, &then.embedder, then.budget)
-        != (&now.chunker, now.chunks, &now.embedder, now.budget)
-    {
-        let _ = writeln!(
-            text,
-            "  note: the baseline was measured on {} ({} chunks, budget {}, {}), this run on {} ({} chunks, budget {}, {})",
-            safe(&then.chunker),
-            then.chunks,
-            then.budget,
-            safe(&then.embedder),
-            safe(&now.chunker),
-            now.chunks,
-            now.budget,
-            safe(&now.embedder)
-        );
-    }
+    note_differences(&mut text, (then, now), other_corpus, same_counts);
     if worse.is_empty() {
         text.push_str("  no finding got worse\n");
     }
@@ -236,6 +206,50 @@ fn baseline_comparison(
         )
     });
     (text, failure)
+}
+
+/// Notes on what differs between the baseline's run and this one: another corpus, a changed
+/// corpus, another layout, budget or embedder.
+fn note_differences(
+    out: &mut String,
+    (then, now): (&DoctorLayout, &DoctorLayout),
+    other_corpus: bool,
+    same_counts: bool,
+) {
+    if other_corpus {
+        let _ = writeln!(
+            out,
+            "  the baseline is of another corpus: {} ({} documents, {} tokens), this run of {} ({} documents, {} tokens)",
+            safe_name(&then.corpus),
+            then.documents,
+            then.tokens,
+            safe_name(&now.corpus),
+            now.documents,
+            now.tokens
+        );
+    } else if !same_counts {
+        let _ = writeln!(
+            out,
+            "  note: the corpus changed since the baseline ({} → {} documents, {} → {} tokens)",
+            then.documents, now.documents, then.tokens, now.tokens
+        );
+    }
+    if (&then.chunker, then.chunks, &then.embedder, then.budget)
+        != (&now.chunker, now.chunks, &now.embedder, now.budget)
+    {
+        let _ = writeln!(
+            out,
+            "  note: the baseline was measured on {} ({} chunks, budget {}, {}), this run on {} ({} chunks, budget {}, {})",
+            safe(&then.chunker),
+            then.chunks,
+            then.budget,
+            safe(&then.embedder),
+            safe(&now.chunker),
+            now.chunks,
+            now.budget,
+            safe(&now.embedder)
+        );
+    }
 }
 
 fn pct(share: f64) -> String {
@@ -319,7 +333,14 @@ pub fn render(r: &DoctorReport) -> String {
     for f in &r.findings {
         render_finding(&mut out, f);
     }
-    let e = &r.evidence;
+    render_evidence(&mut out, &r.evidence);
+    render_score(&mut out, r);
+    out
+}
+
+/// The evidence lengths against the mean chunk: passages per target length, how many a cut
+/// splits and how many it would be predicted to.
+fn render_evidence(out: &mut String, e: &EvidenceRisk) {
     let _ = writeln!(
         out,
         "\nevidence length (C = {:.0} tokens, the mean chunk):\n  {:>8} {:>9} {:>8} {:>8} {:>10}",
@@ -336,6 +357,10 @@ pub fn render(r: &DoctorReport) -> String {
             pct(row.predicted)
         );
     }
+}
+
+/// The score, its formula and the points each finding takes off.
+fn render_score(out: &mut String, r: &DoctorReport) {
     let terms: Vec<String> = r
         .score
         .terms
@@ -364,5 +389,4 @@ pub fn render(r: &DoctorReport) -> String {
         },
         r.seconds
     );
-    out
 }
