@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use seamscope::chunk::ChunkerKind;
 use seamscope::layout::Layout;
-use seamscope::traces::{ReplayOptions, ReplaySearch};
+use seamscope::traces::{ReplayOptions, ReplaySearch, TracesReport};
 
 use super::Workbench;
 use super::compact::Detail;
@@ -112,30 +112,36 @@ impl Workbench {
         if p.detail.unwrap_or_default() == Detail::Full {
             return serde_json::to_string(&report).map_err(|e| e.to_string());
         }
-        let queries: Vec<serde_json::Value> = report
-            .queries
-            .iter()
-            .take(top)
-            .map(|v| {
-                serde_json::json!({
-                    "rank": v.rank,
-                    "question_id": v.question_id,
-                    "question": v.question.chars().take(160).collect::<String>(),
-                    "suspicion": (v.suspicion * 100.0).round() / 100.0,
-                    "why": v.why(),
-                    "sent": v.sent.iter().map(|s| s.chunk.map(|c| c.0)).collect::<Vec<_>>(),
-                    "seams_adds": v.seams_adds.iter().map(|c| c.0).collect::<Vec<_>>(),
-                })
-            })
-            .collect();
-        let mut summary = serde_json::to_value(&report.summary).map_err(|e| e.to_string())?;
-        if let Some(p) = summary.get_mut("placement")
-            && let Some(examples) = p.get_mut("not_placed_examples")
-            && let Some(list) = examples.as_array_mut()
-        {
-            list.truncate(3);
-        }
-        serde_json::to_string(&serde_json::json!({"summary": summary, "queries": queries}))
-            .map_err(|e| e.to_string())
+        brief(&report, top)
     }
+}
+
+/// The report in brief: its summary (three of the documents not placed) and the `top` queries,
+/// each with its rank, question, suspicion, why, what was sent and what Seams adds.
+fn brief(report: &TracesReport, top: usize) -> Result<String, String> {
+    let queries: Vec<serde_json::Value> = report
+        .queries
+        .iter()
+        .take(top)
+        .map(|v| {
+            serde_json::json!({
+                "rank": v.rank,
+                "question_id": v.question_id,
+                "question": v.question.chars().take(160).collect::<String>(),
+                "suspicion": (v.suspicion * 100.0).round() / 100.0,
+                "why": v.why(),
+                "sent": v.sent.iter().map(|s| s.chunk.map(|c| c.0)).collect::<Vec<_>>(),
+                "seams_adds": v.seams_adds.iter().map(|c| c.0).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let mut summary = serde_json::to_value(&report.summary).map_err(|e| e.to_string())?;
+    if let Some(p) = summary.get_mut("placement")
+        && let Some(examples) = p.get_mut("not_placed_examples")
+        && let Some(list) = examples.as_array_mut()
+    {
+        list.truncate(3);
+    }
+    serde_json::to_string(&serde_json::json!({"summary": summary, "queries": queries}))
+        .map_err(|e| e.to_string())
 }
