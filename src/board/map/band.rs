@@ -48,15 +48,7 @@ pub(super) fn band_result(
     let mut rows: Vec<MapRow> = Family::ALL
         .iter()
         .filter_map(|fam| {
-            let (r, f) = allowed
-                .iter()
-                .zip(&failed)
-                .filter(|(r, _)| r.family == *fam)
-                .min_by(|a, b| {
-                    let fa = a.1.iter().filter(|x| **x).count();
-                    let fb = b.1.iter().filter(|x| **x).count();
-                    fa.cmp(&fb).then(tokens(a.0).total_cmp(&tokens(b.0)))
-                })?;
+            let (r, f) = best_of_family(&allowed, &failed, *fam, &tokens)?;
             let failures = f.iter().filter(|x| **x).count();
             let split_failures = f.iter().zip(split).filter(|(x, s)| **x && **s).count();
             let sent = sum(&r.tokens_sent);
@@ -88,6 +80,26 @@ pub(super) fn band_result(
             .then(a.tokens.total_cmp(&b.tokens))
     });
     BandResult { rows, verdict: v }
+}
+
+/// Family `fam`'s best row among `allowed` (whose failures are `failed`): the fewest failures,
+/// then the fewest `tokens`; the first of equals.
+fn best_of_family<'r>(
+    allowed: &[&'r BoardRow],
+    failed: &'r [Vec<bool>],
+    fam: Family,
+    tokens: &dyn Fn(&BoardRow) -> f64,
+) -> Option<(&'r BoardRow, &'r Vec<bool>)> {
+    allowed
+        .iter()
+        .copied()
+        .zip(failed)
+        .filter(|(r, _)| r.family == fam)
+        .min_by(|a, b| {
+            let fa = a.1.iter().filter(|x| **x).count();
+            let fb = b.1.iter().filter(|x| **x).count();
+            fa.cmp(&fb).then(tokens(a.0).total_cmp(&tokens(b.0)))
+        })
 }
 
 /// When every setting fails every question of the band, say why in its terms: the band's
