@@ -431,22 +431,7 @@ fn note_span(
         SpanStatus::Ok => {}
         SpanStatus::Shifted | SpanStatus::TextOnly | SpanStatus::Words | SpanStatus::Fuzzy => {
             let Some(p) = sc.placed else { return };
-            let why = match sc.status {
-                SpanStatus::Shifted => format!(
-                    "span {n}: its text is not at {}..{}",
-                    sc.given.0.unwrap_or(0),
-                    sc.given.1.unwrap_or(0)
-                ),
-                SpanStatus::TextOnly => format!("span {n}: given as text only"),
-                SpanStatus::Words => format!(
-                    "span {n}: its text occurs only with other whitespace or markup between its words"
-                ),
-                _ => format!(
-                    "span {n}: its text is not in {} as written (fuzzy match, confidence {:.3})",
-                    doc.path, sc.confidence
-                ),
-            };
-            check.problems.push(why);
+            check.problems.push(why_placed_elsewhere(n, sc, doc));
             check.changes.push(format!(
                 "span {n}: placed at bytes {}..{} (line {}){}",
                 p.start,
@@ -501,6 +486,26 @@ fn note_span(
                 }
             ));
         }
+    }
+}
+
+/// Why span `n`, placed elsewhere in `doc` (shifted, given as text only, found by its words or
+/// by fuzzy match), needed placing.
+fn why_placed_elsewhere(n: usize, sc: &SpanCheck, doc: &Document) -> String {
+    match sc.status {
+        SpanStatus::Shifted => format!(
+            "span {n}: its text is not at {}..{}",
+            sc.given.0.unwrap_or(0),
+            sc.given.1.unwrap_or(0)
+        ),
+        SpanStatus::TextOnly => format!("span {n}: given as text only"),
+        SpanStatus::Words => format!(
+            "span {n}: its text occurs only with other whitespace or markup between its words"
+        ),
+        _ => format!(
+            "span {n}: its text is not in {} as written (fuzzy match, confidence {:.3})",
+            doc.path, sc.confidence
+        ),
     }
 }
 
