@@ -54,26 +54,7 @@ pub fn agreement(
     map_split: &[Placed],
     gold_split: &[(Option<usize>, bool, usize)],
 ) -> KindAgreement {
-    // Weights: the gold split questions per band (outside ones on the nearest band), kept only
-    // where the map has split passages too.
-    let mut weight = vec![0.0f64; bands];
-    for &(band, below, _) in gold_split {
-        let b = band.unwrap_or(if below { 0 } else { bands.saturating_sub(1) });
-        if let Some(w) = weight.get_mut(b) {
-            *w += 1.0;
-        }
-    }
-    let mut per_band: Vec<Vec<usize>> = vec![Vec::new(); bands];
-    for &(band, q) in map_split {
-        if let Some(b) = band.filter(|&b| b < bands) {
-            per_band[b].push(q);
-        }
-    }
-    for (w, qs) in weight.iter_mut().zip(&per_band) {
-        if qs.is_empty() {
-            *w = 0.0;
-        }
-    }
+    let (weight, per_band) = band_weights(bands, map_split, gold_split);
     let total: f64 = weight.iter().sum();
     let gold_at: Vec<usize> = gold_split.iter().map(|g| g.2).collect();
     let rate_map = |failed: &[bool]| -> Option<f64> {
@@ -130,6 +111,35 @@ pub fn agreement(
         rank_correlation: spearman(&map_rates, &gold_rates),
         families,
     }
+}
+
+/// Each band's weight, the gold split questions in it (those outside every band on the
+/// nearest band), kept only where the map has split passages too; and the map's split passages
+/// per band.
+fn band_weights(
+    bands: usize,
+    map_split: &[Placed],
+    gold_split: &[(Option<usize>, bool, usize)],
+) -> (Vec<f64>, Vec<Vec<usize>>) {
+    let mut weight = vec![0.0f64; bands];
+    for &(band, below, _) in gold_split {
+        let b = band.unwrap_or(if below { 0 } else { bands.saturating_sub(1) });
+        if let Some(w) = weight.get_mut(b) {
+            *w += 1.0;
+        }
+    }
+    let mut per_band: Vec<Vec<usize>> = vec![Vec::new(); bands];
+    for &(band, q) in map_split {
+        if let Some(b) = band.filter(|&b| b < bands) {
+            per_band[b].push(q);
+        }
+    }
+    for (w, qs) in weight.iter_mut().zip(&per_band) {
+        if qs.is_empty() {
+            *w = 0.0;
+        }
+    }
+    (weight, per_band)
 }
 
 /// Ranks of `x`, 1-based, ties given their average rank.
