@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{DoctorOptions, Example, Finding, FindingKind, Location, excerpt};
-use crate::calibrate::passage::{PassageOptions, sample_passages};
+use crate::calibrate::passage::{Passage, PassageOptions, sample_passages};
 use crate::corpus::{Corpus, Span};
 use crate::eval::metrics::{SpanClass, span_class};
 use crate::layout::Layout;
@@ -52,6 +52,8 @@ struct SplitPassage {
     smaller_side: usize,
 }
 
+/// The evidence-length table (per target length: passages drawn, their mean length, how many
+/// a cut splits, how many the mean chunk predicts), and the split passages themselves.
 fn measure(
     corpus: &Corpus,
     layout: &Layout,
@@ -82,33 +84,10 @@ fn measure(
         );
         let mut split = 0;
         for p in &drawn.passages {
-            let chunks: Vec<Span> = layout
-                .chunks
-                .iter()
-                .filter(|c| c.doc == p.doc)
-                .map(|c| c.span)
-                .collect();
-            if span_class(p.span, &chunks) == SpanClass::Whole {
-                continue;
+            if let Some(passage) = split_passage(layout, p, target) {
+                split += 1;
+                split_passages.push(passage);
             }
-            split += 1;
-            let offs = &layout.offsets[p.doc.0 as usize];
-            let cut = chunks
-                .iter()
-                .map(|c| c.start)
-                .find(|&s| p.span.start < s && s < p.span.end);
-            let smaller_side = cut.map_or(0, |c| {
-                offs.count_in(p.span.start, c)
-                    .min(offs.count_in(c, p.span.end))
-            });
-            split_passages.push(SplitPassage {
-                target,
-                doc: p.doc,
-                span: p.span,
-                tokens: p.tokens,
-                cut,
-                smaller_side,
-            });
         }
         let n = drawn.passages.len();
         let mean = if n == 0 {
@@ -136,6 +115,37 @@ fn measure(
         },
         split_passages,
     )
+}
+
+/// Passage `p` (drawn for length `target`) when no chunk holds it whole: where the first cut
+/// inside it falls and how many tokens its smaller side holds.
+fn split_passage(layout: &Layout, p: &Passage, target: usize) -> Option<SplitPassage> {
+    let chunks: Vec<Span> = layout
+        .chunks
+        .iter()
+        .filter(|c| c.doc == p.doc)
+        .map(|c| c.span)
+        .collect();
+    if span_class(p.span, &chunks) == SpanClass::Whole {
+        return None;
+    }
+    let offs = &layout.offsets[p.doc.0 as usize];
+    let cut = chunks
+        .iter()
+        .map(|c| c.start)
+        .find(|&s| p.span.start < s && s < p.span.end);
+    let smaller_side = cut.map_or(0, |c| {
+        offs.count_in(p.span.start, c)
+            .min(offs.count_in(c, p.span.end))
+    });
+    Some(SplitPassage {
+        target,
+        doc: p.doc,
+        span: p.span,
+        tokens: p.tokens,
+        cut,
+        smaller_side,
+    })
 }
 
 /// Measure the evidence-length table and the finding it makes: split passages over all
