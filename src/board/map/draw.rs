@@ -3,7 +3,7 @@
 
 use super::kinds::{QuestionKind, question_of};
 use crate::calibrate::QuestionGenerator;
-use crate::calibrate::passage::{PassageOptions, sample_passages};
+use crate::calibrate::passage::{PassageOptions, PassageSet, sample_passages};
 use crate::corpus::Corpus;
 use crate::eval::questions::Question;
 use crate::layout::Layout;
@@ -68,25 +68,7 @@ pub(super) fn band_passages(
     mut generator: Option<&mut (dyn QuestionGenerator + '_)>,
 ) -> BandDraw {
     let (lo, hi) = band;
-    let mut per = DRAWS_PER_PASSAGE;
-    let (options, drawn) = loop {
-        let options = PassageOptions {
-            count: per_band.saturating_mul(per),
-            min_tokens: lo,
-            max_tokens: hi.saturating_sub(1).max(lo),
-            seed: seed ^ (lo as u64) << 20 ^ hi as u64,
-        };
-        let drawn = sample_passages(corpus, layout, &options);
-        let fitting = drawn
-            .passages
-            .iter()
-            .filter(|p| p.tokens >= lo && p.tokens < hi)
-            .count();
-        if fitting >= per_band || per >= MAX_DRAWS_PER_PASSAGE {
-            break (options, drawn);
-        }
-        per = (per * 4).min(MAX_DRAWS_PER_PASSAGE);
-    };
+    let (options, drawn) = draw_band(corpus, layout, band, per_band, seed);
     let mut out = BandDraw {
         passages: Vec::new(),
         draws: options.count,
@@ -142,6 +124,37 @@ pub(super) fn band_passages(
         });
     }
     out
+}
+
+/// The draw of band `lo..hi`: [`DRAWS_PER_PASSAGE`] × `per_band` passages, four times as many
+/// while fewer than `per_band` fit the band, up to [`MAX_DRAWS_PER_PASSAGE`] ×; the options of
+/// the last draw and what it drew.
+fn draw_band(
+    corpus: &Corpus,
+    layout: &Layout,
+    (lo, hi): (usize, usize),
+    per_band: usize,
+    seed: u64,
+) -> (PassageOptions, PassageSet) {
+    let mut per = DRAWS_PER_PASSAGE;
+    loop {
+        let options = PassageOptions {
+            count: per_band.saturating_mul(per),
+            min_tokens: lo,
+            max_tokens: hi.saturating_sub(1).max(lo),
+            seed: seed ^ (lo as u64) << 20 ^ hi as u64,
+        };
+        let drawn = sample_passages(corpus, layout, &options);
+        let fitting = drawn
+            .passages
+            .iter()
+            .filter(|p| p.tokens >= lo && p.tokens < hi)
+            .count();
+        if fitting >= per_band || per >= MAX_DRAWS_PER_PASSAGE {
+            break (options, drawn);
+        }
+        per = (per * 4).min(MAX_DRAWS_PER_PASSAGE);
+    }
 }
 
 impl BandDraw {
