@@ -240,6 +240,17 @@ fn place_one(
         [_, _, ..] => return Err(ambiguous(why_not_metadata)),
         [] => {}
     }
+    by_fuzzy_match(corpus, text, why_not_metadata)
+}
+
+/// Place a document's `text` by fuzzy match, the last resort: the best place when it holds
+/// enough of the words and no other place does as well; else why the document is not placed
+/// (after `why_not_metadata`, why its metadata did not place it).
+fn by_fuzzy_match(
+    corpus: &Corpus,
+    text: &str,
+    why_not_metadata: Option<String>,
+) -> Result<Placed, String> {
     let mut fuzzy = Vec::new();
     for (i, doc) in corpus.documents.iter().enumerate() {
         for m in crate::doctor::fuzzy::fuzzy_place(&doc.text, text, 2) {
