@@ -113,3 +113,88 @@ fn a_document_past_the_window_is_read_in_macro_windows() {
         );
     }
 }
+
+/// Late chunking beside chunks only and Seams on the sample's gold questions: every row is
+/// scored, the late rows search other vectors than the isolated ones, and a second run embeds
+/// nothing (the cache serves every late vector) and searches the same.
+#[test]
+fn late_rows_on_the_sample_and_a_rerun_reads_nothing() {
+    use seamscope::eval::grid::GridSettings;
+    use seamscope::eval::run::{embed_questions, search_strategies};
+    use seamscope::eval::strategy::Strategy;
+
+    let cache = common::sample_cache();
+    let mut engine = common::engine(&cache);
+    let open = engine
+        .open_corpus(std::path::Path::new("sample-corpus"), &mut |_| true)
+        .unwrap();
+    let (questions, _) = seamscope::eval::questions::load_question_set(
+        std::path::Path::new("sample-corpus/questions.jsonl"),
+        &open.corpus,
+    )
+    .unwrap();
+    let grid = GridSettings::from_settings(&engine.settings);
+    let window = engine.embedder.max_tokens();
+    let k = open.layout.k;
+    let strategies = [
+        Strategy::NoOverlap,
+        Strategy::LateChunks { window },
+        Strategy::Seams { k },
+        Strategy::LateSeams { window, k },
+    ];
+    let vectors = embed_questions(&mut engine, &questions, &mut |_, _| true)
+        .unwrap()
+        .unwrap();
+    let run = |engine: &mut seamscope::session::Engine| {
+        search_strategies(
+            engine,
+            &open,
+            &questions,
+            &vectors,
+            &strategies,
+            &grid,
+            &mut |_| true,
+        )
+        .unwrap()
+        .unwrap()
+    };
+    let first = run(&mut engine);
+    let rows: Vec<_> = first
+        .iter()
+        .map(|s| s.row(&open.layout, &questions, &grid))
+        .collect();
+    for row in &rows {
+        eprintln!(
+            "{:<32} failure {:>5.1}%  tokens {:>6.0}  vectors {}",
+            row.label,
+            row.failure_rate * 100.0,
+            row.mean_tokens,
+            row.vectors
+        );
+    }
+    assert_eq!(rows[1].label, format!("late · window {window}"));
+    assert_eq!(
+        rows[1].vectors, rows[0].vectors,
+        "late chunking stores one vector a chunk"
+    );
+    assert_eq!(
+        rows[3].vectors, rows[2].vectors,
+        "late + Seams stores what Seams stores"
+    );
+    // The late rows searched other vectors: their rankings are not the isolated rows'.
+    assert_ne!(first[1].lists, first[0].lists);
+    assert_ne!(first[3].lists, first[2].lists);
+    let again = run(&mut engine);
+    for (once, twice) in first.iter().zip(&again) {
+        eprintln!(
+            "{}: {} texts embedded, then {}",
+            once.label, once.embedded_texts, twice.embedded_texts
+        );
+        assert_eq!(twice.embedded_texts, 0, "{}: embedded again", twice.label);
+        assert_eq!(
+            twice.lists, once.lists,
+            "{}: searched otherwise",
+            twice.label
+        );
+    }
+}

@@ -10,6 +10,7 @@
 //! holding its last pools `[SEP]`: the whole text of a short document pooled this way is exactly
 //! the model's own mean-pooled sentence vector.
 
+use super::cache::{TextKey, VectorCache};
 use super::{EmbedError, Embedder, normalize, windows_that_fit};
 use crate::corpus::Span;
 use crate::tokens::TokenCounter;
@@ -68,6 +69,62 @@ pub fn late_vectors(
         vectors,
         windows: windows.len(),
     })
+}
+
+/// What reading documents late took.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LateStats {
+    /// Spans whose vectors the cache served.
+    pub cached: usize,
+    /// Spans pooled from token states read now.
+    pub pooled: usize,
+    /// Documents the model read.
+    pub documents: usize,
+    /// Macro windows the model read (one pass over each).
+    pub windows: usize,
+}
+
+/// The cache key of `span`'s late vector in a document: the model is the cache file's, and the
+/// key holds the window the document was read in, the document's text and the span.
+pub fn late_key(text: &str, window: usize, span: Span) -> TextKey {
+    let mut h = blake3::Hasher::new();
+    h.update(b"seamscope: late chunking\0");
+    h.update(&(window as u64).to_le_bytes());
+    h.update(&(span.start as u64).to_le_bytes());
+    h.update(&(span.end as u64).to_le_bytes());
+    h.update(text.as_bytes());
+    *h.finalize().as_bytes()
+}
+
+/// [`late_vectors`] through `cache`: a document whose spans are all cached is not read again,
+/// and what is read is cached (keyed by [`late_key`]; the token count kept is the span's).
+pub fn cached_late_vectors(
+    embedder: &mut dyn Embedder,
+    tokenizer: &TokenCounter,
+    cache: &mut VectorCache,
+    text: &str,
+    spans: &[Span],
+    stats: &mut LateStats,
+) -> Result<Vec<Vec<f32>>, EmbedError> {
+    let window = embedder.max_tokens();
+    let keys: Vec<TextKey> = spans.iter().map(|s| late_key(text, window, *s)).collect();
+    let hits: Option<Vec<Vec<f32>>> = keys
+        .iter()
+        .map(|k| cache.get(k).map(|(v, _)| v.to_vec()))
+        .collect();
+    if let Some(vectors) = hits {
+        stats.cached += spans.len();
+        return Ok(vectors);
+    }
+    let read = late_vectors(embedder, tokenizer, text, spans)?;
+    stats.pooled += spans.len();
+    stats.documents += 1;
+    stats.windows += read.windows;
+    for ((key, span), vector) in keys.into_iter().zip(spans).zip(&read.vectors) {
+        let tokens = tokenizer.count(&text[span.start..span.end])?;
+        cache.insert(key, vector.clone(), tokens);
+    }
+    Ok(read.vectors)
 }
 
 /// The bytes each window owns, `[low, high)`: neighbours split their overlap at its middle (the
