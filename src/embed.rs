@@ -10,6 +10,7 @@ pub mod http;
 pub mod install;
 pub mod install_gpu;
 pub mod install_pdfium;
+pub mod late;
 pub mod model;
 pub mod pipeline;
 pub mod rerank_service;
@@ -111,6 +112,11 @@ pub enum EmbedError {
     /// The model failed to load or to run.
     #[error("embedding model error: {0}")]
     Model(String),
+    /// Late chunking needs the model's token states, and this embedder gives only vectors.
+    #[error(
+        "late chunking needs the model's token states, and {0} gives only pooled vectors: use a local ONNX model (the pinned default, a folder or a catalog model)"
+    )]
+    NoTokenStates(String),
     /// The tokenizer failed.
     #[error(transparent)]
     Tokenizer(#[from] crate::tokens::TokenizerError),
@@ -178,6 +184,12 @@ pub trait Embedder {
     fn slice_hint(&self) -> Option<usize> {
         None
     }
+    /// The state of every token of `text` (which fits the window), for late chunking
+    /// ([`late`]): a local model's last hidden layer. A service or a model that gives only
+    /// pooled vectors cannot: the error says so.
+    fn token_states(&mut self, _text: &str) -> Result<late::TokenStates, EmbedError> {
+        Err(EmbedError::NoTokenStates(self.identity().to_string()))
+    }
     /// The counters of a service embedder (requests, retries, tokens sent); `None` for a local
     /// model.
     fn service_meter(&self) -> Option<&std::sync::Arc<http::ServiceMeter>> {
@@ -210,7 +222,7 @@ pub fn plan_windows(offsets: &TokenOffsets, text_len: usize, window: usize) -> V
 /// where the window starts, and an over-long word is cut into pieces from there), and the model
 /// would silently truncate what does not fit. Each window of a text that needs several is
 /// counted again, and the windows are planned narrower until every one fits.
-fn windows_that_fit(
+pub(crate) fn windows_that_fit(
     tokenizer: &TokenCounter,
     offsets: &TokenOffsets,
     text: &str,

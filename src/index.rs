@@ -49,12 +49,9 @@ pub enum IndexError {
     /// The keyword index failed.
     #[error(transparent)]
     Keyword(#[from] KeywordError),
-    /// The Chroma server holding the vectors failed.
+    /// The server holding the vectors failed (each store's error, from its own folder).
     #[error(transparent)]
-    Chroma(#[from] chroma::ChromaError),
-    /// The Postgres server holding the vectors failed.
-    #[error(transparent)]
-    Pg(#[from] pgvector::PgError),
+    Server(#[from] remote::ServerError),
     /// The cache folder cannot be written, found before any embedding starts.
     #[error(
         "the cache folder {} cannot be written ({message}); nothing was embedded: choose a writable folder with --cache-dir, SEAMSCOPE_CACHE_DIR or cache_dir in settings.toml",
@@ -113,27 +110,45 @@ pub struct IndexSet {
     pub store: DenseStore,
 }
 
-/// Where an index's dense vectors are searched.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// Where an index's dense vectors are searched. In JSON: `"embedded"`, or the store's name
+/// holding its server and collections (`{"chroma": {"url", "collections"}}`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DenseStore {
     /// usearch, in the index folder or in memory.
     Embedded,
-    /// Two collections in a Chroma server.
-    Chroma {
-        /// The server.
-        url: String,
-        /// The chunk and the seam collection.
-        collections: [String; 2],
-    },
-    /// One collection of langchain-postgres's tables in Postgres with pgvector, searched
-    /// through its HNSW indexes.
-    Pgvector {
+    /// Collections in a server (Chroma: the chunk and the seam collection; pgvector: one
+    /// collection of langchain-postgres's tables, searched through its HNSW indexes).
+    Server {
+        /// Which kind of server.
+        kind: StoreKind,
         /// The server, any password masked.
         url: String,
-        /// The collection's name.
-        collection: String,
+        /// The collections' names.
+        collections: Vec<String>,
     },
+}
+
+impl Serialize for DenseStore {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            DenseStore::Embedded => serializer.serialize_str(StoreKind::Embedded.label()),
+            DenseStore::Server {
+                kind,
+                url,
+                collections,
+            } => {
+                #[derive(Serialize)]
+                struct At<'a> {
+                    url: &'a str,
+                    collections: &'a [String],
+                }
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry(kind.label(), &At { url, collections })?;
+                map.end()
+            }
+        }
+    }
 }
 
 impl DenseStore {
@@ -141,8 +156,7 @@ impl DenseStore {
     pub fn kind(&self) -> StoreKind {
         match self {
             DenseStore::Embedded => StoreKind::Embedded,
-            DenseStore::Chroma { .. } => StoreKind::Chroma,
-            DenseStore::Pgvector { .. } => StoreKind::Pgvector,
+            DenseStore::Server { kind, .. } => *kind,
         }
     }
 
@@ -150,7 +164,7 @@ impl DenseStore {
     pub fn address(&self) -> Option<&str> {
         match self {
             DenseStore::Embedded => None,
-            DenseStore::Chroma { url, .. } | DenseStore::Pgvector { url, .. } => Some(url),
+            DenseStore::Server { url, .. } => Some(url),
         }
     }
 

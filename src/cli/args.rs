@@ -9,7 +9,7 @@ use clap::builder::RangedI64ValueParser;
 
 use seamscope::chunk::ChunkerKind;
 use seamscope::settings::Settings;
-use seamscope::spec::store::Store;
+use seamscope::spec::store::{Store, StoreKind};
 
 /// Options every command takes.
 #[derive(Debug, Args, Clone, Default)]
@@ -197,6 +197,11 @@ impl GlobalArgs {
     }
 }
 
+/// Whether `store` is a server other than Chroma (which `--chroma` beside it would contradict).
+fn another_server(store: &Store) -> bool {
+    store.is_server() && store.kind() != StoreKind::Chroma
+}
+
 impl GlobalArgs {
     /// The store `--store` or `--chroma` (or their variables) name over the settings file's:
     /// `--store` wins; `--chroma` alone replaces an embedded or Chroma store and is refused
@@ -206,23 +211,21 @@ impl GlobalArgs {
         match (&self.chroma, &self.store) {
             (_, Some(StoreFlag(Err(why)))) => Err(UsageError(why.clone()).into()),
             (None, Some(StoreFlag(Ok(store)))) => Ok(store.clone()),
-            (Some(_), Some(StoreFlag(Ok(store)))) => match store {
-                Store::Embedded | Store::Chroma(_) => Ok(store.clone()),
-                Store::Pgvector(_) => Err(UsageError(format!(
+            (Some(_), Some(StoreFlag(Ok(store)))) if another_server(store) => {
+                Err(UsageError(format!(
                     "--chroma and --store {}: name one vector store",
                     store.label()
                 ))
-                .into()),
-            },
+                .into())
+            }
+            (Some(_), Some(StoreFlag(Ok(store)))) => Ok(store.clone()),
             (Some(url), None) => {
                 let chroma = Store::Chroma(url.clone());
-                match from_file {
-                    Store::Embedded | Store::Chroma(_) => Ok(chroma),
-                    Store::Pgvector(_) => {
-                        seamscope::settings::check_store(&chroma).map_err(refused)?;
-                        Err(refused(seamscope::settings::two_stores()).into())
-                    }
+                if another_server(from_file) {
+                    seamscope::settings::check_store(&chroma).map_err(refused)?;
+                    return Err(refused(seamscope::settings::two_stores()).into());
                 }
+                Ok(chroma)
             }
             (None, None) => Ok(from_file.clone()),
         }

@@ -3,12 +3,15 @@
 use std::path::Path;
 
 use fastembed::{
-    InitOptionsUserDefined, Pooling, TextEmbedding, TokenizerFiles, UserDefinedEmbeddingModel,
+    InitOptionsUserDefined, OutputKey, Pooling, TextEmbedding, TokenizerFiles,
+    UserDefinedEmbeddingModel,
 };
 use ort::ep::{self, ExecutionProviderDispatch};
 
 use super::device::{CUDA_BATCH, Device, DeviceError, DevicePlan, DeviceReport};
+use super::late::TokenStates;
 use super::{EmbedError, Embedder};
+use crate::corpus::Span;
 
 /// A local ONNX sentence-embedding model (mean pooling, L2-normalised) loaded through fastembed.
 pub struct ModelEmbedder {
@@ -275,6 +278,58 @@ impl Embedder for ModelEmbedder {
             .embed(texts, Some(self.batch))
             .map_err(|e| EmbedError::Model(e.to_string()))
     }
+    fn token_states(&mut self, text: &str) -> Result<TokenStates, EmbedError> {
+        token_states(&mut self.model, text, &self.identity)
+    }
+}
+
+/// The last hidden layer of `model` over `text`, token by token, with each token's byte span (a
+/// special token's empty, where the first or the last real token starts).
+fn token_states(
+    model: &mut TextEmbedding,
+    text: &str,
+    identity: &str,
+) -> Result<TokenStates, EmbedError> {
+    let failed = |e: String| EmbedError::Model(e);
+    // The tokenizer as `transform` uses it (truncated to the window), so the tokens line up.
+    let encoding = model
+        .tokenizer
+        .encode(text, true)
+        .map_err(|e| failed(e.to_string()))?;
+    let output = model
+        .transform([text], Some(1))
+        .map_err(|e| failed(e.to_string()))?;
+    let batch = output.into_raw().into_iter().next();
+    let precedence: &[OutputKey] = &[
+        OutputKey::OnlyOne,
+        OutputKey::ByName("last_hidden_state"),
+        OutputKey::ByName("token_embeddings"),
+    ];
+    let states = batch
+        .as_ref()
+        .map(|b| b.select_output(&precedence))
+        .transpose()
+        .map_err(|e| failed(e.to_string()))?;
+    let Some(states) = states.filter(|s| s.ndim() == 3 && s.shape()[1] == encoding.len()) else {
+        return Err(EmbedError::NoTokenStates(identity.to_string()));
+    };
+    let special = encoding.get_special_tokens_mask();
+    let real: Vec<usize> = (0..encoding.len()).filter(|&i| special[i] == 0).collect();
+    let offsets = encoding.get_offsets();
+    let first = real.first().map_or(0, |&i| offsets[i].0);
+    let last = real.last().map_or(0, |&i| offsets[i].0);
+    let spans = (0..encoding.len())
+        .map(|i| match (special[i], real.first()) {
+            (0, _) => Span::new(offsets[i].0, offsets[i].1.max(offsets[i].0)),
+            (_, Some(&f)) if i < f => Span::new(first, first),
+            _ => Span::new(last, last),
+        })
+        .collect();
+    let dim = states.shape()[2];
+    let states = (0..encoding.len())
+        .map(|i| (0..dim).map(|j| states[&[0, i, j][..]]).collect())
+        .collect();
+    Ok(TokenStates { spans, states })
 }
 
 #[cfg(test)]

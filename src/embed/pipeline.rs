@@ -9,9 +9,11 @@ use std::sync::Arc;
 
 use super::device::DeviceReport;
 use super::http::ServiceMeter;
+use super::late::TokenStates;
 use super::model::ModelEmbedder;
 use super::service::ServiceEmbedder;
 use super::{EmbedError, Embedder};
+use crate::corpus::Span;
 use crate::tokens::TokenCounter;
 
 /// The loaded model or client behind a [`PipelineEmbedder`].
@@ -175,6 +177,30 @@ impl Embedder for PipelineEmbedder {
     }
     fn slice_hint(&self) -> Option<usize> {
         self.inner.as_embedder().slice_hint()
+    }
+    fn token_states(&mut self, text: &str) -> Result<TokenStates, EmbedError> {
+        if self.document_prefix.is_empty() {
+            return self.inner.as_embedder_mut().token_states(text);
+        }
+        // The prefix's tokens go with the first real token of the text, as `[CLS]` does.
+        let marked = format!("{}{text}", self.document_prefix);
+        let shift = self.document_prefix.len();
+        let mut read = self.inner.as_embedder_mut().token_states(&marked)?;
+        let first = read
+            .spans
+            .iter()
+            .filter(|s| s.start >= shift && s.end > s.start)
+            .map(|s| s.start - shift)
+            .next()
+            .unwrap_or(0);
+        for span in &mut read.spans {
+            *span = if span.start >= shift {
+                Span::new(span.start - shift, span.end - shift)
+            } else {
+                Span::new(first, first)
+            };
+        }
+        Ok(read)
     }
     fn service_meter(&self) -> Option<&Arc<ServiceMeter>> {
         self.inner.as_embedder().service_meter()

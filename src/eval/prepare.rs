@@ -11,6 +11,7 @@ use super::strategy::{
     Pointer, Strategy, Unit, UnitId, extended_back, link, overlapping_spans, token_windows,
 };
 use crate::corpus::Corpus;
+use crate::embed::late::{LateStats, cached_late_vectors};
 use crate::embed::{EmbedStats, cosine, embed_texts};
 use crate::index::search::lists_from_hits;
 use crate::layout::Layout;
@@ -91,13 +92,22 @@ pub fn prepare_reporting(
         .collect();
     let unit_texts: Vec<&str> = unit_owned.iter().map(|t| t.as_ref()).collect();
     let pointer_texts: Vec<&str> = pointer_owned.iter().map(|t| t.as_ref()).collect();
-    let (unit_vecs, mut stats) = embed_part(model, &unit_texts, "units", progress)?;
-    let (pointer_vecs, pstats) = embed_part(model, &pointer_texts, "pointers", progress)?;
-    stats.add(&pstats);
+    let late = matches!(
+        strategy,
+        Strategy::LateChunks { .. } | Strategy::LateSeams { .. }
+    );
+    let (unit_vecs, pointer_vecs, mut stats) = if late {
+        late_part(model, (corpus, layout), &units, &pointers, progress)?
+    } else {
+        let (unit_vecs, mut stats) = embed_part(model, &unit_texts, "units", progress)?;
+        let (pointer_vecs, pstats) = embed_part(model, &pointer_texts, "pointers", progress)?;
+        stats.add(&pstats);
+        (unit_vecs, pointer_vecs, stats)
+    };
     let mut halves = Vec::new();
     if matches!(
         strategy,
-        Strategy::Seams { .. } | Strategy::OverlapSeams { .. }
+        Strategy::Seams { .. } | Strategy::OverlapSeams { .. } | Strategy::LateSeams { .. }
     ) {
         let (vecs, hstats) = seam_half_vectors(model, corpus, &units, &pointers, progress)?;
         stats.add(&hstats);
@@ -131,7 +141,9 @@ fn units_and_pointers(
 ) -> (Vec<Unit>, Vec<Pointer>) {
     let units = base_units(layout);
     match strategy {
-        Strategy::NoOverlap | Strategy::NeighbourExpansion => (units, Vec::new()),
+        Strategy::NoOverlap | Strategy::NeighbourExpansion | Strategy::LateChunks { .. } => {
+            (units, Vec::new())
+        }
         Strategy::Overlap { tokens } => (
             overlapping_units(corpus, layout, settings, tokens),
             Vec::new(),
@@ -153,7 +165,7 @@ fn units_and_pointers(
             let pointers = chunk_centred_windows(corpus, layout, &units, width);
             (units, pointers)
         }
-        Strategy::Seams { k } => {
+        Strategy::Seams { k } | Strategy::LateSeams { k, .. } => {
             let seams = build_seams(corpus, &layout.offsets, &layout.chunks, k);
             let pointers = seams
                 .iter()
@@ -242,6 +254,82 @@ fn embed_part(
             true
         },
     )?)
+}
+
+/// Late chunking's unit and pointer vectors, and what making them took.
+type LateParts = (Vec<Vec<f32>>, Vec<Vec<f32>>, EmbedStats);
+
+/// Late chunking's vectors: each document read whole once (in macro windows past the model's
+/// window), its units' and pointers' spans pooled from its token states, through the shared
+/// cache (a document whose spans are all cached is not read). The stats count each span as one
+/// text, its tokens those of the document read.
+fn late_part(
+    model: &mut Embedding<'_>,
+    (corpus, layout): (&Corpus, &Layout),
+    units: &[Unit],
+    pointers: &[Pointer],
+    progress: &mut dyn FnMut(&str, crate::embed::EmbedProgress),
+) -> Result<LateParts, EngineError> {
+    let started = std::time::Instant::now();
+    let doc_tokens = |i: usize| layout.offsets.get(i).map_or(0, |o| o.len());
+    let total_tokens: usize = (0..corpus.documents.len()).map(doc_tokens).sum();
+    let (mut done_tokens, mut tokens_read) = (0, 0);
+    let mut unit_vecs = vec![Vec::new(); units.len()];
+    let mut pointer_vecs = vec![Vec::new(); pointers.len()];
+    let mut late = LateStats::default();
+    for (i, doc) in corpus.documents.iter().enumerate() {
+        done_tokens += doc_tokens(i);
+        let mine_units: Vec<usize> = (0..units.len())
+            .filter(|&i| units[i].doc == doc.id)
+            .collect();
+        let mine_pointers: Vec<usize> = (0..pointers.len())
+            .filter(|&i| pointers[i].doc == doc.id)
+            .collect();
+        let spans: Vec<crate::corpus::Span> = mine_units
+            .iter()
+            .map(|&i| units[i].span)
+            .chain(mine_pointers.iter().map(|&i| pointers[i].span))
+            .collect();
+        if spans.is_empty() {
+            continue;
+        }
+        let read_before = late.documents;
+        let vectors = cached_late_vectors(
+            model.embedder,
+            model.tokenizer,
+            model.cache,
+            &doc.text,
+            &spans,
+            &mut late,
+        )?;
+        if late.documents > read_before {
+            tokens_read += doc_tokens(i);
+        }
+        let mut vectors = vectors.into_iter();
+        for &i in &mine_units {
+            unit_vecs[i] = vectors.next().unwrap_or_default();
+        }
+        for &i in &mine_pointers {
+            pointer_vecs[i] = vectors.next().unwrap_or_default();
+        }
+        progress(
+            "late chunking",
+            crate::embed::EmbedProgress {
+                done_tokens,
+                total_tokens,
+            },
+        );
+    }
+    let stats = EmbedStats {
+        texts: units.len() + pointers.len(),
+        cache_hits: late.cached,
+        cache_misses: late.pooled,
+        windows: late.windows,
+        tokens_embedded: tokens_read,
+        model_seconds: started.elapsed().as_secs_f64(),
+        ..EmbedStats::default()
+    };
+    Ok((unit_vecs, pointer_vecs, stats))
 }
 
 /// Each seam's two half-window vectors (left of its cut, right of it), for side drop.

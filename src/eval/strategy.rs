@@ -12,6 +12,9 @@
 //!   neighbour that itself ranks within the first `2 × budget` places (adaptive, no extra vectors).
 //! - **Seams**: the baseline chunks plus one seam per cut, with the fire test.
 //! - **Overlap + Seams**: the overlapping chunks plus one seam centred on each overlap.
+//! - **Late chunking**: the baseline chunks, each vector pooled from the token states of its
+//!   document read whole (in macro windows past the model's window); **late + Seams** pools the
+//!   seams the same way and adds the fire test.
 
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +60,20 @@ pub enum Strategy {
         /// Seam half-width.
         k: usize,
     },
+    /// The baseline chunks, each vector pooled from its document's token states (late
+    /// chunking, [`crate::embed::late`]), read in macro windows of `window` tokens.
+    LateChunks {
+        /// The model's window, in tokens.
+        window: usize,
+    },
+    /// Late chunking's chunks plus seams of half-width `k` pooled the same way, with the fire
+    /// test.
+    LateSeams {
+        /// The model's window, in tokens.
+        window: usize,
+        /// Seam half-width.
+        k: usize,
+    },
 }
 
 impl Strategy {
@@ -76,6 +93,8 @@ impl Strategy {
                 "overlap {tokens} ({:.1}%) + Seams k={k}",
                 tokens as f64 * 100.0 / chunk_tokens as f64
             ),
+            Strategy::LateChunks { window } => format!("late · window {window}"),
+            Strategy::LateSeams { window, k } => format!("late · window {window} + Seams k={k}"),
         }
     }
 

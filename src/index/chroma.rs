@@ -453,6 +453,13 @@ fn parse_id(id: &Value) -> Option<u32> {
     id.as_str().and_then(|s| s.parse().ok())
 }
 
+/// A Chroma failure as the index's error.
+impl From<ChromaError> for super::IndexError {
+    fn from(e: ChromaError) -> Self {
+        super::IndexError::Server(super::remote::ServerError(Box::new(e)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

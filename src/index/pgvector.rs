@@ -426,6 +426,13 @@ pub(super) fn column<'r, T: tokio_postgres::types::FromSql<'r>>(
         .map_err(|e| Failure::Unexpected(format!("column {i}: {e}")))
 }
 
+/// A Postgres failure as the index's error.
+impl From<PgError> for super::IndexError {
+    fn from(e: PgError) -> Self {
+        super::IndexError::Server(super::remote::ServerError(Box::new(e)))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -214,3 +214,20 @@ mod tests {
         assert_eq!(short.as_deref(), Some("some records are missing"));
     }
 }
+
+/// A vector-store server's failure, whichever store it is: each store's folder turns its own
+/// error into this (`impl From<ChromaError> for IndexError`), so the index names no store.
+#[derive(Debug)]
+pub struct ServerError(pub Box<dyn std::error::Error + Send + Sync>);
+
+impl std::fmt::Display for ServerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::error::Error for ServerError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}

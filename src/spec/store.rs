@@ -1,12 +1,12 @@
 //! Where the chunk and seam vectors are kept and searched, as plain data: one [`Store`] value,
 //! parsed once (from `--store`, `--chroma`, `SEAMSCOPE_STORE`, `SEAMSCOPE_CHROMA_URL` or the
 //! settings file's `store`, `chroma_url` and `pg_url` keys), carried by the settings, opened by
-//! the index (`index::remote::connect`) and labelled by itself on the screen and in reports.
+//! the index (`index::store::connect`) and labelled by itself on the screen and in reports.
 //!
 //! What each kind of store says about itself (its name, its address's form, its words on the
 //! screen) is one [`StoreFacts`] here; its client and its collections live in its own folder
-//! under `src/index/`. A new store is a variant of [`Store`] and of [`StoreKind`], its facts,
-//! its folder and its arm in `index::remote::connect`; the compiler names every other place.
+//! under `src/index/`. A new store is a variant of [`Store`] and of [`StoreKind`] with its facts
+//! here, its folder, and its arm in `index::store::connect`; the compiler names every place.
 
 use std::fmt;
 

@@ -36,7 +36,7 @@ use super::background::{BoardDone, Calibrated, Evaluated, SeamsPrepared};
 use super::doc_atoms::DocAtoms;
 use super::gold::GoldQuestions;
 use super::highlight::{Highlighter, Highlights};
-use super::jobs::{Generations, JobKind, Request};
+use super::jobs::{Generations, JobKind, PageJob, Request};
 use super::layout_params::LayoutParams;
 
 /// What opening a corpus was doing when it panicked, as its error says.
@@ -212,39 +212,12 @@ impl Worker<'_> {
                 question,
                 query,
                 reload,
-            } => {
-                // Opening replies with its own actions as it goes; only a failure ends it here.
-                self.run_job(
-                    JobId::new(JobKind::Layout, generation, OPEN_FAILED),
-                    |worker, _| {
-                        worker
-                            .open(generation, params, question, query, reload)
-                            .map(|()| None::<Infallible>)
-                    },
-                    |result| {
-                        let Err(error) = result;
-                        Action::OpenFailed { generation, error }
-                    },
-                )
-            }
+            } => self.open_job(generation, params, question, query, reload),
             Request::Ask {
                 generation,
                 question,
                 query,
-            } => {
-                let layout_generation = self.current.as_ref().map_or(0, |(g, _, _)| *g);
-                self.run_job(
-                    JobId::new(JobKind::Query, generation, "running the question"),
-                    |worker, _| worker.ask(&question, query).map(Some),
-                    |result| {
-                        Action::Answered(Box::new(Answered {
-                            generation,
-                            layout_generation,
-                            result,
-                        }))
-                    },
-                )
-            }
+            } => self.ask_job(generation, question, query),
             Request::CheckChanges { generation } => self.check_changes(generation),
             Request::Calibrate {
                 generation,
@@ -307,22 +280,65 @@ impl Worker<'_> {
             Request::PageWork {
                 generation,
                 job: page,
-            } => {
-                let layout_generation = self.current.as_ref().map_or(0, |(g, _, _)| *g);
-                self.run_job(
-                    JobId::new(JobKind::Page, generation, PAGE_WORK_FAILED),
-                    |worker, job| worker.page_work(job, page.work.as_ref()),
-                    |result| {
-                        Action::PageDone(Box::new(PageDone {
-                            generation,
-                            page: page.page,
-                            layout_generation,
-                            result,
-                        }))
-                    },
-                )
-            }
+            } => self.page_job(generation, page),
         }
+    }
+
+    /// Open the corpus or rebuild its layout: opening replies with its own actions as it goes;
+    /// only a failure ends it here.
+    fn open_job(
+        &mut self,
+        generation: u64,
+        params: LayoutParams,
+        question: Option<String>,
+        query: QuerySettings,
+        reload: bool,
+    ) {
+        self.run_job(
+            JobId::new(JobKind::Layout, generation, OPEN_FAILED),
+            |worker, _| {
+                worker
+                    .open(generation, params, question, query, reload)
+                    .map(|()| None::<Infallible>)
+            },
+            |result| {
+                let Err(error) = result;
+                Action::OpenFailed { generation, error }
+            },
+        )
+    }
+
+    /// Run a question on the layout shown.
+    fn ask_job(&mut self, generation: u64, question: String, query: QuerySettings) {
+        let layout_generation = self.current.as_ref().map_or(0, |(g, _, _)| *g);
+        self.run_job(
+            JobId::new(JobKind::Query, generation, "running the question"),
+            |worker, _| worker.ask(&question, query).map(Some),
+            |result| {
+                Action::Answered(Box::new(Answered {
+                    generation,
+                    layout_generation,
+                    result,
+                }))
+            },
+        )
+    }
+
+    /// Run a pane-model page's work on the layout shown.
+    fn page_job(&mut self, generation: u64, page: PageJob) {
+        let layout_generation = self.current.as_ref().map_or(0, |(g, _, _)| *g);
+        self.run_job(
+            JobId::new(JobKind::Page, generation, PAGE_WORK_FAILED),
+            |worker, job| worker.page_work(job, page.work.as_ref()),
+            |result| {
+                Action::PageDone(Box::new(PageDone {
+                    generation,
+                    page: page.page,
+                    layout_generation,
+                    result,
+                }))
+            },
+        )
     }
 
     /// The engine's settings: the file's, with smaller calls into the model so progress and

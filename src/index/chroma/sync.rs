@@ -209,9 +209,10 @@ impl IndexSet {
         self.seam_vectors = Box::new(seams);
         // Chroma always searches its HNSW graph.
         self.search_mode = SearchMode::Approximate;
-        self.store = DenseStore::Chroma {
+        self.store = DenseStore::Server {
+            kind: StoreKind::Chroma,
             url: client.url.clone(),
-            collections: [chunk_name, seam_name],
+            collections: vec![chunk_name, seam_name],
         };
         Ok(StoreSync {
             kind: StoreKind::Chroma,

@@ -648,9 +648,10 @@ impl IndexSet {
         self.seam_vectors = Box::new(collection(Kind::Seam, n_seams));
         // pgvector's HNSW index: approximate.
         self.search_mode = SearchMode::Approximate;
-        self.store = DenseStore::Pgvector {
+        self.store = DenseStore::Server {
+            kind: StoreKind::Pgvector,
             url: client.url().to_string(),
-            collection: name.to_string(),
+            collections: vec![name.to_string()],
         };
     }
 }

@@ -349,17 +349,19 @@ fn tui_the_header_says_when_dense_search_runs_in_chroma() {
     );
     let shown = f.app.shown.as_mut().expect("a corpus is shown");
     let open = Arc::get_mut(&mut shown.open).expect("the fixture holds the only copy");
-    open.indexes.store = seamscope::index::DenseStore::Chroma {
+    open.indexes.store = seamscope::index::DenseStore::Server {
+        kind: seamscope::spec::store::StoreKind::Chroma,
         url: "http://127.0.0.1:8000".into(),
-        collections: ["s-x-chunks".into(), "s-x-seams".into()],
+        collections: vec!["s-x-chunks".into(), "s-x-seams".into()],
     };
     let line = top(&mut f);
     assert!(line.contains("dense search in Chroma (HNSW)"), "{line}");
     let shown = f.app.shown.as_mut().expect("a corpus is shown");
     let open = Arc::get_mut(&mut shown.open).expect("the fixture holds the only copy");
-    open.indexes.store = seamscope::index::DenseStore::Pgvector {
+    open.indexes.store = seamscope::index::DenseStore::Server {
+        kind: seamscope::spec::store::StoreKind::Pgvector,
         url: "postgresql://u@127.0.0.1:5432/db".into(),
-        collection: "seamscope-x".into(),
+        collections: vec!["seamscope-x".into()],
     };
     let line = top(&mut f);
     assert!(

@@ -243,23 +243,57 @@ fn row_line<'a>(row: &BoardRow, selected: bool, t: &Theme) -> Line<'a> {
         Span::styled(if selected { "▶ " } else { "  " }, style),
         Span::styled(pad(&fit(&safe(&row.label), LABEL), LABEL + 1), style),
         Span::styled(pad(row.family.name(), 14), fam),
-        Span::styled(
-            format!(
-                "{:>6.1}% [{:>4.1}–{:>4.1}] {:>7.0} {:>5.1}% {:>4} {:>6.1}× {:>7} {}{}",
-                row.failure_rate * 100.0,
-                row.interval.low * 100.0,
-                row.interval.high * 100.0,
-                row.tokens,
-                row.duplicate_share * 100.0,
-                if row.stores_once { "yes" } else { "no" },
-                row.vectors_vs_chunks,
-                p_best,
-                if row.pareto { "◆" } else { " " },
-                if row.excluded.is_some() { "⊘" } else { "" }
-            ),
-            style,
-        ),
+        Span::styled(row_figures(row, &p_best, &FULL_COLUMNS), style),
     ])
+}
+
+/// The widths of a board row's figures (the full table's and the compact screen's differ).
+pub(super) struct Columns {
+    /// The failure rate's.
+    pub rate: usize,
+    /// Tokens sent per question.
+    pub tokens: usize,
+    /// The duplicated share's, and its decimals.
+    pub duplicated: (usize, usize),
+    /// Vectors per chunk.
+    pub vectors: usize,
+    /// `p_best`'s.
+    pub p_best: usize,
+}
+
+/// The full table's columns.
+const FULL_COLUMNS: Columns = Columns {
+    rate: 6,
+    tokens: 7,
+    duplicated: (5, 1),
+    vectors: 6,
+    p_best: 7,
+};
+
+/// A board row's figures in `columns`: failure rate and its interval, tokens sent, the share
+/// sent twice, whether passages are stored once, vectors per chunk, `p_best`, the Pareto mark
+/// and the left-out mark.
+pub(super) fn row_figures(row: &BoardRow, p_best: &str, columns: &Columns) -> String {
+    let Columns {
+        rate,
+        tokens,
+        duplicated: (dup, dup_decimals),
+        vectors,
+        p_best: best,
+    } = *columns;
+    format!(
+        "{:>rate$.1}% [{:>4.1}–{:>4.1}] {:>tokens$.0} {:>dup$.dup_decimals$}% {:>4} {:>vectors$.1}× {:>best$} {}{}",
+        row.failure_rate * 100.0,
+        row.interval.low * 100.0,
+        row.interval.high * 100.0,
+        row.tokens,
+        row.duplicate_share * 100.0,
+        if row.stores_once { "yes" } else { "no" },
+        row.vectors_vs_chunks,
+        p_best,
+        if row.pareto { "◆" } else { " " },
+        if row.excluded.is_some() { "⊘" } else { "" }
+    )
 }
 
 /// What `a` does with the row under the cursor.

@@ -11,8 +11,8 @@ use seamscope::board::BoardRow;
 use seamscope::text::safe;
 
 use super::board::{
-    board_heading, draw_map_chart, job_line, keys_line, map_heading, map_table, map_words, press_s,
-    press_v, problem, row_parts, selected_lines, verdict_lines,
+    Columns, board_heading, draw_map_chart, job_line, keys_line, map_heading, map_table, map_words,
+    press_s, press_v, problem, row_figures, row_parts, selected_lines, verdict_lines,
 };
 use crate::tui::app::App;
 use crate::tui::chrome::{fit, wrapped_rows};
@@ -146,24 +146,18 @@ fn narrow_row_line<'a>(row: &BoardRow, selected: bool, t: &Theme, label: usize) 
     Line::from(vec![
         Span::styled(if selected { "▶ " } else { "  " }, style),
         Span::styled(pad(&fit(&safe(&row.label), label), label + 1), fam),
-        Span::styled(
-            format!(
-                "{:>5.1}% [{:>4.1}–{:>4.1}] {:>6.0} {:>3.0}% {:>4} {:>4.1}× {:>4} {}{}",
-                row.failure_rate * 100.0,
-                row.interval.low * 100.0,
-                row.interval.high * 100.0,
-                row.tokens,
-                row.duplicate_share * 100.0,
-                if row.stores_once { "yes" } else { "no" },
-                row.vectors_vs_chunks,
-                p_best,
-                if row.pareto { "◆" } else { " " },
-                if row.excluded.is_some() { "⊘" } else { "" }
-            ),
-            style,
-        ),
+        Span::styled(row_figures(row, &p_best, &NARROW_COLUMNS), style),
     ])
 }
+
+/// The compact table's columns.
+const NARROW_COLUMNS: Columns = Columns {
+    rate: 5,
+    tokens: 6,
+    duplicated: (3, 0),
+    vectors: 4,
+    p_best: 4,
+};
 
 /// The evidence-length map as one column `area.width` wide, scrolled by [`App::scroll`]: the
 /// job's progress, the heading, the chart, the table, the verdict.
