@@ -25,6 +25,7 @@ Endpoints (127.0.0.1 only):
     POST /v1/rerank, /v2/rerank        Cohere / Jina shape: {"model"?, "query", "documents":
                                        [str | {"text"}], "top_n"?, "return_documents"?}
                                        -> {"results": [{"index", "relevance_score"}], ...}
+    POST /v1/chat/completions          OpenAI chat shape, answered by an EXTRACTIVE STAND-IN (below)
     GET  /health, /v1/models, /stats   liveness, the served model, counters over all requests
     GET  /faults/<scenario>/stats      counters of one scenario (below)
 
@@ -32,6 +33,15 @@ RERANKING HERE IS NOT A RERANKER. No cross-encoder model is available offline, s
 the cosine between the MiniLM embeddings of the query and the text (TEI's `raw_scores: false`, the
 default, maps it to 0..1 as (cos + 1) / 2). It tests the protocol and the plumbing of a rerank
 client, not the quality of any reranking.
+
+THE CHAT ENDPOINT IS NOT A LANGUAGE MODEL. No LLM is available offline. It answers the request
+seamscope's contextual retrieval sends (a `<document title="…">…</document>` and a
+`<chunk>…</chunk>` in the last user message) with an extractive context: the document's title,
+the last Markdown heading above the chunk, and the document's first sentence. Any other chat
+request gets the first sentence of its last message. `usage` counts words (prompt: every
+message's; completion: the reply's). It tests the protocol, the cache and the cost counting of a
+contextual-retrieval client, and gives the sample's contextual rows reproducible figures; it says
+nothing of what a real model would write.
 
 Fault injection. Any endpoint above is also served under `/faults/<scenario>/<spec>/`, e.g.
 `POST /faults/retry-429/429:2:0.2/v1/embeddings`. Counters are kept per scenario id, so tests
@@ -107,6 +117,9 @@ SCENARIO_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 EMBED_PATHS = {"/v1/embeddings", "/embeddings"}
 TEI_RERANK_PATHS = {"/rerank"}
 COHERE_RERANK_PATHS = {"/v1/rerank", "/v2/rerank"}
+CHAT_PATHS = {"/v1/chat/completions", "/chat/completions"}
+DOCUMENT = re.compile(r'<document title="([^"]*)">\n?(.*?)</document>', re.S)
+CHUNK = re.compile(r"<chunk>\n?(.*?)</chunk>", re.S)
 
 
 def default_model_dir() -> Path:
@@ -511,10 +524,56 @@ class App:
         return body, len(texts), tokens
 
 
+def first_sentence(text: str) -> str:
+    """The first sentence of the first line of `text` that is not a heading or blank."""
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith("#"):
+            match = re.match(r"(.+?[.!?])(\s|$)", line)
+            return match.group(1) if match else line
+    return ""
+
+
+def extractive_context(content: str) -> str:
+    """The stand-in's context for one chat message (see the module's doc)."""
+    document, chunk = DOCUMENT.search(content), CHUNK.search(content)
+    if not document or not chunk:
+        return first_sentence(content)
+    title, text = document.group(1), document.group(2)
+    at = text.find(chunk.group(1).strip()[:200])
+    above = text[:at] if at >= 0 else ""
+    headings = [line.lstrip("#").strip() for line in above.splitlines() if line.startswith("#")]
+    parts = [f"From {title}" + (f", section {headings[-1]}" if headings else "") + "."]
+    lead = first_sentence(text)
+    if lead:
+        parts.append(lead)
+    return " ".join(parts)
+
+
+def chat(request: dict) -> tuple[dict, int]:
+    messages = request.get("messages")
+    if not isinstance(messages, list) or not messages or not all(
+        isinstance(m, dict) and isinstance(m.get("content"), str) for m in messages
+    ):
+        raise bad_request("'messages' must be a non-empty list of {role, content} objects",
+                          "messages")
+    reply = extractive_context(messages[-1]["content"])
+    prompt = sum(len(m["content"].split()) for m in messages)
+    completion = len(reply.split())
+    body = {"object": "chat.completion", "model": request.get("model", ""),
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": reply}}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                      "total_tokens": prompt + completion}}
+    return body, prompt
+
+
 def request_inputs(request) -> int:
     """How many texts a request body carries, for the counters (0 when it is not understood)."""
     if not isinstance(request, dict):
         return 0
+    if isinstance(request.get("messages"), list):
+        return 1
     for field in ("input", "texts", "documents"):
         value = request.get(field)
         if isinstance(value, str):
@@ -614,7 +673,7 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             self.close_connection = True
             return self.send_json(400, bad_request("unreadable request body framing").body())
-        if endpoint not in EMBED_PATHS | TEI_RERANK_PATHS | COHERE_RERANK_PATHS:
+        if endpoint not in EMBED_PATHS | TEI_RERANK_PATHS | COHERE_RERANK_PATHS | CHAT_PATHS:
             missing = ApiError(404, f"no POST {endpoint} here", "not_found")
             return self.send_json(404, missing.body())
         try:
@@ -657,6 +716,9 @@ class Handler(BaseHTTPRequestHandler):
                     raise bad_request("the body must be a JSON object")
                 if endpoint in EMBED_PATHS:
                     body, embedded, tokens = app.embeddings(request, plan.dim)
+                elif endpoint in CHAT_PATHS:
+                    body, tokens = chat(request)
+                    embedded = 0
                 elif endpoint in TEI_RERANK_PATHS:
                     body, embedded, tokens = app.tei_rerank(request)
                 else:

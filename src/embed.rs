@@ -5,6 +5,7 @@
 
 pub mod cache;
 pub mod catalog;
+pub mod chat;
 pub mod device;
 pub mod http;
 pub mod install;

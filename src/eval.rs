@@ -2,6 +2,7 @@
 
 pub mod baseline;
 pub mod collection;
+pub mod contextual;
 pub mod embedding;
 pub mod evidence;
 pub mod failure;

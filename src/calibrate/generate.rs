@@ -8,62 +8,7 @@ use std::collections::HashSet;
 
 use unicode_segmentation::UnicodeSegmentation;
 
-/// Why no question came back for a sentence.
-#[derive(Debug, thiserror::Error)]
-pub enum GenError {
-    /// Nothing usable could be made from this one sentence; the calibration skips it.
-    #[error("no question for this sentence: {0}")]
-    NoQuestion(String),
-    /// The endpoint could not be reached at all.
-    #[error(
-        "cannot reach the language model at {url}: {detail} (is the server running, and is --llm-url right?)"
-    )]
-    Unreachable {
-        /// The URL that was called.
-        url: String,
-        /// What the connection attempt said.
-        detail: String,
-    },
-    /// Every attempt ran out of time.
-    #[error(
-        "the language model at {url} did not answer within {seconds} s ({attempts} attempt(s)); raise --llm-timeout or check the server"
-    )]
-    Timeout {
-        /// The URL that was called.
-        url: String,
-        /// The time limit of one attempt, in seconds.
-        seconds: f64,
-        /// Attempts made.
-        attempts: u32,
-    },
-    /// The endpoint answered with an HTTP error.
-    #[error(
-        "the language model at {url} answered HTTP {status} after {attempts} attempt(s): {body}"
-    )]
-    Status {
-        /// The URL that was called.
-        url: String,
-        /// The HTTP status.
-        status: u16,
-        /// The start of the reply body.
-        body: String,
-        /// Attempts made.
-        attempts: u32,
-    },
-    /// The reply was not an OpenAI-style chat completion.
-    #[error(
-        "the language model at {url} sent a reply seamscope cannot read: {what} (is it an OpenAI-compatible /chat/completions endpoint?)"
-    )]
-    Malformed {
-        /// The URL that was called.
-        url: String,
-        /// What was wrong with it.
-        what: String,
-    },
-    /// The generator's settings cannot be used.
-    #[error("question generator settings: {0}")]
-    Config(String),
-}
+pub use crate::embed::chat::GenError;
 
 impl GenError {
     /// Whether the calibration must stop (the generator cannot work at all), rather than skip
