@@ -98,6 +98,12 @@ pub enum EngineError {
     /// The model failed.
     #[error(transparent)]
     Embed(#[from] EmbedError),
+    /// The language model writing contextual retrieval's contexts failed.
+    #[error(transparent)]
+    Chat(#[from] crate::embed::chat::GenError),
+    /// Contextual retrieval's contexts cannot be cached.
+    #[error("the contexts cache cannot be written: {0}")]
+    ContextCache(std::io::Error),
     /// The corpus could not be loaded.
     #[error(transparent)]
     Corpus(#[from] CorpusError),

@@ -3,6 +3,8 @@
 //! extractive context (the document's title, the heading above the chunk, the document's first
 //! sentence), not a language model's; what is tested is the request, the cache and the counts.
 
+mod common;
+
 use seamscope::corpus::{Corpus, DocId, Span};
 use seamscope::embed::chat::{ChatClient, LlmConfig};
 use seamscope::eval::contextual::{ContextCache, ContextCost, chunk_contexts};
@@ -91,4 +93,104 @@ fn each_chunk_gets_its_context_once_and_a_rerun_sends_nothing() {
     assert_eq!(cached, contexts);
     assert_eq!((again.calls, again.cached), (0, 2));
     assert_eq!(requests_seen(&id), 2, "a rerun sent a request");
+}
+
+/// Contextual chunks beside chunks only and Seams on the sample's gold questions, the contexts
+/// from the stand-in: every row is scored, the contextual rows search other texts, a rerun sends
+/// no request and embeds nothing; without an endpoint the strategy says what it needs.
+#[test]
+fn contextual_rows_on_the_sample_and_a_rerun_sends_nothing() {
+    use seamscope::eval::contextual::ContextWriter;
+    use seamscope::eval::grid::GridSettings;
+    use seamscope::eval::run::{embed_questions, search_strategies, search_strategies_with};
+    use seamscope::eval::strategy::Strategy;
+
+    let mut engine = common::engine(&common::sample_cache());
+    let open = engine
+        .open_corpus(std::path::Path::new("sample-corpus"), &mut |_| true)
+        .unwrap();
+    let (questions, _) = seamscope::eval::questions::load_question_set(
+        std::path::Path::new("sample-corpus/questions.jsonl"),
+        &open.corpus,
+    )
+    .unwrap();
+    let grid = GridSettings::from_settings(&engine.settings);
+    let k = open.layout.k;
+    let strategies = [
+        Strategy::NoOverlap,
+        Strategy::Contextual,
+        Strategy::Seams { k },
+        Strategy::ContextualSeams { k },
+    ];
+    let vectors = embed_questions(&mut engine, &questions, &mut |_, _| true)
+        .unwrap()
+        .unwrap();
+    let refused = search_strategies(
+        &mut engine,
+        &open,
+        &questions,
+        &vectors,
+        &strategies[1..2],
+        &grid,
+        &mut |_| true,
+    )
+    .expect_err("contextual retrieval without an endpoint is refused");
+    assert!(refused.to_string().contains("--llm-url"), "{refused}");
+
+    let id = scenario();
+    let contexts = tempfile::tempdir().unwrap();
+    let endpoint = LlmConfig::new(format!("{}/faults/{id}/count/v1", server()), "stand-in");
+    let mut writer =
+        ContextWriter::new(ChatClient::new(endpoint).unwrap(), contexts.path()).unwrap();
+    let run = |engine: &mut seamscope::session::Engine, writer: &mut ContextWriter| {
+        let asked = (&questions[..], &vectors[..], &strategies[..]);
+        search_strategies_with(engine, &open, asked, &grid, Some(writer), &mut |_| true)
+            .unwrap()
+            .unwrap()
+    };
+    let first = run(&mut engine, &mut writer);
+    let chunks = open.layout.chunks.len();
+    assert_eq!(writer.cost.calls, chunks, "one call per chunk, once");
+    assert_eq!(
+        writer.cost.cached, chunks,
+        "the second contextual row reuses the first's"
+    );
+    for s in &first {
+        let row = s.row(&open.layout, &questions, &grid);
+        eprintln!(
+            "{:<28} failure {:>5.1}%  tokens {:>6.0}  vectors {}",
+            row.label,
+            row.failure_rate * 100.0,
+            row.mean_tokens,
+            row.vectors
+        );
+    }
+    eprintln!(
+        "contexts: {} calls, {} tokens sent, {} received",
+        writer.cost.calls, writer.cost.tokens_sent, writer.cost.tokens_received
+    );
+    assert_ne!(first[1].lists, first[0].lists);
+    let calls = requests_seen(&id);
+    assert_eq!(calls, chunks as u64);
+
+    let mut again_writer = ContextWriter::new(
+        ChatClient::new(LlmConfig::new(
+            format!("{}/faults/{id}/count/v1", server()),
+            "stand-in",
+        ))
+        .unwrap(),
+        contexts.path(),
+    )
+    .unwrap();
+    let again = run(&mut engine, &mut again_writer);
+    assert_eq!(again_writer.cost.calls, 0);
+    assert_eq!(requests_seen(&id), calls, "a rerun sent a request");
+    for (once, twice) in first.iter().zip(&again) {
+        assert_eq!(twice.embedded_texts, 0, "{}: embedded again", twice.label);
+        assert_eq!(
+            twice.lists, once.lists,
+            "{}: searched otherwise",
+            twice.label
+        );
+    }
 }

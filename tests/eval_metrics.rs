@@ -245,6 +245,7 @@ fn every_strategy_fills_the_same_budget_and_shares_cached_vectors() {
             tokenizer: &tokenizer,
             options: EmbedOptions::default(),
             cache: &mut cache,
+            contexts: None,
         };
         let p = prepare(&mut model, &corpus, &layout, strategy, &settings).unwrap();
         let r = retrieve(&p, &qv, &q.question, &settings).unwrap();
@@ -362,6 +363,7 @@ fn eval_embeds_and_searches_the_texts_the_live_index_does() {
         tokenizer: &tokenizer,
         options: EmbedOptions::default(),
         cache: &mut cache,
+        contexts: None,
     };
     // The evaluation's chunks are those very texts: every one comes from the cache.
     let p = prepare(&mut model, &corpus, &layout, Strategy::NoOverlap, &settings).unwrap();
@@ -386,6 +388,7 @@ fn overlap_keeps_another_chunkers_cuts_and_only_adds_overlap() {
         tokenizer: &tokenizer,
         options: EmbedOptions::default(),
         cache: &mut cache,
+        contexts: None,
     };
     let settings = GridSettings {
         budget: 3,
@@ -443,6 +446,7 @@ fn preparing_a_strategy_reports_the_tokens_it_embeds_part_by_part() {
         tokenizer: &tokenizer,
         options: EmbedOptions { slice: 4 },
         cache: &mut cache,
+        contexts: None,
     };
     let mut heard: Vec<(String, usize, usize)> = Vec::new();
     let strategy = Strategy::Seams { k: 30 };

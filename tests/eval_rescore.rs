@@ -84,6 +84,7 @@ fn a_searched_strategy_rescored_at_any_m_and_budget_matches_the_grid() {
             tokenizer: &tokenizer,
             options: EmbedOptions::default(),
             cache: &mut cache,
+            contexts: None,
         };
         let p = prepare(&mut model, &corpus, &layout, seams, &grid(1, 3)).unwrap();
         SearchedStrategy::search(p, &questions, &vectors, &grid(1, 3), &mut |_, _| true)
@@ -101,6 +102,7 @@ fn a_searched_strategy_rescored_at_any_m_and_budget_matches_the_grid() {
             tokenizer: &tokenizer,
             options: EmbedOptions::default(),
             cache: &mut cache,
+            contexts: None,
         };
         let full = run_grid(
             &mut model,
@@ -140,6 +142,7 @@ fn a_stopped_search_returns_nothing() {
         tokenizer: &tokenizer,
         options: EmbedOptions::default(),
         cache: &mut cache,
+        contexts: None,
     };
     let p = prepare(
         &mut model,

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::{Corpus, DocId, Span};
-use crate::embed::chat::{ChatClient, GenError};
+use crate::embed::chat::ChatClient;
+use crate::session::EngineError;
 
 /// What the model is asked to do (the system message).
 pub const CONTEXT_PROMPT: &str = "You help a search engine find passages. You are given a \
@@ -47,6 +48,18 @@ pub struct ContextCost {
     pub tokens_sent: usize,
     /// Tokens the endpoint says it wrote.
     pub tokens_received: usize,
+}
+
+impl ContextCost {
+    /// What was spent since `before` (an earlier reading of the same counter).
+    pub fn since(self, before: ContextCost) -> ContextCost {
+        ContextCost {
+            calls: self.calls - before.calls,
+            cached: self.cached - before.cached,
+            tokens_sent: self.tokens_sent - before.tokens_sent,
+            tokens_received: self.tokens_received - before.tokens_received,
+        }
+    }
 }
 
 /// One cached context, as a line of the cache file.
@@ -130,15 +143,42 @@ pub fn context_key(document: &str, span: Span, model: &str) -> String {
     h.finalize().to_hex().to_string()
 }
 
-/// Why contexts could not be written.
-#[derive(Debug, thiserror::Error)]
-pub enum ContextError {
-    /// The endpoint failed (it says how).
-    #[error(transparent)]
-    Chat(#[from] GenError),
-    /// The cache file could not be read or written.
-    #[error("the contexts cache cannot be written: {0}")]
-    Cache(#[from] std::io::Error),
+/// A chat endpoint with the contexts it already wrote: what contextual retrieval needs.
+pub struct ContextWriter {
+    /// The endpoint.
+    pub client: ChatClient,
+    /// Its cached contexts.
+    pub cache: ContextCache,
+    /// What it cost so far.
+    pub cost: ContextCost,
+}
+
+impl ContextWriter {
+    /// The endpoint `client` with the contexts cached in `cache_dir`.
+    pub fn new(client: ChatClient, cache_dir: &Path) -> Result<ContextWriter, EngineError> {
+        Ok(ContextWriter {
+            client,
+            cache: ContextCache::open(cache_dir).map_err(EngineError::ContextCache)?,
+            cost: ContextCost::default(),
+        })
+    }
+
+    /// Each of `chunks`' context ([`chunk_contexts`]), its cost added to [`ContextWriter::cost`].
+    pub fn contexts(
+        &mut self,
+        corpus: &Corpus,
+        chunks: &[(DocId, Span)],
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Vec<String>, EngineError> {
+        chunk_contexts(
+            &self.client,
+            &mut self.cache,
+            corpus,
+            chunks,
+            &mut self.cost,
+            progress,
+        )
+    }
 }
 
 /// Each of `chunks`' context (by document and span), from the cache or written by `client`;
@@ -150,7 +190,7 @@ pub fn chunk_contexts(
     chunks: &[(DocId, Span)],
     cost: &mut ContextCost,
     progress: &mut dyn FnMut(usize, usize),
-) -> Result<Vec<String>, ContextError> {
+) -> Result<Vec<String>, EngineError> {
     let mut out = Vec::with_capacity(chunks.len());
     for (i, &(doc, span)) in chunks.iter().enumerate() {
         let document = corpus.doc(doc);
@@ -166,7 +206,9 @@ pub fn chunk_contexts(
             cost.tokens_sent += reply.prompt_tokens.unwrap_or(0);
             cost.tokens_received += reply.completion_tokens.unwrap_or(0);
             let context = reply.content.trim().to_string();
-            cache.insert(key, context.clone())?;
+            cache
+                .insert(key, context.clone())
+                .map_err(EngineError::ContextCache)?;
             out.push(context);
         }
         progress(i + 1, chunks.len());

@@ -1,5 +1,6 @@
 //! The model side of an evaluation: the embedder, its tokenizer and the shared vector cache.
 
+use super::contextual::ContextWriter;
 use crate::embed::cache::VectorCache;
 use crate::embed::{EmbedOptions, Embedder};
 use crate::session::Engine;
@@ -15,6 +16,9 @@ pub struct Embedding<'a> {
     pub options: EmbedOptions,
     /// The vector cache every strategy shares, so no text is embedded twice.
     pub cache: &'a mut VectorCache,
+    /// The language model that writes contextual retrieval's contexts (None: contextual
+    /// strategies are refused, saying what they need).
+    pub contexts: Option<&'a mut ContextWriter>,
 }
 
 impl<'a> Embedding<'a> {
@@ -27,6 +31,7 @@ impl<'a> Embedding<'a> {
                 slice: engine.settings.embed_slice,
             },
             cache,
+            contexts: None,
         }
     }
 }

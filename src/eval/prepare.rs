@@ -4,6 +4,7 @@
 //! live index's.
 
 use super::collection::Collection;
+use super::contextual::ContextCost;
 use super::embedding::Embedding;
 use super::grid_settings::GridSettings;
 use super::select::{Retrieved, ends, select};
@@ -11,6 +12,7 @@ use super::strategy::{
     Pointer, Strategy, Unit, UnitId, extended_back, link, overlapping_spans, token_windows,
 };
 use crate::corpus::Corpus;
+use crate::embed::chat::GenError;
 use crate::embed::late::{LateStats, cached_late_vectors};
 use crate::embed::{EmbedStats, cosine, embed_texts};
 use crate::index::search::lists_from_hits;
@@ -39,6 +41,8 @@ pub struct Prepared {
     halves: SeamHalves,
     /// Embedding work this strategy needed.
     pub embedding: EmbedStats,
+    /// What its contexts cost (contextual retrieval; nothing for the others).
+    pub contexts: ContextCost,
 }
 
 impl Prepared {
@@ -85,7 +89,15 @@ pub fn prepare_reporting(
     // Search texts as the live index builds them (heading paths, repeated table headers), so a
     // strategy is scored on what a query would really search.
     let source = layout.search_text_source(corpus);
-    let unit_owned: Vec<_> = units.iter().map(|u| source.text(u.doc, u.span)).collect();
+    let mut unit_owned: Vec<_> = units.iter().map(|u| source.text(u.doc, u.span)).collect();
+    let contexts = if matches!(
+        strategy,
+        Strategy::Contextual | Strategy::ContextualSeams { .. }
+    ) {
+        put_contexts(model, corpus, &units, &mut unit_owned, progress)?
+    } else {
+        ContextCost::default()
+    };
     let pointer_owned: Vec<_> = pointers
         .iter()
         .map(|p| source.text(p.doc, p.span))
@@ -107,7 +119,10 @@ pub fn prepare_reporting(
     let mut halves = Vec::new();
     if matches!(
         strategy,
-        Strategy::Seams { .. } | Strategy::OverlapSeams { .. } | Strategy::LateSeams { .. }
+        Strategy::Seams { .. }
+            | Strategy::OverlapSeams { .. }
+            | Strategy::LateSeams { .. }
+            | Strategy::ContextualSeams { .. }
     ) {
         let (vecs, hstats) = seam_half_vectors(model, corpus, &units, &pointers, progress)?;
         stats.add(&hstats);
@@ -129,6 +144,7 @@ pub fn prepare_reporting(
         pointer_search,
         halves,
         embedding: stats,
+        contexts,
     })
 }
 
@@ -141,9 +157,10 @@ fn units_and_pointers(
 ) -> (Vec<Unit>, Vec<Pointer>) {
     let units = base_units(layout);
     match strategy {
-        Strategy::NoOverlap | Strategy::NeighbourExpansion | Strategy::LateChunks { .. } => {
-            (units, Vec::new())
-        }
+        Strategy::NoOverlap
+        | Strategy::NeighbourExpansion
+        | Strategy::LateChunks { .. }
+        | Strategy::Contextual => (units, Vec::new()),
         Strategy::Overlap { tokens } => (
             overlapping_units(corpus, layout, settings, tokens),
             Vec::new(),
@@ -165,7 +182,7 @@ fn units_and_pointers(
             let pointers = chunk_centred_windows(corpus, layout, &units, width);
             (units, pointers)
         }
-        Strategy::Seams { k } | Strategy::LateSeams { k, .. } => {
+        Strategy::Seams { k } | Strategy::LateSeams { k, .. } | Strategy::ContextualSeams { k } => {
             let seams = build_seams(corpus, &layout.offsets, &layout.chunks, k);
             let pointers = seams
                 .iter()
@@ -254,6 +271,39 @@ fn embed_part(
             true
         },
     )?)
+}
+
+/// Contextual retrieval: each unit's context, from the model's writer, put before its search
+/// text; what it cost. Refused without a writer, saying what is needed.
+fn put_contexts(
+    model: &mut Embedding<'_>,
+    corpus: &Corpus,
+    units: &[Unit],
+    texts: &mut [std::borrow::Cow<'_, str>],
+    progress: &mut dyn FnMut(&str, crate::embed::EmbedProgress),
+) -> Result<ContextCost, EngineError> {
+    let Some(writer) = model.contexts.as_deref_mut() else {
+        return Err(EngineError::Chat(GenError::Config(
+            "contextual retrieval needs a language model: name an OpenAI-compatible chat \
+             endpoint with --llm-url"
+                .into(),
+        )));
+    };
+    let before = writer.cost;
+    let chunks: Vec<_> = units.iter().map(|u| (u.doc, u.span)).collect();
+    let written = writer.contexts(corpus, &chunks, &mut |done, total| {
+        progress(
+            "contexts",
+            crate::embed::EmbedProgress {
+                done_tokens: done,
+                total_tokens: total,
+            },
+        )
+    })?;
+    for (text, context) in texts.iter_mut().zip(written) {
+        *text = std::borrow::Cow::Owned(format!("{context}\n\n{text}"));
+    }
+    Ok(writer.cost.since(before))
 }
 
 /// Late chunking's unit and pointer vectors, and what making them took.

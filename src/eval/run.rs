@@ -3,6 +3,7 @@
 //! searches both keep so that a margin or budget can be scored again without searching
 //! ([`embed_questions`], [`search_strategies`]).
 
+use super::contextual::ContextWriter;
 pub use super::grid::CompareProgress;
 use super::grid::{Embedding, GridRow, GridSettings, prepare_reporting, run_grid, save_cache};
 use super::questions::Question;
@@ -87,6 +88,20 @@ pub fn search_strategies(
     grid: &GridSettings,
     progress: &mut dyn FnMut(SearchProgress<'_>) -> bool,
 ) -> Result<Option<Vec<SearchedStrategy>>, EngineError> {
+    let searched = (questions, vectors, strategies);
+    search_strategies_with(engine, open, searched, grid, None, progress)
+}
+
+/// [`search_strategies`] with a language model writing contextual retrieval's contexts (the
+/// contextual strategies are refused without one).
+pub fn search_strategies_with(
+    engine: &mut Engine,
+    open: &OpenCorpus,
+    (questions, vectors, strategies): (&[Question], &[Vec<f32>], &[Strategy]),
+    grid: &GridSettings,
+    mut contexts: Option<&mut ContextWriter>,
+    progress: &mut dyn FnMut(SearchProgress<'_>) -> bool,
+) -> Result<Option<Vec<SearchedStrategy>>, EngineError> {
     let mut cache = engine.vector_cache().0;
     let count = strategies.len();
     let mut searched = Vec::with_capacity(count);
@@ -99,6 +114,7 @@ pub fn search_strategies(
             label,
         });
         let mut model = Embedding::of(engine, &mut cache);
+        model.contexts = contexts.as_deref_mut();
         let mut embedding = |part: &str, p: EmbedProgress| {
             progress(SearchProgress::Embedding {
                 index,

@@ -70,16 +70,20 @@ pub fn select(
         dropped: Vec::new(),
     };
     let plan = match strategy {
-        Strategy::Seams { .. } | Strategy::OverlapSeams { .. } | Strategy::LateSeams { .. } => {
+        Strategy::Seams { .. }
+        | Strategy::OverlapSeams { .. }
+        | Strategy::LateSeams { .. }
+        | Strategy::ContextualSeams { .. } => {
             return seams_fill(&fused, pointers, sides, s);
         }
         Strategy::Windows { .. } | Strategy::ChunkStrideWindows { .. } => {
             return plain(window_fill(&fused, pointers, s.budget));
         }
         Strategy::NeighbourExpansion => return plain(neighbour_fill(units, &fused, s.budget)),
-        Strategy::NoOverlap | Strategy::Overlap { .. } | Strategy::LateChunks { .. } => {
-            Plan::fused_order(&fused, &[])
-        }
+        Strategy::NoOverlap
+        | Strategy::Overlap { .. }
+        | Strategy::LateChunks { .. }
+        | Strategy::Contextual => Plan::fused_order(&fused, &[]),
     };
     plain(
         fill_budget(&plan, s.budget)

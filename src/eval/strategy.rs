@@ -15,6 +15,8 @@
 //! - **Late chunking**: the baseline chunks, each vector pooled from the token states of its
 //!   document read whole (in macro windows past the model's window); **late + Seams** pools the
 //!   seams the same way and adds the fire test.
+//! - **Contextual**: the baseline chunks, each searched with a context a language model wrote
+//!   for it put before its text; **contextual + Seams** adds the seams and the fire test.
 
 use serde::{Deserialize, Serialize};
 
@@ -74,6 +76,15 @@ pub enum Strategy {
         /// Seam half-width.
         k: usize,
     },
+    /// The baseline chunks, each searched (dense and BM25) with a context a language model wrote
+    /// for it put before its text ([`crate::eval::contextual`]).
+    Contextual,
+    /// Contextual chunks plus seams of half-width `k` (their windows as Seams' are), with the
+    /// fire test.
+    ContextualSeams {
+        /// Seam half-width.
+        k: usize,
+    },
 }
 
 impl Strategy {
@@ -95,6 +106,8 @@ impl Strategy {
             ),
             Strategy::LateChunks { window } => format!("late · window {window}"),
             Strategy::LateSeams { window, k } => format!("late · window {window} + Seams k={k}"),
+            Strategy::Contextual => "contextual".into(),
+            Strategy::ContextualSeams { k } => format!("contextual + Seams k={k}"),
         }
     }
 
