@@ -34,6 +34,8 @@ pub struct LateVectors {
     pub vectors: Vec<Vec<f32>>,
     /// Macro windows the document took (1 when it fits the model's window).
     pub windows: usize,
+    /// Each span's tokens (special tokens aside), from the document's one tokenization.
+    pub tokens: Vec<usize>,
 }
 
 /// Read `text` with `embedder` (in macro windows where it is longer than the model's window) and
@@ -68,6 +70,10 @@ pub fn late_vectors(
     Ok(LateVectors {
         vectors,
         windows: windows.len(),
+        tokens: spans
+            .iter()
+            .map(|s| offsets.count_in(s.start, s.end))
+            .collect(),
     })
 }
 
@@ -120,9 +126,8 @@ pub fn cached_late_vectors(
     stats.pooled += spans.len();
     stats.documents += 1;
     stats.windows += read.windows;
-    for ((key, span), vector) in keys.into_iter().zip(spans).zip(&read.vectors) {
-        let tokens = tokenizer.count(&text[span.start..span.end])?;
-        cache.insert(key, vector.clone(), tokens);
+    for ((key, tokens), vector) in keys.into_iter().zip(&read.tokens).zip(&read.vectors) {
+        cache.insert(key, vector.clone(), *tokens);
     }
     Ok(read.vectors)
 }
