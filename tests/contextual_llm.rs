@@ -102,18 +102,10 @@ fn each_chunk_gets_its_context_once_and_a_rerun_sends_nothing() {
 fn contextual_rows_on_the_sample_and_a_rerun_sends_nothing() {
     use seamscope::eval::contextual::ContextWriter;
     use seamscope::eval::grid::GridSettings;
-    use seamscope::eval::run::{embed_questions, search_strategies, search_strategies_with};
+    use seamscope::eval::run::{search_strategies, search_strategies_with};
     use seamscope::eval::strategy::Strategy;
 
-    let mut engine = common::engine(&common::sample_cache());
-    let open = engine
-        .open_corpus(std::path::Path::new("sample-corpus"), &mut |_| true)
-        .unwrap();
-    let (questions, _) = seamscope::eval::questions::load_question_set(
-        std::path::Path::new("sample-corpus/questions.jsonl"),
-        &open.corpus,
-    )
-    .unwrap();
+    let (mut engine, open, questions, vectors) = common::sample_with_questions();
     let grid = GridSettings::from_settings(&engine.settings);
     let k = open.layout.k;
     let strategies = [
@@ -122,9 +114,6 @@ fn contextual_rows_on_the_sample_and_a_rerun_sends_nothing() {
         Strategy::Seams { k },
         Strategy::ContextualSeams { k },
     ];
-    let vectors = embed_questions(&mut engine, &questions, &mut |_, _| true)
-        .unwrap()
-        .unwrap();
     let refused = search_strategies(
         &mut engine,
         &open,
@@ -155,16 +144,11 @@ fn contextual_rows_on_the_sample_and_a_rerun_sends_nothing() {
         writer.cost.cached, chunks,
         "the second contextual row reuses the first's"
     );
-    for s in &first {
-        let row = s.row(&open.layout, &questions, &grid);
-        eprintln!(
-            "{:<28} failure {:>5.1}%  tokens {:>6.0}  vectors {}",
-            row.label,
-            row.failure_rate * 100.0,
-            row.mean_tokens,
-            row.vectors
-        );
-    }
+    let rows: Vec<_> = first
+        .iter()
+        .map(|s| s.row(&open.layout, &questions, &grid))
+        .collect();
+    common::print_rows(&rows);
     eprintln!(
         "contexts: {} calls, {} tokens sent, {} received",
         writer.cost.calls, writer.cost.tokens_sent, writer.cost.tokens_received

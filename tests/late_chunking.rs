@@ -120,19 +120,10 @@ fn a_document_past_the_window_is_read_in_macro_windows() {
 #[test]
 fn late_rows_on_the_sample_and_a_rerun_reads_nothing() {
     use seamscope::eval::grid::GridSettings;
-    use seamscope::eval::run::{embed_questions, search_strategies};
+    use seamscope::eval::run::search_strategies;
     use seamscope::eval::strategy::Strategy;
 
-    let cache = common::sample_cache();
-    let mut engine = common::engine(&cache);
-    let open = engine
-        .open_corpus(std::path::Path::new("sample-corpus"), &mut |_| true)
-        .unwrap();
-    let (questions, _) = seamscope::eval::questions::load_question_set(
-        std::path::Path::new("sample-corpus/questions.jsonl"),
-        &open.corpus,
-    )
-    .unwrap();
+    let (mut engine, open, questions, vectors) = common::sample_with_questions();
     let grid = GridSettings::from_settings(&engine.settings);
     let window = engine.embedder.max_tokens();
     let k = open.layout.k;
@@ -142,9 +133,6 @@ fn late_rows_on_the_sample_and_a_rerun_reads_nothing() {
         Strategy::Seams { k },
         Strategy::LateSeams { window, k },
     ];
-    let vectors = embed_questions(&mut engine, &questions, &mut |_, _| true)
-        .unwrap()
-        .unwrap();
     let run = |engine: &mut seamscope::session::Engine| {
         search_strategies(
             engine,
@@ -163,15 +151,7 @@ fn late_rows_on_the_sample_and_a_rerun_reads_nothing() {
         .iter()
         .map(|s| s.row(&open.layout, &questions, &grid))
         .collect();
-    for row in &rows {
-        eprintln!(
-            "{:<32} failure {:>5.1}%  tokens {:>6.0}  vectors {}",
-            row.label,
-            row.failure_rate * 100.0,
-            row.mean_tokens,
-            row.vectors
-        );
-    }
+    common::print_rows(&rows);
     assert_eq!(rows[1].label, format!("late · window {window}"));
     assert_eq!(
         rows[1].vectors, rows[0].vectors,

@@ -113,3 +113,39 @@ pub fn operations_corpus() -> tempfile::TempDir {
     std::fs::write(dir.path().join("operations.md"), text).unwrap();
     dir
 }
+
+/// The sample corpus opened with the real model on the shared sample cache, with its gold
+/// questions and their vectors: what the evaluation tests score strategies on.
+pub fn sample_with_questions() -> (
+    Engine,
+    seamscope::session::OpenCorpus,
+    Vec<seamscope::eval::questions::Question>,
+    Vec<Vec<f32>>,
+) {
+    let mut engine = engine(&sample_cache());
+    let open = engine
+        .open_corpus(Path::new("sample-corpus"), &mut |_| true)
+        .expect("the sample opens");
+    let (questions, _) = seamscope::eval::questions::load_question_set(
+        Path::new("sample-corpus/questions.jsonl"),
+        &open.corpus,
+    )
+    .expect("the sample's questions load");
+    let vectors = seamscope::eval::run::embed_questions(&mut engine, &questions, &mut |_, _| true)
+        .expect("the questions embed")
+        .expect("nothing stops it");
+    (engine, open, questions, vectors)
+}
+
+/// A board-like line per row, printed so a test's run shows the figures it checked.
+pub fn print_rows(rows: &[seamscope::eval::grid::GridRow]) {
+    for row in rows {
+        eprintln!(
+            "{:<32} failure {:>5.1}%  tokens {:>6.0}  vectors {}",
+            row.label,
+            row.failure_rate * 100.0,
+            row.mean_tokens,
+            row.vectors
+        );
+    }
+}
